@@ -1,0 +1,3 @@
+"""memrecall: a declarative DVC pipeline for LongMemEval."""
+
+__version__ = "0.1.0"

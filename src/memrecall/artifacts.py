@@ -1,0 +1,118 @@
+"""Content-hashed Parquet artifacts, written atomically and byte-reproducibly.
+
+Each file carries key-value metadata: the stage that wrote it, the sha256 of its inputs
+(input files' content + the params it depends on) and those params. Same inputs and same rows
+give a byte-identical file, so DVC skips everything downstream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import MemrecallError
+from .hashing import canonical_json, sha256_file, sha256_json
+from .schema import TABLES
+
+META_PREFIX = "memrecall."
+
+
+def inputs_hash(params, input_files=()) -> str:
+    """sha256 over the params a stage depends on and the content of its input files."""
+    files = {str(Path(p).name): sha256_file(p) for p in input_files}
+    return sha256_json({"params": params, "files": files})
+
+
+def _to_arrow(df: pl.DataFrame | pa.Table, table: str | None) -> pa.Table:
+    tbl = df.to_arrow() if isinstance(df, pl.DataFrame) else df
+    if table is None:
+        return tbl
+    schema = TABLES[table]
+    missing = [f.name for f in schema if f.name not in tbl.column_names]
+    if missing:
+        raise MemrecallError(f"internal: table '{table}' lacks contract columns {missing}")
+    # Contract columns first, in contract order and types; extra columns follow unchanged.
+    cols = [tbl.column(f.name).cast(f.type) for f in schema]
+    extra = [c for c in tbl.column_names if c not in schema.names]
+    return pa.Table.from_arrays(
+        cols + [tbl.column(c) for c in extra],
+        schema=pa.schema(list(schema) + [tbl.schema.field(c) for c in extra]),
+    )
+
+
+def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | None = None,
+                stage: str, params=None, input_files=(), extra_meta: dict | None = None) -> Path:
+    """Write `df` to `path` atomically (temp file in the same folder, then rename).
+
+    `table` names a contract schema from schema.py (checked and cast); rows are written in the
+    order given, so callers sort them deterministically.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tbl = _to_arrow(df, table)
+    meta = {
+        META_PREFIX + "stage": stage,
+        META_PREFIX + "inputs_sha256": inputs_hash(params, input_files),
+        META_PREFIX + "params": canonical_json(params),
+    }
+    for k, v in (extra_meta or {}).items():
+        meta[META_PREFIX + k] = v if isinstance(v, str) else canonical_json(v)
+    # Replace (not merge) schema metadata: pandas/polars metadata could embed run-dependent bits.
+    tbl = tbl.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pq.write_table(tbl, tmp, compression="zstd", write_statistics=True,
+                       store_schema=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_table(path: str | Path, table: str | None = None) -> pl.DataFrame:
+    path = Path(path)
+    if not path.exists():
+        raise MemrecallError(f"missing artifact {path}: run the upstream stage first (dvc repro)")
+    df = pl.from_arrow(pq.read_table(path))
+    if table is not None:
+        missing = [n for n in TABLES[table].names if n not in df.columns]
+        if missing:
+            raise MemrecallError(f"artifact {path} lacks columns {missing} of table '{table}'")
+    return df
+
+
+def read_meta(path: str | Path) -> dict:
+    raw = pq.read_schema(path).metadata or {}
+    out = {}
+    for k, v in raw.items():
+        key = k.decode()
+        if key.startswith(META_PREFIX):
+            val = v.decode()
+            try:
+                out[key[len(META_PREFIX):]] = json.loads(val)
+            except json.JSONDecodeError:
+                out[key[len(META_PREFIX):]] = val
+    return out
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Text outputs (reports) get the same temp-then-rename treatment."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

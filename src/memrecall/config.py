@@ -1,0 +1,54 @@
+"""Reading the composed params (params.yaml) and checking option values with clear errors.
+
+params.yaml is composed from conf/ by DVC's Hydra support (`dvc exp run`) or by
+`memrecall compose`; stage scripts read only the keys they declare in dvc.yaml.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from .errors import ConfigError, MemrecallError
+
+PARAMS_FILE = "params.yaml"
+
+
+def load_params(path: str | Path = PARAMS_FILE) -> dict:
+    path = Path(path)
+    if not path.exists():
+        raise MemrecallError(f"missing {path}: compose it with `memrecall compose` or `dvc exp run`")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise MemrecallError(f"malformed YAML in {path}: {e}") from None
+    if not isinstance(data, dict):
+        raise MemrecallError(f"{path} must hold a mapping of config groups")
+    return data
+
+
+def section(params: dict, name: str, path: str | Path = PARAMS_FILE) -> dict:
+    """One config group of params.yaml, e.g. section(p, 'reader')."""
+    if name not in params or not isinstance(params[name], dict):
+        raise MemrecallError(f"{path} lacks the config group '{name}' (field '{name}')")
+    return params[name]
+
+
+def choice(cfg: dict, key: str, choices: Iterable[str], *, group: str) -> str:
+    """cfg[key], checked against `choices`; the error names `group.key` and the valid values."""
+    choices = list(choices)
+    value = cfg.get(key)
+    if value not in choices:
+        raise ConfigError(f"{group}.{key}", value, choices)
+    return value
+
+
+def get(cfg: dict, dotted: str, default: Any = None) -> Any:
+    cur: Any = cfg
+    for part in dotted.split("."):
+        if not isinstance(cur, dict) or part not in cur:
+            return default
+        cur = cur[part]
+    return cur
