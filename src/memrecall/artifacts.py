@@ -69,7 +69,7 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     os.close(fd)
     try:
         pq.write_table(tbl, tmp, compression="zstd", write_statistics=True,
-                       store_schema=False)
+                       store_schema=True)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

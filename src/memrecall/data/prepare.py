@@ -1,0 +1,74 @@
+"""The download stage's work: find the configured file, validate it, take the subset, normalise
+it into questions / sessions / turns Parquet and write the data card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..artifacts import atomic_write_text, write_table
+from ..config import choice
+from ..errors import ConfigError
+from ..hashing import sha256_file
+from . import card, hub
+from .longmemeval import load_records, normalise, summary, validate_records
+from .subset import resolve_path, select
+
+SOURCES = ("bundled", "local", "hub")
+
+
+def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
+    """Where the data comes from: {'kind', 'file', 'sha256', 'verified_by', hub fields...}."""
+    kind = choice(cfg, "source", SOURCES, group="dataset")
+    if kind == "hub":
+        got = hub.fetch(cfg, raw_dir)
+        return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
+                "verified_by": {"config": "dataset.sha256", "hub": "the hub's ETag (LFS sha256)",
+                                "pin": "the pin recorded at first download",
+                                "first-download": "nothing yet (first download; now pinned)"}
+                [got.verified_by],
+                "repo_id": cfg["repo_id"], "filename": cfg["filename"], "revision": got.revision,
+                "commit": got.commit}
+    path = cfg.get("path")
+    if not isinstance(path, str) or not path or path == "???":
+        raise ConfigError("dataset.path", path,
+                          hint=f"dataset source '{kind}' needs a file: dataset.path=FILE "
+                               f"(.json or .json.gz)")
+    file = resolve_path(path)
+    want = cfg.get("sha256")
+    sha = sha256_file(file) if file.is_file() else None
+    if want and sha and sha != want.lower():
+        raise ConfigError("dataset.sha256", want, hint=f"{file} has sha256 {sha}")
+    # The card shows the path as configured: the resolved one differs in queued experiments.
+    return {"kind": kind, "file": file, "shown": path, "sha256": sha,
+            "verified_by": "dataset.sha256" if want else "not checked (no dataset.sha256)"}
+
+
+def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turns: str | Path,
+                 card_path: str | Path, raw_dir: str | Path = hub.RAW_DIR) -> dict:
+    # data/raw/ always exists, also for bundled/local data: dvc.yaml may track it as a
+    # (persisted) output of this stage, and DVC requires declared outputs to exist.
+    Path(raw_dir).mkdir(parents=True, exist_ok=True)
+    src = resolve_source(cfg, raw_dir)
+    file = str(src["file"])
+    records = load_records(file)
+    validate_records(records, file)
+    n_in_file = len(records)
+    records, steps = select(records, cfg, file)
+    ds = normalise(records, file)
+    del records
+    summ = summary(ds)
+
+    meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
+            "release": cfg.get("release")}
+    kw = dict(stage="download", params=cfg, input_files=[file], extra_meta=meta)
+    write_table(ds.questions, questions, table="questions", **kw)
+    write_table(ds.sessions, sessions, table="sessions", **kw)
+    write_table(ds.turns, turns, table="turns", **kw)
+    atomic_write_text(card_path, card.render(cfg, src, summ, steps, n_in_file))
+
+    print(f"download: {cfg.get('name')}: {summ['n_questions']:,} questions "
+          f"({summ['n_abstention']:,} abstention) of {n_in_file:,} in {file}")
+    print(f"download: sessions {summ['sessions_total']:,} in haystacks, "
+          f"{summ['sessions_unique']:,} unique; turns {summ['turns_total']:,} in haystacks, "
+          f"{summ['turns_unique']:,} unique")
+    return summ
