@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 from .errors import ConfigError, MemrecallError
 
@@ -21,8 +22,9 @@ def load_params(path: str | Path = PARAMS_FILE) -> dict:
     if not path.exists():
         raise MemrecallError(f"missing {path}: compose it with `memrecall compose` or `dvc exp run`")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as e:
+        # YAML 1.2 (as DVC reads it): `name: off` stays the string "off", not False.
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or {}
+    except YAMLError as e:
         raise MemrecallError(f"malformed YAML in {path}: {e}") from None
     if not isinstance(data, dict):
         raise MemrecallError(f"{path} must hold a mapping of config groups")

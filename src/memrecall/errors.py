@@ -24,7 +24,8 @@ class ConfigError(MemrecallError):
     """A bad or unknown config option: names the params key and the valid choices."""
 
     def __init__(self, key: str, value, choices=None, hint: str = ""):
-        msg = f"unknown value {value!r} for config key '{key}'"
+        msg = (f"unknown {key} override" if value == "override"
+               else f"unknown value {value!r} for config key '{key}'")
         if choices is not None:
             msg += f"; choose one of: {', '.join(map(str, choices))}"
         if hint:

@@ -28,3 +28,12 @@ def cache_dir(*parts: str) -> Path:
     path = base.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def models_dir(*parts: str) -> Path:
+    """Converted/bundled model folders (large, slow to rebuild): MEMRECALL_MODELS_DIR, else
+    the cache root's models/ folder. Kept apart so tests can empty the call caches cheaply."""
+    root = os.environ.get("MEMRECALL_MODELS_DIR")
+    path = Path(root).joinpath(*parts) if root else cache_dir("models", *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path

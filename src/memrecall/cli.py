@@ -1,0 +1,39 @@
+"""`memrecall` command: compose params, show results, export paper tables, sync MLflow."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .errors import MemrecallError
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="memrecall", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("compose", help="compose params.yaml from conf/ (Hydra overrides)")
+    p.add_argument("overrides", nargs="*", help="e.g. reader=deepseek reader.prompt=con")
+    sub.add_parser("show", help="print the per-type table of the last run")
+    sub.add_parser("export", help="paper tables from DVC experiments into reports/paper/")
+    sub.add_parser("sync", help="sync DVC experiments into MLflow (idempotent)")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "compose":
+            from .compose import compose_params
+            print(f"wrote {compose_params(args.overrides)}")
+        elif args.command == "show":
+            from .report.aggregate import print_summary
+            print_summary()
+        elif args.command == "export":
+            from .report.paper import export_paper_tables
+            export_paper_tables()
+        elif args.command == "sync":
+            from .tracking import sync_experiments
+            sync_experiments()
+    except MemrecallError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""Compose params.yaml from conf/ exactly as `dvc exp run` does (DVC's own Hydra composer), so
+`dvc repro` after `memrecall compose reader=deepseek` sees the same file an experiment would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .errors import ConfigError, MemrecallError
+from .paths import project_root
+
+
+def compose_params(overrides: list[str] | None = None, *, root: Path | None = None,
+                   output: str = "params.yaml") -> Path:
+    from dvc.utils.hydra import compose_and_dump
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+
+    root = root or project_root()
+    conf = root / "conf"
+    if not (conf / "config.yaml").exists():
+        raise MemrecallError(f"missing {conf / 'config.yaml'}")
+    out = root / output
+    tmp = out.with_name(f".{out.name}.tmp")
+    GlobalHydra.instance().clear()  # composing twice in one process (tests, sweeps) is fine
+    try:
+        compose_and_dump(str(tmp), str(conf), None, "config", str(root), list(overrides or []))
+    except HydraException as e:
+        tmp.unlink(missing_ok=True)
+        # Hydra's message already lists the available options of the group.
+        raise ConfigError(" ".join(overrides or []) or "(defaults)", "override",
+                          hint=f"cannot compose conf/: {e}") from None
+    finally:
+        GlobalHydra.instance().clear()
+    tmp.replace(out)
+    return out

@@ -1,0 +1,37 @@
+"""Test-wide settings: offline, quiet, and never writing caches into the repo or ../shared."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data" / "longmemeval"
+DEV_FILE = SHARED_DATA / "longmemeval_s_cleaned_dev100.json.gz"
+ORACLE_FILE = SHARED_DATA / "longmemeval_oracle.json"
+SAMPLE_FILE = REPO / "data" / "sample" / "longmemeval_s_cleaned_sample.json.gz"
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache_dir(tmp_path_factory):
+    """One cache root for the whole run (so the bundled models are converted once), outside the
+    repo. Tests that count model calls point MEMRECALL_CACHE_DIR at their own tmp_path."""
+    if "MEMRECALL_CACHE_DIR" not in os.environ:
+        os.environ["MEMRECALL_CACHE_DIR"] = str(tmp_path_factory.mktemp("memrecall_cache"))
+    if "MEMRECALL_MODELS_DIR" not in os.environ:
+        os.environ["MEMRECALL_MODELS_DIR"] = str(Path(os.environ["MEMRECALL_CACHE_DIR"]) / "models")
+    yield
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty cache root for this test only."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("MEMRECALL_CACHE_DIR", str(root))
+    return root

@@ -1,0 +1,93 @@
+"""dvc.yaml, layout.py, conf/ and params.yaml agree with each other and with DESIGN.md."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from memrecall import layout
+from memrecall.compose import compose_params
+from memrecall.config import choice, load_params
+from memrecall.errors import ConfigError, MemrecallError
+
+from conftest import REPO
+
+STAGES = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
+GROUPS = {
+    "dataset": ["sample", "longmemeval_s_cleaned", "longmemeval_s", "longmemeval_m_cleaned",
+                "longmemeval_oracle", "local"],
+    "embedder": ["minilm", "bge_m3"],
+    "retrieval": ["dense", "bm25", "hybrid", "oracle"],
+    "reranker": ["none", "bge_reranker_v2_m3"],
+    "rewrite": ["off", "multiangle"],
+    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o"],
+    "judge": ["rule", "gpt4o"],
+    "sweep": ["readers", "ablation", "negative_findings"],
+}
+
+
+def _dvc_yaml():
+    return yaml.safe_load((REPO / "dvc.yaml").read_text())
+
+
+def _outs(stage):
+    items = stage.get("outs", []) + stage.get("metrics", [])
+    return [next(iter(o)) if isinstance(o, dict) else o for o in items]
+
+
+def test_dvc_yaml_has_the_eight_stages_in_order():
+    assert list(_dvc_yaml()["stages"]) == STAGES
+
+
+def test_every_layout_artifact_is_a_declared_output():
+    outs = {o for st in _dvc_yaml()["stages"].values() for o in _outs(st)}
+    paths = {v for k, v in vars(layout).items() if k.isupper() and v.endswith((".parquet", ".json"))}
+    assert paths <= outs, paths - outs
+
+
+def test_stage_scripts_exist_and_are_thin():
+    for name in STAGES + ["sweep", "export"]:
+        script = REPO / "stages" / f"{name}.py"
+        assert script.exists(), script
+        assert len(script.read_text().splitlines()) < 60, f"{script} holds logic; move it to src/"
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_config_group_options_exist(group):
+    have = {p.stem for p in (REPO / "conf" / group).glob("*.yaml")}
+    assert set(GROUPS[group]) <= have
+
+
+def test_committed_params_yaml_is_the_composed_default(tmp_path):
+    shutil.copytree(REPO / "conf", tmp_path / "conf")
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    compose_params([], root=tmp_path)
+    assert (tmp_path / "params.yaml").read_text() == (REPO / "params.yaml").read_text(), \
+        "params.yaml is stale: run `memrecall compose`"
+
+
+def test_unknown_group_option_is_a_clear_error(tmp_path):
+    shutil.copytree(REPO / "conf", tmp_path / "conf")
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    with pytest.raises(ConfigError, match=r"(?s)reader/nosuchmodel.*Available options"):
+        compose_params(["reader=nosuchmodel"], root=tmp_path)
+    assert not (tmp_path / "params.yaml").exists()  # nothing half-written
+
+
+def test_params_read_as_yaml_1_2(tmp_path):
+    (tmp_path / "params.yaml").write_text("rewrite:\n  name: off\n")
+    assert load_params(tmp_path / "params.yaml")["rewrite"]["name"] == "off"
+
+
+def test_unknown_value_names_key_and_choices():
+    with pytest.raises(ConfigError, match=r"retrieval\.method.*dense, bm25"):
+        choice({"method": "sparse"}, "method", ["dense", "bm25"], group="retrieval")
+
+
+def test_malformed_params_file(tmp_path):
+    bad = tmp_path / "params.yaml"
+    bad.write_text("reader: [unclosed\n")
+    with pytest.raises(MemrecallError, match="params.yaml"):
+        load_params(bad)
