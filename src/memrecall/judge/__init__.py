@@ -1,0 +1,131 @@
+"""The judge stage: one verdict per question, from the `rule` judge or an LLM judge.
+
+    from memrecall.judge import judge_answers, run_judge
+    verdicts = judge_answers(questions, answers, judge_cfg)   # pl.DataFrame, sorted by question_id
+
+Verdict columns: the contract's question_id, label (true/false/null), judge_model, raw, error;
+then question_type, is_abstention, reader_failed, prompt_hash, request_hash, tokens, cost_usd,
+latency_s.
+
+Answers whose reader call failed (`answers.error` set) are not judged: their verdict has label
+null, reader_failed true and the reader's error. qa_metrics reports them as `reader_errors` and
+leaves them out of accuracy — a failed API call is not a wrong answer. A judge that fails or
+replies unparseably also gives label null (reader_failed false): a `judge_error`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..artifacts import read_table, write_table
+from ..errors import ConfigError, InputError
+from ..hashing import sha256_file
+from .llm_judge import judge_with_llm
+from .rules import RULES_VERSION, judge_one
+
+JUDGE_KINDS = ("rule", "llm")
+_RULES_HASH = sha256_file(Path(__file__).with_name("rules.py"))[:12]
+
+VERDICT_SCHEMA = {
+    "question_id": pl.String, "label": pl.Boolean, "judge_model": pl.String, "raw": pl.String,
+    "error": pl.String, "question_type": pl.String, "is_abstention": pl.Boolean,
+    "reader_failed": pl.Boolean, "prompt_hash": pl.String, "request_hash": pl.String,
+    "input_tokens": pl.Int64, "output_tokens": pl.Int64, "reasoning_tokens": pl.Int64,
+    "cost_usd": pl.Float64, "latency_s": pl.Float64,
+}
+
+
+def judge_kind(judge_cfg: dict) -> str:
+    kind = judge_cfg.get("kind") or ("rule" if judge_cfg.get("name") == "rule" else "llm")
+    if kind not in JUDGE_KINDS:
+        raise ConfigError("judge.kind", kind, JUDGE_KINDS)
+    return kind
+
+
+def _items(questions: pl.DataFrame, answers: pl.DataFrame, answers_file: str) -> list[dict]:
+    """Questions joined with their answers; every question needs exactly one answer."""
+    dup = answers.group_by("question_id").len().filter(pl.col("len") > 1)
+    if dup.height:
+        raise InputError("more than one answer for a question", file=answers_file,
+                         question_id=sorted(dup["question_id"].to_list())[0], field="question_id")
+    known = set(questions["question_id"].to_list())
+    extra = sorted(set(answers["question_id"].to_list()) - known)
+    if extra:
+        raise InputError("answer for a question not in questions.parquet", file=answers_file,
+                         question_id=extra[0], field="question_id")
+    by_id = {r["question_id"]: r for r in answers.iter_rows(named=True)}
+    items = []
+    for q in questions.sort("question_id").iter_rows(named=True):
+        a = by_id.get(q["question_id"])
+        if a is None:
+            raise InputError("no answer for this question (rerun the read stage)",
+                             file=answers_file, question_id=q["question_id"], field="question_id")
+        items.append({
+            "question_id": q["question_id"], "question_type": q["question_type"],
+            "is_abstention": bool(q["is_abstention"]), "question": q["question"] or "",
+            "answer": "" if q["answer"] is None else str(q["answer"]),
+            "hypothesis": a["hypothesis"], "reader_error": a.get("error"),
+        })
+    return items
+
+
+def judge_answers(questions: pl.DataFrame, answers: pl.DataFrame, judge_cfg: dict, *,
+                  answers_file: str = "answers.parquet") -> pl.DataFrame:
+    """Verdicts for every question (see module docstring), sorted by question_id."""
+    df, _ = _judge(questions, answers, judge_cfg, answers_file)
+    return df
+
+
+def _judge(questions, answers, judge_cfg, answers_file) -> tuple[pl.DataFrame, dict]:
+    kind = judge_kind(judge_cfg)
+    items = _items(questions, answers, answers_file)
+    model = str(judge_cfg.get("model") or (RULES_VERSION if kind == "rule" else ""))
+    failed = [it for it in items if it["reader_error"]]
+    todo = [it for it in items if not it["reader_error"]]
+    rows: dict[str, dict] = {}
+    for it in failed:
+        rows[it["question_id"]] = {"question_id": it["question_id"], "label": None,
+                                   "judge_model": model, "raw": None,
+                                   "error": f"reader failed: {it['reader_error']}",
+                                   "reader_failed": True}
+    stats = {"calls": 0, "cached": 0, "failed": 0}
+    if kind == "rule":
+        for it in todo:
+            v = judge_one(it["question_type"], it["question"], it["answer"], it["hypothesis"],
+                          is_abstention=it["is_abstention"])
+            rows[it["question_id"]] = {"question_id": it["question_id"], "label": v.label,
+                                       "judge_model": model, "raw": v.reason, "error": None,
+                                       "prompt_hash": _RULES_HASH}
+    else:
+        llm_rows, stats = judge_with_llm(todo, judge_cfg)
+        for r in llm_rows:
+            rows[r["question_id"]] = r
+    out = []
+    for it in items:
+        row = {k: None for k in VERDICT_SCHEMA}
+        row.update({"reader_failed": False, "input_tokens": 0, "output_tokens": 0,
+                    "reasoning_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0})
+        row.update(rows[it["question_id"]])
+        row["question_type"], row["is_abstention"] = it["question_type"], it["is_abstention"]
+        out.append(row)
+    return pl.DataFrame(out, schema=VERDICT_SCHEMA), stats
+
+
+def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
+              out: str | Path) -> pl.DataFrame:
+    """The judge stage: read questions + answers, judge, write verdicts.parquet atomically."""
+    kind = judge_kind(judge_cfg)
+    df, stats = _judge(read_table(questions, "questions"), read_table(answers, "answers"),
+                       judge_cfg, str(answers))
+    write_table(df, out, table="verdicts", stage="judge", params=judge_cfg,
+                input_files=[questions, answers])
+    n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height
+    n_reader = int(df["reader_failed"].sum())
+    calls = (f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
+             f"failed {stats.get('failed', 0)}" if kind == "llm" else "no model calls")
+    print(f"judge ({judge_cfg.get('name', kind)}): {df.height} verdicts, "
+          f"{int(df['label'].fill_null(False).sum())} correct, {n_null} judge errors, "
+          f"{n_reader} reader errors; {calls}")
+    return df

@@ -1,0 +1,365 @@
+"""The aggregate stage: every number of one run, from the stage artifacts, into reports/.
+
+Writes (all deterministic: same artifacts and params → same bytes):
+- reports/metrics.json         the contract keys (DESIGN.md) plus CIs, counts, tokens, latency,
+                               retrieval_by_stage, judge info; sorted keys, floats rounded to 1e-6
+- reports/by_type.md           accuracy by type with bootstrap 95% CIs, and the judge caveat
+- reports/retrieval.md         retrieval metrics per stage, overall and by type
+- reports/error_matrix.md      evidence retrieved × answer correct (LongMemEval Fig. 14)
+- reports/cost.md              tokens, cost and latency percentiles, refusal rate
+- reports/per_question.csv     one row per question (used by `memrecall export` for paired tests)
+- reports/plots/by_type.json, reports/plots/retrieval_at_k.json   DVC plots data
+- reports/figures/by_type.png  per-type bars with CI whiskers
+
+The retrieval numbers of the contract's "retrieval" key are the retrieve stage's top-50; every
+stage's are under "retrieval_by_stage". The error matrix asks whether all gold sessions were in
+the context the reader actually read (answers.context_session_ids).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+
+from ..artifacts import atomic_write_text, read_meta, read_table
+from ..errors import ConfigError
+from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
+from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
+from ..eval.stats import qa_intervals
+from .figures import by_type_bars
+from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
+                     number, pct, percentiles, usage_table)
+
+OFFICIAL_JUDGE_MODEL = "gpt-4o-2024-08-06"
+RULE_CAVEAT = ("**This run was scored by the `rule` judge** (deterministic per-type rules). A "
+               "rule-judged score is not comparable with LLM-judged published numbers: "
+               "LongMemEval's official judge is gpt-4o-2024-08-06.")
+DEFAULT_OUT = "reports"
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+def _clean(x):
+    """JSON-safe and stable: NaN → null, floats rounded, tuples → {"low", "high"}."""
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, tuple) and len(x) == 2:
+        return {"low": _clean(x[0]), "high": _clean(x[1])}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    if isinstance(x, bool) or x is None or isinstance(x, (int, str)):
+        return x
+    if isinstance(x, float) or hasattr(x, "__float__"):
+        f = float(x)
+        return None if math.isnan(f) or math.isinf(f) else round(f, 6)
+    return x
+
+
+def dump_json(obj) -> str:
+    return json.dumps(_clean(obj), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
+    """Which judge labelled the run (from the verdicts' params metadata), and whether its scores
+    can be set beside published LongMemEval numbers (only with the official gpt-4o judge)."""
+    try:
+        params = read_meta(verdicts_path).get("params") or {}
+    except Exception:  # a hand-made verdicts file without our metadata
+        params = {}
+    models = sorted(m for m in verdicts["judge_model"].drop_nulls().unique().to_list())
+    model = params.get("model") or (models[0] if models else None)
+    kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
+    return {"name": params.get("name") or kind, "kind": kind, "model": model,
+            "comparable_to_published": bool(kind == "llm" and model
+                                            and OFFICIAL_JUDGE_MODEL in str(model))}
+
+
+def gold_sessions(questions: pl.DataFrame, turns: pl.DataFrame) -> dict[str, set[str]]:
+    """Official session-level gold: evidence sessions in the haystack with a user has_answer
+    turn (the same rule as eval.retrieval_metrics)."""
+    with_answer = set(turns.filter((pl.col("role") == "user") & pl.col("has_answer"))
+                      ["session_id"].unique().to_list())
+    out = {}
+    for qid, hay, ev in questions.select("question_id", "haystack_session_ids",
+                                         "answer_session_ids").iter_rows():
+        hay = set(hay or [])
+        out[qid] = {s for s in (ev or []) if s in hay and s in with_answer}
+    return out
+
+
+def reader_context(answers: pl.DataFrame, answers_path, candidates: pl.DataFrame | None
+                   ) -> dict[str, set[str]] | None:
+    """The sessions each question's reader saw: answers.context_session_ids when the read stage
+    recorded them, else the final candidates' top reader.top_k_context."""
+    if "context_session_ids" in answers.columns:
+        return {q: set(c or []) for q, c in answers.select("question_id", "context_session_ids")
+                .iter_rows()}
+    if candidates is None:
+        return None
+    try:
+        k = (read_meta(answers_path).get("params") or {}).get("top_k_context")
+    except Exception:
+        k = None
+    if not isinstance(k, int):
+        return None
+    top = candidates.filter(pl.col("rank") <= k)
+    out: dict[str, set[str]] = {}
+    for q, s in top.select("question_id", "session_id").iter_rows():
+        out.setdefault(q, set()).add(s)
+    return out
+
+
+def _evidence_column(pq: pl.DataFrame, gold: dict, context: dict | None) -> pl.DataFrame:
+    vals = []
+    for qid, is_abs in pq.select("question_id", "is_abstention").iter_rows():
+        g = gold.get(qid) or set()
+        if is_abs or not g or context is None:
+            vals.append(None)
+        else:
+            vals.append(g <= context.get(qid, set()))
+    return pq.with_columns(pl.Series("evidence_in_context", vals, dtype=pl.Boolean))
+
+
+def _usage(answers: pl.DataFrame, verdicts: pl.DataFrame) -> tuple[dict, dict]:
+    ok = answers.filter(pl.col("error").is_null())
+    usage = {k: percentiles(ok[k].to_list()) for k in
+             ("input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_s")}
+    judged = verdicts.filter(~pl.col("reader_failed").fill_null(False)) \
+        if "reader_failed" in verdicts.columns else verdicts
+    for col, key in (("cost_usd", "judge_cost_usd"), ("latency_s", "judge_latency_s")):
+        if col in verdicts.columns:
+            usage[key] = percentiles(judged[col].to_list())
+    totals = {
+        "input": int(answers["input_tokens"].fill_null(0).sum()),
+        "output": int(answers["output_tokens"].fill_null(0).sum()),
+        "reasoning": int(answers["reasoning_tokens"].fill_null(0).sum()),
+    }
+    for col, key in (("input_tokens", "judge_input"), ("output_tokens", "judge_output")):
+        if col in verdicts.columns:
+            totals[key] = int(verdicts[col].fill_null(0).sum())
+    return usage, totals
+
+
+# ---- the stage ------------------------------------------------------------------------------
+
+def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answers, verdicts,
+                  out_dir: str | Path = DEFAULT_OUT) -> dict:
+    """Compute and write every report of one run; returns the metrics.json content.
+    `candidates`: {stage: path} for the stages to report (retrieve, rerank, rewrite)."""
+    n_boot = report_cfg.get("bootstrap_samples", 2000)
+    seed = report_cfg.get("seed", 0)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 100:
+        raise ConfigError("report.bootstrap_samples", n_boot, hint="an integer >= 100")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ConfigError("report.seed", seed, hint="an integer")
+    out = Path(out_dir)
+
+    q = read_table(questions, "questions")
+    t = read_table(turns, "turns")
+    a = read_table(answers, "answers")
+    v = read_table(verdicts, "verdicts")
+    cands = {stage: read_table(p, "candidates") for stage, p in candidates.items()}
+
+    pq = per_question(q, v, str(verdicts))
+    qa = metrics_from_rows(pq)
+    ci = qa_intervals(pq, n_resamples=n_boot, seed=seed)
+    by_stage = {stage: retrieval_metrics(q, t, c) for stage, c in cands.items()}
+    main_stage = "retrieve" if "retrieve" in by_stage else next(iter(by_stage), None)
+    final = cands[list(cands)[-1]] if cands else None
+    context = reader_context(a, answers, final)
+    pq = _evidence_column(pq, gold_sessions(q, t), context)
+    matrix = error_matrix(pq)
+    usage, tokens = _usage(a, v)
+    answered = a.filter(pl.col("error").is_null())
+    refusal = (float(answered["refused"].fill_null(False).mean()) if answered.height else None)
+    judge = judge_info(verdicts, v)
+    cost_read = float(a["cost_usd"].fill_null(0).sum())
+    cost_judge = float(v["cost_usd"].fill_null(0).sum()) if "cost_usd" in v.columns else 0.0
+
+    metrics = {
+        "n_questions": q.height,
+        "qa": {
+            "overall": qa["overall"], "task_averaged": qa["task_averaged"],
+            "abstention": qa["abstention"], "by_type": qa["by_type"],
+            "n_by_type": qa["n_by_type"], "n_judged": qa["n_judged"], "n_types": qa["n_types"],
+            "n_abstention": qa["n_abstention"], "n_abstention_judged": qa["n_abstention_judged"],
+            "ci": {"overall": ci["overall"], "task_averaged": ci["task_averaged"],
+                   "abstention": ci["abstention"], "by_type": ci["by_type"],
+                   "confidence": 0.95, "method": "percentile bootstrap",
+                   "samples": n_boot, "seed": seed},
+        },
+        "retrieval": ({"session": by_stage[main_stage]["session"],
+                       "turn": by_stage[main_stage]["turn"], "n": by_stage[main_stage]["n"],
+                       "stage": main_stage} if main_stage else {}),
+        "retrieval_by_stage": {s: {"session": m["session"], "turn": m["turn"], "n": m["n"]}
+                               for s, m in by_stage.items()},
+        "cost_usd": cost_read + cost_judge,
+        "cost_by_stage": {"read": cost_read, "judge": cost_judge},
+        "refusal_rate": refusal,
+        "judge_errors": qa["judge_errors"],
+        "reader_errors": qa["reader_errors"],
+        "judge": judge,
+        "tokens": tokens,
+        "latency_s": usage["latency_s"],
+        "error_matrix": matrix,
+    }
+    metrics = json.loads(dump_json(metrics))
+
+    atomic_write_text(out / "metrics.json", dump_json(metrics))
+    atomic_write_text(out / "by_type.md", by_type_markdown(metrics, qa))
+    if by_stage:
+        atomic_write_text(out / "retrieval.md", "# Retrieval (official LongMemEval metrics)\n\n"
+                          + retrieval_table(by_stage))
+    note = ("Evidence retrieved = every gold session was in the context the reader read."
+            if context is not None else "The reader's context is unknown: no cell is filled.")
+    atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
+    atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
+    atomic_write_text(out / "per_question.csv", per_question_csv(pq, a))
+    atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics)))
+    atomic_write_text(out / "plots" / "retrieval_at_k.json", dump_json(retrieval_plot(by_stage)))
+    by_type_bars([{"name": "this run", "by_type": _with_summary(metrics["qa"]),
+                   "ci": _ci_tuples(metrics["qa"]["ci"])}],
+                 out / "figures" / "by_type.png",
+                 title=f"QA accuracy by type (judge: {judge['name']}), 95% CI")
+    print(f"aggregate: {q.height} questions, overall {pct(metrics['qa']['overall'])}%, "
+          f"task-averaged {pct(metrics['qa']['task_averaged'])}%; judge errors "
+          f"{metrics['judge_errors']}, reader errors {metrics['reader_errors']}")
+    return metrics
+
+
+def _with_summary(qa: dict) -> dict:
+    """Per-type accuracies in the official type order (metrics.json sorts its keys), then the
+    two summaries."""
+    by_type = {t: qa["by_type"][t] for t in type_order(qa["by_type"])}
+    return {**by_type, "overall": qa["overall"], "task-averaged": qa["task_averaged"]}
+
+
+def _ci_tuples(ci: dict) -> dict:
+    def tup(c):
+        return (c["low"], c["high"]) if c and c.get("low") is not None else None
+    out = {t: tup(c) for t, c in ci["by_type"].items()}
+    out["overall"], out["task-averaged"] = tup(ci["overall"]), tup(ci["task_averaged"])
+    return out
+
+
+# ---- renderers ------------------------------------------------------------------------------
+
+def _judge_lines(metrics: dict) -> list[str]:
+    j = metrics["judge"]
+    lines = [f"Judge: `{j['name']}` ({j['model']})."]
+    if j["kind"] == "rule":
+        lines.append(RULE_CAVEAT)
+    elif not j["comparable_to_published"]:
+        lines.append(f"This LLM judge is not LongMemEval's official one ({OFFICIAL_JUDGE_MODEL}); "
+                     "compare with published numbers only with care.")
+    return lines
+
+
+def by_type_markdown(metrics: dict, qa: dict) -> str:
+    ci = {k: (None if metrics["qa"]["ci"][k] is None else
+              (metrics["qa"]["ci"][k]["low"], metrics["qa"]["ci"][k]["high"]))
+          for k in ("overall", "task_averaged", "abstention")}
+    ci["by_type"] = _ci_tuples(metrics["qa"]["ci"])
+    table = by_type_table(qa, ci)
+    c = metrics["qa"]["ci"]
+    lines = ["# QA accuracy by question type", "", *_judge_lines(metrics), "",
+             table.to_markdown(),
+             f"{metrics['qa']['n_judged']} of {metrics['n_questions']} questions judged. "
+             f"Judge errors (no usable verdict): {metrics['judge_errors']}; reader errors (the "
+             f"reader's call failed): {metrics['reader_errors']} — both left out of every "
+             "accuracy, not counted as wrong.",
+             f"95% CIs: {c['method']}, {c['samples']} resamples, seed {c['seed']}; "
+             "task-averaged resamples each type separately.",
+             f"Refusal rate: {pct(metrics['refusal_rate'])}%. Cost: "
+             f"${metrics['cost_usd']:.4f} (read ${metrics['cost_by_stage']['read']:.4f}, judge "
+             f"${metrics['cost_by_stage']['judge']:.4f})."]
+    return "\n".join(lines) + "\n"
+
+
+def cost_markdown(metrics: dict, usage: dict) -> str:
+    tok = metrics["tokens"]
+    totals = Table("totals", "Totals", [Column("what", "", align="l"),
+                                        Column("value", "value")], [
+        {"what": "reader input tokens", "value": integer(tok["input"])},
+        {"what": "reader output tokens", "value": integer(tok["output"])},
+        {"what": "reader reasoning tokens", "value": integer(tok["reasoning"])},
+        {"what": "judge input tokens", "value": integer(tok.get("judge_input"))},
+        {"what": "judge output tokens", "value": integer(tok.get("judge_output"))},
+        {"what": "cost, read (USD)", "value": number(metrics["cost_by_stage"]["read"], 6)},
+        {"what": "cost, judge (USD)", "value": number(metrics["cost_by_stage"]["judge"], 6)},
+        {"what": "refusal rate (%)", "value": pct(metrics["refusal_rate"])},
+    ])
+    return ("# Tokens, cost and latency\n\n" + totals.to_markdown() + "\n"
+            + usage_table(usage).to_markdown()
+            + "\nPer answered question (reader errors left out). Latency is the model call's "
+              "own time as first paid (cached calls keep it), not wall time of the stage.\n")
+
+
+def per_question_csv(pq: pl.DataFrame, answers: pl.DataFrame) -> str:
+    df = pq.join(answers.select("question_id", "refused"), on="question_id", how="left")
+    cols = ["question_id", "question_type", "is_abstention", "correct", "judge_error",
+            "reader_error", "evidence_in_context", "refused"]
+    return df.select(cols).sort("question_id").write_csv()
+
+
+def by_type_plot(metrics: dict) -> list[dict]:
+    qa = metrics["qa"]
+    rows = []
+    for name, acc in _with_summary(qa).items():
+        ci = _ci_tuples(qa["ci"]).get(name)
+        rows.append({"question_type": name, "accuracy": acc,
+                     "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None})
+    return rows
+
+
+def retrieval_plot(by_stage: dict) -> list[dict]:
+    """One row per k: {stage}_recall_any, {stage}_recall_all, {stage}_ndcg_any (session level)."""
+    ks = sorted({int(name.split("@")[1]) for m in by_stage.values() for name in m["session"]})
+    rows = []
+    for k in ks:
+        row = {"k": k}
+        for stage, m in by_stage.items():
+            for metric in ("recall_any", "recall_all", "ndcg_any"):
+                row[f"{stage}_{metric}"] = m["session"].get(f"{metric}@{k}")
+        rows.append(row)
+    return rows
+
+
+# ---- terminal summary (make demo) -----------------------------------------------------------
+
+def print_summary(metrics_path: str | Path = "reports/metrics.json", file=None) -> None:
+    """The per-type table of the last run, for the terminal."""
+    import sys
+
+    from ..errors import MemrecallError
+
+    path = Path(metrics_path)
+    if not path.exists():
+        raise MemrecallError(f"missing {path}: run the pipeline first (dvc repro)")
+    m = json.loads(path.read_text(encoding="utf-8"))
+    qa, ci = m["qa"], m["qa"]["ci"]
+    rows = [(t, qa["n_by_type"].get(t), qa["by_type"][t], ci["by_type"].get(t))
+            for t in type_order(qa["by_type"])]
+    rows += [("overall (micro)", qa["n_judged"], qa["overall"], ci["overall"]),
+             (f"task-averaged ({qa['n_types']} types)", qa["n_judged"], qa["task_averaged"],
+              ci["task_averaged"]),
+             ("abstention", qa.get("n_abstention_judged", qa["n_abstention"]),
+              qa["abstention"], ci["abstention"])]
+    out = file or sys.stdout
+    print(f"{'type':<28}{'n':>5}{'acc %':>8}   95% CI", file=out)
+    print("-" * 56, file=out)
+    for name, n, acc, c in rows:
+        cis = f"[{pct(c['low'])}, {pct(c['high'])}]" if c and c.get("low") is not None else "–"
+        print(f"{name:<28}{integer(n):>5}{pct(acc):>8}   {cis}", file=out)
+    print("-" * 56, file=out)
+    r = (m.get("retrieval") or {}).get("session") or {}
+    print(f"retrieval (session, {m.get('retrieval', {}).get('stage', '-')}): recall_any@5 "
+          f"{number(r.get('recall_any@5'), 3)}, recall_all@10 {number(r.get('recall_all@10'), 3)}"
+          f", ndcg_any@10 {number(r.get('ndcg_any@10'), 3)}", file=out)
+    print(f"judge errors {m['judge_errors']}, reader errors {m.get('reader_errors', 0)}, "
+          f"refusal rate {pct(m['refusal_rate'])}%, cost ${m['cost_usd']:.4f}", file=out)
+    for line in _judge_lines(m):
+        print(line.replace("**", "").replace("`", ""), file=out)

@@ -1,0 +1,70 @@
+"""Figures (matplotlib, Agg backend, no display needed): per-type accuracy bars with 95% CI
+whiskers, one bar group per question type, one bar per compared run.
+
+PNGs are written without the matplotlib version stamp, so the same numbers give the same bytes
+on the same matplotlib build.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # before pyplot: never needs a display
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .tables import TYPE_SHORT  # noqa: E402
+
+
+def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accuracy by type") -> Path:
+    """`runs`: [{"name", "by_type": {type: acc|None}, "ci": {type: (lo, hi)|None}}, ...].
+    Groups are the types of the first run, then "overall" and "task-avg" if present."""
+    groups = list(runs[0]["by_type"]) if runs else []
+    n = max(len(runs), 1)
+    width = 0.8 / n
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(groups) + 2), 3.8), dpi=120)
+    for i, run in enumerate(runs):
+        xs, ys, lo, hi = [], [], [], []
+        for j, g in enumerate(groups):
+            acc = run["by_type"].get(g)
+            if acc is None or (isinstance(acc, float) and math.isnan(acc)):
+                continue
+            ci = (run.get("ci") or {}).get(g)
+            xs.append(j - 0.4 + width * (i + 0.5))
+            ys.append(100 * acc)
+            lo.append(100 * (acc - ci[0]) if ci else 0.0)
+            hi.append(100 * (ci[1] - acc) if ci else 0.0)
+        ax.bar(xs, ys, width=width * 0.95, label=run["name"], yerr=[lo, hi], capsize=3,
+               error_kw={"elinewidth": 1, "ecolor": "0.25"})
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([TYPE_SHORT.get(g, g) for g in groups], fontsize=8)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    if len(runs) > 1:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return _atomic_write_bytes(path, buf.getvalue())
+
+
+def _atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

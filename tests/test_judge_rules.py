@@ -1,0 +1,132 @@
+"""The rule judge against hand-written cases (tests/fixtures/judge_cases.yaml) and real data."""
+
+from __future__ import annotations
+
+import collections
+import json
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from memrecall.judge.rules import abstains, judge_one, normalize, quantities, tokens
+from memrecall.schema import QUESTION_TYPES
+
+FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
+CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+ORACLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "longmemeval" / \
+    "longmemeval_oracle.json"
+
+
+def _judge(c):
+    return judge_one(c["type"], c["question"], str(c["answer"]), c["hypothesis"],
+                     is_abstention=bool(c.get("abstention")))
+
+
+def test_fixture_covers_what_the_issue_asks():
+    cases = CASES["cases"]
+    assert len(cases) >= 60
+    assert len({c["id"] for c in cases}) == len(cases)
+    by_type = collections.Counter(c["type"] for c in cases if not c.get("abstention"))
+    for t in QUESTION_TYPES:  # every type, with both labels
+        assert by_type[t] >= 4, t
+        assert {c["expected"] for c in cases if c["type"] == t} == {True, False}
+    abstention = [c for c in cases if c.get("abstention")]
+    assert len(abstention) >= 6 and {c["expected"] for c in abstention} == {True, False}
+    ids = " ".join(c["id"] for c in cases)
+    for needed in ("off-by-one", "ku-old-only", "ku-updated-with-old", "ssp-", "alternative",
+                   "subset"):
+        assert needed in ids
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=[c["id"] for c in CASES["cases"]])
+def test_rule_judge_matches_every_case(case):
+    v = _judge(case)
+    assert v.label is case["expected"], v.reason
+    assert v.reason
+
+
+@pytest.mark.parametrize("case", CASES["known_disagreements"],
+                         ids=[c["id"] for c in CASES["known_disagreements"]])
+@pytest.mark.xfail(strict=True, reason="documented limit of the rule judge (see `why`)")
+def test_known_disagreements_stay_documented(case):
+    assert _judge(case).label is case["expected"]
+
+
+def test_temporal_tolerance_is_only_for_temporal_reasoning():
+    q, a = "How many days did I spend in Rome?", "5 days"
+    assert judge_one("temporal-reasoning", q, a, "6 days").label is True
+    assert judge_one("temporal-reasoning", q, a, "4 days").label is True
+    assert judge_one("temporal-reasoning", q, a, "7 days").label is False
+    for t in ("multi-session", "single-session-user", "knowledge-update"):
+        assert judge_one(t, q, a, "6 days").label is False
+        assert judge_one(t, q, a, "5 days").label is True
+
+
+def test_off_by_one_counts_in_the_finer_unit():
+    q = "How many weeks ago did I start the course?"
+    assert judge_one("temporal-reasoning", q, "3 weeks", "20 days ago").label is True   # 1 day
+    assert judge_one("temporal-reasoning", q, "3 weeks", "4 weeks ago").label is True   # 1 week
+    assert judge_one("temporal-reasoning", q, "1 week", "4 days ago").label is False   # 3 days
+    assert judge_one("temporal-reasoning", q, "1 week", "9 days ago").label is False
+
+
+def test_quantities_skip_dates_ordinals_and_years():
+    qs = quantities("On March 15, 2023, my 3rd visit, I waited 2 hours and paid $1,250.50")
+    assert [(q.value, q.unit) for q in qs] == [(2.0, "hour"), (1250.5, "dollar")]
+    assert [(q.value, q.unit) for q in quantities("twenty-five titles, twice a week")] == [
+        (25.0, None), (2.0, "time"), (1.0, "week")]
+    clock = quantities("at 6:30 pm, not 18:45 or 7 a.m.")
+    assert [(q.value, q.clock, q.ampm_known) for q in clock] == [
+        (18 * 60 + 30, True, True), (18 * 60 + 45, True, True), (7 * 60, True, True)]
+
+
+def test_normalisation():
+    assert normalize("Twenty-one thousand, and the SEVENTH one") == \
+        "21000, and the 7th 1"
+    assert tokens("Tokyo's 3rd St. shops") == ["tokyo", "3", "street", "shop"]
+
+
+def test_abstention_phrases():
+    for text in ("You never told me about a trip to Korea.",
+                 "That information is not available in our chats.",
+                 "I can't determine that from what you shared.",
+                 "You mentioned Japan, but not Korea."):
+        assert abstains(text), text
+    for text in ("You stayed in Korea for two weeks.", "It was Sarah.", "Yes, definitely."):
+        assert not abstains(text), text
+
+
+def test_empty_response_is_wrong_for_every_type():
+    for t in QUESTION_TYPES:
+        assert judge_one(t, "Q?", "A", "   ").label is False
+        assert judge_one(t, "Q?", "A", None).label is False
+
+
+@pytest.mark.skipif(not ORACLE.exists(), reason="shared LongMemEval data not present")
+def test_reference_as_response_is_correct_on_all_500_real_questions():
+    """The rules must accept the reference itself for every real question (incl. _abs)."""
+    data = json.loads(ORACLE.read_text(encoding="utf-8"))
+    wrong = [x["question_id"] for x in data
+             if not judge_one(x["question_type"], x["question"], str(x["answer"]),
+                              str(x["answer"]), is_abstention="_abs" in x["question_id"]).label]
+    assert len(data) == 500 and wrong == []
+
+
+@pytest.mark.skipif(not ORACLE.exists(), reason="shared LongMemEval data not present")
+def test_another_questions_reference_is_rarely_accepted():
+    """Swapping in the reference of another question of the same type should almost always be
+    judged wrong (the rare accepts are coincidences such as two answers of '5 days')."""
+    data = [x for x in json.loads(ORACLE.read_text(encoding="utf-8"))
+            if "_abs" not in x["question_id"]]
+    rng = random.Random(0)
+    by_type = collections.defaultdict(list)
+    for x in data:
+        by_type[x["question_type"]].append(x)
+    accepted = 0
+    for x in data:
+        other = rng.choice([y for y in by_type[x["question_type"]] if y is not x])
+        accepted += judge_one(x["question_type"], x["question"], str(x["answer"]),
+                              str(other["answer"])).label
+    assert accepted / len(data) < 0.05

@@ -1,0 +1,308 @@
+"""Paper tables from hand-made experiment records: accuracies, deltas and exact McNemar p-values
+worked out by hand; the three renderings; and collection from a real (tiny) DVC repository."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from memrecall.report.paper import (ablation_table, build_tables, collect_runs, cost_table,
+                                    export_paper_tables, model_table, negative_table, run_label)
+
+MS, KU = "multi-session", "knowledge-update"
+T, F = True, False
+BASE_PARAMS = {"reader.name": "local", "reader.provider": "local",
+               "reader.model": "memrecall-local/smollm2-135m", "reader.prompt": "default",
+               "rewrite.name": "off", "rewrite.n_variants": 3, "judge.name": "rule",
+               "judge.model": "rule-v1", "report.seed": 0}
+
+
+def record(name, group, ms, ku, params=None, cost=0.0, tokens=(0, 0, 0), judge="rule"):
+    pq = [{"question_id": f"ms{i}", "question_type": MS, "correct": c} for i, c in enumerate(ms)]
+    pq += [{"question_id": f"ku{i}", "question_type": KU, "correct": c} for i, c in enumerate(ku)]
+    judged = [r["correct"] for r in pq if r["correct"] is not None]
+    acc = {t: sum(v) / len(v) for t, v in ((MS, [c for c in ms if c is not None]),
+                                            (KU, [c for c in ku if c is not None]))}
+    metrics = {"n_questions": len(pq),
+               "qa": {"overall": sum(judged) / len(judged), "by_type": acc,
+                      "task_averaged": sum(acc.values()) / 2, "abstention": None,
+                      "ci": {"by_type": {t: {"low": 0.0, "high": 1.0} for t in acc}}},
+               "cost_usd": cost, "judge": {"kind": judge},
+               "tokens": {"input": tokens[0], "output": tokens[1], "reasoning": tokens[2]},
+               "latency_s": {"sum": 12.5}}
+    return {"name": name, "group": group, "params": {**BASE_PARAMS, **(params or {})},
+            "metrics": metrics, "per_question": pq}
+
+
+BASE = record("baseline (main)", "baseline", [T, T, F, F, F], [T, T, T, F, F])
+ABL1 = record("ablation-1", "ablation", [T, T, T, T, F], [T, T, T, F, F],
+              {"rewrite.name": "multiangle"})
+ABL2 = record("ablation-2", "ablation", [T, T, T, T, T], [T, T, T, T, F],
+              {"rewrite.name": "multiangle", "reader.prompt": "con"})
+NEG1 = record("negative-1", "negative", [F, F, F, F, F], [T, T, T, F, F],
+              {"reader.prompt": "type_aware"})
+NEG2 = record("negative-2", "negative", [T, T, F, F, F], [F, F, F, F, T],
+              {"rewrite.n_variants": 8})
+NEG3 = record("negative-3", "negative", [T, T, T, F, F], [T, T, T, F, F],
+              {"reader.prompt": "terse"})
+READER = record("readers-1", "readers", [T, T, T, F, None], [T, T, T, T, F],
+                {"reader.name": "deepseek", "reader.provider": "deepseek",
+                 "reader.model": "deepseek/deepseek-chat"}, cost=0.8421,
+                tokens=(120_000, 3_000, 45_000))
+
+
+def mcnemar_p(k, n):
+    """Two-sided exact McNemar by hand: 2 * P(X <= min) for X ~ Bin(n, 1/2), capped at 1."""
+    k = min(k, n - k)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+
+
+def test_labels_from_param_differences():
+    assert run_label(ABL1, BASE) == "rewrite=multiangle"
+    assert run_label(ABL2, BASE) == "rewrite=multiangle, reader.prompt=con"
+    assert run_label(NEG2, BASE) == "rewrite.n_variants=8"
+    assert run_label(READER, BASE) == "reader=deepseek"
+    assert run_label({**ABL1, "label": "+ rewrite"}, BASE) == "+ rewrite"
+
+
+def test_model_table():
+    t = model_table([BASE, READER])
+    base, ds = t.rows
+    assert (ds["reader"], ds["provider"]) == ("deepseek", "deepseek")
+    assert ds["overall"] == pytest.approx(7 / 9)              # one judge error left out
+    assert ds[MS] == pytest.approx(3 / 4) and ds[KU] == pytest.approx(4 / 5)
+    assert ds["cost_usd"] == 0.8421
+    md = t.to_markdown()
+    assert "| readers-1 | deepseek | deepseek | 10 | 77.8 | 77.5 | 75.0 | 80.0 | 0.8421 |" in md
+    assert "| baseline (main) | local | local | 10 | 50.0 | 50.0 | 40.0 | 60.0 | 0.0000 |" in md
+    assert "not comparable with LLM-judged" in md
+
+
+def test_ablation_ladder_deltas_and_p_values():
+    t = ablation_table(BASE, [ABL1, ABL2], n_resamples=1000, seed=0)
+    base, s1, s2 = t.rows
+    assert base["overall"] == 0.5 and base["n"] == 10 and "delta" not in base
+    # step 1: +2 questions (both multi-session), none lost: p = 2 * (1/2)^2 = 0.5
+    assert s1["delta"] == pytest.approx(0.2) and s1["p_value"] == pytest.approx(mcnemar_p(0, 2))
+    assert s1["p_value"] == pytest.approx(0.5)
+    assert s1[f"d_{MS}"] == pytest.approx(0.4) and s1[f"d_{KU}"] == pytest.approx(0.0)
+    # step 2: +4 questions, none lost: p = 2 / 16 = 0.125
+    assert s2["delta"] == pytest.approx(0.4) and s2["p_value"] == pytest.approx(0.125)
+    assert s2[f"d_{MS}"] == pytest.approx(0.6) and s2[f"d_{KU}"] == pytest.approx(0.2)
+    assert s2["config"] == "rewrite=multiangle, reader.prompt=con"
+    lo, hi = s2["ci"]
+    assert 0.0 <= lo <= 0.4 <= hi   # no question got worse: no resample goes below 0
+    assert ablation_table(BASE, [ABL1, ABL2], n_resamples=1000, seed=0).rows == t.rows
+
+    md = t.to_markdown()
+    assert "| 2 | rewrite=multiangle, reader.prompt=con | 10 | 90.0 | +40.0 |" in md
+    assert "| 0.125 | +60.0 | +20.0 |" in md
+    rows = list(csv.DictReader(io.StringIO(t.to_csv())))
+    assert list(rows[0]) == ["step", "config", "n", "overall", "delta", "ci", "p_value",
+                             f"d_{MS}", f"d_{KU}"]
+    assert rows[2]["config"] == "rewrite=multiangle, reader.prompt=con"
+    assert float(rows[2]["delta"]) == pytest.approx(0.4)
+    assert float(rows[2]["p_value"]) == pytest.approx(0.125)
+    assert float(rows[2][f"d_{MS}"]) == pytest.approx(0.6)
+    assert rows[0]["delta"] == "" and rows[0]["p_value"] == ""
+    assert [float(x) for x in rows[2]["ci"].split(";")] == pytest.approx(list(s2["ci"]))
+    tex = t.to_latex()
+    assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
+    assert "$\\Delta$" in tex and "+40.0" in tex
+
+
+def test_negative_findings():
+    t = negative_table(BASE, [NEG1, NEG2, NEG3], n_resamples=1000, seed=0)
+    assert [r["config"] for r in t.rows] == ["reader.prompt=type_aware", "rewrite.n_variants=8"]
+    n1, n2 = t.rows
+    # NEG1 loses 2 multi-session questions: Δ −0.2, worst type multi-session −0.4, p 0.5
+    assert n1["delta"] == pytest.approx(-0.2) and n1["worst_type"] == "Multi"
+    assert n1["worst_delta"] == pytest.approx(-0.4) and n1["p_value"] == pytest.approx(0.5)
+    # NEG2 loses 3 knowledge-update questions and gains 1: Δ −0.2, p = 2 * 5/16 = 0.625
+    assert n2["delta"] == pytest.approx(-0.2) and n2["worst_type"] == "KU"
+    assert n2["worst_delta"] == pytest.approx(-0.4)
+    assert n2["p_value"] == pytest.approx(mcnemar_p(1, 4)) == pytest.approx(0.625)
+    assert "| reader.prompt=type_aware | 10 | 30.0 | -20.0 |" in t.to_markdown()
+
+
+def test_cost_table():
+    t = cost_table([BASE, READER])
+    ds = t.rows[1]
+    assert (ds["input_tokens"], ds["output_tokens"], ds["reasoning_tokens"]) == (
+        120_000, 3_000, 45_000)
+    assert ds["cost_per_question"] == pytest.approx(0.08421)
+    assert "| readers-1 | deepseek | 10 | 120,000 | 3,000 | 45,000 | 0.8421 | 0.08421 | 12.5 |" \
+        in t.to_markdown()
+
+
+def test_build_tables_groups_and_export(tmp_path):
+    judged_by_llm = {**ABL1, "name": "ablation-1-gpt4o",
+                     "params": {**ABL1["params"], "judge.name": "gpt4o",
+                                "judge.model": "openai/gpt-4o-2024-08-06"},
+                     "per_question": [{**r, "correct": (not r["correct"]) if r["question_id"]
+                                       == "ms4" else r["correct"]} for r in ABL1["per_question"]],
+                     "group": "other"}
+    records = [READER, NEG1, ABL2, BASE, ABL1, judged_by_llm]
+    t1, t2, t3, t4 = build_tables(records, n_resamples=500, seed=0, sweeps={})
+    assert [r["run"] for r in t1.rows] == ["readers-1"]
+    assert [r["step"] for r in t2.rows] == ["baseline", "1", "2"]
+    assert t2.rows[1]["config"] == "rewrite=multiangle"       # name order: ablation-1 first
+    assert [r["config"] for r in t3.rows] == ["reader.prompt=type_aware"]
+    assert len(t4.rows) == len(records)
+
+    out = tmp_path / "reports" / "paper"
+    paths = export_paper_tables(records=records, out_dir=out, n_resamples=500, seed=0,
+                                sweeps={})
+    for stem in ("table1_models", "table2_ablation", "table3_negative", "table4_cost"):
+        for ext in ("md", "tex", "csv"):
+            assert (out / f"{stem}.{ext}").read_text().strip()
+    assert (out / "by_type.png").read_bytes()[:4] == b"\x89PNG"
+    # ABL1 and its LLM-judged twin differ only in the judge: an agreement report is written.
+    agree = (tmp_path / "reports" / "judge_agreement.md").read_text()
+    assert "ablation-1 (rule) vs ablation-1-gpt4o (gpt4o)" in agree
+    assert "| **all** | 10 | 0.900 |" in agree
+    assert len(paths) == 4 * 3 + 3
+
+
+def sweep_run(sweep, variant, ms, ku, params, ladder="reader-deepseek"):
+    name = f"{sweep}_{variant}" + (f"_{ladder}" if ladder else "")
+    group = "ablation" if sweep == "ablation" else "negative"
+    return record(name, group, ms, ku, {"reader.name": ladder or "local", **params})
+
+
+def test_ladders_follow_the_sweep_files():
+    """Names as memrecall.sweep makes them; each ladder is ordered as conf/sweep lists its
+    variants (not alphabetically) and compared with its first variant, not the HEAD run."""
+    sweeps = {"ablation": ("ablation", ["baseline", "top15", "type_aware", "all"]),
+              "negative": ("negative_findings", ["reference", "no_reranker", "fact_keys"])}
+    runs = [
+        BASE,
+        sweep_run("ablation", "all", [T, T, T, T, T], [T, T, T, T, T], {"reader.prompt": "x"}),
+        sweep_run("ablation", "type_aware", [T, T, T, T, F], [T, T, T, F, F],
+                  {"reader.prompt": "type_aware"}),
+        sweep_run("ablation", "baseline", [T, F, F, F, F], [T, T, F, F, F], {}),
+        sweep_run("ablation", "top15", [T, T, F, F, F], [T, T, T, F, F],
+                  {"reader.top_k_context": 15}),
+        sweep_run("ablation", "baseline", [F, F, F, F, F], [F, F, F, F, F], {},
+                  ladder="reader-kimi"),
+        sweep_run("ablation", "top15", [T, F, F, F, F], [F, F, F, F, F],
+                  {"reader.top_k_context": 15}, ladder="reader-kimi"),
+        sweep_run("negative_findings", "reference", [T, T, T, T, F], [T, T, T, T, F], {}, ""),
+        sweep_run("negative_findings", "no_reranker", [T, T, T, F, F], [T, T, T, T, F],
+                  {"reranker.name": "none"}, ""),
+        sweep_run("negative_findings", "fact_keys", [T, T, T, T, T], [T, T, T, T, F],
+                  {"embedder.expansion": "fact"}, ""),
+    ]
+    _, t2, t3, _ = build_tables(runs, n_resamples=300, seed=0, sweeps=sweeps)
+    assert [(r["ladder"], r["step"]) for r in t2.rows] == [
+        ("reader-deepseek", "baseline"), ("reader-deepseek", "top15"),
+        ("reader-deepseek", "type_aware"), ("reader-deepseek", "all"),
+        ("reader-kimi", "baseline"), ("reader-kimi", "top15")]
+    ds = {r["step"]: r for r in t2.rows if r["ladder"] == "reader-deepseek"}
+    assert ds["baseline"]["overall"] == pytest.approx(0.3)     # vs the ladder's own baseline
+    assert ds["top15"]["delta"] == pytest.approx(0.2) and ds["all"]["delta"] == pytest.approx(0.7)
+    assert ds["top15"]["config"] == "reader.top_k_context=15"
+    assert ds["all"]["p_value"] == pytest.approx(mcnemar_p(0, 7))
+    assert t2.columns[0].key == "ladder" and "| reader-kimi | top15 |" in t2.to_markdown()
+    # Only no_reranker hurt (vs `reference`, not vs the HEAD run): one row.
+    assert [(r["variant"], r["delta"]) for r in t3.rows] == [("no_reranker", pytest.approx(-0.1))]
+    assert t3.rows[0]["worst_type"] == "Multi" and t3.rows[0]["p_value"] == 1.0
+
+
+def test_sweep_specs_read_from_conf(tmp_path):
+    from memrecall.report.paper import sweep_specs
+    (tmp_path / "conf" / "sweep").mkdir(parents=True)
+    (tmp_path / "conf" / "sweep" / "ablation.yaml").write_text(
+        "name: ablation\nvariants:\n  baseline: []\n  top15: [a=1]\n  all: [a=2]\n")
+    (tmp_path / "conf" / "sweep" / "readers.yaml").write_text(
+        "name: readers\ngrid:\n  reader: [local, deepseek]\n")
+    assert sweep_specs(tmp_path) == {"ablation": ("ablation", ["baseline", "top15", "all"])}
+
+
+def test_no_runs_is_a_clear_error():
+    from memrecall.errors import MemrecallError
+    with pytest.raises(MemrecallError, match="no runs to export"):
+        build_tables([])
+
+
+# ---- collection from a real DVC repository ----------------------------------------------------
+
+STAGE = textwrap.dedent("""
+    import json, yaml
+    p = yaml.safe_load(open("params.yaml"))
+    good = p["reader"]["good"]
+    rows = [("q1", "multi-session", True), ("q2", "multi-session", good >= 1),
+            ("q3", "knowledge-update", good >= 2), ("q4", "knowledge-update", False)]
+    acc = sum(r[2] for r in rows) / 4
+    json.dump({"n_questions": 4, "qa": {"overall": acc, "task_averaged": acc, "abstention": None,
+               "by_type": {}}, "cost_usd": 0.01 * good, "judge": {"kind": "rule"}},
+              open("reports/metrics.json", "w"))
+    with open("reports/per_question.csv", "w") as f:
+        f.write("question_id,question_type,is_abstention,correct\\n")
+        for q, t, c in rows:
+            f.write(f"{q},{t},false,{str(c).lower()}\\n")
+""")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_collect_runs_from_dvc_experiments(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "reports").mkdir(parents=True)
+    (repo / "agg.py").write_text(STAGE)
+    (repo / "params.yaml").write_text("reader:\n  name: local\n  good: 0\njudge:\n  name: rule\n")
+    (repo / "dvc.yaml").write_text(textwrap.dedent(f"""
+        stages:
+          aggregate:
+            cmd: {sys.executable} agg.py
+            deps: [agg.py]
+            params: [reader]
+            metrics:
+              - reports/metrics.json:
+                  cache: false
+            outs:
+              - reports/per_question.csv:
+                  cache: false
+    """))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env.pop("DVC_ROOT", None)
+    dvc = [sys.executable, "-m", "dvc"]
+
+    def sh(*cmd):
+        subprocess.run(cmd, cwd=repo, env=env, check=True, capture_output=True)
+
+    sh("git", "init", "-q")
+    sh(*dvc, "init", "-q")
+    sh(*dvc, "repro", "-q")
+    sh("git", "add", "-A")
+    sh("git", "commit", "-qm", "baseline")
+    for i, good in ((1, 1), (2, 2)):
+        sh(*dvc, "exp", "run", "-q", "-n", f"ablation-{i}", "-S", f"reader.good={good}")
+
+    records = collect_runs(str(repo))
+    by_name = {r["name"]: r for r in records}
+    assert {r["group"] for r in records} == {"baseline", "ablation"}
+    assert set(by_name) >= {"ablation-1", "ablation-2"}
+    assert by_name["ablation-2"]["metrics"]["qa"]["overall"] == 0.75
+    assert by_name["ablation-2"]["params"]["reader.good"] == 2
+    assert [r["correct"] for r in by_name["ablation-1"]["per_question"]] == [T, T, F, F]
+
+    out = tmp_path / "paper"
+    export_paper_tables(str(repo), out_dir=out, n_resamples=200, seed=0)
+    ladder = (out / "table2_ablation.md").read_text()
+    assert "| 1 | reader.good=1 | 4 | 50.0 | +25.0 |" in ladder
+    assert "| 2 | reader.good=2 | 4 | 75.0 | +50.0 |" in ladder
+    rows = list(csv.DictReader(io.StringIO((out / "table2_ablation.csv").read_text())))
+    assert [float(r["delta"]) for r in rows[1:]] == [0.25, 0.5]
+    baseline = next(r for r in records if r["group"] == "baseline")
+    assert baseline["metrics"]["qa"]["overall"] == 0.25 and json.loads(json.dumps(baseline))
