@@ -1,0 +1,121 @@
+"""The LLM call cache: one sqlite file under paths.cache_dir("llm"), shared by every LLM stage.
+
+Keyed by request_hash = sha256 of (model, messages, generation params). Each finished call is
+committed on its own as soon as it returns (WAL journal), so a stage killed with kill -9 loses at
+most the calls still in flight; a rerun pays only for those. Only successful calls are stored: a
+call that failed after all retries is asked again on the next run.
+
+The cache keeps what a call cost when it was first paid (tokens, cost, latency) so a cached
+result reproduces the same artifact row byte for byte.
+
+Next to it, calls.jsonl gets one line per real (paid) model call:
+{"request_hash", "model", "stage", "ok", "attempts"}; tests count model calls there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from .. import paths
+from ..hashing import sha256_json
+
+DB_NAME = "calls.sqlite"
+JOURNAL_NAME = "calls.jsonl"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    request_hash TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    latency_s REAL NOT NULL,
+    stage TEXT,
+    created_unix REAL
+)
+"""
+_COLS = ("model", "text", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
+         "latency_s")
+
+
+def request_hash(model: str, messages: list[dict], params: dict | None = None) -> str:
+    """sha256 of what determines an answer: model, messages and generation params."""
+    return sha256_json({"model": model, "messages": messages, "params": params or {}})
+
+
+class CallCache:
+    """sqlite store of finished calls. Safe to share between threads and between processes
+    (queued DVC experiments): WAL mode plus a busy timeout; one commit per call."""
+
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root) if root is not None else paths.cache_dir("llm")
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.db_path = self.root / DB_NAME
+        self.journal_path = self.root / JOURNAL_NAME
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.db_path, timeout=60, check_same_thread=False,
+                                     isolation_level=None)
+        # WAL + synchronous=NORMAL: a commit survives a killed process (not a power cut), and
+        # costs far less than FULL.
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        self._conn.execute(_SCHEMA)
+
+    def get_many(self, hashes) -> dict[str, dict]:
+        hashes = list(dict.fromkeys(hashes))
+        out: dict[str, dict] = {}
+        with self._lock:
+            for i in range(0, len(hashes), 500):  # stay under sqlite's host-parameter limit
+                chunk = hashes[i:i + 500]
+                q = (f"SELECT request_hash, {', '.join(_COLS)} FROM calls "
+                     f"WHERE request_hash IN ({','.join('?' * len(chunk))})")
+                for row in self._conn.execute(q, chunk):
+                    out[row[0]] = dict(zip(_COLS, row[1:]))
+        return out
+
+    def get(self, h: str) -> dict | None:
+        return self.get_many([h]).get(h)
+
+    def put(self, h: str, row: dict, stage: str) -> None:
+        """Persist one finished call now (its own transaction). The first answer paid for wins."""
+        vals = [row[c] for c in _COLS]
+        with self._lock:
+            self._conn.execute(
+                f"INSERT OR IGNORE INTO calls (request_hash, {', '.join(_COLS)}, stage, "
+                f"created_unix) VALUES (?, {', '.join('?' * len(_COLS))}, ?, ?)",
+                [h, *vals, stage, time.time()])
+
+    def log_call(self, h: str, model: str, stage: str, ok: bool, attempts: int) -> None:
+        """One line per real model call. A single O_APPEND write keeps lines whole even when
+        several processes append at once."""
+        line = json.dumps({"request_hash": h, "model": model, "stage": stage, "ok": ok,
+                           "attempts": attempts}, sort_keys=True) + "\n"
+        fd = os.open(self.journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def read_journal(root: str | Path | None = None) -> list[dict]:
+    """The calls.jsonl lines (an empty list when nothing was ever paid)."""
+    path = (Path(root) if root is not None else paths.cache_dir("llm")) / JOURNAL_NAME
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

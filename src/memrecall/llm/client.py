@@ -1,0 +1,439 @@
+"""LLMClient: many chat calls through litellm, bounded, retried, cached, never paid twice.
+
+    client = LLMClient(section(params, "reader"), stage="read")
+    results = client.complete_many(messages_list, desc="read")   # same order as the input
+
+- Concurrency: at most `concurrency` requests in flight (an asyncio.Semaphore around each
+  attempt; litellm's Router rpm did not throttle, NOTES.md); optional `rpm` spaces request
+  starts evenly (60/rpm s apart).
+- Faults: 429, 408/409, 5xx, timeouts (`timeout_s` per attempt), connection errors and malformed
+  responses (bad JSON, no choices) are retried up to `num_retries` times with exponential backoff
+  and jitter (Retry-After honoured). 400/401/403/404 and context-length errors are not retried.
+  A call that still fails returns text=None and error="<reason>"; it is not cached, so the next
+  run asks again. Callers record it as an error, never as a wrong answer.
+- Cache: each successful call is committed to the sqlite cache the moment it returns (cache.py),
+  so kill -9 and a rerun pay only for the calls that had not finished. Identical requests within
+  one batch are sent once. A cached result carries the tokens, cost and latency of the call that
+  paid for it, so artifacts are byte-identical on rerun.
+- Keys: read from the environment at call time (providers.py), handed to litellm, scrubbed from
+  error messages; never stored or logged.
+- Latency is that of the attempt that succeeded (retry waits excluded); cost is litellm's price
+  for the reported usage (0 for the local model; 0 plus a warning when litellm knows no price).
+
+Optional config keys beyond the conf files: retry_backoff_s (1.0), retry_backoff_max_s (60),
+input_cost_per_mtok / output_cost_per_mtok (USD per million tokens; override litellm's price).
+MEMRECALL_PROGRESS=0 turns the progress bar and the one-line summary off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import random
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-list download on import
+os.environ.setdefault("LITELLM_LOG", "ERROR")
+
+from tqdm.auto import tqdm  # noqa: E402
+
+from ..errors import ConfigError, MemrecallError  # noqa: E402
+from .cache import CallCache, request_hash  # noqa: E402
+from .providers import call_spec, gen_params, read_api_key  # noqa: E402
+
+log = logging.getLogger(__name__)
+
+# Where each stage keeps its LLM config, so config errors name the right params key.
+_CFG_GROUP = {"read": "reader", "judge": "judge", "rewrite": "rewrite.llm"}
+_THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>\s*|$)", re.DOTALL)
+_HARD_TIMEOUT_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class CallResult:
+    text: str | None
+    model: str
+    request_hash: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class MalformedResponse(Exception):
+    """A 200 answer we cannot use (no choices, non-text content): retried like a 5xx."""
+
+
+# ---- litellm, imported lazily (a fully cached rerun never pays its ~4 s import) -------------
+_litellm_mod = None
+
+
+def _litellm():
+    global _litellm_mod
+    if _litellm_mod is None:
+        import litellm
+
+        litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners in errors
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "httpcore",
+                     "openai", "aiohttp"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        _litellm_mod = litellm
+    return _litellm_mod
+
+
+# ---- one event loop thread for the process --------------------------------------------------
+# litellm caches async HTTP clients per event loop; a fresh asyncio.run() per batch would leave
+# them bound to closed loops. The sync API therefore runs every batch on one long-lived loop.
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_pid: int | None = None
+_loop_lock = threading.Lock()
+
+
+def _run_sync(coro):
+    global _loop, _loop_pid
+    with _loop_lock:
+        # A forked child inherits _loop but not the thread running it: start its own.
+        if _loop is None or _loop.is_closed() or _loop_pid != os.getpid():
+            _loop, _loop_pid = asyncio.new_event_loop(), os.getpid()
+            threading.Thread(target=_loop.run_forever, name="memrecall-llm", daemon=True).start()
+    fut = asyncio.run_coroutine_threadsafe(coro, _loop)
+    try:
+        return fut.result()
+    except BaseException:
+        fut.cancel()
+        raise
+
+
+class _RateLimiter:
+    """At most `rpm` request starts per minute, spaced evenly."""
+
+    def __init__(self, rpm: float):
+        self.interval = 60.0 / rpm
+        self.next_t = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:
+            now = time.monotonic()
+            t = max(now, self.next_t)
+            self.next_t = t + self.interval
+        if t > now:
+            await asyncio.sleep(t - now)
+
+
+def _number(cfg, key, where, *, default, integer=False, minimum=0.0, allow_none=False):
+    v = cfg.get(key, default)
+    if v is None and allow_none:
+        return None
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and v >= minimum and (
+        not integer or float(v).is_integer()) and math.isfinite(v)
+    if not ok:
+        kind = "an integer" if integer else "a number"
+        raise ConfigError(f"{where}.{key}", v, hint=f"must be {kind} >= {minimum}"
+                          + (" or null" if allow_none else ""))
+    return int(v) if integer else float(v)
+
+
+class LLMClient:
+    """Chat completions for one stage with one model config (see module docstring)."""
+
+    def __init__(self, llm_cfg: dict, stage: str, *, where: str | None = None,
+                 cache: CallCache | None = None, progress: bool | None = None):
+        self.stage = stage
+        self.where = where or _CFG_GROUP.get(stage, stage)
+        if not isinstance(llm_cfg, dict):
+            raise ConfigError(self.where, type(llm_cfg).__name__,
+                              hint="expected a mapping of LLM settings (model, temperature, ...)")
+        self.cfg = dict(llm_cfg)
+        self.spec = call_spec(self.cfg, self.where)
+        self.model = self.spec.model
+        self.params = gen_params(self.cfg)
+        w = self.where
+        self.concurrency = _number(self.cfg, "concurrency", w, default=1, integer=True, minimum=1)
+        self.rpm = _number(self.cfg, "rpm", w, default=None, minimum=1e-9, allow_none=True)
+        self.timeout_s = _number(self.cfg, "timeout_s", w, default=120, minimum=1e-3)
+        self.num_retries = _number(self.cfg, "num_retries", w, default=4, integer=True)
+        self.backoff_s = _number(self.cfg, "retry_backoff_s", w, default=1.0)
+        self.backoff_max_s = _number(self.cfg, "retry_backoff_max_s", w, default=60.0)
+        self.input_price = _number(self.cfg, "input_cost_per_mtok", w, default=None,
+                                   allow_none=True)
+        self.output_price = _number(self.cfg, "output_cost_per_mtok", w, default=None,
+                                    allow_none=True)
+        if progress is None:
+            progress = os.environ.get("MEMRECALL_PROGRESS", "1") not in ("0", "false", "no")
+        self.progress = progress
+        self._cache = cache
+        self._warned_price = False
+        self.stats: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "retries": 0,
+                                      "input_tokens": 0, "output_tokens": 0,
+                                      "reasoning_tokens": 0, "cost_usd": 0.0}
+
+    @property
+    def cache(self) -> CallCache:
+        if self._cache is None:
+            self._cache = CallCache()
+        return self._cache
+
+    def request_hash(self, messages: list[dict]) -> str:
+        return request_hash(self.model, messages, self.params)
+
+    # ---- public API ------------------------------------------------------------------------
+    def complete_many(self, messages_list: list[list[dict]], desc: str | None = None
+                      ) -> list[CallResult]:
+        """Blocking: answer every conversation (same order as the input)."""
+        return _run_sync(self.acomplete_many(messages_list, desc=desc))
+
+    def complete(self, messages: list[dict]) -> CallResult:
+        return self.complete_many([messages])[0]
+
+    async def acomplete_many(self, messages_list: list[list[dict]], desc: str | None = None
+                             ) -> list[CallResult]:
+        msgs = [_check_messages(m, i) for i, m in enumerate(messages_list)]
+        hashes = [self.request_hash(m) for m in msgs]
+        hits = self.cache.get_many(hashes) if hashes else {}
+        results: list[CallResult | None] = [None] * len(msgs)
+        todo: dict[str, list[int]] = {}
+        for i, h in enumerate(hashes):
+            if h in hits:
+                results[i] = self._from_row(h, hits[h])
+                self.stats["cached"] += 1
+            else:
+                todo.setdefault(h, []).append(i)
+        before = dict(self.stats)
+        bar = tqdm(total=len(msgs), initial=len(msgs) - sum(map(len, todo.values())),
+                   desc=desc or self.stage, unit="call", disable=not (self.progress and msgs),
+                   dynamic_ncols=True, file=sys.stderr)
+        try:
+            if todo:
+                await self._run_todo(msgs, todo, results, bar)
+        finally:
+            bar.close()
+        if self.progress and msgs:
+            sent = self.stats["calls"] - before["calls"]
+            print(f"{desc or self.stage}: {len(msgs)} requests to {self.model}: {sent} sent, "
+                  f"{len(msgs) - sum(map(len, todo.values()))} cached, "
+                  f"{sum(1 for r in results if r is not None and not r.ok)} failed, "
+                  f"{self.stats['retries'] - before['retries']} retries, "
+                  f"${self.stats['cost_usd'] - before['cost_usd']:.4f} paid now", file=sys.stderr)
+        return results  # type: ignore[return-value]
+
+    # ---- internals -------------------------------------------------------------------------
+    async def _run_todo(self, msgs, todo, results, bar) -> None:
+        # Only now do we need the key (a fully cached rerun works without it).
+        # Held in this coroutine only (not on the instance), so no repr/pickle can show it.
+        api_key = read_api_key(self.cfg, self.spec.provider, self.where)
+        _litellm()  # first, so its loggers are quiet before anything else touches litellm
+        if self.spec.provider == "local":
+            from .local import get_model, register
+            register()
+            # Load (and on first use convert) the model before any call is timed, so that
+            # latency_s measures generation, not start-up.
+            await asyncio.to_thread(get_model, self.spec.litellm_model.split("/", 1)[-1])
+        sem = asyncio.Semaphore(self.concurrency)
+        limiter = _RateLimiter(self.rpm) if self.rpm else None
+
+        async def one(h: str, idxs: list[int]) -> None:
+            r = await self._call(h, msgs[idxs[0]], api_key, sem, limiter)
+            for k, i in enumerate(idxs):
+                # Duplicates within the batch reuse the one answer paid for.
+                results[i] = r if k == 0 else replace(r, cached=r.ok)
+            if r.ok:
+                self.stats["cached"] += len(idxs) - 1
+            else:
+                self.stats["failed"] += len(idxs)
+            bar.update(len(idxs))
+            bar.set_postfix(failed=self.stats["failed"], retries=self.stats["retries"],
+                            refresh=False)
+
+        tasks = [asyncio.ensure_future(one(h, idxs)) for h, idxs in todo.items()]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            raise
+
+    def _from_row(self, h: str, row: dict) -> CallResult:
+        return CallResult(text=row["text"], model=self.model, request_hash=h,
+                          input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
+                          reasoning_tokens=row["reasoning_tokens"], cost_usd=row["cost_usd"],
+                          latency_s=row["latency_s"], error=None, cached=True)
+
+    async def _attempt(self, messages, api_key):
+        litellm = _litellm()
+        kwargs = dict(self.spec.kwargs)
+        if api_key is not None:
+            kwargs["api_key"] = api_key
+        # Our retry loop is the only one: litellm's (num_retries) and the OpenAI SDK's
+        # (max_retries) would resend requests we cannot see or count.
+        coro = litellm.acompletion(model=self.spec.litellm_model, messages=messages,
+                                   timeout=self.timeout_s, num_retries=0, max_retries=0, **kwargs)
+        # A hard bound too, for providers (like the in-process one) that ignore `timeout`.
+        return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
+
+    async def _call(self, h: str, messages: list[dict], api_key, sem, limiter) -> CallResult:
+        attempt = 0
+        while True:
+            attempt += 1
+            if limiter is not None:
+                await limiter.wait()
+            async with sem:
+                t0 = time.perf_counter()
+                try:
+                    resp = await self._attempt(messages, api_key)
+                    text, n_in, n_out, n_reason = _parse(resp)
+                    err = None
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:  # classified below; nothing escapes a single call
+                    err = e
+                latency = time.perf_counter() - t0
+            if err is None:
+                cost = self._cost(resp, n_in, n_out)
+                row = {"model": self.model, "text": text, "input_tokens": n_in,
+                       "output_tokens": n_out, "reasoning_tokens": n_reason,
+                       "cost_usd": cost, "latency_s": round(latency, 4)}
+                self.cache.put(h, row, self.stage)  # committed now: survives kill -9
+                self.cache.log_call(h, self.model, self.stage, True, attempt)
+                self.stats["calls"] += 1
+                for k in ("input_tokens", "output_tokens", "reasoning_tokens"):
+                    self.stats[k] += row[k]
+                self.stats["cost_usd"] += cost
+                return CallResult(text=text, model=self.model, request_hash=h, input_tokens=n_in,
+                                  output_tokens=n_out, reasoning_tokens=n_reason, cost_usd=cost,
+                                  latency_s=row["latency_s"], error=None, cached=False)
+            retryable, reason, retry_after = _classify(err, self.timeout_s)
+            if not retryable or attempt > self.num_retries:
+                self.cache.log_call(h, self.model, self.stage, False, attempt)
+                self.stats["calls"] += 1
+                reason = _scrub(f"{reason} (after {attempt} attempt"
+                                f"{'s' if attempt > 1 else ''})", api_key)
+                log.debug("call %s failed: %s", h[:12], reason)
+                return CallResult(text=None, model=self.model, request_hash=h,
+                                  latency_s=round(latency, 4), error=reason, cached=False)
+            self.stats["retries"] += 1
+            await asyncio.sleep(self._backoff(attempt, retry_after))
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        # Exponential with jitter (half fixed, half random), so a burst of 429s spreads out.
+        cap = min(self.backoff_max_s, self.backoff_s * 2 ** (attempt - 1))
+        delay = cap * (0.5 + 0.5 * random.random())
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.backoff_max_s))
+        return delay
+
+    def _cost(self, resp, n_in: int, n_out: int) -> float:
+        if self.spec.provider == "local":
+            return 0.0
+        if self.input_price is not None or self.output_price is not None:
+            return ((self.input_price or 0.0) * n_in + (self.output_price or 0.0) * n_out) / 1e6
+        cost = (getattr(resp, "_hidden_params", None) or {}).get("response_cost")
+        if cost is None:
+            try:
+                cost = _litellm().completion_cost(completion_response=resp,
+                                                  model=self.spec.litellm_model)
+            except Exception:
+                cost = None
+        if cost is None:
+            if not self._warned_price:
+                log.warning("no price known for %s: its cost is recorded as 0; set "
+                            "%s.input_cost_per_mtok / output_cost_per_mtok", self.model, self.where)
+                self._warned_price = True
+            return 0.0
+        return float(cost)
+
+
+
+def _scrub(s: str, api_key: str | None) -> str:
+    """Error text can quote the key (a proxy echoing the Authorization header): mask it."""
+    return s.replace(api_key, "***") if api_key else s
+
+
+def _check_messages(messages, i: int) -> list[dict]:
+    if not isinstance(messages, list) or not messages:
+        raise ValueError(f"messages_list[{i}] must be a non-empty list of chat messages")
+    for j, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str) or not isinstance(
+                m.get("content"), str):
+            raise ValueError(f"messages_list[{i}][{j}] must be a dict with str 'role' and "
+                             f"'content', got {m!r:.200}")
+    return messages
+
+
+def _parse(resp) -> tuple[str, int, int, int]:
+    """(text, input tokens, output tokens, reasoning tokens) from a litellm ModelResponse.
+    Empty content is an answer (the refusal classifier flags it); no choices is malformed."""
+    choices = getattr(resp, "choices", None)
+    if not choices:
+        raise MalformedResponse("response has no choices")
+    msg = getattr(choices[0], "message", None)
+    content = getattr(msg, "content", None) if msg is not None else None
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "".join(p.get("text") or "" for p in content
+                          if isinstance(p, dict) and p.get("type") == "text")
+    if content is not None and not isinstance(content, str):
+        raise MalformedResponse(f"message content is {type(content).__name__}, not text")
+    # Some thinking models (MiniMax, R1 distills) put their reasoning inline: keep the answer.
+    text = _THINK_RE.sub("", content or "", count=1).strip()
+    usage = getattr(resp, "usage", None)
+    n_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+    n_out = int(getattr(usage, "completion_tokens", 0) or 0)
+    details = getattr(usage, "completion_tokens_details", None)
+    n_reason = int(getattr(details, "reasoning_tokens", 0) or 0) if details is not None else 0
+    return text, n_in, n_out, n_reason
+
+
+_NO_RETRY = ("AuthenticationError", "PermissionDeniedError", "NotFoundError", "BadRequestError",
+             "ContextWindowExceededError", "UnsupportedParamsError", "ContentPolicyViolationError",
+             "UnprocessableEntityError", "InvalidRequestError")
+
+
+def _classify(err: BaseException, timeout_s: float) -> tuple[bool, str, float | None]:
+    """(retryable, reason, retry-after seconds) for an exception raised by one attempt."""
+    name = type(err).__name__
+    status = getattr(err, "status_code", None)
+    msg = " ".join(str(err).split())
+    for prefix in (f"litellm.{name}: ", f"{name}: "):  # litellm repeats the class name twice
+        msg = msg[len(prefix):] if msg.startswith(prefix) else msg
+    msg = msg[:300]
+    if isinstance(err, (asyncio.TimeoutError, TimeoutError)) or name in ("Timeout",
+                                                                         "APITimeoutError"):
+        return True, f"timeout: no answer within {timeout_s:g} s", None
+    if isinstance(err, MalformedResponse):
+        return True, f"malformed response: {msg}", None
+    if isinstance(err, MemrecallError):  # e.g. the local model's context-length error
+        return False, f"{name}: {msg}", None
+    retry_after = _retry_after(err)
+    if isinstance(status, int):
+        if status in (408, 409, 429) or status >= 500:
+            return True, f"{name} (HTTP {status}): {msg}", retry_after
+        return False, f"{name} (HTTP {status}): {msg}", None
+    if any(c.__name__ in _NO_RETRY for c in type(err).__mro__):
+        return False, f"{name}: {msg}", None
+    # Connection errors, undecodable bodies, provider SDK surprises: transient until proven not.
+    return True, f"{name}: {msg}", retry_after
+
+
+def _retry_after(err) -> float | None:
+    headers = getattr(err, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(err, "response", None), "headers", None)
+    try:
+        v = headers.get("retry-after") if headers is not None else None
+        return float(v) if v is not None else None
+    except (TypeError, ValueError, AttributeError):
+        return None
