@@ -1,0 +1,330 @@
+"""The rewrite stage: multi-angle query rewriting and time-aware reordering, after reranking.
+
+`rewrite=multiangle`: for questions of the configured types (`rewrite.types`, default
+single-session-user) an LLM writes `n_variants` rewrites of the question. The question's pool
+is the union of its reranked candidates and its retrieve top-50; each pooled session scores the
+max cosine between any of its key vectors (embeddings.parquet) and the original question or a
+variant. With a reranker configured, the pool is re-ranked by the max cross-encoder score over
+the same queries. The best `reranker.top_k` (15) are kept. Every other question's reranked
+candidates pass through unchanged, and `rewrite=off` passes everything through.
+
+`rewrite.time_aware=true` (LongMemEval §5.4) for questions of `rewrite.time_types`: an LLM
+infers the date range the question is about, or N/A; sessions dated inside that range widened
+by ±2 days move to the front, in their order, and none is dropped (hard filters lose evidence).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from .artifacts import read_table, write_table
+from .config import choice
+from .errors import ConfigError, InputError, MemrecallError
+from .read.context import parse_date, question_session_dates
+from .rewrite_prompts import (TimeRange, get_variant_prompt, parse_time_range,
+                              time_range_messages)
+from .schema import QUESTION_TYPES
+
+MODES = ("off", "multiangle")
+CONTRACT = ("question_id", "rank", "session_id", "score")
+WIDEN_DAYS = 2
+DEFAULT_TOP_K = 15
+
+REWRITES_SCHEMA = {
+    "question_id": pl.String, "question_type": pl.String, "variants": pl.List(pl.String),
+    "time_range": pl.String, "error": pl.String, "raw_variants": pl.String,
+    "raw_time_range": pl.String,
+}
+
+
+# --- config ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RewriteSettings:
+    mode: str
+    types: tuple[str, ...]
+    n_variants: int
+    prompt: str
+    time_aware: bool
+    time_types: tuple[str, ...]
+
+
+def _types(cfg: dict, key: str, default) -> tuple[str, ...]:
+    value = cfg.get(key, default)
+    value = [value] if isinstance(value, str) else list(value or [])
+    for t in value:
+        if t not in QUESTION_TYPES:
+            raise ConfigError(f"rewrite.{key}", t, QUESTION_TYPES)
+    return tuple(value)
+
+
+def rewrite_settings(cfg: dict) -> RewriteSettings:
+    mode = cfg.get("name", "off")
+    mode = "off" if mode is False else mode  # YAML 1.1 readers turn a bare `off` into False
+    mode = choice({"name": mode}, "name", MODES, group="rewrite")
+    n = cfg.get("n_variants", 3)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ConfigError("rewrite.n_variants", n, hint="expected an integer >= 0")
+    time_aware = cfg.get("time_aware", False)
+    if not isinstance(time_aware, bool):
+        raise ConfigError("rewrite.time_aware", time_aware, [True, False])
+    if mode == "off" and time_aware:
+        raise ConfigError("rewrite.time_aware", time_aware, hint=(
+            "time-aware reordering is part of rewrite=multiangle; with rewrite=off everything "
+            "passes through (for time-aware alone use rewrite=multiangle rewrite.n_variants=0)"))
+    prompt = cfg.get("prompt", "multiangle")
+    get_variant_prompt(prompt)
+    return RewriteSettings(mode, _types(cfg, "types", ["single-session-user"]), n, prompt,
+                           time_aware, _types(cfg, "time_types", ["temporal-reasoning"]))
+
+
+# --- scoring and reordering (pure functions, tested on hand-made inputs) ----------------------
+
+def max_cosine(query_vecs: np.ndarray, unit_vecs: np.ndarray,
+               unit_sessions: list[str]) -> dict[str, float]:
+    """Per session: the max cosine between any query and any of the session's key units
+    (vectors are L2-normalised, so the dot product is the cosine)."""
+    if len(unit_sessions) == 0:
+        return {}
+    best = (np.asarray(unit_vecs, np.float32) @ np.asarray(query_vecs, np.float32).T).max(axis=1)
+    out: dict[str, float] = {}
+    for sid, s in zip(unit_sessions, best.tolist()):
+        out[sid] = max(out.get(sid, -np.inf), s)
+    return out
+
+
+def rank_scores(scores: dict[str, float], top_k: int) -> list[tuple[str, float]]:
+    """Best first; ties keep the order of `scores` (the pool: reranked first, then retrieved),
+    as the rerank stage keeps the retriever's order on ties."""
+    return sorted(scores.items(), key=lambda kv: -kv[1])[:top_k]
+
+
+def starts_on_question_date(rng: TimeRange, question_date: str) -> bool:
+    """A range that starts on the day the question is asked is a non-answer (the events asked
+    about lie before it); LongMemEval's own code drops such ranges too."""
+    asked = parse_date(question_date)
+    return asked is not None and rng.start == asked.date()
+
+
+def time_reorder(session_ids: list[str], dates: dict[str, str], rng: TimeRange | None,
+                 widen_days: int = WIDEN_DAYS) -> list[str]:
+    """Sessions dated inside rng ±widen_days first, then the rest; order kept within each part;
+    nothing dropped."""
+    if rng is None:
+        return list(session_ids)
+    wide = rng.widened(widen_days)
+    inside = []
+    for sid in session_ids:
+        dt = parse_date(dates.get(sid))
+        inside.append(dt is not None and wide.contains(dt.date()))
+    return ([s for s, i in zip(session_ids, inside) if i]
+            + [s for s, i in zip(session_ids, inside) if not i])
+
+
+# --- the stage -------------------------------------------------------------------------------
+
+def _by_question(cands: pl.DataFrame) -> dict[str, list[tuple[str, float]]]:
+    out: dict[str, list[tuple[str, float]]] = {}
+    for qid, sid, score in cands.sort(["question_id", "rank"]).select(
+            "question_id", "session_id", "score").iter_rows():
+        out.setdefault(qid, []).append((sid, float(score) if score is not None else 0.0))
+    return out
+
+
+def _candidates_frame(lists: dict[str, list[tuple[str, float]]],
+                      *sources: pl.DataFrame) -> pl.DataFrame:
+    """Contract columns from `lists`; extra per-session columns (e.g. retrieve's turn_indices
+    at round granularity) carried over from the first source that has the session."""
+    rows = [(qid, rank, sid, score) for qid in sorted(lists)
+            for rank, (sid, score) in enumerate(lists[qid], 1)]
+    df = pl.DataFrame(rows, schema={"question_id": pl.String, "rank": pl.Int32,
+                                    "session_id": pl.String, "score": pl.Float64}, orient="row")
+    keys = ["question_id", "session_id"]
+    extra = [c for c in (sources[0].columns if sources else []) if c not in CONTRACT]
+    if not extra:
+        return df
+    found = pl.concat([src.select(keys + extra) for src in sources
+                       if all(c in src.columns for c in extra)], how="vertical_relaxed")
+    found = found.unique(subset=keys, keep="first", maintain_order=True)
+    return df.join(found, on=keys, how="left", maintain_order="left").sort(
+        ["question_id", "rank"])
+
+
+def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
+                questions: str | Path, sessions: str | Path, turns: str | Path,
+                candidates_rerank: str | Path, candidates_retrieve: str | Path,
+                embeddings: str | Path, out: str | Path, out_rewrites: str | Path,
+                encoder=None, reranker=None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Write candidates_rewrite.parquet and rewrites.parquet; return both tables.
+    `encoder`/`reranker` default to the cached ones built from the configs."""
+    settings = rewrite_settings(rewrite_cfg)
+    qs = read_table(questions, "questions")
+    rerank_df = read_table(candidates_rerank, "candidates")
+    reranked = _by_question(rerank_df)
+
+    if settings.mode == "off":
+        # Only the pass-through matters here, so the metadata holds only that: a change to an
+        # unused knob (n_variants, the embedder) leaves this file byte-identical.
+        cands = _candidates_frame(reranked, rerank_df)
+        write_table(cands, out, table="candidates", stage="rewrite",
+                    params={"rewrite": {"name": "off"}}, input_files=[candidates_rerank])
+        empty = pl.DataFrame(schema=REWRITES_SCHEMA)
+        write_table(empty, out_rewrites, stage="rewrite", params={"rewrite": {"name": "off"}},
+                    input_files=[candidates_rerank])
+        print(f"rewrite: off, {cands.get_column('question_id').n_unique()} questions passed "
+              f"through", file=sys.stderr)
+        return cands, empty
+
+    rows = {r["question_id"]: r for r in qs.iter_rows(named=True)}
+    multi = sorted(q for q, r in rows.items() if r["question_type"] in settings.types)
+    timed = (sorted(q for q, r in rows.items() if r["question_type"] in settings.time_types)
+             if settings.time_aware else [])
+    records = {q: {"question_id": q, "question_type": rows[q]["question_type"], "variants": [],
+                   "time_range": None, "errors": [], "raw_variants": None,
+                   "raw_time_range": None} for q in sorted(set(multi) | set(timed))}
+
+    client = None
+    if (multi and settings.n_variants > 0) or timed:
+        from .llm import LLMClient
+
+        llm_cfg = rewrite_cfg.get("llm")
+        if not isinstance(llm_cfg, dict):
+            raise ConfigError("rewrite.llm", llm_cfg, hint="expected the LLM settings mapping")
+        client = LLMClient(llm_cfg, stage="rewrite")
+
+    if multi and settings.n_variants > 0:
+        prompt = get_variant_prompt(settings.prompt)
+        results = client.complete_many(
+            [prompt.messages(rows[q]["question"], settings.n_variants) for q in multi],
+            desc="rewrite (variants)")
+        for q, res in zip(multi, results):
+            rec = records[q]
+            rec["raw_variants"] = res.text
+            if res.error:
+                rec["errors"].append(f"variants: LLM call failed: {res.error}")
+                continue
+            rec["variants"], err = prompt.parse(res.text, rows[q]["question"],
+                                                settings.n_variants)
+            if err:
+                rec["errors"].append(f"variants: {err}; using the original question only")
+
+    ranges: dict[str, TimeRange | None] = {}
+    if timed:
+        results = client.complete_many(
+            [time_range_messages(rows[q]["question"], rows[q]["question_date"]) for q in timed],
+            desc="rewrite (time range)")
+        for q, res in zip(timed, results):
+            rec = records[q]
+            rec["raw_time_range"] = res.text
+            if res.error:
+                rec["errors"].append(f"time_range: LLM call failed: {res.error}")
+                continue
+            rng, err = parse_time_range(res.text)
+            if err:
+                rec["errors"].append(f"time_range: {err}; order left unchanged")
+                continue
+            if rng is not None and starts_on_question_date(rng, rows[q]["question_date"]):
+                rec["time_range"] = f"ignored: {rng} starts on the question date"
+                continue
+            ranges[q] = rng
+            rec["time_range"] = str(rng) if rng else "N/A"
+
+    final = dict(reranked)
+    encoder_stats = {}
+    retrieve_df = read_table(candidates_retrieve, "candidates") if multi else None
+    if multi:
+        final.update(_rescore(multi, rows, records, reranked, _by_question(retrieve_df),
+                              embeddings, read_table(turns, "turns"),
+                              embedder_cfg, reranker_cfg, encoder, reranker, encoder_stats))
+    if timed:
+        dates = question_session_dates(qs, read_table(sessions, "sessions"))
+        for q in timed:
+            if ranges.get(q) is not None:
+                score = dict(final.get(q, []))
+                order = time_reorder([s for s, _ in final.get(q, [])], dates.get(q, {}), ranges[q])
+                final[q] = [(s, score[s]) for s in order]
+
+    cands = _candidates_frame(final, rerank_df, *([retrieve_df] if multi else []))
+    rewrites = pl.DataFrame(
+        [{**{k: v for k, v in rec.items() if k != "errors"},
+          "error": "; ".join(rec["errors"]) or None} for rec in records.values()],
+        schema=REWRITES_SCHEMA)
+    params = {"rewrite": rewrite_cfg, "embedder": embedder_cfg, "reranker": reranker_cfg}
+    inputs = [questions, sessions, turns, candidates_rerank, candidates_retrieve, embeddings]
+    write_table(cands, out, table="candidates", stage="rewrite", params=params,
+                input_files=inputs)
+    write_table(rewrites, out_rewrites, stage="rewrite", params=params, input_files=inputs)
+
+    s = client.stats if client is not None else {}
+    failed = sum(1 for r in records.values() if r["errors"])
+    print(f"rewrite: {len(multi)} questions rewritten, {len(timed)} time ranges "
+          f"({sum(1 for q in timed if ranges.get(q))} used), {failed} with errors; model calls "
+          f"{s.get('calls', 0)}, cached {s.get('cached', 0)}, failed {s.get('failed', 0)}; "
+          f"embeddings encoded {encoder_stats.get('encoded', 0)}, cached "
+          f"{encoder_stats.get('cached', 0)}", file=sys.stderr)
+    return cands, rewrites
+
+
+def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg, reranker_cfg,
+             encoder, reranker, encoder_stats) -> dict[str, list[tuple[str, float]]]:
+    """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
+    from .retrieval.embedders import CachedEncoder, vectors_matrix
+
+    top_k = int(reranker_cfg.get("top_k") or DEFAULT_TOP_K)
+    pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
+                                   + [s for s, _ in retrieved.get(q, [])])) for q in qids}
+    needed = sorted({s for p in pools.values() for s in p})
+    emb_path = emb
+    if not Path(emb_path).exists():
+        raise MemrecallError(f"missing artifact {emb_path}: run the embed stage first")
+    # Only the pooled sessions' key vectors (a large haystack's table need not fit in memory).
+    emb = (pl.scan_parquet(emb_path).filter(pl.col("session_id").is_in(needed))
+           .select("session_id", "vector").collect())
+    unit_vecs, unit_sessions = vectors_matrix(emb), emb.get_column("session_id").to_list()
+    by_session: dict[str, list[int]] = {}
+    for i, sid in enumerate(unit_sessions):
+        by_session.setdefault(sid, []).append(i)
+
+    encoder = encoder or CachedEncoder(embedder_cfg)
+    queries = {q: [rows[q]["question"], *records[q]["variants"]] for q in qids}
+    flat = [t for q in qids for t in queries[q]]
+    qvecs = encoder.encode(flat, desc="rewrite (embed variants)")
+    encoder_stats.update(encoder.stats)
+
+    # Same switch and passages as the rerank stage, so its cached pair scores are reused.
+    use_reranker = reranker_cfg.get("name") not in (None, "none") and bool(
+        reranker_cfg.get("model") or reranker is not None)
+    passages = {}
+    if use_reranker:
+        from .retrieval.keys import KEYS
+        from .retrieval.rerank import CachedReranker, session_passages
+
+        key = choice({"key": reranker_cfg.get("key", "user")}, "key", KEYS, group="reranker")
+        passages = session_passages(turns, set(needed), key, reranker_cfg.get("max_chars"))
+        reranker = reranker or CachedReranker(reranker_cfg)
+
+    out, offset = {}, 0
+    for q in qids:
+        qv = qvecs[offset:offset + len(queries[q])]
+        offset += len(queries[q])
+        for s in pools[q]:
+            if s not in by_session:
+                raise InputError(f"candidate session {s!r} has no embedded unit (rerun embed)",
+                                 file=str(emb_path), question_id=q, field="session_id")
+        idx = [i for s in pools[q] for i in by_session[s]]
+        scores = max_cosine(qv, unit_vecs[idx], [unit_sessions[i] for i in idx]) if idx else {}
+        if use_reranker and scores:
+            # Re-rank the whole pool by its best cross-encoder score over the same queries.
+            pool = list(scores)
+            pairs = [(text, passages[s]) for text in queries[q] for s in pool]
+            ce = np.asarray(reranker.score(pairs), dtype=np.float64).reshape(len(queries[q]),
+                                                                            len(pool))
+            scores = dict(zip(pool, ce.max(axis=0).tolist()))
+        out[q] = rank_scores(scores, top_k)
+    return out
+

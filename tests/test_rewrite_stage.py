@@ -1,0 +1,260 @@
+"""The rewrite stage end to end on hand-made vectors, with the LLM behind a real local HTTP
+server: exact re-ranking by max cosine over the union of reranked and retrieved candidates,
+time-aware reordering, pass-through of other types, recorded garbage, free byte-identical reruns,
+and `rewrite=off`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from memrecall.artifacts import read_meta, read_table, write_table
+from memrecall.errors import InputError
+from memrecall.hashing import sha256_file
+from memrecall.retrieval.embedders import vectors_column
+from memrecall.rewrite import run_rewrite
+
+from fake_openai_server import FakeOpenAIServer, last_user
+
+
+def unit(*v):
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+Q_SSU = "What cocktail did I try last weekend?"
+Q_BAD = "Which gym did I join?"
+Q_TR = "What did I do in June?"
+Q_MS = "How many drinks did I mix?"
+TEXT_VECS = {Q_SSU: unit(1, 0, 0, 0), "gin sour recipe": unit(0, 1, 0, 0),
+             "I mixed a drink": unit(0, 0, 1, 0), "rum punch": unit(1, 0, 0, 1),
+             Q_BAD: unit(0, 0, 0, 1)}
+UNITS = [("s1", unit(0.8, 0.6, 0, 0)), ("s2", unit(0.6, 0, 0, 0.8)), ("s3", unit(0, 1, 0, 0)),
+         ("s4", unit(0, 0, 0, 1)), ("s4", unit(0, 0.6, 0.8, 0)), ("s5", unit(0, 0, 0, -1)),
+         ("s6", unit(1, 1, 1, 1))]
+DATES = {"s1": "2023/07/03 (Mon) 10:00", "s2": "2023/06/02 (Fri) 10:00",
+         "s3": "2023/03/03 (Fri) 10:00", "s4": "2023/04/04 (Tue) 10:00",
+         "s5": "2023/01/01 (Sun) 10:00", "s6": "2023/05/30 (Tue) 10:00"}
+USER_TEXT = {"s1": "we talked about cocktails", "s2": "rum punch at the party",
+             "s3": "my gin sour recipe", "s4": "I mixed a drink for friends",
+             "s5": "new gym membership", "s6": "planning a trip"}
+QS = [("q_bad", "single-session-user", Q_BAD), ("q_ms", "multi-session", Q_MS),
+      ("q_ssu", "single-session-user", Q_SSU), ("q_tr", "temporal-reasoning", Q_TR)]
+RERANK = {"q_ssu": ["s1", "s2"], "q_bad": ["s5", "s1"], "q_ms": ["s4", "s2", "s1"],
+          "q_tr": ["s5", "s2", "s6", "s1"]}
+RETRIEVE = {"q_ssu": ["s1", "s2", "s4", "s3", "s5"], "q_bad": ["s5", "s1", "s4"],
+            "q_ms": ["s4", "s2", "s1", "s3"], "q_tr": ["s5", "s2", "s6", "s1", "s3"]}
+
+
+def cands(ranked):
+    return pl.DataFrame([(q, r, s, round(1.0 - r / 10, 3)) for q, ids in ranked.items()
+                         for r, s in enumerate(ids, 1)],
+                        schema=["question_id", "rank", "session_id", "score"], orient="row")
+
+
+def write_inputs(root: Path) -> dict:
+    art = root / "artifacts"
+    q = pl.DataFrame({
+        "question_id": [x[0] for x in QS], "question_type": [x[1] for x in QS],
+        "is_abstention": [False] * 4, "question": [x[2] for x in QS], "answer": ["x"] * 4,
+        "question_date": ["2023/07/10 (Mon) 09:00"] * 4,
+        "haystack_session_ids": [list(DATES)] * 4, "answer_session_ids": [["s1"]] * 4})
+    s = pl.DataFrame({"session_id": list(DATES), "date": list(DATES.values()),
+                      "content_hash": ["h"] * 6})
+    t = pl.DataFrame([(sid, 0, "user", text) for sid, text in USER_TEXT.items()]
+                     + [(sid, 1, "assistant", "ok") for sid in USER_TEXT],
+                     schema=["session_id", "turn_index", "role", "content"], orient="row"
+                     ).with_columns(has_answer=pl.lit(False))
+    emb = pl.from_arrow(pa.table({
+        "unit_id": [f"{sid}_{i}" for i, (sid, _) in enumerate(UNITS)],
+        "session_id": [sid for sid, _ in UNITS],
+        "vector": vectors_column(np.stack([v for _, v in UNITS]))}))
+    p = {}
+    for name, df, table in (("questions", q, "questions"), ("sessions", s, "sessions"),
+                            ("turns", t, "turns"),
+                            ("candidates_rerank", cands(RERANK), "candidates"),
+                            ("candidates_retrieve", cands(RETRIEVE), "candidates"),
+                            ("embeddings", emb, None)):
+        p[name] = str(write_table(df, art / f"{name}.parquet", table=table, stage="test"))
+    p["out"] = str(art / "candidates_rewrite.parquet")
+    p["out_rewrites"] = str(art / "rewrites.parquet")
+    return p
+
+
+class FakeEncoder:
+    """Hand-made vectors for known texts (an unknown text fails the test loudly)."""
+
+    def __init__(self):
+        self.stats = {"encoded": 0, "cached": 0}
+        self.seen = []
+
+    def encode(self, texts, desc="embed"):
+        self.seen += list(texts)
+        self.stats["encoded"] += len(texts)
+        return np.stack([TEXT_VECS[t] for t in texts])
+
+
+class WordOverlapReranker:
+    """A cross-encoder stand-in: score = number of shared lower-case words."""
+
+    def __init__(self):
+        self.pairs = []
+
+    def score(self, pairs):
+        self.pairs += pairs
+        return np.array([len(set(q.lower().split()) & set(p.lower().split())) for q, p in pairs],
+                        dtype=np.float64)
+
+
+def llm_answer(messages):
+    text = last_user(messages)
+    if text.startswith("Question date:"):
+        return '```json\n{"start": "2023/06/01", "end": "2023/06/30"}\n```'
+    if Q_SSU in text:
+        return "Here are three:\n1. gin sour recipe\n2. I mixed a drink\n3. rum punch"
+    return "???"
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAIServer(answer=llm_answer) as srv:
+        yield srv
+
+
+@pytest.fixture
+def inputs(tmp_path, fresh_cache, monkeypatch):
+    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
+    return write_inputs(tmp_path)
+
+
+def rewrite_cfg(server, **over):
+    return {"name": "multiangle", "types": ["single-session-user"], "n_variants": 3,
+            "prompt": "multiangle", "time_aware": True, "time_types": ["temporal-reasoning"],
+            "llm": {"model": "openai/fake-rewriter", "api_base": server.url,
+                    "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 64,
+                    "thinking_budget": None, "concurrency": 2, "rpm": None, "timeout_s": 10,
+                    "num_retries": 1, "retry_backoff_s": 0.01}, **over}
+
+
+EMBEDDER = {"name": "fake", "model": "unused", "granularity": "session", "key": "user"}
+NO_RERANKER = {"name": "none", "model": None, "top_k": 4}
+
+
+def run(p, rcfg, reranker_cfg=NO_RERANKER, encoder=None, reranker=None):
+    return run_rewrite(rcfg, EMBEDDER, reranker_cfg, questions=p["questions"],
+                       sessions=p["sessions"], turns=p["turns"],
+                       candidates_rerank=p["candidates_rerank"],
+                       candidates_retrieve=p["candidates_retrieve"], embeddings=p["embeddings"],
+                       out=p["out"], out_rewrites=p["out_rewrites"],
+                       encoder=encoder or FakeEncoder(), reranker=reranker)
+
+
+def ranked(df, qid):
+    rows = df.filter(pl.col("question_id") == qid).sort("rank")
+    assert rows.get_column("rank").to_list() == list(range(1, rows.height + 1))
+    return list(zip(rows.get_column("session_id"), rows.get_column("score")))
+
+
+def calls(cache: Path) -> int:
+    log = cache / "llm" / "calls.jsonl"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_multiangle_rescoring_time_aware_and_pass_through(server, inputs, fresh_cache):
+    enc = FakeEncoder()
+    run(inputs, rewrite_cfg(server), encoder=enc)
+    out = read_table(inputs["out"], "candidates")
+    # q_ssu: pool = rerank {s1,s2} ∪ retrieve {s4,s3,s5}; max cosine over question + 3 variants.
+    got = ranked(out, "q_ssu")
+    assert [s for s, _ in got] == ["s3", "s2", "s1", "s4"]  # s5 (score 0) cut by top_k=4
+    # (s1 and s4 tie at 0.8: the pool order, reranked before retrieved, decides)
+    assert [x for _, x in got] == pytest.approx([1.0, 1.4 / np.sqrt(2), 0.8, 0.8], abs=1e-6)
+    # q_bad: garbage variants -> the original question alone, over the same kind of pool.
+    assert ranked(out, "q_bad") == [("s4", pytest.approx(1.0)), ("s1", pytest.approx(0.0)),
+                                    ("s5", pytest.approx(-1.0))]
+    # q_tr: June ±2 days (05/30..07/02) moves s2 and s6 to the front; nothing dropped; scores kept.
+    assert ranked(out, "q_tr") == [("s2", 0.8), ("s6", 0.7), ("s5", 0.9), ("s1", 0.6)]
+    # q_ms: not a rewrite type -> its reranked candidates, unchanged.
+    assert ranked(out, "q_ms") == [("s4", 0.9), ("s2", 0.8), ("s1", 0.7)]
+    assert sorted(set(enc.seen)) == sorted([Q_SSU, Q_BAD, "gin sour recipe", "I mixed a drink",
+                                            "rum punch"])
+
+    rw = read_table(inputs["out_rewrites"])
+    assert rw.get_column("question_id").to_list() == ["q_bad", "q_ssu", "q_tr"]
+    rec = {r["question_id"]: r for r in rw.iter_rows(named=True)}
+    assert rec["q_ssu"]["variants"] == ["gin sour recipe", "I mixed a drink", "rum punch"]
+    assert rec["q_ssu"]["error"] is None and rec["q_ssu"]["time_range"] is None
+    assert rec["q_bad"]["variants"] == [] and "no usable variant" in rec["q_bad"]["error"]
+    assert rec["q_bad"]["raw_variants"] == "???"
+    assert rec["q_tr"]["time_range"] == "2023/06/01..2023/06/30" and rec["q_tr"]["error"] is None
+    assert server.total_requests == 3 and calls(fresh_cache) == 3
+    meta = read_meta(inputs["out"])
+    assert meta["stage"] == "rewrite" and set(meta["params"]) == {"rewrite", "embedder", "reranker"}
+
+
+def test_rerun_is_free_and_byte_identical(server, inputs, fresh_cache):
+    run(inputs, rewrite_cfg(server))
+    before = sha256_file(inputs["out"]), sha256_file(inputs["out_rewrites"])
+    run(inputs, rewrite_cfg(server))
+    assert (sha256_file(inputs["out"]), sha256_file(inputs["out_rewrites"])) == before
+    assert server.total_requests == 3 and calls(fresh_cache) == 3
+
+
+def test_reranker_rescores_the_union_by_max_over_queries(server, inputs):
+    rr = WordOverlapReranker()
+    run(inputs, rewrite_cfg(server, time_aware=False),
+        {"name": "fake_ce", "model": "unused", "top_k": 4}, reranker=rr)
+    out = read_table(inputs["out"], "candidates")
+    # Overlaps: s4 "i mixed a drink" 4, s3 "gin sour recipe" 3, s2 "rum punch" 2, s1/s5 0.
+    assert ranked(out, "q_ssu") == [("s4", 4.0), ("s3", 3.0), ("s2", 2.0), ("s1", 0.0)]
+    assert ("I mixed a drink", "I mixed a drink for friends") in rr.pairs
+    assert len([p for p in rr.pairs if p[0] == Q_SSU]) == 5  # every pooled session, every query
+    assert ranked(out, "q_tr") == [("s5", 0.9), ("s2", 0.8), ("s6", 0.7), ("s1", 0.6)]
+
+
+def test_time_aware_only_with_zero_variants(server, inputs):
+    run(inputs, rewrite_cfg(server, n_variants=0))
+    out = read_table(inputs["out"], "candidates")
+    assert server.total_requests == 1  # the time range; no variant calls
+    # The original alone; the zero-score ties keep the pool order (rerank, then retrieve).
+    assert [s for s, _ in ranked(out, "q_ssu")] == ["s1", "s2", "s4", "s3"]
+    assert [s for s, _ in ranked(out, "q_tr")] == ["s2", "s6", "s5", "s1"]
+
+
+def test_llm_failure_is_recorded_and_falls_back(server, inputs):
+    server.plan(Q_SSU, ["500"] * 10)
+    run(inputs, rewrite_cfg(server, time_aware=False))
+    rec = {r["question_id"]: r for r in read_table(inputs["out_rewrites"]).iter_rows(named=True)}
+    assert rec["q_ssu"]["variants"] == [] and rec["q_ssu"]["error"].startswith("variants: LLM")
+    out = read_table(inputs["out"], "candidates")
+    assert [s for s, _ in ranked(out, "q_ssu")] == ["s1", "s2", "s4", "s3"]
+
+
+def test_off_passes_everything_through(server, inputs):
+    for n in (3, 5):  # a knob off does not use leaves the file byte-identical
+        cands_df, rw = run(inputs, rewrite_cfg(server, name="off", time_aware=False, n_variants=n))
+        if n == 3:
+            first = sha256_file(inputs["out"])
+    assert sha256_file(inputs["out"]) == first
+    assert server.total_requests == 0 and rw.height == 0
+    out = read_table(inputs["out"], "candidates")
+    assert out.equals(read_table(inputs["candidates_rerank"], "candidates").sort(
+        ["question_id", "rank"]))
+    assert read_meta(inputs["out"])["params"] == {"rewrite": {"name": "off"}}
+    assert read_table(inputs["out_rewrites"]).columns[:4] == ["question_id", "question_type",
+                                                             "variants", "time_range"]
+
+
+def test_pooled_session_without_key_vector_is_a_clear_error(server, inputs):
+    emb = read_table(inputs["embeddings"]).filter(pl.col("session_id") != "s3")
+    write_table(emb, inputs["embeddings"], stage="test")
+    with pytest.raises(InputError) as e:
+        run(inputs, rewrite_cfg(server, time_aware=False))
+    msg = str(e.value)
+    for part in ("'s3'", "embeddings.parquet", "'q_ssu'", "session_id"):
+        assert part in msg
+    assert not Path(inputs["out"]).exists()  # nothing half-written
