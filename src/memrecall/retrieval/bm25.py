@@ -1,0 +1,74 @@
+"""BM25 over one question's haystack, with the bm25s library.
+
+Each question gets its own index over its haystack's units (as LongMemEval's flat-bm25 does), so
+IDF reflects that haystack. Tokenisation: lowercase, words of 2+ word characters (bm25s's
+default pattern), optional stopword list (`bm25_stopwords`: en = Lucene's 33 words, en_plus =
+bm25s's longer list, none) and optional Snowball stemming (`bm25_stemmer`: english needs the
+PyStemmer package, none). Texts are tokenised once per run and reused across questions.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import bm25s
+import numpy as np
+from bm25s import stopwords as _sw
+
+from ..errors import ConfigError
+
+# bm25s sets its own logger to DEBUG, which prints a line per index built: keep it quiet.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+TOKEN = re.compile(r"(?u)\b\w\w+\b")
+STOPWORDS = {"en": _sw.STOPWORDS_EN, "en_plus": _sw.STOPWORDS_EN_PLUS, "none": ()}
+STEMMERS = ("none", "english")
+METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+
+
+class BM25Scorer:
+    def __init__(self, cfg: dict):
+        sw = str(cfg.get("bm25_stopwords", "en"))
+        if sw not in STOPWORDS:
+            raise ConfigError("retrieval.bm25_stopwords", sw, list(STOPWORDS))
+        self.stopwords = frozenset(STOPWORDS[sw])
+        stem = str(cfg.get("bm25_stemmer", "english"))
+        if stem not in STEMMERS:
+            raise ConfigError("retrieval.bm25_stemmer", stem, list(STEMMERS))
+        self.stem = None
+        if stem == "english":
+            try:
+                import Stemmer
+            except ImportError:
+                raise ConfigError("retrieval.bm25_stemmer", stem, hint="needs the PyStemmer "
+                                  "package (pip install PyStemmer)") from None
+            self.stem = Stemmer.Stemmer("english").stemWords
+        self.k1 = float(cfg.get("bm25_k1", 1.5))
+        self.b = float(cfg.get("bm25_b", 0.75))
+        self.method = str(cfg.get("bm25_method", "lucene"))
+        if self.method not in METHODS:
+            raise ConfigError("retrieval.bm25_method", self.method, list(METHODS))
+        self._tokens: dict[str, list[str]] = {}
+
+    def tokenize(self, text: str) -> list[str]:
+        toks = self._tokens.get(text)
+        if toks is None:
+            toks = [t for t in TOKEN.findall(text.lower()) if t not in self.stopwords]
+            if self.stem is not None:
+                toks = self.stem(toks)
+            self._tokens[text] = toks
+        return toks
+
+    def scores(self, query: str, docs: list[str]) -> np.ndarray:
+        """BM25 score of every doc for the query (an index over exactly these docs)."""
+        if not docs:
+            return np.zeros(0, dtype=np.float64)
+        q = self.tokenize(query)
+        corpus = [self.tokenize(d) for d in docs]
+        index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        index.index(corpus, show_progress=False)
+        q = [t for t in q if t in index.vocab_dict]
+        if not q:
+            return np.zeros(len(docs), dtype=np.float64)
+        return np.asarray(index.get_scores(q), dtype=np.float64)

