@@ -70,11 +70,19 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     try:
         pq.write_table(tbl, tmp, compression="zstd", write_statistics=True,
                        store_schema=True)
-        os.replace(tmp, path)
+        _publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _publish(tmp: str, path: Path) -> None:
+    """mkstemp makes 0600 files; give the artifact the usual umask-based mode, then rename."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
 
 
 def read_table(path: str | Path, table: str | None = None) -> pl.DataFrame:
@@ -111,7 +119,7 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.replace(tmp, path)
+        _publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
