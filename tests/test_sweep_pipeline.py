@@ -1,0 +1,72 @@
+"""A reader sweep over the real pipeline (2 questions of the bundled sample) in a temporary copy
+of the repo: two DVC experiments that differ only in the reader prompt compute download's
+downstream upstream - embed, retrieve, rerank, rewrite - once, not once per experiment.
+
+Counted three ways: DVC's own stage log of each experiment, the embed stage's encoder counter,
+and the requests the reader's (fake, local) OpenAI-compatible server received."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from fake_openai_server import FakeOpenAIServer
+from test_sweep import _env, table_rows
+
+pytestmark = pytest.mark.slow
+
+
+def _copy_repo(dst: Path) -> Path:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.splitlines()
+    for rel in files:
+        src = REPO / rel
+        if src.is_file() and not rel.startswith(("reports/", "tests/", "multirun/")):
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / rel)
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm",
+                 "copy"]):
+        subprocess.run(cmd, cwd=dst, check=True, capture_output=True)
+    return dst
+
+
+def test_reader_sweep_computes_upstream_stages_once(tmp_path):
+    repo = _copy_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    env = {**_env(), "MEMRECALL_CACHE_DIR": str(cache), "MEMRECALL_FAKE_KEY": "sk-test-not-real"}
+    with FakeOpenAIServer() as srv:
+        proc = subprocess.run(
+            [sys.executable, "stages/sweep.py", "-m", "reader.prompt=default,con", "reader=gpt4o",
+             f"reader.api_base={srv.url}", "reader.model=openai/fake-reader",
+             "reader.api_key_env=MEMRECALL_FAKE_KEY", "reader.concurrency=2", "dataset.limit=2",
+             "--jobs", "2", "++sweep.track=false", "++sweep.poll_s=1"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+        requests = srv.total_requests
+    rows = table_rows(proc.stdout)
+    assert [r["state"] for r in rows.values()] == ["Success", "Success"]
+    assert [r["reader.prompt"] for r in rows.values()] == ["default", "con"]
+
+    (sweep_dir,) = repo.glob("multirun/*/*")
+    logs = {p.stem: p.read_text() for p in (sweep_dir / "logs").glob("*.log")}
+    assert len(logs) == 2
+    ran = {stage: sum(f"Running stage '{stage}'" in log for log in logs.values())
+           for stage in ("embed", "retrieve", "rerank", "rewrite", "read", "judge")}
+    assert ran == {"embed": 1, "retrieve": 1, "rerank": 1, "rewrite": 1, "read": 2, "judge": 2}
+    # the one embed run encoded every unique key text once; nothing else encoded anything
+    embedded = [re.search(r"embed: \d+ units, (\d+) unique texts, (\d+) embedded", log)
+                for log in logs.values()]
+    (stats,) = [m for m in embedded if m]
+    assert int(stats.group(2)) == int(stats.group(1)) > 0
+    # the reader: 2 questions per experiment, each request paid exactly once
+    assert requests == 4
+    calls = [json.loads(ln) for ln in (cache / "llm" / "calls.jsonl").read_text().splitlines()]
+    assert [c["stage"] for c in calls] == ["read"] * 4

@@ -1,0 +1,224 @@
+"""MLflow sync of DVC experiments: one run per experiment, flattened params, metric names without
+'@', reports and prompts as artifacts, git rev + dataset sha256 tags; idempotent. Checked
+against a local sqlite store and against a real `mlflow server` read back over its REST API."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from memrecall import tracking
+from memrecall.errors import MemrecallError
+
+from test_sweep import DATASET_SHA, _env, make_tiny_project
+
+
+def _exp_run(project: Path, name: str, *overrides: str) -> None:
+    args = [sys.executable, "-m", "dvc", "exp", "run", "--temp", "-n", name]
+    for ov in overrides:
+        args += ["-S", ov]
+    proc = subprocess.run(args, cwd=project, env=_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def mlflow_server(tmp_path_factory):
+    """A real `mlflow server` (sqlite backend, served artifacts) on a free 127.0.0.1 port.
+    Started first: it takes a while to come up, while the experiments are being made."""
+    folder = tmp_path_factory.mktemp("mlflow_server")
+    port = _free_port()
+    log = open(folder / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
+         "--workers", "1", "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}",
+         "--artifacts-destination", str(folder / "artifacts")],
+        cwd=folder, stdout=log, stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    yield {"url": url, "proc": proc, "log": folder / "server.log"}
+    os.killpg(proc.pid, signal.SIGTERM)  # the server and the workers it started
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    log.close()
+
+
+def _wait_up(server: dict, timeout: float = 180) -> str:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if server["proc"].poll() is not None:
+            pytest.fail(f"mlflow server exited: {server['log'].read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(server["url"] + "/health", timeout=2) as r:
+                if r.status == 200:
+                    return server["url"]
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"mlflow server not up after {timeout}s: {server['log'].read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, mlflow_server):
+    """A tiny DVC project with two real experiments (reader x and reader y)."""
+    path = make_tiny_project(tmp_path_factory.mktemp("tracking") / "tiny")
+    _exp_run(path, "exp-x", "reader=x")
+    _exp_run(path, "exp-y", "reader=y", "prep=b")
+    return path
+
+
+def _rest(url: str, endpoint: str, body: dict | None = None, **query) -> dict:
+    full = f"{url}/api/2.0/mlflow/{endpoint}"
+    if query:
+        full += "?" + urllib.parse.urlencode(query)
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(full, data=data, headers={"Content-Type": "application/json"},
+                                 method="POST" if body is not None else "GET")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def _search(url: str, exp_id: str) -> list[dict]:
+    return _rest(url, "runs/search", {"experiment_ids": [exp_id], "max_results": 100,
+                                      "run_view_type": "ACTIVE_ONLY"}).get("runs", [])
+
+
+def _kv(items: list[dict]) -> dict:
+    return {i["key"]: i["value"] for i in items or []}
+
+
+# ---------------------------------------------------------------- pure helpers
+
+def test_flatten_and_mlflow_safe_names():
+    metrics = {"n_questions": 12, "qa": {"overall": 0.5, "by_type": {"single-session-user": 1}},
+               "retrieval": {"session": {"recall_any@5": 0.9}}, "ok": True,
+               "note": "text", "missing": None, "nan": float("nan")}
+    assert tracking.metric_values(metrics) == {
+        "n_questions": 12.0, "qa.overall": 0.5, "qa.by_type.single-session-user": 1.0,
+        "retrieval.session.recall_any_at_5": 0.9, "ok": 1.0}
+    params = tracking.param_values({
+        "reader": {"model": "deepseek/x", "top_k": 15, "thinking_budget": None},
+        "dataset": {"question_types": ["a", "b"], "prompt": "p" * 7000}})
+    assert params == {"reader.model": "deepseek/x", "reader.top_k": "15",
+                      "reader.thinking_budget": "null", "dataset.question_types": '["a", "b"]',
+                      "dataset.prompt": "p" * 6000}
+
+
+def test_tracking_uri_defaults_to_an_absolute_db_at_the_project_root(tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    assert tracking.tracking_uri(tmp_path) == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
+    monkeypatch.setenv("DVC_ROOT", str(tmp_path))  # inside a queued experiment's temp clone
+    monkeypatch.chdir(tmp_path.parent)
+    assert tracking.tracking_uri() == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:1")
+    assert tracking.tracking_uri(tmp_path) == "http://127.0.0.1:1"
+
+
+# ---------------------------------------------------------------- local sqlite store
+
+@pytest.mark.slow
+def test_sync_to_sqlite_is_idempotent_and_replaces_rerun_experiments(project, tmp_path,
+                                                                     monkeypatch):
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.chdir(tmp_path)  # the store and artifacts must not follow the cwd
+    root = tmp_path / "root"
+    root.mkdir()
+    uri = f"sqlite:///{root / 'mlflow.db'}"
+    exp_id = tracking.ensure_experiment(root, uri)
+    client = MlflowClient(uri)
+    assert client.get_experiment(exp_id).artifact_location == (root / "mlruns").as_uri()
+
+    assert tracking.sync_experiments(project, uri=uri, progress=False) == {
+        "exp-x": "created", "exp-y": "created"}
+    assert tracking.sync_experiments(project, uri=uri, progress=False) == {
+        "exp-x": "unchanged", "exp-y": "unchanged"}
+    runs = {r.info.run_name: r for r in client.search_runs([exp_id])}
+    assert sorted(runs) == ["exp-x", "exp-y"]
+    y = runs["exp-y"]
+    assert y.data.metrics["qa.overall"] == pytest.approx(0.4)
+    assert y.data.params["prep.name"] == "b" and y.data.params["reader.prompt"] == "type_aware"
+    assert y.data.tags["memrecall.dataset_sha256"] == DATASET_SHA
+    assert not list(Path(tmp_path).glob("mlruns"))  # nothing landed in the cwd
+    arts = {a.path for a in client.list_artifacts(y.info.run_id, "prompts")}
+    assert arts == {"prompts/reader_type_aware.md", "prompts/source"}
+
+    # A half-logged run (crashed sync) is not trusted: it is replaced.
+    rev_x = runs["exp-x"].data.tags[tracking.TAG_REV]
+    client.set_tag(runs["exp-x"].info.run_id, tracking.TAG_COMPLETE, "false")
+    assert tracking.sync_experiments(project, uri=uri, names=["exp-x"], progress=False) == {
+        "exp-x": "replaced"}
+    # Re-running an experiment under the same name (new commit) replaces its run.
+    subprocess.run([sys.executable, "-m", "dvc", "exp", "remove", "exp-x"], cwd=project,
+                   env=_env(), check=True, capture_output=True)
+    _exp_run(project, "exp-x", "reader=z")
+    assert tracking.sync_experiments(project, uri=uri, progress=False) == {
+        "exp-x": "replaced", "exp-y": "unchanged"}
+    runs = {r.info.run_name: r for r in client.search_runs([exp_id])}
+    assert sorted(runs) == ["exp-x", "exp-y"]
+    assert runs["exp-x"].data.tags[tracking.TAG_REV] != rev_x
+    assert runs["exp-x"].data.metrics["qa.overall"] == pytest.approx(0.3)
+
+
+def test_unusable_store_is_a_clear_error(tmp_path):
+    (tmp_path / "a_file").write_text("not a folder")
+    uri = f"sqlite:///{tmp_path / 'a_file' / 'mlflow.db'}"
+    with pytest.raises(MemrecallError, match=f"MLflow store {uri}: cannot create or open"):
+        tracking.ensure_experiment(tmp_path, uri)
+
+
+# ---------------------------------------------------------------- a real mlflow server
+
+@pytest.mark.slow
+def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server, monkeypatch):
+    url = _wait_up(mlflow_server)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", url)
+    monkeypatch.setenv(tracking.EXPERIMENT_ENV, "memrecall-rest")
+    refs = {r.name: r for r in tracking.list_experiments(project)}
+
+    first = tracking.sync_experiments(project, progress=False)
+    assert set(first.values()) == {"created"} and set(first) == set(refs)
+    exp = _rest(url, "experiments/get-by-name", experiment_name="memrecall-rest")["experiment"]
+    runs = {r["info"]["run_name"]: r for r in _search(url, exp["experiment_id"])}
+    assert set(runs) == set(refs)
+    for name, run in runs.items():
+        tags, metrics = _kv(run["data"]["tags"]), _kv(run["data"]["metrics"])
+        params = _kv(run["data"].get("params"))
+        assert run["info"]["status"] == "FINISHED"
+        assert tags["memrecall.exp_rev"] == tags["mlflow.source.git.commit"] == refs[name].rev
+        assert tags["memrecall.baseline_rev"] == refs[name].baseline_rev
+        assert tags["memrecall.dataset_sha256"] == DATASET_SHA
+        assert "retrieval.session.recall_any_at_5" in metrics
+        assert not any("@" in k for k in metrics)
+        assert params["dataset.sha256"] == DATASET_SHA
+        reports = _rest(url, "artifacts/list", run_id=run["info"]["run_id"], path="reports")
+        assert {f["path"] for f in reports["files"]} == {"reports/metrics.json",
+                                                          "reports/summary.md"}
+    y = runs["exp-y"]
+    assert _kv(y["data"]["metrics"])["qa.overall"] == pytest.approx(0.4)
+    assert _kv(y["data"]["params"])["reader.name"] == "y"
+
+    # Sync again: nothing new, not even a second metric point.
+    assert set(tracking.sync_experiments(project, progress=False).values()) == {"unchanged"}
+    again = _search(url, exp["experiment_id"])
+    assert sorted(r["info"]["run_id"] for r in again) == sorted(
+        r["info"]["run_id"] for r in runs.values())
+    history = _rest(url, "metrics/get-history", run_id=y["info"]["run_id"],
+                    metric_key="qa.overall")
+    assert len(history["metrics"]) == 1
