@@ -21,7 +21,8 @@ def render(name, qtype="single-session-user", question="Where do I work?"):
 
 
 def test_prompt_names_and_unknown_name_error():
-    assert set(P.PROMPTS) == {"default", "type_aware", "con", "preference"}
+    assert set(P.PROMPTS) == {"default", "type_aware", "multi_session", "recency", "con",
+                              "preference"}
     with pytest.raises(ConfigError) as e:
         P.get_prompt("cot")
     msg = str(e.value)
@@ -85,7 +86,7 @@ def test_prompt_id_is_name_plus_template_hash():
     ids = {name: p.prompt_id for name, p in P.PROMPTS.items()}
     for name, pid in ids.items():
         assert re.fullmatch(rf"{name}:[0-9a-f]{{8}}", pid)
-    assert len({pid.split(":")[1] for pid in ids.values()}) == 4
+    assert len({pid.split(":")[1] for pid in ids.values()}) == len(ids)  # all distinct
     default = P.PROMPTS["default"]
     assert dataclasses.replace(default).template_hash == default.template_hash
     edited = dataclasses.replace(default, template=default.template.replace("Answer:", "A:"))

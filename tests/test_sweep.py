@@ -282,17 +282,19 @@ def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
 
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=ablation", "reader=local"], _named("ablation"))
-    assert [s.name for s in specs] == [f"ablation_{v}_reader-local" for v in
-                                       ("baseline", "top15", "type_aware", "ssu_rewrite", "all")]
+    assert [s.name for s in specs] == [f"ablation_{v}_reader-local" for v in (
+        "baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")]
     cfgs = [project.compose(s) for s in specs]
     ladder = [(c["reader"]["top_k_context"], c["reader"]["max_chars_per_session"],
                c["reader"]["prompt"], c["rewrite"]["name"]) for c in cfgs]
     assert ladder == [(10, 2400, "default", "off"), (15, 3500, "default", "off"),
-                      (15, 3500, "type_aware", "off"), (15, 3500, "default", "multiangle"),
-                      (15, 3500, "type_aware", "multiangle")]
+                      (15, 3500, "multi_session", "off"), (15, 3500, "recency", "off"),
+                      (15, 3500, "default", "multiangle"), (15, 3500, "type_aware", "multiangle")]
     assert all(c["rewrite"]["types"] == ["single-session-user"] for c in cfgs)
-    guidance = PROMPTS["type_aware"].guidance  # the rung carries both instructions
-    assert {"multi-session", "knowledge-update"} <= set(guidance)
+    # each prompt rung carries exactly its own instruction; `all` carries both
+    assert set(PROMPTS["multi_session"].guidance) == {"multi-session"}
+    assert set(PROMPTS["recency"].guidance) == {"knowledge-update"}
+    assert set(PROMPTS["type_aware"].guidance) == {"multi-session", "knowledge-update"}
     assert all("sweep" not in c for c in cfgs)  # driver config never reaches params.yaml
 
 

@@ -10,6 +10,8 @@ Options:
 - `type_aware`: `default` plus per-type guidance for multi-session (list items per session,
   deduplicate, then count) and knowledge-update (latest information by date).
   single-session-preference stays at `default`: Compass found the special prompt hurt.
+- `multi_session`, `recency`: `default` plus only the multi-session, or only the
+  knowledge-update, part of `type_aware` (the separate rungs of the ablation ladder).
 - `con`: Chain-of-Note in one call: notes per session first, then the answer.
 - `preference`: `type_aware` plus the special preference prompt, kept only to reproduce that
   negative finding.
@@ -95,6 +97,9 @@ class ReaderPrompt:
 PROMPTS: dict[str, ReaderPrompt] = {
     "default": ReaderPrompt("default", DEFAULT_TEMPLATE),
     "type_aware": ReaderPrompt("type_aware", DEFAULT_TEMPLATE, dict(_TYPE_AWARE)),
+    "multi_session": ReaderPrompt("multi_session", DEFAULT_TEMPLATE,
+                                  {"multi-session": MULTI_SESSION}),
+    "recency": ReaderPrompt("recency", DEFAULT_TEMPLATE, {"knowledge-update": KNOWLEDGE_UPDATE}),
     "con": ReaderPrompt("con", CON_TEMPLATE, answer_marker="Answer"),
     "preference": ReaderPrompt("preference", DEFAULT_TEMPLATE,
                                {**_TYPE_AWARE, "single-session-preference": PREFERENCE}),
