@@ -1,0 +1,62 @@
+"""A throwaway copy of this repository (tracked + untracked-not-ignored files, no tests/reports)
+for tests that run DVC end to end."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def copy_repo(dst: Path, *, commit: bool = False) -> Path:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split()
+    for rel in files:
+        src = REPO / rel
+        if src.is_file() and not rel.startswith(("reports/", "tests/")):
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / rel)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=dst, check=True)
+    if commit:
+        git(dst, "add", "-A")
+        git(dst, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    return dst
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def pipeline_env(cache: Path, **extra: str) -> dict:
+    env = {**os.environ, "MEMRECALL_CACHE_DIR": str(cache), **extra,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("DVC_ROOT", None)
+    return env
+
+
+def set_params(repo: Path, **changes) -> None:
+    path = repo / "params.yaml"
+    params = yaml.safe_load(path.read_text())
+    for dotted, value in changes.items():
+        group, key = dotted.split(".")
+        params[group][key] = value
+    path.write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def stages_run(proc: subprocess.CompletedProcess) -> list[str]:
+    return re.findall(r"Running stage '(\w+)'", proc.stdout)
