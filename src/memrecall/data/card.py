@@ -84,8 +84,8 @@ def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
         f"- Evidence sessions (answer_session_ids): {s['evidence_total']:,}; of those in "
         f"non-abstention questions, {s['evidence_not_gold']:,} have no user turn marked "
         f"has_answer and so are not gold for retrieval metrics (official LongMemEval rule).",
-        f"- Sessions stored once: deduplicated across haystacks by (session_id, sha256 of their "
-        f"turns); a session id with different text in two haystacks is an error.",
+        "- Sessions stored once: deduplicated across haystacks by (session_id, sha256 of their "
+        "turns); a session id with different text in two haystacks is an error.",
         f"- Sessions dated differently in different haystacks: {s['sessions_multi_date']:,}. "
         f"Each haystack's own dates are in questions.haystack_dates (aligned with "
         f"haystack_session_ids); sessions.date is the earliest.",

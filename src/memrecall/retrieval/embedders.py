@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import json
 import logging
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -32,11 +30,11 @@ import polars as pl
 import pyarrow as pa
 from tqdm import tqdm
 
-from .. import paths
 from ..artifacts import read_table, write_table
 from ..config import choice
 from ..errors import ConfigError, MemrecallError
-from ..hashing import sha256_json, sha256_text
+from ..hashing import sha256_text
+from .store import vector_store
 
 log = logging.getLogger(__name__)
 
@@ -155,39 +153,6 @@ def embedding_space(cfg: dict) -> dict:
 # The vector cache
 # ---------------------------------------------------------------------------------------------
 
-class VectorStore:
-    """sqlite: text sha256 → float32 vector bytes, one file per embedding space. WAL mode and
-    INSERT OR IGNORE let queued experiments read and write it at the same time."""
-
-    def __init__(self, space: dict, root: Path | None = None):
-        self.space = space
-        root = root or paths.cache_dir("embeddings")
-        self.path = root / f"{sha256_json(space)[:24]}.sqlite"
-        self.con = sqlite3.connect(self.path, timeout=60)
-        self.con.execute("PRAGMA journal_mode=WAL")
-        self.con.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-        self.con.execute("CREATE TABLE IF NOT EXISTS vec (h TEXT PRIMARY KEY, v BLOB NOT NULL)")
-        self.con.execute("INSERT OR IGNORE INTO meta VALUES ('space', ?)", (json.dumps(space),))
-        self.con.commit()
-
-    def get_many(self, hashes: list[str]) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        for i in range(0, len(hashes), 900):  # sqlite's bound-parameter limit
-            part = hashes[i:i + 900]
-            q = f"SELECT h, v FROM vec WHERE h IN ({','.join('?' * len(part))})"
-            for h, v in self.con.execute(q, part):
-                out[h] = np.frombuffer(v, dtype=np.float32)
-        return out
-
-    def put_many(self, items) -> None:
-        with self.con:
-            self.con.executemany("INSERT OR IGNORE INTO vec VALUES (?, ?)",
-                                 [(h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items])
-
-    def __len__(self) -> int:
-        return self.con.execute("SELECT COUNT(*) FROM vec").fetchone()[0]
-
-
 def _l2(v: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(v, axis=1, keepdims=True)
     return (v / np.where(n == 0, 1, n)).astype(np.float32)
@@ -201,7 +166,7 @@ class CachedEncoder:
     def __init__(self, embedder_cfg: dict, model=None):
         self.cfg = embedder_cfg
         self.space = embedding_space(embedder_cfg)
-        self.store = VectorStore(self.space)
+        self.store = vector_store(self.space)
         self._model = model
         self.stats = {"encoded": 0, "cached": 0, "model_calls": 0, "encode_s": 0.0}
 

@@ -12,52 +12,24 @@ space (model identity, max_length, precision), keyed by sha256 of the (query, pa
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import sys
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 from tqdm import tqdm
 
-from .. import paths
 from ..artifacts import read_table, write_table
 from ..errors import ConfigError, MemrecallError
-from ..hashing import sha256_json, sha256_text
+from ..hashing import sha256_text
 from .embedders import _device, resolve_model
 from .keys import KEYS, session_text
+from .store import score_store
 
 CHUNK = 512  # pairs per model call
 
 
 def pair_hash(query: str, passage: str) -> str:
     return sha256_text(query + "\x1f" + passage)
-
-
-class ScoreStore:
-    def __init__(self, space: dict, root: Path | None = None):
-        root = root or paths.cache_dir("rerank")
-        self.path = root / f"{sha256_json(space)[:24]}.sqlite"
-        self.con = sqlite3.connect(self.path, timeout=60)
-        self.con.execute("PRAGMA journal_mode=WAL")
-        self.con.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-        self.con.execute("CREATE TABLE IF NOT EXISTS score (h TEXT PRIMARY KEY, s REAL NOT NULL)")
-        self.con.execute("INSERT OR IGNORE INTO meta VALUES ('space', ?)", (json.dumps(space),))
-        self.con.commit()
-
-    def get_many(self, hashes: list[str]) -> dict[str, float]:
-        out = {}
-        for i in range(0, len(hashes), 900):
-            part = hashes[i:i + 900]
-            q = f"SELECT h, s FROM score WHERE h IN ({','.join('?' * len(part))})"
-            out.update(self.con.execute(q, part).fetchall())
-        return out
-
-    def put_many(self, items) -> None:
-        with self.con:
-            self.con.executemany("INSERT OR IGNORE INTO score VALUES (?, ?)",
-                                 [(h, float(s)) for h, s in items])
 
 
 class FlagCrossEncoder:
@@ -94,7 +66,7 @@ class CachedReranker:
         self.space = {"model": identity, "max_length": int(reranker_cfg.get("max_length") or 512),
                       "fp16": bool(reranker_cfg.get("fp16"))
                       and str(reranker_cfg.get("device", "cpu")).startswith("cuda")}
-        self.store = ScoreStore(self.space)
+        self.store = score_store(self.space)
         self._model = model
         self.stats = {"scored": 0, "cached": 0, "model_calls": 0}
 
