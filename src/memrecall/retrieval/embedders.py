@@ -180,10 +180,8 @@ class CachedEncoder:
         texts = list(texts)
         hashes = [sha256_text(t) for t in texts]
         text_of = dict(zip(hashes, texts))
-        uniq = list(text_of)
-        found = self.store.get_many(uniq)
-        missing = [h for h in uniq if h not in found]
-        self.stats["cached"] += len(uniq) - len(missing)
+        found, missing = self.store.lookup(hashes)
+        self.stats["cached"] += len(found)
         if missing:
             # Length-sorted chunks pad less; (length, hash) keeps the order deterministic.
             missing.sort(key=lambda h: (len(text_of[h]), h))

@@ -79,10 +79,8 @@ class CachedReranker:
     def score(self, pairs: list[tuple[str, str]], desc: str = "rerank") -> np.ndarray:
         hashes = [pair_hash(q, p) for q, p in pairs]
         pair_of = dict(zip(hashes, pairs))
-        uniq = list(pair_of)
-        found = self.store.get_many(uniq)
-        missing = [h for h in uniq if h not in found]
-        self.stats["cached"] += len(uniq) - len(missing)
+        found, missing = self.store.lookup(hashes)
+        self.stats["cached"] += len(found)
         if missing:
             with tqdm(total=len(missing), desc=desc, unit="pair", file=sys.stderr,
                       disable=False) as bar:

@@ -46,6 +46,12 @@ class HashStore:
                 out[h] = self.decode(v)
         return out
 
+    def lookup(self, hashes: list[str]) -> tuple[dict, list[str]]:
+        """(values found, unique hashes still to compute, in first-seen order)."""
+        uniq = list(dict.fromkeys(hashes))
+        found = self.get_many(uniq)
+        return found, [h for h in uniq if h not in found]
+
     def put_many(self, items: Iterable[tuple[str, object]]) -> None:
         with self.con:
             self.con.executemany("INSERT OR IGNORE INTO kv VALUES (?, ?)",
