@@ -91,3 +91,47 @@ def test_malformed_params_file(tmp_path):
     bad.write_text("reader: [unclosed\n")
     with pytest.raises(MemrecallError, match="params.yaml"):
         load_params(bad)
+
+
+# Modules that cannot change a stage's result (error text, param reading, paths, the stage
+# frame): a change to them need not rerun the pipeline. Everything else a stage imports must be
+# one of its DVC deps, or DVC would keep a stale artifact after the code changed.
+NOT_RESULT_AFFECTING = {"errors", "config", "stage", "layout", "paths", "__init__"}
+
+
+def _memrecall_imports(path, seen):
+    import ast
+
+    src = REPO / "src"
+    tree = ast.parse(path.read_text())
+    pkg = path.relative_to(src).with_suffix("").parts[:-1] if path.is_relative_to(src) else ()
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = list(pkg[:len(pkg) - node.level + 1]) if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            names = [mod] + [f"{mod}.{a.name}" for a in node.names]
+        for name in names:
+            if not name.startswith("memrecall"):
+                continue
+            parts = name.split(".")
+            for cand in (src.joinpath(*parts).with_suffix(".py"),
+                         src.joinpath(*parts, "__init__.py")):
+                if cand.exists() and cand not in seen:
+                    seen.add(cand)
+                    _memrecall_imports(cand, seen)
+    return seen
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_every_result_affecting_module_is_a_stage_dep(stage):
+    spec = _dvc_yaml()["stages"][stage]
+    deps = [d for d in spec["deps"] if d.startswith("src/")]
+    modules = _memrecall_imports(REPO / "stages" / f"{stage}.py", set())
+    missing = sorted(
+        str(m.relative_to(REPO)) for m in modules
+        if m.stem not in NOT_RESULT_AFFECTING
+        and not any(str(m.relative_to(REPO)).startswith(d) for d in deps))
+    assert not missing, f"stage {stage} imports {missing} but does not list them as deps"
