@@ -54,6 +54,17 @@ def test_facts_prepended_or_added_as_unit():
     assert rounds["unit_id"].to_list() == ["s1_1", "s1_3", "s1_facts", "s2"]
 
 
+def test_fact_only_keys_replace_the_text_where_facts_exist():
+    facts = {"s1": "The user has a cat named Miso."}
+    only = {**CFG, "expansion": "fact_only"}
+    keys = session_keys(None, TURNS, only, facts=facts)
+    assert keys.rows() == [("s1", "s1", "The user has a cat named Miso."), ("s2", "s2", "")]
+    rounds = session_keys(None, TURNS, {**only, "granularity": "round"}, facts=facts)
+    assert rounds["unit_id"].to_list() == ["s1_facts", "s2"]
+    # no facts extracted for a session: it keeps its ordinary key
+    assert session_keys(None, TURNS, only, facts={})["text"][0].startswith("I adopted a cat")
+
+
 def test_bad_granularity_names_the_key():
     with pytest.raises(ConfigError, match="embedder.granularity"):
         session_keys(None, TURNS, {**CFG, "granularity": "turn"})

@@ -314,7 +314,7 @@ def test_negative_findings_compose_on_the_real_conf():
                    for g in c if isinstance(c[g], dict) and c[g] != ref[g]}
                for k, c in cfgs.items() if k != "reference"}
     assert changed["weighted_fusion"] == {"retrieval": {"method": "hybrid", "fusion": "weighted"}}
-    assert changed["fact_keys"] == {"embedder": {"expansion": "fact"}}
+    assert changed["fact_keys"] == {"embedder": {"expansion": "fact_only"}}
     assert changed["all_turn_keys"] == {"embedder": {"key": "all"}}
     assert changed["preference_prompt"] == {"reader": {"prompt": "preference"}}
     assert changed["no_reranker"]["reranker"]["name"] == "none"

@@ -1,6 +1,8 @@
 """Key expansion `V+fact` (LongMemEval paper, §5): an LLM reads each session's user turns and lists
 the facts the user reveals about themselves; the facts are prepended to the session's key
-(keys.py). Off by default (`embedder.expansion: none`); `embedder.expansion: fact` turns it on.
+(keys.py). Off by default (`embedder.expansion: none`); `embedder.expansion: fact` turns it on,
+and `fact_only` makes the facts the whole key (the paper's K = fact; a session whose extraction
+gave no facts keeps its ordinary key, so no session becomes unreachable).
 
 Every extraction goes through memrecall.llm.LLMClient, so it is cached by request hash and a
 rerun pays nothing. A failed call (after the client's retries) leaves that session unexpanded,
@@ -18,7 +20,7 @@ from ..config import choice
 
 log = logging.getLogger(__name__)
 
-EXPANSIONS = ("none", "fact")
+EXPANSIONS = ("none", "fact", "fact_only")
 
 PROMPT = (
     "Below are the user's messages from one conversation with an AI assistant.\n"

@@ -46,6 +46,7 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     key = choice(embedder_cfg, "key", KEYS, group="embedder")
     max_chars = embedder_cfg.get("max_chars")
     facts = facts or {}
+    facts_only = embedder_cfg.get("expansion") == "fact_only"
 
     missing = [c for c in ("session_id", "turn_index", "role", "content") if c not in turns.columns]
     if missing:
@@ -71,6 +72,9 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     for sid in sorted(by_session):
         session = by_session[sid]
         fact = facts.get(sid, "").strip()
+        if fact and facts_only:
+            emit(sid if granularity == "session" else f"{sid}_facts", sid, fact)
+            continue
         if granularity == "session":
             body = JOINER.join(_line(r, c, key) for _, r, c in session
                                if key == "all" or r == "user")
