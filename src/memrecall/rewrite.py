@@ -155,6 +155,19 @@ def _candidates_frame(lists: dict[str, list[tuple[str, float]]],
         ["question_id", "rank"])
 
 
+def _ask(client, qids: list[str], messages: list[list[dict]], *, kind: str, records: dict):
+    """One LLM call per question; the raw output and any failure go into that question's
+    record (a failed call is recorded, never treated as an empty answer); yields (qid, text)
+    for the answered calls."""
+    desc = f"rewrite ({kind.replace('_', ' ')})"
+    for q, res in zip(qids, client.complete_many(messages, desc=desc)):
+        records[q][f"raw_{kind}"] = res.text
+        if res.error:
+            records[q]["errors"].append(f"{kind}: LLM call failed: {res.error}")
+            continue
+        yield q, res.text
+
+
 def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
                 questions: str | Path, sessions: str | Path, turns: str | Path,
                 candidates_rerank: str | Path, candidates_retrieve: str | Path,
@@ -199,32 +212,22 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 
     if multi and settings.n_variants > 0:
         prompt = get_variant_prompt(settings.prompt)
-        results = client.complete_many(
-            [prompt.messages(rows[q]["question"], settings.n_variants) for q in multi],
-            desc="rewrite (variants)")
-        for q, res in zip(multi, results):
-            rec = records[q]
-            rec["raw_variants"] = res.text
-            if res.error:
-                rec["errors"].append(f"variants: LLM call failed: {res.error}")
-                continue
-            rec["variants"], err = prompt.parse(res.text, rows[q]["question"],
-                                                settings.n_variants)
+        for q, text in _ask(client, multi, [prompt.messages(rows[q]["question"],
+                                                            settings.n_variants) for q in multi],
+                            kind="variants", records=records):
+            records[q]["variants"], err = prompt.parse(text, rows[q]["question"],
+                                                       settings.n_variants)
             if err:
-                rec["errors"].append(f"variants: {err}; using the original question only")
+                records[q]["errors"].append(f"variants: {err}; using the original question only")
 
     ranges: dict[str, TimeRange | None] = {}
     if timed:
-        results = client.complete_many(
-            [time_range_messages(rows[q]["question"], rows[q]["question_date"]) for q in timed],
-            desc="rewrite (time range)")
-        for q, res in zip(timed, results):
+        for q, text in _ask(client, timed, [time_range_messages(rows[q]["question"],
+                                                                rows[q]["question_date"])
+                                            for q in timed],
+                            kind="time_range", records=records):
             rec = records[q]
-            rec["raw_time_range"] = res.text
-            if res.error:
-                rec["errors"].append(f"time_range: LLM call failed: {res.error}")
-                continue
-            rng, err = parse_time_range(res.text)
+            rng, err = parse_time_range(text)
             if err:
                 rec["errors"].append(f"time_range: {err}; order left unchanged")
                 continue
