@@ -10,7 +10,7 @@ from memrecall.llm import LLMClient
 
 from fake_openai_server import FakeOpenAIServer
 
-SECRET = "sk-memrecall-SECRET-0123456789abcdef"
+SECRET = "fake-key-memrecall-SECRET-0123456789abcdef"  # not a real key
 
 
 def test_api_key_is_used_but_never_written(tmp_path, fresh_cache, monkeypatch, caplog, capfd):

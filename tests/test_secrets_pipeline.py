@@ -16,7 +16,7 @@ from fake_openai_server import FakeOpenAIServer
 from repo_copy import copy_repo, dvc, git, pipeline_env
 
 pytestmark = pytest.mark.slow
-SECRET = "sk-memrecall-PIPELINE-SECRET-9876543210fedcba"
+SECRET = "fake-key-memrecall-PIPELINE-SECRET-9876543210fedcba"  # not a real key
 
 
 def test_api_key_never_written_by_an_experiment_or_mlflow(tmp_path):
