@@ -135,6 +135,13 @@ def test_unparseable_date(tmp_path, field, value):
             "haystack_dates[1]", match="unparseable date")
 
 
+def test_non_string_haystack_date_names_field(tmp_path):
+    # A list/dict date is unhashable: the date memo must not turn it into a bare TypeError.
+    rec = make_record()
+    rec["haystack_dates"][1] = ["2023/05/21 (Sun) 10:00"]
+    _expect(tmp_path, [rec], qid="q1", field="haystack_dates[1]", match="date string")
+
+
 def test_bad_turn_and_types(tmp_path):
     rec = make_record()
     del rec["haystack_sessions"][1][0]["content"]

@@ -76,12 +76,12 @@ class _Dates:
         self.file, self.memo = file, {}
 
     def parse(self, value, qid: str, fld: str) -> datetime:
-        hit = self.memo.get(value)
-        if hit is not None:
-            return hit
         if not isinstance(value, str):
             raise InputError(f"expected a date string like '2023/05/30 (Tue) 21:56', got "
                              f"{type(value).__name__}", file=self.file, question_id=qid, field=fld)
+        hit = self.memo.get(value)
+        if hit is not None:
+            return hit
         try:
             dt = datetime.strptime(value, DATE_FORMAT)
         except ValueError:
