@@ -40,3 +40,22 @@ def test_api_key_is_used_but_never_written(tmp_path, fresh_cache, monkeypatch, c
     assert SECRET not in caplog.text
     assert all(SECRET not in str(r) for r in res)
     assert SECRET not in repr(client.__dict__)  # the key is not even kept on the client
+
+
+def test_key_cut_by_error_truncation_is_still_masked(fresh_cache, monkeypatch):
+    """Error text is cut to a few hundred characters: a key straddling the cut must not leave
+    its first characters behind (the mask has to be applied before the cut)."""
+    monkeypatch.setenv("MEMRECALL_SECRET_KEY", SECRET)
+
+    class EchoAuthError(Exception):
+        status_code = 401
+
+    async def attempt(self, messages, api_key):
+        raise EchoAuthError("x" * 260 + f" Authorization: Bearer {api_key} rejected")
+
+    monkeypatch.setattr(LLMClient, "_attempt", attempt)
+    cfg = {"model": "openai/gpt-4o-2024-08-06", "api_base": "http://127.0.0.1:9/v1",
+           "api_key_env": "MEMRECALL_SECRET_KEY", "num_retries": 0}
+    res = LLMClient(cfg, "read", progress=False).complete([{"role": "user", "content": "hi"}])
+    assert res.error and "HTTP 401" in res.error
+    assert SECRET[:8] not in res.error, res.error

@@ -316,7 +316,7 @@ class LLMClient:
                 return CallResult(text=text, model=self.model, request_hash=h, input_tokens=n_in,
                                   output_tokens=n_out, reasoning_tokens=n_reason, cost_usd=cost,
                                   latency_s=row["latency_s"], error=None, cached=False)
-            retryable, reason, retry_after = _classify(err, self.timeout_s)
+            retryable, reason, retry_after = _classify(err, self.timeout_s, api_key)
             if not retryable or attempt > self.num_retries:
                 self.cache.log_call(h, self.model, self.stage, False, attempt)
                 self.stats["calls"] += 1
@@ -402,11 +402,13 @@ _NO_RETRY = ("AuthenticationError", "PermissionDeniedError", "NotFoundError", "B
              "UnprocessableEntityError", "InvalidRequestError")
 
 
-def _classify(err: BaseException, timeout_s: float) -> tuple[bool, str, float | None]:
+def _classify(err: BaseException, timeout_s: float, api_key: str | None = None
+              ) -> tuple[bool, str, float | None]:
     """(retryable, reason, retry-after seconds) for an exception raised by one attempt."""
     name = type(err).__name__
     status = getattr(err, "status_code", None)
-    msg = " ".join(str(err).split())
+    # Mask the key before the message is cut, or a key straddling the cut leaves its prefix.
+    msg = _scrub(" ".join(str(err).split()), api_key)
     for prefix in (f"litellm.{name}: ", f"{name}: "):  # litellm repeats the class name twice
         msg = msg[len(prefix):] if msg.startswith(prefix) else msg
     msg = msg[:300]
