@@ -140,3 +140,14 @@ def test_judge_options_are_valid_and_gpt4o_is_the_official_judge():
     g = _load("judge", "gpt4o")
     assert (g["model"], g["temperature"], g["max_tokens"]) == ("gpt-4o-2024-08-06", 0, 10)
     assert _load("judge", "rule")["kind"] == "rule"
+
+
+def test_temperature_spelled_0_or_0_0_is_the_same_request():
+    from memrecall.llm.providers import gen_params
+    from memrecall.llm import request_hash
+
+    msgs = [{"role": "user", "content": "hi"}]
+    a = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0, "max_tokens": 8}))
+    b = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0.0, "max_tokens": 8}))
+    c = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0.5, "max_tokens": 8}))
+    assert a == b != c

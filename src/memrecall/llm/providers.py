@@ -118,9 +118,16 @@ def read_api_key(cfg: dict, provider: str, where: str = "llm") -> str | None:
     return key
 
 
+# Written `0` or `0.0`, a temperature is the same request: hash floats as floats, so a
+# command-line override spelled differently from the conf file never pays for a call twice.
+_FLOAT_KEYS = ("temperature", "top_p")
+
+
 def gen_params(cfg: dict) -> dict:
     """The generation parameters that go into the request hash (None values dropped)."""
-    return {k: cfg[k] for k in GEN_KEYS if cfg.get(k) is not None}
+    def norm(k, v):
+        return float(v) if k in _FLOAT_KEYS and type(v) is int else v
+    return {k: norm(k, cfg[k]) for k in GEN_KEYS if cfg.get(k) is not None}
 
 
 @dataclass(frozen=True)
