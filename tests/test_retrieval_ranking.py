@@ -49,6 +49,11 @@ def test_bm25_prefers_rare_matching_terms():
         BM25Scorer({**RCFG, "bm25_stopwords": "fr"})
 
 
+def test_bm25_on_a_haystack_without_any_token_scores_zero():
+    docs = ["", "the of and", ""]  # empty sessions and stopwords only: nothing to index
+    assert BM25Scorer(RCFG).scores("When did I buy the bicycle?", docs).tolist() == [0, 0, 0]
+
+
 def test_fusions_on_a_keyword_vs_vector_disagreement():
     # Unit 0: strong keyword hit, weak vector; unit 1: best vector, no keywords; unit 2: middling.
     dense = np.array([0.30, 0.70, 0.50])

@@ -66,6 +66,8 @@ class BM25Scorer:
             return np.zeros(0, dtype=np.float64)
         q = self.tokenize(query)
         corpus = [self.tokenize(d) for d in docs]
+        if not any(corpus):  # no unit has a token (bm25s cannot index an empty vocabulary)
+            return np.zeros(len(docs), dtype=np.float64)
         index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
         index.index(corpus, show_progress=False)
         q = [t for t in q if t in index.vocab_dict]
