@@ -220,8 +220,8 @@ def test_time_aware_only_with_zero_variants(server, inputs):
     run(inputs, rewrite_cfg(server, n_variants=0))
     out = read_table(inputs["out"], "candidates")
     assert server.total_requests == 1  # the time range; no variant calls
-    # The original alone; the zero-score ties keep the pool order (rerank, then retrieve).
-    assert [s for s, _ in ranked(out, "q_ssu")] == ["s1", "s2", "s4", "s3"]
+    # Time-aware alone: the rewrite type passes through exactly as reranked (not re-scored).
+    assert [s for s, _ in ranked(out, "q_ssu")] == ["s1", "s2"]
     assert [s for s, _ in ranked(out, "q_tr")] == ["s2", "s6", "s5", "s1"]
 
 

@@ -194,7 +194,9 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
         return cands, empty
 
     rows = {r["question_id"]: r for r in qs.iter_rows(named=True)}
-    multi = sorted(q for q, r in rows.items() if r["question_type"] in settings.types)
+    # n_variants=0 means time-aware reordering alone: the rewrite types pass through unscored.
+    multi = (sorted(q for q, r in rows.items() if r["question_type"] in settings.types)
+             if settings.n_variants > 0 else [])
     timed = (sorted(q for q, r in rows.items() if r["question_type"] in settings.time_types)
              if settings.time_aware else [])
     records = {q: {"question_id": q, "question_type": rows[q]["question_type"], "variants": [],
@@ -202,7 +204,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
                    "raw_time_range": None} for q in sorted(set(multi) | set(timed))}
 
     client = None
-    if (multi and settings.n_variants > 0) or timed:
+    if multi or timed:
         from .llm import LLMClient
 
         llm_cfg = rewrite_cfg.get("llm")
@@ -210,7 +212,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
             raise ConfigError("rewrite.llm", llm_cfg, hint="expected the LLM settings mapping")
         client = LLMClient(llm_cfg, stage="rewrite")
 
-    if multi and settings.n_variants > 0:
+    if multi:
         prompt = get_variant_prompt(settings.prompt)
         for q, text in _ask(client, multi, [prompt.messages(rows[q]["question"],
                                                             settings.n_variants) for q in multi],
