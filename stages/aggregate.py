@@ -12,7 +12,8 @@ def main():
                   candidates={"retrieve": layout.CANDIDATES_RETRIEVE,
                               "rerank": layout.CANDIDATES_RERANK,
                               "rewrite": layout.CANDIDATES_REWRITE},
-                  answers=layout.ANSWERS, verdicts=layout.VERDICTS, out_dir=layout.REPORTS)
+                  answers=layout.ANSWERS, verdicts=layout.VERDICTS, rewrites=layout.REWRITES,
+                  out_dir=layout.REPORTS)
 
 
 if __name__ == "__main__":

@@ -73,11 +73,15 @@ def arts(tmp_path):
     for stage, ranking in (("retrieve", RANKING), ("rerank", RANKING), ("rewrite", rewrite)):
         cand_paths[stage] = a / f"candidates_{stage}.parquet"
         write_table(cands(ranking), cand_paths[stage], table="candidates", stage=stage)
+    # The rewrite stage's LLM calls cost 0.04 in all (two questions rewritten).
+    write_table(pl.DataFrame({"question_id": ["q1", "q7"], "cost_usd": [0.01, 0.03]}),
+                a / "rewrites.parquet", stage="rewrite")
     run_judge({"name": "rule", "kind": "rule", "model": "rule-v1"},
               questions=paths["questions"], answers=paths["answers"], out=paths["verdicts"])
     return {"questions": paths["questions"], "turns": paths["turns"],
             "answers": paths["answers"], "verdicts": paths["verdicts"],
-            "candidates": cand_paths, "out_dir": tmp_path / "reports"}
+            "candidates": cand_paths, "rewrites": a / "rewrites.parquet",
+            "out_dir": tmp_path / "reports"}
 
 
 def run(arts, **cfg):
@@ -114,7 +118,8 @@ def test_metrics_by_hand(arts):
     assert m["error_matrix"] == {"retrieved_correct": 2, "retrieved_wrong": 1,
                                  "missed_correct": 1, "missed_wrong": 1, "n": 5}
     # Cost, refusals, tokens.
-    assert m["cost_usd"] == pytest.approx(0.21) and m["cost_by_stage"]["judge"] == 0.0
+    assert m["cost_usd"] == pytest.approx(0.25)  # read 0.21 + rewrite 0.04 + judge 0
+    assert m["cost_by_stage"] == pytest.approx({"rewrite": 0.04, "read": 0.21, "judge": 0.0})
     assert m["refusal_rate"] == pytest.approx(round(1 / 6, 6))
     assert m["tokens"]["input"] == sum(100 * i for i in range(1, 8))
     assert m["latency_s"]["sum"] == pytest.approx(0.5 * (1 + 2 + 3 + 4 + 5 + 7))

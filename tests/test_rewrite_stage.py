@@ -258,3 +258,15 @@ def test_pooled_session_without_key_vector_is_a_clear_error(server, inputs):
     for part in ("'s3'", "embeddings.parquet", "'q_ssu'", "session_id"):
         assert part in msg
     assert not Path(inputs["out"]).exists()  # nothing half-written
+
+
+def test_cost_of_rewrite_calls_is_recorded_per_question(server, inputs):
+    cfg = rewrite_cfg(server)
+    cfg["llm"] = {**cfg["llm"], "input_cost_per_mtok": 1.0, "output_cost_per_mtok": 2.0}
+    run(inputs, cfg)
+    rw = read_table(inputs["out_rewrites"])
+    usage = server.usage_sent  # what the server billed, over its 200-ok answers
+    expected = (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1e6
+    assert expected > 0
+    assert rw["cost_usd"].sum() == pytest.approx(expected)
+    assert (rw["cost_usd"] > 0).all()  # each rewritten question paid its own calls

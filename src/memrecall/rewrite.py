@@ -38,7 +38,7 @@ DEFAULT_TOP_K = 15
 REWRITES_SCHEMA = {
     "question_id": pl.String, "question_type": pl.String, "variants": pl.List(pl.String),
     "time_range": pl.String, "error": pl.String, "raw_variants": pl.String,
-    "raw_time_range": pl.String,
+    "raw_time_range": pl.String, "cost_usd": pl.Float64,
 }
 
 
@@ -162,6 +162,7 @@ def _ask(client, qids: list[str], messages: list[list[dict]], *, kind: str, reco
     desc = f"rewrite ({kind.replace('_', ' ')})"
     for q, res in zip(qids, client.complete_many(messages, desc=desc)):
         records[q][f"raw_{kind}"] = res.text
+        records[q]["cost_usd"] += res.cost_usd or 0.0  # as paid when first sent (like read)
         if res.error:
             records[q]["errors"].append(f"{kind}: LLM call failed: {res.error}")
             continue
@@ -201,7 +202,8 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
              if settings.time_aware else [])
     records = {q: {"question_id": q, "question_type": rows[q]["question_type"], "variants": [],
                    "time_range": None, "errors": [], "raw_variants": None,
-                   "raw_time_range": None} for q in sorted(set(multi) | set(timed))}
+                   "raw_time_range": None, "cost_usd": 0.0}
+               for q in sorted(set(multi) | set(timed))}
 
     client = None
     if multi or timed:

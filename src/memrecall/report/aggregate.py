@@ -146,9 +146,10 @@ def _usage(answers: pl.DataFrame, verdicts: pl.DataFrame) -> tuple[dict, dict]:
 # ---- the stage ------------------------------------------------------------------------------
 
 def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answers, verdicts,
-                  out_dir: str | Path = DEFAULT_OUT) -> dict:
+                  rewrites=None, out_dir: str | Path = DEFAULT_OUT) -> dict:
     """Compute and write every report of one run; returns the metrics.json content.
-    `candidates`: {stage: path} for the stages to report (retrieve, rerank, rewrite)."""
+    `candidates`: {stage: path} for the stages to report (retrieve, rerank, rewrite);
+    `rewrites`: the rewrite stage's rewrites.parquet, for the cost of its LLM calls."""
     n_boot = report_cfg.get("bootstrap_samples", 2000)
     seed = report_cfg.get("seed", 0)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 100:
@@ -178,6 +179,9 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     judge = judge_info(verdicts, v)
     cost_read = float(a["cost_usd"].fill_null(0).sum())
     cost_judge = float(v["cost_usd"].fill_null(0).sum()) if "cost_usd" in v.columns else 0.0
+    rw = read_table(rewrites) if rewrites is not None else None
+    cost_rewrite = (float(rw["cost_usd"].fill_null(0).sum())
+                    if rw is not None and "cost_usd" in rw.columns else 0.0)
 
     metrics = {
         "n_questions": q.height,
@@ -196,8 +200,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
                        "stage": main_stage} if main_stage else {}),
         "retrieval_by_stage": {s: {"session": m["session"], "turn": m["turn"], "n": m["n"]}
                                for s, m in by_stage.items()},
-        "cost_usd": cost_read + cost_judge,
-        "cost_by_stage": {"read": cost_read, "judge": cost_judge},
+        "cost_usd": cost_rewrite + cost_read + cost_judge,
+        "cost_by_stage": {"rewrite": cost_rewrite, "read": cost_read, "judge": cost_judge},
         "refusal_rate": refusal,
         "judge_errors": qa["judge_errors"],
         "reader_errors": qa["reader_errors"],
@@ -274,7 +278,8 @@ def by_type_markdown(metrics: dict, qa: dict) -> str:
              f"95% CIs: {c['method']}, {c['samples']} resamples, seed {c['seed']}; "
              "task-averaged resamples each type separately.",
              f"Refusal rate: {pct(metrics['refusal_rate'])}%. Cost: "
-             f"${metrics['cost_usd']:.4f} (read ${metrics['cost_by_stage']['read']:.4f}, judge "
+             f"${metrics['cost_usd']:.4f} (rewrite ${metrics['cost_by_stage']['rewrite']:.4f}, "
+             f"read ${metrics['cost_by_stage']['read']:.4f}, judge "
              f"${metrics['cost_by_stage']['judge']:.4f})."]
     return "\n".join(lines) + "\n"
 
@@ -288,6 +293,7 @@ def cost_markdown(metrics: dict, usage: dict) -> str:
         {"what": "reader reasoning tokens", "value": integer(tok["reasoning"])},
         {"what": "judge input tokens", "value": integer(tok.get("judge_input"))},
         {"what": "judge output tokens", "value": integer(tok.get("judge_output"))},
+        {"what": "cost, rewrite (USD)", "value": number(metrics["cost_by_stage"]["rewrite"], 6)},
         {"what": "cost, read (USD)", "value": number(metrics["cost_by_stage"]["read"], 6)},
         {"what": "cost, judge (USD)", "value": number(metrics["cost_by_stage"]["judge"], 6)},
         {"what": "refusal rate (%)", "value": pct(metrics["refusal_rate"])},
