@@ -182,3 +182,11 @@ def test_unknown_judge_kind():
     q, a = tables(0)
     with pytest.raises(ConfigError, match="judge.kind"):
         judge_answers(q, a, {"name": "x", "kind": "oracle"})
+
+
+def test_braces_in_the_data_are_not_placeholders():
+    p = build_prompt("single-session-user", "What did I write: {answer}?", "{hypothesis} x",
+                     "I wrote {question}")
+    text = p.messages[0]["content"]
+    assert "What did I write: {answer}?" in text
+    assert "{hypothesis} x" in text and "I wrote {question}" in text

@@ -94,12 +94,16 @@ class JudgePrompt:
     prompt_hash: str
 
 
+_PLACEHOLDER = re.compile(r"\{(question|answer|hypothesis)\}")
+
+
 def build_prompt(question_type: str, question: str, answer: str, hypothesis: str | None, *,
                  is_abstention: bool = False) -> JudgePrompt:
     kind = prompt_kind(question_type, is_abstention)
-    text = (_template(kind).replace("{question}", question.strip())
-            .replace("{answer}", str(answer).strip())
-            .replace("{hypothesis}", (hypothesis or "").strip()))
+    values = {"question": question.strip(), "answer": str(answer).strip(),
+              "hypothesis": (hypothesis or "").strip()}
+    # One pass over the template: braces inside the question or answers stay literal.
+    text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], _template(kind))
     return JudgePrompt([{"role": "user", "content": text}], kind, PROMPT_HASHES[kind])
 
 
