@@ -35,11 +35,17 @@ def git(repo: Path, *args: str) -> str:
                           check=True).stdout
 
 
-def pipeline_env(cache: Path, **extra: str) -> dict:
-    env = {**os.environ, "MEMRECALL_CACHE_DIR": str(cache), **extra,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    env.pop("DVC_ROOT", None)
+def subprocess_env(**extra: str) -> dict:
+    """This venv first on PATH; no DVC_ROOT or MLFLOW_TRACKING_URI leaking in from outside."""
+    env = {**os.environ, **extra,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for key in ("DVC_ROOT", "MLFLOW_TRACKING_URI"):
+        env.pop(key, None)
     return env
+
+
+def pipeline_env(cache: Path, **extra: str) -> dict:
+    return subprocess_env(MEMRECALL_CACHE_DIR=str(cache), **extra)
 
 
 def set_params(repo: Path, **changes) -> None:

@@ -6,7 +6,6 @@ on_exists, and a two-job sweep through Hydra's submitit_local launcher."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ from memrecall.sweep import (DvcProject, ExpSpec, StageDef, SweepOptions, check_
                              slug, stage_signatures)
 
 from conftest import REPO
+from repo_copy import subprocess_env
 
 # ---------------------------------------------------------------- the tiny DVC project
 
@@ -76,11 +76,7 @@ DATASET_SHA = "ab" * 32
 
 
 def _env() -> dict:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    for k in ("DVC_ROOT", "MLFLOW_TRACKING_URI"):
-        env.pop(k, None)
-    return env
+    return subprocess_env()
 
 
 def make_tiny_project(path: Path) -> Path:

@@ -9,39 +9,22 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from fake_openai_server import FakeOpenAIServer
-from test_sweep import _env, table_rows
+from repo_copy import copy_repo, pipeline_env
+from test_sweep import table_rows
 
 pytestmark = pytest.mark.slow
 
 
-def _copy_repo(dst: Path) -> Path:
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.splitlines()
-    for rel in files:
-        src = REPO / rel
-        if src.is_file() and not rel.startswith(("reports/", "tests/", "multirun/")):
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst / rel)
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm",
-                 "copy"]):
-        subprocess.run(cmd, cwd=dst, check=True, capture_output=True)
-    return dst
-
-
 def test_reader_sweep_computes_upstream_stages_once(tmp_path):
-    repo = _copy_repo(tmp_path / "repo")
+    repo = copy_repo(tmp_path / "repo", commit=True)
     cache = tmp_path / "cache"
-    env = {**_env(), "MEMRECALL_CACHE_DIR": str(cache), "MEMRECALL_FAKE_KEY": "sk-test-not-real"}
+    env = pipeline_env(cache, MEMRECALL_FAKE_KEY="sk-test-not-real")
     with FakeOpenAIServer() as srv:
         proc = subprocess.run(
             [sys.executable, "stages/sweep.py", "-m", "reader.prompt=default,con", "reader=gpt4o",
