@@ -135,3 +135,14 @@ def test_every_result_affecting_module_is_a_stage_dep(stage):
         if m.stem not in NOT_RESULT_AFFECTING
         and not any(str(m.relative_to(REPO)).startswith(d) for d in deps))
     assert not missing, f"stage {stage} imports {missing} but does not list them as deps"
+
+
+def test_check_int_rejects_bools_floats_and_small_values():
+    from memrecall.config import check_int
+
+    assert check_int(3, "reader.top_k_context", minimum=1) == 3
+    for bad in (True, 2.0, "3", 0):
+        with pytest.raises(ConfigError, match=r"reader\.top_k_context.*integer >= 1"):
+            check_int(bad, "reader.top_k_context", minimum=1)
+    with pytest.raises(ConfigError, match="a positive integer"):
+        check_int(-1, "dataset.limit", minimum=1, hint="expected a positive integer")

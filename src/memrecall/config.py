@@ -47,6 +47,16 @@ def choice(cfg: dict, key: str, choices: Iterable[str], *, group: str) -> str:
     return value
 
 
+def check_int(value, key: str, *, minimum: int | None = None, hint: str | None = None) -> int:
+    """`value` if it is an integer (a bool is not) of at least `minimum`; else a ConfigError
+    naming `key` (e.g. 'reader.top_k_context')."""
+    if isinstance(value, bool) or not isinstance(value, int) or (
+            minimum is not None and value < minimum):
+        raise ConfigError(key, value, hint=hint or (
+            "expected an integer" if minimum is None else f"expected an integer >= {minimum}"))
+    return value
+
+
 def get(cfg: dict, dotted: str, default: Any = None) -> Any:
     cur: Any = cfg
     for part in dotted.split("."):

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from .artifacts import read_table, write_table
-from .config import choice
+from .config import check_int, choice
 from .errors import ConfigError, InputError, MemrecallError
 from .read.context import parse_date, question_session_dates
 from .rewrite_prompts import (TimeRange, get_variant_prompt, parse_time_range,
@@ -68,8 +68,7 @@ def rewrite_settings(cfg: dict) -> RewriteSettings:
     mode = "off" if mode is False else mode  # YAML 1.1 readers turn a bare `off` into False
     mode = choice({"name": mode}, "name", MODES, group="rewrite")
     n = cfg.get("n_variants", 3)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ConfigError("rewrite.n_variants", n, hint="expected an integer >= 0")
+    check_int(n, "rewrite.n_variants", minimum=0)
     time_aware = cfg.get("time_aware", False)
     if not isinstance(time_aware, bool):
         raise ConfigError("rewrite.time_aware", time_aware, [True, False])

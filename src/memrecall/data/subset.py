@@ -18,6 +18,7 @@ from pathlib import Path
 
 import orjson
 
+from ..config import check_int
 from ..errors import ConfigError, InputError, MemrecallError
 from ..paths import project_root
 from ..schema import QUESTION_TYPES
@@ -26,9 +27,7 @@ KEYS = ("question_ids", "question_types", "stratified", "limit")
 
 
 def _pos_int(value, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(key, value, hint="expected a positive integer")
-    return value
+    return check_int(value, key, minimum=1, hint="expected a positive integer")
 
 
 def resolve_path(p: str | Path) -> Path:
@@ -99,8 +98,7 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
         raise ConfigError("dataset.stratified", spec,
                           hint="expected {n: N, seed: S} or {per_type: K, seed: S}")
     seed = spec.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError("dataset.stratified.seed", seed, hint="expected an integer")
+    check_int(seed, "dataset.stratified.seed")
     strata: dict[tuple, list[str]] = defaultdict(list)
     if "per_type" in spec:
         k = _pos_int(spec["per_type"], "dataset.stratified.per_type")

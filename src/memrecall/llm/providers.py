@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..config import check_int
 from ..errors import ConfigError, MemrecallError
 
 LOCAL_PROVIDER = "memrecall-local"
@@ -77,9 +78,8 @@ def thinking_kwargs(provider: str, model: str, budget, where: str = "llm") -> di
     """The litellm kwargs that carry `thinking_budget` for this provider ({} when unset)."""
     if budget is None:
         return {}
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ConfigError(f"{where}.thinking_budget", budget,
-                          hint="use null (provider default), 0 (thinking off) or a token count")
+    check_int(budget, f"{where}.thinking_budget", minimum=0,
+              hint="use null (provider default), 0 (thinking off) or a token count")
     style = PROVIDERS[provider][1]
     if provider == "gemini" and re.search(r"gemini-(?:[3-9]|\d\d)", model):
         style = "effort"  # Gemini 3+ takes thinking levels only; litellm drops a token budget
@@ -148,8 +148,8 @@ def call_spec(cfg: dict, where: str = "llm") -> CallSpec:
         if cfg.get(k) is not None:
             kwargs[k] = cfg[k]
     mt = cfg.get("max_tokens")
-    if mt is not None and (isinstance(mt, bool) or not isinstance(mt, int) or mt < 1):
-        raise ConfigError(f"{where}.max_tokens", mt, hint="must be a positive integer or null")
+    if mt is not None:
+        check_int(mt, f"{where}.max_tokens", minimum=1, hint="must be a positive integer or null")
     t = cfg.get("temperature")
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0):
         raise ConfigError(f"{where}.temperature", t, hint="must be a number >= 0 or null")

@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from ..artifacts import read_table, write_table
-from ..config import choice
+from ..config import check_int, choice
 from ..errors import ConfigError, InputError
 from .context import (HISTORY_FORMATS, ContextSession, format_session,
                       question_session_dates, render_history, select_sessions)
@@ -40,10 +40,7 @@ class ReaderSettings:
 
 
 def _positive_int(cfg: dict, key: str) -> int:
-    value = cfg.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"reader.{key}", value, hint="expected a positive integer")
-    return value
+    return check_int(cfg.get(key), f"reader.{key}", minimum=1, hint="expected a positive integer")
 
 
 def reader_settings(cfg: dict) -> ReaderSettings:

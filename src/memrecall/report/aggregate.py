@@ -25,7 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from ..artifacts import atomic_write_text, read_meta, read_table
-from ..errors import ConfigError
+from ..config import check_int
 from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
@@ -152,10 +152,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     `rewrites`: the rewrite stage's rewrites.parquet, for the cost of its LLM calls."""
     n_boot = report_cfg.get("bootstrap_samples", 2000)
     seed = report_cfg.get("seed", 0)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 100:
-        raise ConfigError("report.bootstrap_samples", n_boot, hint="an integer >= 100")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ConfigError("report.seed", seed, hint="an integer")
+    check_int(n_boot, "report.bootstrap_samples", minimum=100, hint="an integer >= 100")
+    check_int(seed, "report.seed", hint="an integer")
     out = Path(out_dir)
 
     q = read_table(questions, "questions")
