@@ -17,15 +17,24 @@ from .errors import ConfigError, MemrecallError
 PARAMS_FILE = "params.yaml"
 
 
+def load_yaml(text: str, where: str | Path) -> Any:
+    """The one YAML reader of the project: YAML 1.2, as DVC and Hydra read it, so `name: off`
+    stays the string "off" (PyYAML's YAML 1.1 would turn it into False)."""
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except YAMLError as e:
+        raise MemrecallError(f"malformed YAML in {where}: {e}") from None
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    return load_yaml(Path(path).read_text(encoding="utf-8"), path)
+
+
 def load_params(path: str | Path = PARAMS_FILE) -> dict:
     path = Path(path)
     if not path.exists():
         raise MemrecallError(f"missing {path}: compose it with `memrecall compose` or `dvc exp run`")
-    try:
-        # YAML 1.2 (as DVC reads it): `name: off` stays the string "off", not False.
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or {}
-    except YAMLError as e:
-        raise MemrecallError(f"malformed YAML in {path}: {e}") from None
+    data = load_yaml_file(path) or {}
     if not isinstance(data, dict):
         raise MemrecallError(f"{path} must hold a mapping of config groups")
     return data

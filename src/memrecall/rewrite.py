@@ -65,7 +65,6 @@ def _types(cfg: dict, key: str, default) -> tuple[str, ...]:
 
 def rewrite_settings(cfg: dict) -> RewriteSettings:
     mode = cfg.get("name", "off")
-    mode = "off" if mode is False else mode  # YAML 1.1 readers turn a bare `off` into False
     mode = choice({"name": mode}, "name", MODES, group="rewrite")
     n = cfg.get("n_variants", 3)
     check_int(n, "rewrite.n_variants", minimum=0)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from . import config
 from .errors import MemrecallError
 from .paths import project_root
 
@@ -138,13 +139,7 @@ def head_rev(root: Path | None = None) -> str:
 
 
 def load_yaml(text: str, where: str) -> dict:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        data = YAML(typ="safe", pure=True).load(text) or {}
-    except YAMLError as e:
-        raise MemrecallError(f"malformed YAML in {where}: {e}") from None
+    data = config.load_yaml(text, where) or {}
     return data if isinstance(data, dict) else {}
 
 

@@ -34,9 +34,9 @@ import re
 from pathlib import Path
 
 import polars as pl
-import yaml
 
 from ..artifacts import atomic_write_text
+from ..config import load_yaml, load_yaml_file
 from ..errors import MemrecallError
 from ..eval.agreement import agreement_markdown, judge_agreement
 from ..eval.qa_metrics import type_order
@@ -349,8 +349,8 @@ def sweep_specs(root: str | Path | None = None) -> dict:
     out = {}
     for f in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
         try:
-            spec = yaml.safe_load(f.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError:
+            spec = load_yaml_file(f) or {}
+        except MemrecallError:
             continue
         name = spec.get("name") or f.stem
         variants = spec.get("variants")
@@ -494,7 +494,8 @@ def collect_runs(repo: str | None = None, *, num: int = 1) -> list[dict]:
         records.append({
             "name": name or f"baseline ({rev})", "rev": rev,
             "group": "baseline" if row.get("typ") == "baseline" else group_of(name),
-            "params": flatten(yaml.safe_load(params_text) or {}) if params_text else {},
+            "params": (flatten(load_yaml(params_text, f"params.yaml@{rev}") or {})
+                       if params_text else {}),
             "metrics": json.loads(metrics_text),
             "per_question": _parse_per_question(_read_at("reports/per_question.csv", repo, rev)),
         })
