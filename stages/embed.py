@@ -1,6 +1,6 @@
 """embed: key texts of every session (or round) → vectors, through the content-addressed cache."""
 import _bootstrap  # noqa: F401
-from memrecall import layout
+from memrecall import paths
 from memrecall.config import load_params, section
 from memrecall.retrieval.embedders import run_embed
 from memrecall.stage import run_stage
@@ -8,8 +8,8 @@ from memrecall.stage import run_stage
 
 def main():
     params = load_params()
-    run_embed(section(params, "embedder"), sessions=layout.SESSIONS, turns=layout.TURNS,
-              out=layout.EMBEDDINGS)
+    run_embed(section(params, "embedder"), sessions=paths.SESSIONS, turns=paths.TURNS,
+              out=paths.EMBEDDINGS)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """read: answer each question from its final candidate sessions with the configured reader."""
 import _bootstrap  # noqa: F401
-from memrecall import layout
+from memrecall import paths
 from memrecall.config import load_params, section
 from memrecall.read.reader import run_read
 from memrecall.stage import run_stage
@@ -8,8 +8,8 @@ from memrecall.stage import run_stage
 
 def main():
     params = load_params()
-    run_read(section(params, "reader"), questions=layout.QUESTIONS, sessions=layout.SESSIONS,
-             turns=layout.TURNS, candidates=layout.CANDIDATES_REWRITE, out=layout.ANSWERS)
+    run_read(section(params, "reader"), questions=paths.QUESTIONS, sessions=paths.SESSIONS,
+             turns=paths.TURNS, candidates=paths.CANDIDATES_REWRITE, out=paths.ANSWERS)
 
 
 if __name__ == "__main__":

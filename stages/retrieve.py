@@ -1,6 +1,6 @@
 """retrieve: rank each question's haystack sessions (dense / bm25 / hybrid / oracle), keep top_k."""
 import _bootstrap  # noqa: F401
-from memrecall import layout
+from memrecall import paths
 from memrecall.config import load_params, section
 from memrecall.retrieval.retrieve import run_retrieve
 from memrecall.stage import run_stage
@@ -9,8 +9,8 @@ from memrecall.stage import run_stage
 def main():
     params = load_params()
     run_retrieve(section(params, "retrieval"), section(params, "embedder"),
-                 questions=layout.QUESTIONS, embeddings=layout.EMBEDDINGS,
-                 out=layout.CANDIDATES_RETRIEVE)
+                 questions=paths.QUESTIONS, embeddings=paths.EMBEDDINGS,
+                 out=paths.CANDIDATES_RETRIEVE)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,25 @@
-"""Where things live. Caches sit at $DVC_ROOT so that queued DVC experiments (run in temp clones
-under .dvc/tmp/exps/) share them with the main workspace."""
+"""Where things live: the stage artifacts and reports (relative to the project root; dvc.yaml
+names the same paths, tests/test_layout.py checks that the two agree), the project root, and the
+caches. Caches sit at $DVC_ROOT so that queued DVC experiments (run in temp clones under
+.dvc/tmp/exps/) share them with the main workspace."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+QUESTIONS = "artifacts/questions.parquet"
+SESSIONS = "artifacts/sessions.parquet"
+TURNS = "artifacts/turns.parquet"
+EMBEDDINGS = "artifacts/embeddings.parquet"
+CANDIDATES_RETRIEVE = "artifacts/candidates_retrieve.parquet"
+CANDIDATES_RERANK = "artifacts/candidates_rerank.parquet"
+CANDIDATES_REWRITE = "artifacts/candidates_rewrite.parquet"
+REWRITES = "artifacts/rewrites.parquet"
+ANSWERS = "artifacts/answers.parquet"
+VERDICTS = "artifacts/verdicts.parquet"
+DATA_CARD = "reports/data_card.md"
+REPORTS = "reports"  # the aggregate stage writes its reports under here
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -29,11 +44,3 @@ def cache_dir(*parts: str) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
 
-
-def models_dir(*parts: str) -> Path:
-    """Converted/bundled model folders (large, slow to rebuild): MEMRECALL_MODELS_DIR, else
-    the cache root's models/ folder. Kept apart so tests can empty the call caches cheaply."""
-    root = os.environ.get("MEMRECALL_MODELS_DIR")
-    path = Path(root).joinpath(*parts) if root else cache_dir("models", *parts)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
