@@ -3,7 +3,7 @@ candidates; every other question's reranked candidates pass through unchanged.""
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section
-from memrecall.rewrite import run_rewrite
+from memrecall.rewrite.rewriter import run_rewrite
 from memrecall.stage import run_stage
 
 

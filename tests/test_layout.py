@@ -68,6 +68,29 @@ def test_stage_scripts_exist_and_are_thin():
         assert len(script.read_text().splitlines()) < 60, f"{script} holds logic; move it to src/"
 
 
+# Where each stage's logic lives: a package of src/memrecall (no stage is a loose module).
+STAGE_PACKAGES = {"download": "data", "embed": "retrieval", "retrieve": "retrieval",
+                  "rerank": "retrieval", "rewrite": "rewrite", "read": "read", "judge": "judge",
+                  "aggregate": "report"}
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_stage_logic_lives_in_its_package(stage):
+    import ast
+
+    pkg = STAGE_PACKAGES[stage]
+    assert (REPO / "src" / "memrecall" / pkg / "__init__.py").exists(), pkg
+    tree = ast.parse((REPO / "stages" / f"{stage}.py").read_text())
+    runs = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and node.module != "memrecall.stage"
+            and any(a.name.startswith("run_") for a in node.names)]
+    assert runs and all(m.startswith(f"memrecall.{pkg}") for m in runs), runs
+    deps = _dvc_yaml()["stages"][stage]["deps"]
+    assert any(d.startswith(f"src/memrecall/{pkg}") for d in deps), deps
+    assert not list((REPO / "src" / "memrecall").glob(f"{stage}*.py")), \
+        f"{stage} logic outside its package"
+
+
 @pytest.mark.parametrize("group", sorted(GROUPS))
 def test_config_group_options_exist(group):
     have = {p.stem for p in (REPO / "conf" / group).glob("*.yaml")}

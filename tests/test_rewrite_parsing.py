@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from memrecall.errors import ConfigError
-from memrecall.rewrite_prompts import (MULTIANGLE_EXAMPLE, TIME_EXAMPLES, TimeRange,
+from memrecall.rewrite.prompts import (MULTIANGLE_EXAMPLE, TIME_EXAMPLES, TimeRange,
                                        get_variant_prompt, parse_time_range, parse_variants,
                                        time_range_messages)
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from memrecall.errors import ConfigError
-from memrecall.rewrite import (max_cosine, rank_scores, rewrite_settings,
+from memrecall.rewrite.rewriter import (max_cosine, rank_scores, rewrite_settings,
                                starts_on_question_date, time_reorder)
-from memrecall.rewrite_prompts import TimeRange
+from memrecall.rewrite.prompts import TimeRange
 
 
 def unit(*v):
@@ -70,9 +70,9 @@ def test_rewrite_settings():
     s = rewrite_settings(cfg())
     assert s.mode == "multiangle" and s.types == ("single-session-user",)
     assert s.time_types == ("temporal-reasoning",)
-    assert rewrite_settings(cfg(name=False)).mode == "off"   # YAML 1.1 `off`
+    assert rewrite_settings(cfg(name="off")).mode == "off"  # params are read as YAML 1.2
     assert rewrite_settings(cfg(n_variants=0, time_aware=True)).n_variants == 0
-    bad = [({"name": "hyde"}, "rewrite.name"), ({"types": ["single-session"]}, "rewrite.types"),
+    bad = [({"name": "hyde"}, "rewrite.name"), ({"name": False}, "rewrite.name"), ({"types": ["single-session"]}, "rewrite.types"),
            ({"time_types": "temporal"}, "rewrite.time_types"),
            ({"n_variants": -1}, "rewrite.n_variants"), ({"n_variants": "3"}, "rewrite.n_variants"),
            ({"time_aware": "yes"}, "rewrite.time_aware"), ({"prompt": "x"}, "rewrite.prompt"),

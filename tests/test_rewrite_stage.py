@@ -16,7 +16,7 @@ from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.errors import InputError
 from memrecall.hashing import sha256_file
 from memrecall.retrieval.embedders import vectors_column
-from memrecall.rewrite import run_rewrite
+from memrecall.rewrite.rewriter import run_rewrite
 
 from fake_openai_server import FakeOpenAIServer, last_user
 

@@ -41,7 +41,10 @@ TAG_COMPLETE = "memrecall.sync_complete"
 PARAM_VALUE_MAX = 6000  # MLflow's cap on a param value
 PARAMS_FILE = "params.yaml"
 METRICS_FILE = "reports/metrics.json"
-PROMPT_SOURCES = ("src/memrecall/read/prompts.py", "src/memrecall/rewrite_prompts.py")
+# rewrite_prompts.py: where the rewrite prompts lived before rewrite/ became a package (older
+# experiments' commits).
+PROMPT_SOURCES = ("src/memrecall/read/prompts.py", "src/memrecall/rewrite/prompts.py",
+                  "src/memrecall/rewrite_prompts.py")
 _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- /]")
 
 
@@ -297,7 +300,8 @@ def read_artifacts(root: Path, record: ExpRecord, reader: _RevReader) -> dict[st
     for path in PROMPT_SOURCES:
         if reader.exists(path):
             src = reader.read_bytes(path)
-            files[f"prompts/source/{Path(path).name}"] = src
+            # read/prompts.py and rewrite/prompts.py share a file name: keep the folder
+            files[f"prompts/source/{path.removeprefix('src/memrecall/')}"] = src
             if path.endswith("read/prompts.py") and isinstance(record.params.get("reader"), dict):
                 try:
                     text = _render_reader_prompt(src.decode("utf-8"), record.ref.rev,

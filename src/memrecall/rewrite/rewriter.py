@@ -22,13 +22,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from .artifacts import read_table, write_table
-from .config import check_int, choice
-from .errors import ConfigError, InputError, MemrecallError
-from .read.context import parse_date, question_session_dates
-from .rewrite_prompts import (TimeRange, get_variant_prompt, parse_time_range,
-                              time_range_messages)
-from .schema import QUESTION_TYPES
+from ..artifacts import read_table, write_table
+from ..config import check_int, choice
+from ..errors import ConfigError, InputError, MemrecallError
+from ..read.context import parse_date, question_session_dates
+from ..schema import QUESTION_TYPES
+from .prompts import TimeRange, get_variant_prompt, parse_time_range, time_range_messages
 
 MODES = ("off", "multiangle")
 CONTRACT = ("question_id", "rank", "session_id", "score")
@@ -205,7 +204,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 
     client = None
     if multi or timed:
-        from .llm import LLMClient
+        from ..llm import LLMClient
 
         llm_cfg = rewrite_cfg.get("llm")
         if not isinstance(llm_cfg, dict):
@@ -278,7 +277,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg, reranker_cfg,
              encoder, reranker, encoder_stats) -> dict[str, list[tuple[str, float]]]:
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
-    from .retrieval.embedders import CachedEncoder, vectors_matrix
+    from ..retrieval.embedders import CachedEncoder, vectors_matrix
 
     top_k = int(reranker_cfg.get("top_k") or DEFAULT_TOP_K)
     pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
@@ -306,8 +305,8 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
         reranker_cfg.get("model") or reranker is not None)
     passages = {}
     if use_reranker:
-        from .retrieval.keys import KEYS
-        from .retrieval.rerank import CachedReranker, session_passages
+        from ..retrieval.keys import KEYS
+        from ..retrieval.rerank import CachedReranker, session_passages
 
         key = choice({"key": reranker_cfg.get("key", "user")}, "key", KEYS, group="reranker")
         passages = session_passages(turns, set(needed), key, reranker_cfg.get("max_chars"))
