@@ -1,16 +1,26 @@
-"""Content-hashed Parquet artifacts, written atomically and byte-reproducibly.
+"""Content-hashed Parquet artifacts, written atomically and byte-reproducibly, and the one
+atomic-write helper every other output (reports, figures, the bundled sample, converted models,
+params.yaml) goes through.
 
-Each file carries key-value metadata: the stage that wrote it, the sha256 of its inputs
+Each Parquet file carries key-value metadata: the stage that wrote it, the sha256 of its inputs
 (input files' content + the params it depends on) and those params. Same inputs and same rows
 give a byte-identical file, so DVC skips everything downstream.
+
+Atomic writes: the content goes to a private temporary name in the target's folder, which is
+then renamed over the target, so a crash never leaves a half-written file in place of a good
+one. The published file gets the mode a plain open() would give (0666 minus the umask), not
+mkstemp's 0600.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 import polars as pl
 import pyarrow as pa
@@ -54,7 +64,6 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     order given, so callers sort them deterministically.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tbl = _to_arrow(df, table)
     meta = {
         META_PREFIX + "stage": stage,
@@ -65,24 +74,10 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
         meta[META_PREFIX + k] = v if isinstance(v, str) else canonical_json(v)
     # Replace (not merge) schema metadata: pandas/polars metadata could embed run-dependent bits.
     tbl = tbl.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pq.write_table(tbl, tmp, compression="zstd", write_statistics=True,
+    with atomic_path(path) as tmp:
+        pq.write_table(tbl, str(tmp), compression="zstd", write_statistics=True,
                        store_schema=True)
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
-
-
-def _publish(tmp: str, path: Path) -> None:
-    """mkstemp makes 0600 files; give the artifact the usual umask-based mode, then rename."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
 
 
 def read_table(path: str | Path, table: str | None = None) -> pl.DataFrame:
@@ -111,16 +106,57 @@ def read_meta(path: str | Path) -> dict:
     return out
 
 
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Text outputs (reports) get the same temp-then-rename treatment."""
+# ---- atomic writes ----------------------------------------------------------------------------
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A fresh temporary file next to `path` for the caller to write; on success it gets the
+    umask-based mode and replaces `path`, on any failure it is removed and `path` is untouched."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        _publish(tmp, path)
+        yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+@contextmanager
+def atomic_dir(path: str | Path, complete: Callable[[Path], bool]) -> Iterator[Path]:
+    """A fresh temporary folder next to `path` to fill; on success it replaces `path`. Safe
+    against concurrent writers: when `path` is already there and `complete` (another process
+    finished first), that one is kept and ours is dropped; an incomplete leftover is replaced."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
+        try:
+            os.replace(tmp, path)
+        except OSError:  # `path` exists and is not empty
+            if not complete(path):
+                shutil.rmtree(path, ignore_errors=True)
+                os.replace(tmp, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

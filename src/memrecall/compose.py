@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .artifacts import atomic_path
 from .errors import ConfigError, MemrecallError
 from .paths import project_root
 
@@ -19,17 +20,16 @@ def compose_params(overrides: list[str] | None = None, *, root: Path | None = No
     conf = root / "conf"
     if not (conf / "config.yaml").exists():
         raise MemrecallError(f"missing {conf / 'config.yaml'}")
-    out = root / output
-    tmp = out.with_name(f".{out.name}.tmp")
     GlobalHydra.instance().clear()  # composing twice in one process (tests, sweeps) is fine
     try:
-        compose_and_dump(str(tmp), str(conf), None, "config", str(root), list(overrides or []))
+        # DVC picks its dumper by suffix: the temp name's `.tmp` gets its default YAML dumper.
+        with atomic_path(root / output) as tmp:
+            compose_and_dump(str(tmp), str(conf), None, "config", str(root),
+                             list(overrides or []))
     except HydraException as e:
-        tmp.unlink(missing_ok=True)
         # Hydra's message already lists the available options of the group.
         raise ConfigError(" ".join(overrides or []) or "(defaults)", "override",
                           hint=f"cannot compose conf/: {e}") from None
     finally:
         GlobalHydra.instance().clear()
-    tmp.replace(out)
-    return out
+    return root / output

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import os
-import tempfile
 from pathlib import Path
 
 import orjson
 
+from ..artifacts import atomic_write_bytes
 from ..errors import MemrecallError
 from ..schema import QUESTION_TYPES
 from .longmemeval import load_records, validate_records
@@ -58,19 +57,8 @@ def choose(records: list[dict], per_type: int = 2, abstention: int = 2) -> list[
 
 def write_gzip_json(records: list[dict], out: str | Path) -> Path:
     """Deterministic .json.gz, written atomically."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     data = gzip.compress(orjson.dumps(records), compresslevel=9, mtime=0)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; this file is committed and shared
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return out
+    return atomic_write_bytes(out, data)
 
 
 def build_sample(src: str | Path, out: str | Path, per_type: int = 2,

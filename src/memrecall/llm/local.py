@@ -20,12 +20,12 @@ import asyncio
 import importlib.util
 import logging
 import os
-import shutil
 import threading
 import time
 from pathlib import Path
 
 from .. import paths
+from ..artifacts import atomic_dir
 from ..errors import MemrecallError
 from .providers import LOCAL_PROVIDER
 
@@ -71,9 +71,7 @@ def ensure_converted(name: str = "smollm2-135m") -> Path:
     if not (src_dir / gguf).exists():
         raise MemrecallError(f"bundled model file missing: {src_dir / gguf}")
     log.warning("converting %s once to %s (about 20 s)", gguf, target)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
+    with atomic_dir(target, complete=lambda p: (p / CONVERTED_MARK).exists()) as tmp:
         tok = AutoTokenizer.from_pretrained(src_dir, gguf_file=gguf)
         model = AutoModelForCausalLM.from_pretrained(src_dir, gguf_file=gguf, dtype=torch.float32)
         # Without GGUF matmul kernels transformers dequantizes to plain fp32 Linear layers, but
@@ -85,14 +83,6 @@ def ensure_converted(name: str = "smollm2-135m") -> Path:
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         (tmp / CONVERTED_MARK).write_text(f"from {src_dir / gguf}\n")
-        try:
-            os.replace(tmp, target)
-        except OSError:  # another process finished first (or a stale partial folder is there)
-            if not (target / CONVERTED_MARK).exists():
-                shutil.rmtree(target, ignore_errors=True)
-                os.replace(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -18,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")  # before pyplot: never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..artifacts import atomic_write_bytes  # noqa: E402
 from .tables import TYPE_SHORT  # noqa: E402
 
 
@@ -53,18 +52,5 @@ def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accurac
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     plt.close(fig)
-    return _atomic_write_bytes(path, buf.getvalue())
+    return atomic_write_bytes(path, buf.getvalue())
 
-
-def _atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
