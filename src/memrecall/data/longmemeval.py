@@ -29,6 +29,7 @@ import orjson
 import polars as pl
 
 from ..errors import InputError
+from ..eval.gold import is_abstention_id, question_gold
 from ..schema import QUESTION_TYPES
 
 log = logging.getLogger(__name__)
@@ -248,7 +249,7 @@ def normalise(records: list[dict], file: str) -> Normalised:
         ans = rec["answer"]
         q_rows["question_id"].append(qid)
         q_rows["question_type"].append(rec["question_type"])
-        q_rows["is_abstention"].append(qid.endswith("_abs"))
+        q_rows["is_abstention"].append(is_abstention_id(qid))
         q_rows["question"].append(rec["question"])
         q_rows["answer"].append(ans if isinstance(ans, str) else str(ans))
         q_rows["question_date"].append(rec["question_date"])
@@ -310,13 +311,10 @@ def summary(ds: Normalised) -> dict:
     hay = q["haystack_session_ids"].list.len().to_list()
     ev = q["answer_session_ids"].list.len().to_list()
 
-    # Official retrieval rule: an evidence session counts as gold only if a user turn in it
-    # is marked has_answer.
-    user_marked = set(ds.turns.filter(pl.col("has_answer") & (pl.col("role") == "user"))
-                      ["session_id"].unique().to_list())
-    non_gold = sum(1 for a, ids in zip(q["is_abstention"].to_list(),
-                                       q["answer_session_ids"].to_list())
-                   if not a for s in ids if s not in user_marked)
+    # Evidence sessions in the haystack that the official rule does not count as gold (no user
+    # turn marked has_answer); evidence missing from the haystack is counted apart, in stats.
+    non_gold = sum(len(g.evidence) - len(g.sessions)
+                   for g in question_gold(q, ds.turns).values() if g is not None)
 
     def mmm(xs):
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}

@@ -23,6 +23,7 @@ import orjson
 
 from ..artifacts import atomic_write_bytes
 from ..errors import MemrecallError
+from ..eval.gold import is_abstention_id
 from ..schema import QUESTION_TYPES
 from .longmemeval import load_records, validate_records
 
@@ -34,7 +35,7 @@ def haystack_chars(rec: dict) -> int:
 def choose(records: list[dict], per_type: int = 2, abstention: int = 2) -> list[dict]:
     """The sample's records, in output order (see module doc for the rule)."""
     key = {r["question_id"]: (haystack_chars(r), r["question_id"]) for r in records}
-    is_abs = {r["question_id"]: r["question_id"].endswith("_abs") for r in records}
+    is_abs = {r["question_id"]: is_abstention_id(r["question_id"]) for r in records}
     picked: dict[str, list[dict]] = {t: [] for t in QUESTION_TYPES}
     for r in sorted((r for r in records if is_abs[r["question_id"]]),
                     key=lambda r: key[r["question_id"]]):

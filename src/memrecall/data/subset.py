@@ -20,6 +20,7 @@ import orjson
 
 from ..config import check_int
 from ..errors import ConfigError, InputError, MemrecallError
+from ..eval.gold import is_abstention_id
 from ..paths import project_root
 from ..schema import QUESTION_TYPES
 
@@ -108,7 +109,7 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
     else:
         n = _pos_int(spec["n"], "dataset.stratified.n")
         for r in records:
-            strata[(r["question_type"], r["question_id"].endswith("_abs"))].append(r["question_id"])
+            strata[(r["question_type"], is_abstention_id(r["question_id"]))].append(r["question_id"])
         alloc = _largest_remainder({s: len(v) for s, v in strata.items()}, min(n, len(records)))
     rng = random.Random(seed)
     keep: set[str] = set()

@@ -1,2 +1,2 @@
-"""Evaluation: retrieval metrics (retrieval_metrics, the official LongMemEval definitions) and
-QA metrics (qa_metrics)."""
+"""Evaluation: the gold and abstention rule (gold), retrieval metrics (retrieval_metrics, the
+official LongMemEval definitions) and QA metrics (qa_metrics)."""

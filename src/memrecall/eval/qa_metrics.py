@@ -20,6 +20,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..errors import InputError
+from .gold import abstention_expr
 from ..schema import QUESTION_TYPES
 
 
@@ -47,10 +48,8 @@ def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
         raise InputError("no verdict for this question (rerun the judge stage)",
                          file=verdicts_file, question_id=missing["question_id"][0],
                          field="question_id")
-    abs_flag = (pl.col("is_abstention").fill_null(False)
-                | pl.col("question_id").str.ends_with("_abs"))
     return df.select(
-        "question_id", "question_type", abs_flag.alias("is_abstention"),
+        "question_id", "question_type", abstention_expr().alias("is_abstention"),
         pl.when(pl.col("reader_error")).then(None).otherwise(pl.col("label")).alias("correct"),
         (pl.col("label").is_null() & ~pl.col("reader_error")).alias("judge_error"),
         "reader_error",

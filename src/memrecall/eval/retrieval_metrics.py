@@ -8,12 +8,8 @@ Per question and k:
   putting every gold item of the haystack first.
 Averages are micro over questions.
 
-Gold, as the official code builds it:
-- session level: an evidence session (answer_session_ids, in the haystack) counts only if one of
-  its *user* turns has has_answer (the official code renames the others `noans_...`);
-- turn level: the user turns with has_answer of the evidence sessions, with ids
-  `<session_id>_<i+1>` (i = the turn's index in the session, assistant turns included).
-- abstention (`_abs`) questions are excluded.
+Gold sessions and turns, and which questions are abstentions (excluded), follow the official
+rule as eval/gold.py defines it.
 
 Two choices the official code leaves open, made here and reported in the output:
 - Questions whose gold is empty (e.g. single-session-assistant: the evidence is in an assistant
@@ -36,10 +32,12 @@ from collections import defaultdict
 
 import polars as pl
 
+from .gold import RULES as GOLD
+from .gold import question_gold, turn_id
+
 KS = (1, 3, 5, 10, 30, 50)
 METRICS = ("recall_any", "recall_all", "ndcg_any")
 NO_GOLD = ("exclude", "official")
-GOLD = ("has_answer", "answer_sessions")
 
 
 def dcg(relevances: list[float], k: int) -> float:
@@ -70,13 +68,6 @@ def _mean(rows: list[dict[str, float]], ks) -> dict[str, float]:
     return {n: sum(r[n] for r in rows) / len(rows) for n in names}
 
 
-def _is_abstention(questions: pl.DataFrame) -> pl.Series:
-    abs_col = (questions.get_column("is_abstention").fill_null(False)
-               if "is_abstention" in questions.columns
-               else pl.Series([False] * len(questions)))
-    return abs_col | questions.get_column("question_id").str.contains("_abs")
-
-
 def question_rankings(candidates: pl.DataFrame) -> dict[str, tuple[list[str], dict]]:
     """question_id → (sessions best first, {session_id: [user turn indices best-first]})."""
     cols = ["question_id", "rank", "session_id"]
@@ -104,32 +95,23 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
         raise ValueError(f"gold must be one of {GOLD}")
     ks = tuple(ks)
 
-    # Per session: its user turns in order, and which of them carry has_answer.
+    # Per session: its user turns in order (the turn-level ranking of session candidates).
     user_turns: dict[str, list[int]] = defaultdict(list)
-    answer_turns: dict[str, list[int]] = defaultdict(list)
-    for sid, idx, has in (turns.filter(pl.col("role") == "user")
-                          .select("session_id", "turn_index", "has_answer")
-                          .sort("session_id", "turn_index").iter_rows()):
+    for sid, idx in (turns.filter(pl.col("role") == "user").select("session_id", "turn_index")
+                     .sort("session_id", "turn_index").iter_rows()):
         user_turns[sid].append(int(idx))
-        if has:
-            answer_turns[sid].append(int(idx))
 
+    golds = question_gold(questions, turns, rule=gold)
     rankings = question_rankings(candidates)
-    abstention = _is_abstention(questions)
     sess_rows, turn_rows = [], []
     by_type: dict[str, dict[str, list]] = defaultdict(lambda: {"session": [], "turn": []})
     n_abs = n_no_gold = 0
-    for (qid, qtype, haystack, evidence), is_abs in zip(
-            questions.select("question_id", "question_type", "haystack_session_ids",
-                             "answer_session_ids").iter_rows(), abstention.to_list()):
-        if is_abs:
+    for qid, qtype in questions.select("question_id", "question_type").iter_rows():
+        g = golds[qid]
+        if g is None:  # abstention
             n_abs += 1
             continue
-        in_haystack = set(haystack or [])
-        evidence = [s for s in dict.fromkeys(evidence or []) if s in in_haystack]
-        gold_turns = {f"{s}_{i + 1}" for s in evidence for i in answer_turns.get(s, [])}
-        gold_sessions = (set(evidence) if gold == "answer_sessions"
-                         else {s for s in evidence if answer_turns.get(s)})
+        gold_sessions, gold_turns = set(g.sessions), set(g.turns)
         ranked, order = rankings.get(qid, ([], {}))
 
         if gold_sessions or no_gold == "official":
@@ -139,7 +121,7 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
         else:
             n_no_gold += 1
         if gold_turns or no_gold == "official":
-            turn_ranked = [f"{s}_{i + 1}" for s in ranked
+            turn_ranked = [turn_id(s, i) for s in ranked
                            for i in (order.get(s) or user_turns.get(s, []))]
             m = ranking_metrics(turn_ranked, gold_turns, ks)
             turn_rows.append(m)

@@ -26,6 +26,7 @@ import polars as pl
 
 from ..artifacts import atomic_write_text, read_meta, read_table
 from ..config import check_int
+from ..eval.gold import question_gold
 from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
@@ -75,19 +76,6 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
     return {"name": params.get("name") or kind, "kind": kind, "model": model,
             "comparable_to_published": bool(kind == "llm" and model
                                             and OFFICIAL_JUDGE_MODEL in str(model))}
-
-
-def gold_sessions(questions: pl.DataFrame, turns: pl.DataFrame) -> dict[str, set[str]]:
-    """Official session-level gold: evidence sessions in the haystack with a user has_answer
-    turn (the same rule as eval.retrieval_metrics)."""
-    with_answer = set(turns.filter((pl.col("role") == "user") & pl.col("has_answer"))
-                      ["session_id"].unique().to_list())
-    out = {}
-    for qid, hay, ev in questions.select("question_id", "haystack_session_ids",
-                                         "answer_session_ids").iter_rows():
-        hay = set(hay or [])
-        out[qid] = {s for s in (ev or []) if s in hay and s in with_answer}
-    return out
 
 
 def reader_context(answers: pl.DataFrame, answers_path, candidates: pl.DataFrame | None
@@ -169,7 +157,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     main_stage = "retrieve" if "retrieve" in by_stage else next(iter(by_stage), None)
     final = cands[list(cands)[-1]] if cands else None
     context = reader_context(a, answers, final)
-    pq = _evidence_column(pq, gold_sessions(q, t), context)
+    gold = {qid: set(g.sessions) for qid, g in question_gold(q, t).items() if g is not None}
+    pq = _evidence_column(pq, gold, context)
     matrix = error_matrix(pq)
     usage, tokens = _usage(a, v)
     answered = a.filter(pl.col("error").is_null())
