@@ -4,27 +4,19 @@ max_chars_per_session, as JSON or plain text; the question date given as today."
 from __future__ import annotations
 
 import json
-from datetime import datetime
 
 import polars as pl
 import pytest
 
 from memrecall.errors import ConfigError, InputError
 from memrecall.read.context import (NO_HISTORY, TRUNCATED, ContextSession, format_session,
-                                    parse_date, render_history, select_sessions)
+                                    render_history, select_sessions)
 from memrecall.read.reader import (answer_messages, build_contexts, notes_messages,
                                    reader_settings)
 
 DATES = {"a": "2023/01/05 (Thu) 10:00", "b": "2023/02/01 (Wed) 09:00",
          "c": "2023/03/01 (Wed) 08:00", "d": "2022/12/31 (Sat) 23:59",
          "b2": "2023/02/01 (Wed) 09:00"}
-
-
-def test_parse_date_formats():
-    assert parse_date("2023/04/10 (Mon) 17:50") == datetime(2023, 4, 10, 17, 50)
-    assert parse_date("2023-04-10") == datetime(2023, 4, 10)
-    assert parse_date("2023/02/30 (Thu) 10:00") is None
-    assert parse_date("yesterday") is None and parse_date(None) is None
 
 
 def test_select_top_k_by_rank_then_sort_by_date():

@@ -28,13 +28,14 @@ from pathlib import Path
 import orjson
 import polars as pl
 
+from ..dates import EXAMPLE as DATE_EXAMPLE
+from ..dates import parse_longmemeval
 from ..errors import InputError
 from ..eval.gold import is_abstention_id, question_gold
 from ..schema import QUESTION_TYPES
 
 log = logging.getLogger(__name__)
 
-DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"  # e.g. 2023/05/30 (Tue) 21:56
 HAYSTACK_LISTS = ("haystack_session_ids", "haystack_dates", "haystack_sessions")
 STR_FIELDS = ("question_id", "question_type", "question", "question_date")
 LIST_FIELDS = ("haystack_session_ids", "haystack_dates", "haystack_sessions", "answer_session_ids")
@@ -71,25 +72,20 @@ def load_records(path: str | Path) -> list[dict]:
 
 
 class _Dates:
-    """strptime with a memo: haystack dates repeat a lot across questions."""
+    """The strict date parser (dates.py), with errors that name the file, question and field."""
 
     def __init__(self, file: str):
-        self.file, self.memo = file, {}
+        self.file = file
 
     def parse(self, value, qid: str, fld: str) -> datetime:
         if not isinstance(value, str):
-            raise InputError(f"expected a date string like '2023/05/30 (Tue) 21:56', got "
+            raise InputError(f"expected a date string like '{DATE_EXAMPLE}', got "
                              f"{type(value).__name__}", file=self.file, question_id=qid, field=fld)
-        hit = self.memo.get(value)
-        if hit is not None:
-            return hit
         try:
-            dt = datetime.strptime(value, DATE_FORMAT)
+            return parse_longmemeval(value)
         except ValueError:
-            raise InputError(f"unparseable date {value!r} (expected like '2023/05/30 (Tue) 21:56')",
+            raise InputError(f"unparseable date {value!r} (expected like '{DATE_EXAMPLE}')",
                              file=self.file, question_id=qid, field=fld) from None
-        self.memo[value] = dt
-        return dt
 
 
 def validate_record(rec, index: int, file: str, dates: _Dates) -> None:

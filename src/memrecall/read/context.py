@@ -4,38 +4,15 @@ shown with its date and cut to `max_chars_per_session` characters, as JSON or pl
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Sequence
 
-import polars as pl
-
+from ..dates import date_key
 from ..errors import ConfigError
 
 HISTORY_FORMATS = ("json", "nl")
 TRUNCATED = " [...]"  # marks a session cut to max_chars_per_session
 NO_HISTORY = "(no past chat sessions were retrieved)"
-
-_DATE = re.compile(r"(\d{4})[/-](\d{1,2})[/-](\d{1,2})(?:\D+?(\d{1,2}):(\d{2}))?")
-
-
-def parse_date(text) -> datetime | None:
-    """LongMemEval dates look like '2023/04/10 (Mon) 17:50'; ISO dates work too."""
-    m = _DATE.search(str(text or ""))
-    if not m:
-        return None
-    y, mo, d, hh, mm = m.groups()
-    try:
-        return datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0))
-    except ValueError:
-        return None
-
-
-def date_key(text) -> tuple:
-    """Sort key: parseable dates chronologically, anything else after them, by its text."""
-    dt = parse_date(text)
-    return (0, dt, "") if dt is not None else (1, datetime.min, str(text or ""))
 
 
 @dataclass(frozen=True)
@@ -100,20 +77,3 @@ def render_history(sessions: Sequence[ContextSession]) -> str:
         f"### Session {i}:\nSession Date: {s.date}\nSession Content:\n{s.content}"
         for i, s in enumerate(sessions, 1)
     )
-
-
-def question_session_dates(questions: pl.DataFrame, sessions: pl.DataFrame
-                           ) -> dict[str, dict[str, str]]:
-    """question_id -> {session_id: date}. A session's date belongs to the (question, session)
-    pair: the same session can carry different dates in different haystacks (202 sessions of
-    the dev file do), so each question uses its own haystack_dates; sessions.date (the
-    earliest) only fills in where a table has no haystack_dates (hand-made tests)."""
-    fallback = dict(sessions.select("session_id", "date").iter_rows())
-    out: dict[str, dict[str, str]] = {}
-    has_own = "haystack_dates" in questions.columns
-    cols = ["question_id", "haystack_session_ids"] + (["haystack_dates"] if has_own else [])
-    for row in questions.select(cols).iter_rows():
-        qid, ids = row[0], row[1] or []
-        own = dict(zip(ids, row[2] or [])) if has_own else {}
-        out[qid] = {sid: own.get(sid) or fallback.get(sid) for sid in ids}
-    return out

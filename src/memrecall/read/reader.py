@@ -17,9 +17,10 @@ import polars as pl
 
 from ..artifacts import read_table, write_table
 from ..config import check_int, choice
+from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
-from .context import (HISTORY_FORMATS, ContextSession, format_session,
-                      question_session_dates, render_history, select_sessions)
+from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
+                      select_sessions)
 from .prompts import NOTES_HASH, PROMPTS, ReaderPrompt, get_prompt, render_notes
 
 READINGS = ("direct", "con")

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from ..dates import parse_date
 from ..errors import ConfigError
-from ..read.context import parse_date
 
 # --- query variants -----------------------------------------------------------------------
 

@@ -24,8 +24,8 @@ import polars as pl
 
 from ..artifacts import read_table, write_table
 from ..config import check_int, choice
+from ..dates import parse_date, question_session_dates
 from ..errors import ConfigError, InputError, MemrecallError
-from ..read.context import parse_date, question_session_dates
 from ..schema import QUESTION_TYPES
 from .prompts import TimeRange, get_variant_prompt, parse_time_range, time_range_messages
 
