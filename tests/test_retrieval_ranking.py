@@ -9,9 +9,10 @@ import pytest
 
 from memrecall.errors import ConfigError, InputError
 from memrecall.retrieval.bm25 import BM25Scorer
-from memrecall.retrieval.dense import cosine_scores, rank_order, session_max
+from memrecall.retrieval.dense import cosine_scores
 from memrecall.retrieval.embedders import vectors_column
 from memrecall.retrieval.fusion import fuse, minmax, ranks
+from memrecall.retrieval.ranking import rank_order, session_max, top_ranked
 from memrecall.retrieval.retrieve import retrieve
 
 RCFG = {"method": "dense", "top_k": 50, "fusion": "rrf", "rrf_k": 60, "dense_weight": 0.5,
@@ -31,6 +32,58 @@ def test_dense_scores_max_aggregation_and_stable_ties():
     assert rank_order(sess).tolist() == [0, 2, 1, 3]
     assert rank_order(np.array([0.5, 0.9, 0.5, 0.5])).tolist() == [1, 0, 2, 3]
     assert rank_order(np.array([0.5, 0.5]), tiebreak=np.array([0.1, 0.2])).tolist() == [1, 0]
+
+
+def unit(*v):
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_max_cosine_over_several_queries_per_session():
+    """The rewrite stage's scoring: a session's best cosine over its units and the question's
+    variants."""
+    queries = np.stack([unit(1, 0, 0), unit(0, 1, 0)])      # original + one variant
+    units = np.stack([unit(1, 1, 0), unit(0, 0, 1),           # session A: two units
+                      unit(0, 1, 0),                          # session B
+                      unit(-1, 0, 0)])                        # session C
+    seg = np.array([0, 0, 1, 2])
+    both = session_max(cosine_scores(queries, units), seg, 3)
+    np.testing.assert_allclose(both, [np.sqrt(0.5), 1.0, 0.0], atol=1e-6)
+    # With the original alone, B is no better than C: the variant is what lifts it.
+    alone = session_max(cosine_scores(queries[:1], units), seg, 3)
+    np.testing.assert_allclose(alone, [np.sqrt(0.5), 0.0, -1.0], atol=1e-6)
+    np.testing.assert_array_equal(cosine_scores(queries[0], units), units @ queries[0])
+    assert cosine_scores(queries, np.zeros((0, 3), np.float32)).shape == (0,)
+
+
+def test_one_tie_and_nan_rule_for_every_ranking():
+    scores = np.array([0.5, np.nan, 0.9, 0.5, -np.inf])
+    assert rank_order(scores).tolist() == [2, 0, 3, 4, 1]
+    assert top_ranked(["a", "b", "c", "d", "e"], scores, 3) == [("c", 0.9), ("a", 0.5), ("d", 0.5)]
+    assert ranks(scores).tolist() == [2, 5, 1, 3, 4]  # rrf's ranks follow the same order
+
+
+def test_rerank_ranks_like_the_others(monkeypatch):
+    """Cross-encoder scores: best first, ties in the retriever's order, NaN last (it used to
+    come first: polars sorts NaN above every number)."""
+    from memrecall.retrieval.rerank import rerank
+
+    class Fixed:
+        def score(self, pairs):
+            return np.array([0.5, np.nan, 0.9, 0.5, 0.1, 0.2])
+
+    q = pl.DataFrame({"question_id": ["q1", "q2"], "question": ["x?", "y?"]})
+    t = pl.DataFrame({"session_id": list("abcdef"), "turn_index": [0] * 6, "role": ["user"] * 6,
+                      "content": list("abcdef")})
+    cands = pl.DataFrame({"question_id": ["q1"] * 4 + ["q2"] * 2, "rank": [1, 2, 3, 4, 1, 2],
+                          "session_id": list("abcdef"), "score": [0.0] * 6},
+                         schema_overrides={"rank": pl.Int32})
+    cfg = {"name": "fake", "model": "unused", "top_k": 4, "key": "user"}
+    out = rerank(q, t, cands, cfg, reranker=Fixed())
+    assert out.select("question_id", "rank", "session_id").rows() == [
+        ("q1", 1, "c"), ("q1", 2, "a"), ("q1", 3, "d"), ("q1", 4, "b"),
+        ("q2", 1, "f"), ("q2", 2, "e")]
+    assert out["rank"].dtype == pl.Int32
 
 
 def test_bm25_prefers_rare_matching_terms():

@@ -1,42 +1,15 @@
-"""Rewrite's pure parts on hand-made inputs: max-cosine rescoring, deterministic ranking,
-time-aware reordering (±2 days, nothing dropped) and config checks."""
+"""Rewrite's pure parts on hand-made inputs: time-aware reordering (±2 days, nothing dropped)
+and config checks. Its scoring and ranking are retrieval/ranking.py's (test_retrieval_ranking)."""
 
 from __future__ import annotations
 
 from datetime import date
 
-import numpy as np
 import pytest
 
 from memrecall.errors import ConfigError
-from memrecall.rewrite.rewriter import (max_cosine, rank_scores, rewrite_settings,
-                               starts_on_question_date, time_reorder)
 from memrecall.rewrite.prompts import TimeRange
-
-
-def unit(*v):
-    v = np.asarray(v, dtype=np.float32)
-    return v / np.linalg.norm(v)
-
-
-def test_max_cosine_over_queries_and_units():
-    queries = np.stack([unit(1, 0, 0), unit(0, 1, 0)])      # original + one variant
-    units = np.stack([unit(1, 1, 0), unit(0, 0, 1),           # session A: two units
-                      unit(0, 1, 0),                          # session B
-                      unit(-1, 0, 0)])                        # session C
-    scores = max_cosine(queries, units, ["A", "A", "B", "C"])
-    assert scores["A"] == pytest.approx(np.sqrt(0.5), abs=1e-6)
-    assert scores["B"] == pytest.approx(1.0, abs=1e-6)   # found only through the variant
-    assert scores["C"] == pytest.approx(0.0, abs=1e-6)   # max(-1, 0)
-    # With the original alone, B is no better than C: the variant is what lifts it.
-    alone = max_cosine(queries[:1], units, ["A", "A", "B", "C"])
-    assert alone["B"] == pytest.approx(0.0, abs=1e-6)
-    assert max_cosine(queries, np.zeros((0, 3)), []) == {}
-
-
-def test_rank_scores_best_first_ties_keep_pool_order_and_top_k():
-    scores = {"s3": 0.5, "s1": 0.9, "s2": 0.5, "s4": 0.1}
-    assert rank_scores(scores, 3) == [("s1", 0.9), ("s3", 0.5), ("s2", 0.5)]
+from memrecall.rewrite.rewriter import rewrite_settings, starts_on_question_date, time_reorder
 
 
 DATES = {"a": "2023/05/27 (Sat) 10:00", "b": "2023/05/29 (Mon) 23:59",

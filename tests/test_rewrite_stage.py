@@ -216,6 +216,21 @@ def test_reranker_rescores_the_union_by_max_over_queries(server, inputs):
     assert ranked(out, "q_tr") == [("s5", 0.9), ("s2", 0.8), ("s6", 0.7), ("s1", 0.6)]
 
 
+def test_a_nan_score_ranks_last_as_in_retrieve_and_rerank(server, inputs):
+    """One ranking rule (retrieval/ranking.py): a NaN cross-encoder score is no evidence."""
+    class NaNForGin(WordOverlapReranker):
+        def score(self, pairs):
+            out = super().score(pairs)
+            out[[i for i, (_, passage) in enumerate(pairs) if "gin" in passage]] = np.nan
+            return out
+
+    run(inputs, rewrite_cfg(server, time_aware=False),
+        {"name": "fake_ce", "model": "unused", "top_k": 5}, reranker=NaNForGin())
+    got = ranked(read_table(inputs["out"], "candidates"), "q_ssu")
+    assert [s for s, _ in got] == ["s4", "s2", "s1", "s5", "s3"]  # s1/s5 tie: pool order
+    assert np.isnan(got[-1][1])
+
+
 def test_time_aware_only_with_zero_variants(server, inputs):
     run(inputs, rewrite_cfg(server, n_variants=0))
     out = read_table(inputs["out"], "candidates")

@@ -7,26 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def cosine_scores(query_vec: np.ndarray, unit_vecs: np.ndarray) -> np.ndarray:
-    """(d,) · (n, d) → (n,) float64. Both sides are L2-normalised, so the dot product is the
+def cosine_scores(query_vecs: np.ndarray, unit_vecs: np.ndarray) -> np.ndarray:
+    """(d,) · (n, d) → (n,) float64; with (m, d) queries (a question and its rewrites), each
+    unit's best cosine over them. Both sides are L2-normalised, so the dot product is the
     cosine."""
     if unit_vecs.size == 0:
         return np.zeros(len(unit_vecs), dtype=np.float64)
-    return (unit_vecs @ query_vec).astype(np.float64)
-
-
-def session_max(unit_scores: np.ndarray, unit_session: np.ndarray, n_sessions: int) -> np.ndarray:
-    """Aggregate unit scores to their sessions by max (round granularity → session ranking).
-    Sessions without units get -inf and so rank last."""
-    out = np.full(n_sessions, -np.inf, dtype=np.float64)
-    np.maximum.at(out, unit_session, unit_scores)
-    return out
-
-
-def rank_order(scores: np.ndarray, tiebreak: np.ndarray | None = None) -> np.ndarray:
-    """Indices best first: by score, then tiebreak (higher first), then position (stable), so the
-    ranking is deterministic whatever the ties."""
-    pos = np.arange(len(scores))
-    if tiebreak is None:
-        return np.lexsort((pos, -scores))
-    return np.lexsort((pos, -tiebreak, -scores))
+    if query_vecs.ndim == 1:
+        return (unit_vecs @ query_vecs).astype(np.float64)
+    return (unit_vecs @ query_vecs.T).max(axis=1).astype(np.float64)

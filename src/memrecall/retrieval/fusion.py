@@ -17,13 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ConfigError
+from .ranking import rank_order
 
 FUSIONS = ("rrf", "max", "weighted")
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
     """1-based ranks, best first, ties broken by position (as the ranking itself does)."""
-    order = np.lexsort((np.arange(len(scores)), -scores))
+    order = rank_order(scores)
     r = np.empty(len(scores), dtype=np.float64)
     r[order] = np.arange(1, len(scores) + 1)
     return r

@@ -3,8 +3,9 @@
 `reranker.name: none` passes each question's first top_k candidates through unchanged. Any other
 option loads `reranker.model` (package:NAME, a local folder or a hub id, as for the embedder) with
 FlagEmbedding's FlagReranker, scores (question, session passage) pairs in batches and keeps the
-best top_k; ties keep the retriever's order. A session's passage is its key text (`reranker.key`
-user/all, `reranker.max_chars`), the model truncates it to `reranker.max_length` tokens.
+best top_k, ranked by ranking.py (ties keep the retriever's order). A session's passage is its
+key text (`reranker.key` user/all, `reranker.max_chars`), the model truncates it to
+`reranker.max_length` tokens.
 
 Scores are cached like embeddings: sqlite at paths.cache_dir("rerank"), one file per scoring
 space (model identity, max_length, precision), keyed by sha256 of the (query, passage) pair.
@@ -23,6 +24,7 @@ from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
 from .embedders import _device, resolve_model
 from .keys import KEYS, session_text
+from .ranking import rank_order
 from .store import score_store
 
 CHUNK = 512  # pairs per model call
@@ -125,13 +127,14 @@ def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFram
     pairs = [(qtext[q], passages[s]) for q, s in
              cands.select("question_id", "session_id").iter_rows()]
     reranker = reranker or CachedReranker(reranker_cfg)
-    scores = reranker.score(pairs)
-    return (cands.with_columns(pl.Series("score", scores, dtype=pl.Float64))
-            # best score first; equal scores keep the retriever's order
-            .sort(["question_id", "score", "rank"], descending=[False, True, False])
+    scored = cands.with_columns(pl.Series("score", reranker.score(pairs), dtype=pl.Float64))
+    kept = [group[rank_order(group.get_column("score").to_numpy())[:top_k]]
+            for _, group in scored.group_by("question_id", maintain_order=True)]
+    if not kept:
+        return scored.head(0)
+    return (pl.concat(kept)  # each question's best top_k; ties keep the retriever's order
             .with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("question_id")
                           .alias("rank"))
-            .filter(pl.col("rank") <= top_k)
             .sort("question_id", "rank"))
 
 

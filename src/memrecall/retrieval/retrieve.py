@@ -25,9 +25,10 @@ from ..artifacts import read_table, write_table
 from ..config import choice
 from ..errors import InputError
 from .bm25 import BM25Scorer
-from .dense import cosine_scores, rank_order, session_max
+from .dense import cosine_scores
 from .embedders import CachedEncoder, vectors_matrix
 from .fusion import FUSIONS, fuse
+from .ranking import rank_order, session_max
 
 METHODS = ("dense", "bm25", "hybrid", "oracle")
 

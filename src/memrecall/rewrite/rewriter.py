@@ -80,26 +80,7 @@ def rewrite_settings(cfg: dict) -> RewriteSettings:
                            time_aware, _types(cfg, "time_types", ["temporal-reasoning"]))
 
 
-# --- scoring and reordering (pure functions, tested on hand-made inputs) ----------------------
-
-def max_cosine(query_vecs: np.ndarray, unit_vecs: np.ndarray,
-               unit_sessions: list[str]) -> dict[str, float]:
-    """Per session: the max cosine between any query and any of the session's key units
-    (vectors are L2-normalised, so the dot product is the cosine)."""
-    if len(unit_sessions) == 0:
-        return {}
-    best = (np.asarray(unit_vecs, np.float32) @ np.asarray(query_vecs, np.float32).T).max(axis=1)
-    out: dict[str, float] = {}
-    for sid, s in zip(unit_sessions, best.tolist()):
-        out[sid] = max(out.get(sid, -np.inf), s)
-    return out
-
-
-def rank_scores(scores: dict[str, float], top_k: int) -> list[tuple[str, float]]:
-    """Best first; ties keep the order of `scores` (the pool: reranked first, then retrieved),
-    as the rerank stage keeps the retriever's order on ties."""
-    return sorted(scores.items(), key=lambda kv: -kv[1])[:top_k]
-
+# --- time-aware reordering (pure functions, tested on hand-made inputs) -----------------------
 
 def starts_on_question_date(rng: TimeRange, question_date: str) -> bool:
     """A range that starts on the day the question is asked is a non-answer (the events asked
@@ -277,7 +258,9 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg, reranker_cfg,
              encoder, reranker, encoder_stats) -> dict[str, list[tuple[str, float]]]:
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
+    from ..retrieval.dense import cosine_scores
     from ..retrieval.embedders import CachedEncoder, vectors_matrix
+    from ..retrieval.ranking import session_max, top_ranked
 
     top_k = int(reranker_cfg.get("top_k") or DEFAULT_TOP_K)
     pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
@@ -316,19 +299,18 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
     for q in qids:
         qv = qvecs[offset:offset + len(queries[q])]
         offset += len(queries[q])
-        for s in pools[q]:
+        pool = pools[q]
+        for s in pool:
             if s not in by_session:
                 raise InputError(f"candidate session {s!r} has no embedded unit (rerun embed)",
                                  file=str(emb_path), question_id=q, field="session_id")
-        idx = [i for s in pools[q] for i in by_session[s]]
-        scores = max_cosine(qv, unit_vecs[idx], [unit_sessions[i] for i in idx]) if idx else {}
-        if use_reranker and scores:
+        idx = [i for s in pool for i in by_session[s]]
+        seg = np.asarray([pos for pos, s in enumerate(pool) for _ in by_session[s]], np.int64)
+        scores = session_max(cosine_scores(qv, unit_vecs[idx]), seg, len(pool))
+        if use_reranker and pool:
             # Re-rank the whole pool by its best cross-encoder score over the same queries.
-            pool = list(scores)
             pairs = [(text, passages[s]) for text in queries[q] for s in pool]
-            ce = np.asarray(reranker.score(pairs), dtype=np.float64).reshape(len(queries[q]),
-                                                                            len(pool))
-            scores = dict(zip(pool, ce.max(axis=0).tolist()))
-        out[q] = rank_scores(scores, top_k)
+            scores = np.asarray(reranker.score(pairs), dtype=np.float64).reshape(
+                len(queries[q]), len(pool)).max(axis=0)
+        out[q] = top_ranked(pool, scores, top_k)  # ties keep the pool order
     return out
-
