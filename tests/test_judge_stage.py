@@ -14,7 +14,7 @@ import yaml
 from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import InputError
 from memrecall.judge import judge_answers
-from memrecall.schema import VERDICTS
+from memrecall.schema import VERDICTS, polars_schema
 
 REPO = Path(__file__).resolve().parents[1]
 RULE = {"name": "rule", "kind": "rule", "model": "rule-v1"}
@@ -48,6 +48,7 @@ def answers(**over):
 def test_rule_verdicts():
     v = judge_answers(questions(), answers(), RULE)
     assert v.columns[:5] == VERDICTS.names
+    assert dict(v.schema) == polars_schema("verdicts")
     assert v["question_id"].to_list() == ["a", "b", "c_abs", "d"]
     assert v["label"].to_list() == [True, True, True, None]   # 16 days: off by one from 17
     assert v["reader_failed"].to_list() == [False, False, False, True]

@@ -15,7 +15,7 @@ from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.hashing import sha256_file
 from memrecall.read.prompts import NOTES_HASH, PROMPTS
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
-from memrecall.schema import ANSWERS
+from memrecall.schema import ANSWERS, polars_schema
 
 from fake_openai_server import FakeOpenAIServer, last_user
 
@@ -103,6 +103,7 @@ def test_answers_table_and_exact_requests(server, env, fresh_cache, capsys):
         f"model calls 3, cached 0, failed 0; prompt {PROMPTS['default'].prompt_id}")
     table = read_table(env["out"], "answers")
     assert table.columns[:len(ANSWERS.names)] == ANSWERS.names
+    assert dict(table.schema) == polars_schema("answers")  # every column as schema.py says
     assert table.get_column("question_id").to_list() == ["q1", "q2", "q3"]
     assert table.get_column("hypothesis").to_list() == [
         "Berlin", "Berlin", "I can't help with that."]

@@ -1,10 +1,12 @@
-"""The data model of ../shared/DESIGN.md: one pyarrow schema per table (the contract columns).
-
-Tables may carry extra columns after these; `artifacts.write_table` checks the contract ones.
+"""The data model, defined once: one pyarrow schema per table of ../shared/DESIGN.md (the
+contract columns, which `artifacts.write_table` checks and casts), the extra columns our stages
+write after them, and the rewrite stage's own table. Stages build their frames with
+`polars_schema(table)`, so a column and its type are written down in this module only.
 """
 
 from __future__ import annotations
 
+import polars as pl
 import pyarrow as pa
 
 QUESTION_TYPES = (
@@ -79,3 +81,54 @@ TABLES = {
     "answers": ANSWERS,
     "verdicts": VERDICTS,
 }
+
+# Round-granularity candidates also carry each session's user turns, best round first.
+TURN_INDICES = pa.field("turn_indices", pa.list_(pa.int32()))
+
+# Columns our stages write after the contract ones, in this order.
+EXTRA = {
+    "questions": pa.schema([
+        ("haystack_dates", pa.list_(pa.string())),  # aligned with haystack_session_ids
+    ]),
+    "answers": pa.schema([
+        ("raw", pa.string()),                        # the reader's whole reply
+        ("context_session_ids", pa.list_(pa.string())),  # the sessions it was shown
+    ]),
+    "verdicts": pa.schema([
+        ("question_type", pa.string()),
+        ("is_abstention", pa.bool_()),
+        ("reader_failed", pa.bool_()),
+        ("prompt_hash", pa.string()),
+        ("request_hash", pa.string()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("reasoning_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("latency_s", pa.float64()),
+    ]),
+}
+
+# The rewrite stage's record of what it asked and got (artifacts/rewrites.parquet).
+REWRITES = pa.schema([
+    ("question_id", pa.string()),
+    ("question_type", pa.string()),
+    ("variants", pa.list_(pa.string())),
+    ("time_range", pa.string()),
+    ("error", pa.string()),
+    ("raw_variants", pa.string()),
+    ("raw_time_range", pa.string()),
+    ("cost_usd", pa.float64()),
+])
+
+
+def written_schema(table: str) -> pa.Schema:
+    """The columns a stage writes for `table`: the contract ones, then its extra ones."""
+    if table == "rewrites":
+        return REWRITES
+    extra = EXTRA.get(table)
+    return pa.schema(list(TABLES[table]) + list(extra)) if extra else TABLES[table]
+
+
+def polars_schema(table: str) -> dict:
+    """written_schema(table) as polars dtypes, for building a stage's frame."""
+    return dict(pl.from_arrow(written_schema(table).empty_table()).schema)

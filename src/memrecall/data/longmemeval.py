@@ -32,7 +32,7 @@ from ..dates import EXAMPLE as DATE_EXAMPLE
 from ..dates import parse_longmemeval
 from ..errors import InputError
 from ..eval.gold import is_abstention_id, question_gold
-from ..schema import QUESTION_TYPES
+from ..schema import QUESTION_TYPES, polars_schema
 
 log = logging.getLogger(__name__)
 
@@ -256,12 +256,7 @@ def normalise(records: list[dict], file: str) -> Normalised:
         log.warning("%d questions name evidence sessions missing from their haystack (e.g. %s)",
                     len(evidence_missing), evidence_missing[0])
 
-    list_str = pl.List(pl.String)
-    questions = pl.DataFrame(q_rows, schema={
-        "question_id": pl.String, "question_type": pl.String, "is_abstention": pl.Boolean,
-        "question": pl.String, "answer": pl.String, "question_date": pl.String,
-        "haystack_session_ids": list_str, "answer_session_ids": list_str,
-        "haystack_dates": list_str})
+    questions = pl.DataFrame(q_rows, schema=polars_schema("questions"))
 
     sids = sorted(sessions)
     s_date, s_hash = [], []
@@ -278,12 +273,11 @@ def normalise(records: list[dict], file: str) -> Normalised:
         t_ans.extend(s.has_answer)
     sessions_df = pl.DataFrame(
         {"session_id": sids, "date": s_date, "content_hash": s_hash},
-        schema={"session_id": pl.String, "date": pl.String, "content_hash": pl.String})
+        schema=polars_schema("sessions"))
     turns_df = pl.DataFrame(
         {"session_id": t_sid, "turn_index": t_idx, "role": t_role, "content": t_content,
          "has_answer": t_ans},
-        schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
-                "content": pl.String, "has_answer": pl.Boolean})
+        schema=polars_schema("turns"))
     stats = {
         "sessions_total": total_sessions,
         "sessions_unique": len(sids),

@@ -22,19 +22,14 @@ import polars as pl
 from ..artifacts import read_table, write_table
 from ..errors import ConfigError, InputError
 from ..hashing import sha256_file
+from ..schema import polars_schema
 from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION, judge_one
 
 JUDGE_KINDS = ("rule", "llm")
 _RULES_HASH = sha256_file(Path(__file__).with_name("rules.py"))[:12]
 
-VERDICT_SCHEMA = {
-    "question_id": pl.String, "label": pl.Boolean, "judge_model": pl.String, "raw": pl.String,
-    "error": pl.String, "question_type": pl.String, "is_abstention": pl.Boolean,
-    "reader_failed": pl.Boolean, "prompt_hash": pl.String, "request_hash": pl.String,
-    "input_tokens": pl.Int64, "output_tokens": pl.Int64, "reasoning_tokens": pl.Int64,
-    "cost_usd": pl.Float64, "latency_s": pl.Float64,
-}
+VERDICT_SCHEMA = polars_schema("verdicts")
 
 
 def judge_kind(judge_cfg: dict) -> str:

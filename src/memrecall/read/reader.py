@@ -19,6 +19,7 @@ from ..artifacts import read_table, write_table
 from ..config import check_int, choice
 from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
+from ..schema import polars_schema
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
 from .prompts import NOTES_HASH, PROMPTS, ReaderPrompt, get_prompt, render_notes
@@ -157,7 +158,7 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
     for (ctx, pre, _), res in zip(pending, results):
         rows[ctx.question_id] = _row(ctx, settings, res, pre, None, reader_cfg)
 
-    df = pl.DataFrame([rows[c.question_id] for c in contexts], schema=_SCHEMA)
+    df = pl.DataFrame([rows[c.question_id] for c in contexts], schema=polars_schema("answers"))
     write_table(df, out, table="answers", stage="read", params=reader_cfg,
                 input_files=[questions, sessions, turns, candidates])
     s = client.stats
@@ -165,15 +166,6 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
           f"{s.get('cached', 0)}, failed {s.get('failed', 0)}; prompt {settings.prompt_id}",
           file=sys.stderr)
     return df
-
-
-_SCHEMA = {
-    "question_id": pl.String, "hypothesis": pl.String, "model": pl.String,
-    "prompt_id": pl.String, "request_hash": pl.String, "input_tokens": pl.Int64,
-    "output_tokens": pl.Int64, "reasoning_tokens": pl.Int64, "cost_usd": pl.Float64,
-    "latency_s": pl.Float64, "refused": pl.Boolean, "error": pl.String,
-    "raw": pl.String, "context_session_ids": pl.List(pl.String),
-}
 
 
 def _row(ctx, settings, res, pre, err, cfg) -> dict:

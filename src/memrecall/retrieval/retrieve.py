@@ -24,6 +24,7 @@ from tqdm import tqdm
 from ..artifacts import read_table, write_table
 from ..config import choice
 from ..errors import InputError
+from ..schema import CANDIDATES, TURN_INDICES
 from .bm25 import BM25Scorer
 from .dense import cosine_scores
 from .embedders import CachedEncoder, vectors_matrix
@@ -132,11 +133,11 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
 
 
 def _frame(q, rank, sid, score, turns) -> pl.DataFrame:
-    cols = {"question_id": pa.array(q, pa.string()), "rank": pa.array(rank, pa.int32()),
-            "session_id": pa.array(sid, pa.string()), "score": pa.array(score, pa.float64())}
+    fields, cols = list(CANDIDATES), [q, rank, sid, score]
     if turns is not None:
-        cols["turn_indices"] = pa.array(turns, pa.list_(pa.int32()))
-    return pl.from_arrow(pa.table(cols)).sort("question_id", "rank")
+        fields.append(TURN_INDICES)
+        cols.append(turns)
+    return pl.from_arrow(pa.table(cols, schema=pa.schema(fields))).sort("question_id", "rank")
 
 
 def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, embeddings: str,

@@ -26,19 +26,14 @@ from ..artifacts import read_table, write_table
 from ..config import check_int, choice
 from ..dates import parse_date, question_session_dates
 from ..errors import ConfigError, InputError, MemrecallError
-from ..schema import QUESTION_TYPES
+from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
 from .prompts import TimeRange, get_variant_prompt, parse_time_range, time_range_messages
 
 MODES = ("off", "multiangle")
-CONTRACT = ("question_id", "rank", "session_id", "score")
 WIDEN_DAYS = 2
 DEFAULT_TOP_K = 15
 
-REWRITES_SCHEMA = {
-    "question_id": pl.String, "question_type": pl.String, "variants": pl.List(pl.String),
-    "time_range": pl.String, "error": pl.String, "raw_variants": pl.String,
-    "raw_time_range": pl.String, "cost_usd": pl.Float64,
-}
+REWRITES_SCHEMA = polars_schema("rewrites")
 
 
 # --- config ------------------------------------------------------------------------------------
@@ -120,10 +115,9 @@ def _candidates_frame(lists: dict[str, list[tuple[str, float]]],
     at round granularity) carried over from the first source that has the session."""
     rows = [(qid, rank, sid, score) for qid in sorted(lists)
             for rank, (sid, score) in enumerate(lists[qid], 1)]
-    df = pl.DataFrame(rows, schema={"question_id": pl.String, "rank": pl.Int32,
-                                    "session_id": pl.String, "score": pl.Float64}, orient="row")
+    df = pl.DataFrame(rows, schema=polars_schema("candidates"), orient="row")
     keys = ["question_id", "session_id"]
-    extra = [c for c in (sources[0].columns if sources else []) if c not in CONTRACT]
+    extra = [c for c in (sources[0].columns if sources else []) if c not in CANDIDATES.names]
     if not extra:
         return df
     found = pl.concat([src.select(keys + extra) for src in sources
