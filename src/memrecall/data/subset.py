@@ -109,7 +109,8 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
     else:
         n = _pos_int(spec["n"], "dataset.stratified.n")
         for r in records:
-            strata[(r["question_type"], is_abstention_id(r["question_id"]))].append(r["question_id"])
+            qid = r["question_id"]
+            strata[(r["question_type"], is_abstention_id(qid))].append(qid)
         alloc = _largest_remainder({s: len(v) for s, v in strata.items()}, min(n, len(records)))
     rng = random.Random(seed)
     keep: set[str] = set()

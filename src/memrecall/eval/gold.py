@@ -49,8 +49,8 @@ def turn_id(session_id: str, turn_index: int) -> str:
 def answer_turns(turns: pl.DataFrame) -> dict[str, list[int]]:
     """session_id → indices of its user turns marked has_answer, in order."""
     out: dict[str, list[int]] = defaultdict(list)
-    for sid, idx in (turns.filter((pl.col("role") == "user") & pl.col("has_answer").fill_null(False))
-                     .select("session_id", "turn_index").sort("session_id", "turn_index")
+    marked = turns.filter((pl.col("role") == "user") & pl.col("has_answer").fill_null(False))
+    for sid, idx in (marked.select("session_id", "turn_index").sort("session_id", "turn_index")
                      .iter_rows()):
         out[sid].append(int(idx))
     return dict(out)
