@@ -9,7 +9,8 @@ from memrecall.stage import run_stage
 def main():
     params = load_params()
     run_read(section(params, "reader"), questions=layout.QUESTIONS, sessions=layout.SESSIONS,
-             turns=layout.TURNS, candidates=layout.CANDIDATES_REWRITE, out=layout.ANSWERS)
+             turns=layout.TURNS, candidates=layout.CANDIDATES_REWRITE, out=layout.ANSWERS,
+             prompts_out=layout.PROMPTS)
 
 
 if __name__ == "__main__":

@@ -15,5 +15,6 @@ VERDICTS = "artifacts/verdicts.parquet"
 REPORTS = "reports"
 METRICS = "reports/metrics.json"
 DATA_CARD = "reports/data_card.md"
+PROMPTS = "reports/prompts.json"  # the read stage: the prompts it rendered
 BY_TYPE = "reports/by_type.md"
 RETRIEVAL_TABLE = "reports/retrieval.md"
