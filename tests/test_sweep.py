@@ -80,12 +80,7 @@ stages:
     metrics:
       - reports/metrics.json:
           cache: false
-    outs:
-      - reports/summary.md
-      - reports/per_question.csv:
-          cache: false
-      - reports/prompts.json:
-          cache: false
+    outs: [reports/summary.md, reports/per_question.csv, reports/prompts.json]
 '''
 
 DATASET_SHA = "ab" * 32
@@ -113,7 +108,8 @@ def make_tiny_project(path: Path) -> Path:
     (path / "count.py").write_text(COUNT_PY)
     (path / "dvc.yaml").write_text(DVC_YAML)
     (path / ".gitignore").write_text("/counts/\n/out/\n/reports/summary.md\n/multirun/\n"
-                                     "/outputs/\n/mlflow.db\n/mlruns/\n")
+                                     "/outputs/\n/mlflow.db\n/mlruns/\n/reports/per_question.csv\n"
+                                     "/reports/prompts.json\n")
     env = _env()
     for cmd in (["git", "init", "-q", "-b", "main"],
                 ["git", "config", "user.email", "test@example.com"],

@@ -1,6 +1,7 @@
 """MLflow sync of DVC experiments: one run per experiment, flattened params, metric names without
-'@', reports (with the prompts the run recorded) as artifacts, git rev + dataset sha256 tags; idempotent. Checked
-against a local sqlite store and against a real `mlflow server` read back over its REST API."""
+'@', reports (with the prompts the run recorded) as artifacts, git rev + dataset sha256 tags;
+idempotent. Checked against a local sqlite store and against a real `mlflow server` read back
+over its REST API."""
 
 from __future__ import annotations
 
