@@ -278,6 +278,36 @@ def test_user_story_prompt_sweep_and_single_runs_on_other_questions(tmp_path):
     assert (tmp_path / "paper" / "by_type.png").exists()
 
 
+def on_dataset(run, dataset):
+    """The same run on another dataset: other question ids, another dataset file."""
+    return {**run, "params": {**run["params"], "dataset.name": dataset},
+            "dataset_sha256": dataset * 4,
+            "per_question": [{**r, "question_id": f"{dataset}-{r['question_id']}"}
+                             for r in run["per_question"]]}
+
+
+def test_a_ladder_per_question_set_each_with_its_own_reference():
+    sweeps = {"ablation": ("ablation", ["baseline", "top15"])}
+    base = sweep_run("ablation", "baseline", [T, F, F, F, F], [T, T, F, F, F], {})
+    top = sweep_run("ablation", "top15", [T, T, F, F, F], [T, T, T, F, F],
+                    {"reader.top_k_context": 15})
+    other_base = on_dataset(sweep_run("ablation", "baseline", [F] * 5, [T] * 5, {}), "oth")
+    other_top = on_dataset(sweep_run("ablation", "top15", [T] * 5, [T] * 5,
+                                     {"reader.top_k_context": 15}), "oth")
+    orphan = on_dataset(sweep_run("ablation", "top15", [T] * 5, [F] * 5,
+                                  {"reader.top_k_context": 15}), "third")
+    _, t2, _, _ = build_tables([BASE, base, top, other_base, other_top, orphan],
+                               n_resamples=200, seed=0, sweeps=sweeps)
+    assert [(r["ladder"], r["step"], r["n"]) for r in t2.rows] == [
+        ("reader-deepseek sample (10 q)", "baseline", 10),
+        ("reader-deepseek sample (10 q)", "top15", 10),
+        ("reader-deepseek oth (10 q)", "baseline", 10),
+        ("reader-deepseek oth (10 q)", "top15", 10)]
+    assert [r.get("delta") for r in t2.rows][1::2] == [pytest.approx(0.2), pytest.approx(0.5)]
+    assert "no reference run on the same questions" in t2.to_markdown()
+    assert [c.key for c in t2.columns][:3] == ["ladder", "step", "questions"]
+
+
 def test_sweep_specs_read_from_conf(tmp_path):
     from memrecall.report.paper import sweep_specs
     (tmp_path / "conf" / "sweep").mkdir(parents=True)

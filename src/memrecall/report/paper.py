@@ -412,28 +412,30 @@ def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
 
 def _ladders(runs: list[dict], baseline: dict,
              others: list[dict]) -> tuple[list[Ladder], list[tuple[dict, str]]]:
-    """Runs of one group → ladders, one per (question set, `meta.ladder`), each with its
-    reference: the sweep's first variant on the same questions, else the HEAD run when it
-    answered the same questions. Runs with no reference on their questions are left out
+    """Runs of one group → ladders, one per (`meta.sweep`, `meta.ladder`, question set), each
+    with its reference: the sweep's first variant on the same questions, else the HEAD run when
+    it answered the same questions. Runs with no reference on their questions are left out
     (returned with the reason)."""
     if not runs:  # no such sweep: every run is a step against the HEAD run
         same = [r for r in others if r["qset"][0] == baseline["qset"][0]]
         out = [(r, f"other questions than {baseline.get('name')}") for r in others
                if r["qset"][0] != baseline["qset"][0]]
         return [("", baseline, same)], out
-    parts: dict[tuple[str, str], list[dict]] = {}
-    for r in runs:
-        parts.setdefault((r["ladder"], r["qset"][0]), []).append(r)
-    names = {ladder for ladder, _ in parts}
-    many_sets = len({q for _, q in parts}) > 1
+    parts: dict[tuple[str, str, str], list[dict]] = {}
+    for r in runs:  # the same sweep name, ladder and questions
+        sweep = str((r.get("params") or {}).get("meta.sweep") or "")
+        parts.setdefault((sweep, r["ladder"], r["qset"][0]), []).append(r)
+    many_sweeps = len({s for s, _, _ in parts}) > 1
+    names = {(s, ladder) for s, ladder, _ in parts}
+    many_sets = len({q for _, _, q in parts}) > 1
     ladders, left_out = [], []
-    for (ladder, qset) in sorted(parts, key=lambda k: (k[0], k[1] != baseline["qset"][0], k[1])):
-        rs = sorted(parts[(ladder, qset)],
-                    key=lambda r: (r["variant_index"] if r["variant_index"] is not None
-                                   else 1 << 30, _natural(r.get("name") or "")))
-        label = ladder
-        if many_sets:
-            label = " ".join(p for p in (ladder, QuestionSets(rs).label(rs[0])) if p)
+    for key in sorted(parts, key=lambda k: (k[0], k[1], k[2] != baseline["qset"][0], k[2])):
+        sweep, ladder, qset = key
+        rs = sorted(parts[key], key=lambda r: (r["variant_index"] if r["variant_index"]
+                                               is not None else 1 << 30,
+                                               _natural(r.get("name") or "")))
+        label = " ".join(p for p in (sweep if many_sweeps else "", ladder,
+                                     QuestionSets(rs).label(rs[0]) if many_sets else "") if p)
         if rs[0]["variant_index"] == 0:
             ladders.append((label, rs[0], rs[1:]))
         elif qset == baseline["qset"][0]:
