@@ -129,15 +129,13 @@ def hydra_job(cfg) -> None:
                                                           hc.runtime.cwd), mode))
         return
     project = DvcProject(root)
-    project.compose_all(specs)  # a bad override stops the sweep before anything runs
     folder = _records_dir(hc)
     record = {"job": hc.job.num, "mode": mode, "options": asdict(opts),
               "specs": [[s.name, list(s.overrides), [list(m) for m in s.meta]] for s in specs],
               "states": None, "finished": mode == "queue"}
-    if mode == "queue":  # the callback queues and runs everything once all jobs are planned
-        _write_record(folder, hc.job.num, record)
-        return
     _write_record(folder, hc.job.num, record)
+    if mode == "queue":  # the callback checks every job's overrides, then queues them all
+        return
     if hc.job.num > 0 and opts.waves:
         _wait_for_job(folder, 0, opts)  # job 0 computes the shared upstream
     out_dir = _abs(hc.runtime.output_dir, hc.runtime.cwd)
