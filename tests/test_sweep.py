@@ -269,6 +269,7 @@ def test_stage_identity_follows_params_and_upstream():
     assert all(base[s] != other_embedder[s] for s in base)
 
 
+@pytest.mark.slow
 def test_stage_graph_comes_from_dvc_with_params_by_key(tmp_path):
     """DVC's index, not a parse of dvc.yaml: params declared by key (`reader.factor`), a
     foreach stage and the upstream edges are resolved as `dvc repro` resolves them."""
@@ -303,6 +304,27 @@ def test_stage_graph_comes_from_dvc_with_params_by_key(tmp_path):
     assert factor["answer"] != base["answer"] and factor["prep"] == base["prep"]
     scale = sigs(prep__scale=2)
     assert all(scale[s] != base[s] for s in stages)  # prep's change reaches every stage
+
+
+@pytest.mark.slow
+def test_after_repro_a_reader_sweep_is_one_wave(tmp_path):
+    """Stages up to date in the workspace's dvc.lock count as computed: every reader runs at
+    once. A changed upstream param (prep=b) is computed once, then shared."""
+    from memrecall.compose import compose_params
+
+    project = make_tiny_project(tmp_path / "tiny")
+    compose_params([], root=project)
+    subprocess.run([sys.executable, "-m", "dvc", "repro", "-q"], cwd=project, env=_env(),
+                   check=True, capture_output=True)
+    dvc_project = DvcProject(project)
+    stages, computed = dvc_project.stage_graph()
+    readers = [ExpSpec(f"r-{r}", (f"reader={r}",)) for r in "xyz"]
+    prep_b = [ExpSpec(f"b-{r}", ("prep=b", f"reader={r}")) for r in "xy"]
+    sigs = {s.name: dvc_project.signatures(stages, s) for s in readers + prep_b}
+    assert {sigs["r-x"]["prep"], sigs["r-x"]["answer"]} <= computed
+    assert sigs["r-y"]["answer"] not in computed
+    assert [len(w) for w in schedule_waves(readers, sigs, computed)] == [3]
+    assert [len(w) for w in schedule_waves(prep_b, sigs, computed)] == [1, 1]
 
 
 def test_waves_never_compute_a_shared_stage_twice():
