@@ -9,7 +9,8 @@ from memrecall.stage import run_stage
 def main():
     params = load_params()
     run_read(section(params, "reader"), questions=paths.QUESTIONS, sessions=paths.SESSIONS,
-             turns=paths.TURNS, candidates=paths.CANDIDATES_REWRITE, out=paths.ANSWERS)
+             turns=paths.TURNS, candidates=paths.CANDIDATES_REWRITE, out=paths.ANSWERS,
+             prompts_out=paths.PROMPTS)
 
 
 if __name__ == "__main__":

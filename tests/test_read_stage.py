@@ -93,7 +93,12 @@ def calls(cache: Path) -> int:
 
 def run(env, reader_cfg):
     return run_read(reader_cfg, questions=env["questions"], sessions=env["sessions"],
-                    turns=env["turns"], candidates=env["candidates"], out=env["out"])
+                    turns=env["turns"], candidates=env["candidates"], out=env["out"],
+                    prompts_out=prompts_file(env))
+
+
+def prompts_file(env) -> Path:
+    return Path(env["out"]).parent / "prompts.json"
 
 
 def test_answers_table_and_exact_requests(server, env, fresh_cache, capsys):
@@ -126,11 +131,35 @@ def test_answers_table_and_exact_requests(server, env, fresh_cache, capsys):
     assert df.height == 3 and calls(fresh_cache) == 3
 
 
+def test_the_rendered_prompts_are_recorded(server, env, fresh_cache):
+    """reports/prompts.json: prompt id -> the template and the exact messages of the first
+    answered question, so MLflow can show a run's prompt without re-running old code."""
+    run(env, cfg(server, prompt="type_aware"))
+    recorded = json.loads(prompts_file(env).read_text())
+    pid = PROMPTS["type_aware"].prompt_id
+    assert list(recorded) == [pid]
+    entry = recorded[pid]
+    assert entry["template"] == PROMPTS["type_aware"].template
+    assert set(entry["guidance"]) == {"multi-session", "knowledge-update"}
+    assert entry["example"]["question_id"] == "q1"
+    sent_q1 = [b["messages"] for b in server.bodies if "Where do I live?" in
+               b["messages"][0]["content"]]
+    assert sent_q1 == [entry["example"]["messages"]]
+
+    run(env, cfg(server, prompt="con", reading="con"))
+    recorded = json.loads(prompts_file(env).read_text())
+    assert sorted(recorded) == sorted([f"{PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}",
+                                       f"notes:{NOTES_HASH}"])
+    notes = recorded[f"notes:{NOTES_HASH}"]["example"]["messages"][0]["content"]
+    assert notes.startswith("I will give you one past chat session") and "Where do I live?" \
+        in notes
+
+
 def test_rerun_is_free_and_byte_identical(server, env, fresh_cache):
     run(env, cfg(server))
-    first = sha256_file(env["out"])
+    first = sha256_file(env["out"]), sha256_file(prompts_file(env))
     run(env, cfg(server))
-    assert sha256_file(env["out"]) == first
+    assert (sha256_file(env["out"]), sha256_file(prompts_file(env))) == first
     assert server.total_requests == 3 and calls(fresh_cache) == 3
 
 

@@ -20,13 +20,19 @@ from memrecall.report.paper import (ablation_table, build_tables, collect_runs, 
 
 MS, KU = "multi-session", "knowledge-update"
 T, F = True, False
-BASE_PARAMS = {"reader.name": "local", "reader.provider": "local",
+BASE_PARAMS = {"dataset.name": "sample", "reader.name": "local", "reader.provider": "local",
                "reader.model": "memrecall-local/smollm2-135m", "reader.prompt": "default",
                "rewrite.name": "off", "rewrite.n_variants": 3, "judge.name": "rule",
                "judge.model": "rule-v1", "report.seed": 0}
 
 
+SWEEP_OF = {"baseline": None, "other": None, "readers": "readers", "ablation": "ablation",
+            "negative": "negative_findings"}
+
+
 def record(name, group, ms, ku, params=None, cost=0.0, tokens=(0, 0, 0), judge="rule"):
+    """A run as memrecall.experiments reads it back; `group` says which sweep recorded it
+    (meta.sweep), or "baseline" for the HEAD run."""
     pq = [{"question_id": f"ms{i}", "question_type": MS, "correct": c} for i, c in enumerate(ms)]
     pq += [{"question_id": f"ku{i}", "question_type": KU, "correct": c} for i, c in enumerate(ku)]
     judged = [r["correct"] for r in pq if r["correct"] is not None]
@@ -39,7 +45,9 @@ def record(name, group, ms, ku, params=None, cost=0.0, tokens=(0, 0, 0), judge="
                "cost_usd": cost, "judge": {"kind": judge},
                "tokens": {"input": tokens[0], "output": tokens[1], "reasoning": tokens[2]},
                "latency_s": {"sum": 12.5}}
-    return {"name": name, "group": group, "params": {**BASE_PARAMS, **(params or {})},
+    meta = {"meta.sweep": SWEEP_OF[group], "meta.variant": None, "meta.ladder": None}
+    return {"name": name, "baseline": group == "baseline",
+            "params": {**BASE_PARAMS, **meta, **(params or {})},
             "metrics": metrics, "per_question": pq}
 
 
@@ -146,11 +154,10 @@ def test_cost_table():
 
 def test_build_tables_groups_and_export(tmp_path):
     judged_by_llm = {**ABL1, "name": "ablation-1-gpt4o",
-                     "params": {**ABL1["params"], "judge.name": "gpt4o",
+                     "params": {**ABL1["params"], "judge.name": "gpt4o", "meta.sweep": None,
                                 "judge.model": "openai/gpt-4o-2024-08-06"},
                      "per_question": [{**r, "correct": (not r["correct"]) if r["question_id"]
-                                       == "ms4" else r["correct"]} for r in ABL1["per_question"]],
-                     "group": "other"}
+                                       == "ms4" else r["correct"]} for r in ABL1["per_question"]]}
     records = [READER, NEG1, ABL2, BASE, ABL1, judged_by_llm]
     t1, t2, t3, t4 = build_tables(records, n_resamples=500, seed=0, sweeps={})
     assert [r["run"] for r in t1.rows] == ["readers-1"]
@@ -174,13 +181,17 @@ def test_build_tables_groups_and_export(tmp_path):
 
 
 def sweep_run(sweep, variant, ms, ku, params, ladder="reader-deepseek"):
-    name = f"{sweep}_{variant}" + (f"_{ladder}" if ladder else "")
+    """A run of a named sweep as memrecall.sweep records it: meta.* in its params; its name is
+    opaque (a prefix, a hash), the export must not need it."""
+    name = f"exp-{abs(hash((sweep, variant, ladder))) % 10**8:08d}"
     group = "ablation" if sweep == "ablation" else "negative"
-    return record(name, group, ms, ku, {"reader.name": ladder or "local", **params})
+    return record(name, group, ms, ku, {"reader.name": ladder or "local", **params,
+                                         "meta.sweep": sweep, "meta.variant": variant,
+                                         "meta.ladder": ladder or None})
 
 
 def test_ladders_follow_the_sweep_files():
-    """Names as memrecall.sweep makes them; each ladder is ordered as conf/sweep lists its
+    """Grouped by recorded params, not names; each ladder is ordered as conf/sweep lists its
     variants (not alphabetically) and compared with its first variant, not the HEAD run."""
     sweeps = {"ablation": ("ablation", ["baseline", "top15", "type_aware", "all"]),
               "negative": ("negative_findings", ["reference", "no_reranker", "fact_keys"])}
@@ -218,6 +229,85 @@ def test_ladders_follow_the_sweep_files():
     assert t3.rows[0]["worst_type"] == "Multi" and t3.rows[0]["p_value"] == 1.0
 
 
+def test_user_story_prompt_sweep_and_single_runs_on_other_questions(tmp_path):
+    """Issue 11: after a `reader.prompt` sweep and a few single `dvc exp run`s in one workspace
+    (one with dataset.limit=2, one on another dataset), the export compares only runs on the
+    HEAD run's questions, never lists rewrite=off as a change, shows no n = 0 row, and every
+    table says which questions it covers."""
+    def prompt_run(prompt, ms, ku):
+        return record(f"reader.prompt-{prompt}", "other", ms, ku, {"reader.prompt": prompt})
+
+    sweep = [prompt_run("type_aware", [T, T, T, F, F], [T, T, T, T, F]),
+             prompt_run("con", [T, F, F, F, F], [T, T, T, F, F]),
+             prompt_run("default", [T, T, F, F, F], [T, T, T, F, F])]
+    limit2 = record("limit-2", "other", [T], [T], {"dataset.limit": 2})
+    other_ds = {**record("s-cleaned", "other", [T, F, T, F, T], [F, F, T, T, T],
+                         {"dataset.name": "longmemeval_s_cleaned"}),
+                "dataset_sha256": "cd" * 32}
+    other_ds["per_question"] = [{**r, "question_id": "x" + r["question_id"]}
+                                for r in other_ds["per_question"]]
+    records = [BASE, *sweep, limit2, other_ds]
+    t1, t2, t3, t4 = build_tables(records, n_resamples=300, seed=0, sweeps={})
+
+    # Table 2: the three prompt runs are the steps; the other-question runs are left out
+    # (the default-prompt run has HEAD's params: it shows under its name)
+    assert [r["config"] for r in t2.rows] == ["baseline (main)", "reader.prompt=con",
+                                              "reader.prompt-default", "reader.prompt=type_aware"]
+    assert all(r["n"] == 10 for r in t2.rows)
+    assert not any("rewrite" in r["config"] for r in t2.rows + t3.rows)
+    md2 = t2.to_markdown()
+    assert "Questions: sample (10 q) = set " in md2
+    assert "limit-2 [sample (2 q)]: other questions than baseline (main)" in md2
+    assert "s-cleaned [longmemeval_s_cleaned (10 q)]: other questions" in md2
+    # Table 3: only the con prompt hurt, measured on the same 10 questions
+    assert [(r["config"], r["n"]) for r in t3.rows] == [("reader.prompt=con", 10)]
+    for t in (t2, t3):
+        assert not any(r.get("n") == 0 for r in t.rows)
+    # Tables 1 and 4 keep every run, each labelled with its questions, and say so
+    for t in (t1, t4):
+        labels = {r["run"]: r["questions"] for r in t.rows}
+        assert labels["limit-2"] == "sample (2 q)" and labels["baseline (main)"] == \
+            "sample (10 q)" and labels["s-cleaned"] == "longmemeval_s_cleaned (10 q)"
+        assert t.columns[1].key == "questions"
+        assert "Runs on different sets are not compared with each other." in t.to_markdown()
+    assert [r["run"] for r in t1.rows][:1] == ["baseline (main)"]  # HEAD's questions first
+
+    # the figure compares the runs on the HEAD run's questions only
+    export_paper_tables(records=records, out_dir=tmp_path / "paper", n_resamples=300, seed=0,
+                        sweeps={})
+    assert (tmp_path / "paper" / "by_type.png").exists()
+
+
+def on_dataset(run, dataset):
+    """The same run on another dataset: other question ids, another dataset file."""
+    return {**run, "params": {**run["params"], "dataset.name": dataset},
+            "dataset_sha256": dataset * 4,
+            "per_question": [{**r, "question_id": f"{dataset}-{r['question_id']}"}
+                             for r in run["per_question"]]}
+
+
+def test_a_ladder_per_question_set_each_with_its_own_reference():
+    sweeps = {"ablation": ("ablation", ["baseline", "top15"])}
+    base = sweep_run("ablation", "baseline", [T, F, F, F, F], [T, T, F, F, F], {})
+    top = sweep_run("ablation", "top15", [T, T, F, F, F], [T, T, T, F, F],
+                    {"reader.top_k_context": 15})
+    other_base = on_dataset(sweep_run("ablation", "baseline", [F] * 5, [T] * 5, {}), "oth")
+    other_top = on_dataset(sweep_run("ablation", "top15", [T] * 5, [T] * 5,
+                                     {"reader.top_k_context": 15}), "oth")
+    orphan = on_dataset(sweep_run("ablation", "top15", [T] * 5, [F] * 5,
+                                  {"reader.top_k_context": 15}), "third")
+    _, t2, _, _ = build_tables([BASE, base, top, other_base, other_top, orphan],
+                               n_resamples=200, seed=0, sweeps=sweeps)
+    assert [(r["ladder"], r["step"], r["n"]) for r in t2.rows] == [
+        ("reader-deepseek sample (10 q)", "baseline", 10),
+        ("reader-deepseek sample (10 q)", "top15", 10),
+        ("reader-deepseek oth (10 q)", "baseline", 10),
+        ("reader-deepseek oth (10 q)", "top15", 10)]
+    assert [r.get("delta") for r in t2.rows][1::2] == [pytest.approx(0.2), pytest.approx(0.5)]
+    assert "no reference run on the same questions" in t2.to_markdown()
+    assert [c.key for c in t2.columns][:3] == ["ladder", "step", "questions"]
+
+
 def test_sweep_specs_read_from_conf(tmp_path):
     from memrecall.report.paper import sweep_specs
     (tmp_path / "conf" / "sweep").mkdir(parents=True)
@@ -242,9 +332,11 @@ STAGE = textwrap.dedent("""
     good = p["reader"]["good"]
     rows = [("q1", "multi-session", True), ("q2", "multi-session", good >= 1),
             ("q3", "knowledge-update", good >= 2), ("q4", "knowledge-update", False)]
-    acc = sum(r[2] for r in rows) / 4
-    json.dump({"n_questions": 4, "qa": {"overall": acc, "task_averaged": acc, "abstention": None,
-               "by_type": {}}, "cost_usd": 0.01 * good, "judge": {"kind": "rule"}},
+    rows = rows[:p["dataset"]["limit"]]
+    acc = sum(r[2] for r in rows) / len(rows)
+    json.dump({"n_questions": len(rows),
+               "qa": {"overall": acc, "task_averaged": acc, "abstention": None, "by_type": {}},
+               "cost_usd": 0.01 * good, "judge": {"kind": "rule"}},
               open("reports/metrics.json", "w"))
     with open("reports/per_question.csv", "w") as f:
         f.write("question_id,question_type,is_abstention,correct\\n")
@@ -259,13 +351,14 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     repo = tmp_path / "repo"
     (repo / "reports").mkdir(parents=True)
     (repo / "agg.py").write_text(STAGE)
-    (repo / "params.yaml").write_text("reader:\n  name: local\n  good: 0\njudge:\n  name: rule\n")
+    (repo / "params.yaml").write_text("dataset:\n  name: tiny\n  limit: 4\nreader:\n  name: local\n"
+                                      "  good: 0\nrewrite:\n  name: off\njudge:\n  name: rule\n")
     (repo / "dvc.yaml").write_text(textwrap.dedent(f"""
         stages:
           aggregate:
             cmd: {sys.executable} agg.py
             deps: [agg.py]
-            params: [reader]
+            params: [dataset, reader, rewrite]
             metrics:
               - reports/metrics.json:
                   cache: false
@@ -288,11 +381,13 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     sh("git", "commit", "-qm", "baseline")
     for i, good in ((1, 1), (2, 2)):
         sh(*dvc, "exp", "run", "-q", "-n", f"ablation-{i}", "-S", f"reader.good={good}")
+    sh(*dvc, "exp", "run", "-q", "-n", "limit-2", "-S", "dataset.limit=2", "-S", "reader.good=2")
 
     records = collect_runs(str(repo))
     by_name = {r["name"]: r for r in records}
-    assert {r["group"] for r in records} == {"baseline", "ablation"}
-    assert set(by_name) >= {"ablation-1", "ablation-2"}
+    assert [r["baseline"] for r in records].count(True) == 1
+    assert set(by_name) >= {"ablation-1", "ablation-2", "limit-2"}
+    assert by_name["ablation-1"]["params"]["rewrite.name"] == "off"  # YAML 1.2: not False
     assert by_name["ablation-2"]["metrics"]["qa"]["overall"] == 0.75
     assert by_name["ablation-2"]["params"]["reader.good"] == 2
     assert [r["correct"] for r in by_name["ablation-1"]["per_question"]] == [T, T, F, F]
@@ -302,7 +397,12 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     ladder = (out / "table2_ablation.md").read_text()
     assert "| 1 | reader.good=1 | 4 | 50.0 | +25.0 |" in ladder
     assert "| 2 | reader.good=2 | 4 | 75.0 | +50.0 |" in ladder
+    # the 2-question run is not a step of the 4-question ladder; the table says why
+    assert "limit-2 [tiny (2 q)]: other questions than baseline" in ladder
+    assert "Questions: tiny (4 q) = set " in ladder and "rewrite" not in ladder
     rows = list(csv.DictReader(io.StringIO((out / "table2_ablation.csv").read_text())))
     assert [float(r["delta"]) for r in rows[1:]] == [0.25, 0.5]
-    baseline = next(r for r in records if r["group"] == "baseline")
+    models = list(csv.DictReader(io.StringIO((out / "table1_models.csv").read_text())))
+    assert {r["run"]: r["questions"] for r in models}["limit-2"] == "tiny (2 q)"
+    baseline = next(r for r in records if r["baseline"])
     assert baseline["metrics"]["qa"]["overall"] == 0.25 and json.loads(json.dumps(baseline))

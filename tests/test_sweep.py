@@ -5,9 +5,10 @@ on_exists, and a two-job sweep through Hydra's submitit_local launcher."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +16,14 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from memrecall import tracking
+from memrecall import experiments
 from memrecall.errors import ConfigError, MemrecallError
-from memrecall.sweep import (DvcProject, ExpSpec, StageDef, SweepOptions, check_unique,
+from memrecall.report.paper import export_paper_tables
+from memrecall.sweep import (DvcProject, ExpSpec, Stage, SweepOptions, check_unique,
                              expand_named_sweep, experiment_name, hydra_argv, is_driver_override,
-                             merge_overrides, override_key, plan_experiments, schedule_waves,
-                             slug, stage_signatures)
+                             load_stages, merge_overrides, override_key, plan_experiments,
+                             schedule_waves, slug, stage_signatures)
+from memrecall.sweep.scheduling import experiment_values
 
 from conftest import REPO
 from repo_copy import subprocess_env
@@ -53,6 +56,14 @@ else:
         "cost_usd": 0.001 * factor, "label": "not a number"}))
     name = params["reader"]["name"]
     Path("reports/summary.md").write_text(f"# {name}\\nscore {scale * factor}\\n")
+    # what the real aggregate and read stages leave for the reports and MLflow
+    with open("reports/per_question.csv", "w") as f:
+        f.write("question_id,question_type,correct\\n")
+        for i in range(4):
+            f.write(f"q{i},multi-session,{str(i < factor).lower()}\\n")
+    prompt = params["reader"]["prompt"]
+    Path("reports/prompts.json").write_text(json.dumps(
+        {f"{prompt}:0000": {"stage": "read", "template": f"template of {prompt}"}}))
 '''
 
 DVC_YAML = '''\
@@ -69,7 +80,7 @@ stages:
     metrics:
       - reports/metrics.json:
           cache: false
-    outs: [reports/summary.md]
+    outs: [reports/summary.md, reports/per_question.csv, reports/prompts.json]
 '''
 
 DATASET_SHA = "ab" * 32
@@ -91,13 +102,14 @@ def make_tiny_project(path: Path) -> Path:
     for name, factor, prompt in (("x", 1, "default"), ("y", 2, "type_aware"), ("z", 3, "con")):
         (path / f"conf/reader/{name}.yaml").write_text(
             f"name: {name}\nfactor: {factor}\nprompt: {prompt}\nreading: direct\n")
+    (path / "conf/sweep").mkdir()
+    (path / "conf/sweep/ablation.yaml").write_text(
+        "name: ablation\nvariants:\n  baseline: [reader=x]\n  top: [reader=z]\n")
     (path / "count.py").write_text(COUNT_PY)
     (path / "dvc.yaml").write_text(DVC_YAML)
-    prompts = path / "src/memrecall/read/prompts.py"  # the real prompts, logged to MLflow
-    prompts.parent.mkdir(parents=True)
-    shutil.copy(REPO / "src/memrecall/read/prompts.py", prompts)
     (path / ".gitignore").write_text("/counts/\n/out/\n/reports/summary.md\n/multirun/\n"
-                                     "/outputs/\n/mlflow.db\n/mlruns/\n")
+                                     "/outputs/\n/mlflow.db\n/mlruns/\n/reports/per_question.csv\n"
+                                     "/reports/prompts.json\n")
     env = _env()
     for cmd in (["git", "init", "-q", "-b", "main"],
                 ["git", "config", "user.email", "test@example.com"],
@@ -132,8 +144,9 @@ def table_rows(stdout: str) -> dict[str, dict]:
 
 
 def exp_params(project: Path, name: str) -> dict:
-    (ref,) = tracking.list_experiments(project, names=[name], baseline=tracking.head_rev(project))
-    return tracking.read_experiment(project, ref).params
+    (ref,) = experiments.list_experiments(project, names=[name],
+                                          baseline=experiments.head_rev(project))
+    return experiments.read_experiment(project, ref).params
 
 
 # ---------------------------------------------------------------- overrides and names
@@ -190,6 +203,14 @@ def test_named_sweep_grid_variants_and_common_overrides():
     specs = plan_experiments(["+sweep=readers", "reader=kimi", "judge=gpt4o"], grid)
     assert [s.name for s in specs] == ["readers_local_judge-gpt4o", "readers_deepseek_judge-gpt4o"]
     assert specs[0].overrides == ("judge=gpt4o", "reader=local")
+    assert specs[0].meta == (("sweep", "readers"), ("variant", "local"), ("ladder", "judge-gpt4o"))
+    assert specs[0].dvc_overrides[-3:] == ("++meta.sweep='readers'", "++meta.variant='local'",
+                                           "++meta.ladder='judge-gpt4o'")
+    # a prefix goes into the name and the ladder; a plain job records nothing
+    (spec,) = plan_experiments(["+sweep=readers"], {"name": "readers", "grid": {"reader": ["x"]}},
+                               prefix="v2")
+    assert (spec.name, dict(spec.meta)["ladder"]) == ("v2_readers_x", "v2")
+    assert plan_experiments(["reader=kimi"])[0].meta == ()
 
 
 @pytest.mark.parametrize("spec, field", [
@@ -226,19 +247,18 @@ def test_hydra_argv_maps_jobs_and_registers_the_callback():
 
 # ---------------------------------------------------------------- compute-once scheduling
 
-def _stages() -> dict[str, StageDef]:
+def _stages() -> dict[str, Stage]:
+    p = "params.yaml"
     return {
-        "embed": StageDef("embed", "python embed.py", ["data"], ["embedder"], ["emb.parquet"]),
-        "retrieve": StageDef("retrieve", "python r.py", ["emb.parquet"], ["retrieval"],
-                             ["cands.parquet"]),
-        "read": StageDef("read", "python read.py", ["cands.parquet"], ["reader.model"],
-                         ["answers.parquet"]),
+        "embed": Stage("embed", "python embed.py", {p: ("embedder",)}, ()),
+        "retrieve": Stage("retrieve", "python r.py", {p: ("retrieval",)}, ("embed",)),
+        "read": Stage("read", "python read.py", {p: ("reader.model",)}, ("retrieve",)),
     }
 
 
 def test_stage_identity_follows_params_and_upstream():
     def sigs(**params):
-        return stage_signatures(_stages(), lambda _s, k: params.get(k.split(".")[0]))
+        return stage_signatures(_stages(), lambda _s, _f, k: params.get(k.split(".")[0]))
 
     base = sigs(embedder="m", retrieval="dense", reader="a")
     other_reader = sigs(embedder="m", retrieval="dense", reader="b")
@@ -247,6 +267,64 @@ def test_stage_identity_follows_params_and_upstream():
     assert base["read"] != other_reader["read"]
     # an upstream change changes everything downstream, though their own params did not change
     assert all(base[s] != other_embedder[s] for s in base)
+
+
+@pytest.mark.slow
+def test_stage_graph_comes_from_dvc_with_params_by_key(tmp_path):
+    """DVC's index, not a parse of dvc.yaml: params declared by key (`reader.factor`), a
+    foreach stage and the upstream edges are resolved as `dvc repro` resolves them."""
+    project = make_tiny_project(tmp_path / "tiny")
+    (project / "dvc.yaml").write_text(DVC_YAML.replace("params: [reader]",
+                                                       "params: [reader.factor]") + """\
+  extra:
+    foreach: [a, b]
+    do:
+      cmd: python count.py extra-${item}
+      deps: [out/prep.json]
+      params: [prep.scale]
+      outs: ["out/extra-${item}.json"]
+""")
+    stages, up_to_date = load_stages(project)
+    assert set(stages) == {"prep", "answer", "extra@a", "extra@b"}
+    assert stages["answer"].params == {"params.yaml": ("reader.factor",)}
+    assert stages["answer"].upstream == ("prep",) and stages["extra@b"].upstream == ("prep",)
+    assert up_to_date == set()  # nothing run yet
+
+    def sigs(**overrides):
+        params = {"prep": {"name": "a", "scale": 1}, "reader": {"name": "x", "factor": 1}}
+        for k, v in overrides.items():
+            group, key = k.split("__")
+            params[group] = {**params[group], key: v}
+        return stage_signatures(stages, experiment_values(params))
+
+    base = sigs()
+    # a key the stage does not declare changes nothing; a declared one changes only its stage
+    assert sigs(reader__name="y") == base
+    factor = sigs(reader__factor=2)
+    assert factor["answer"] != base["answer"] and factor["prep"] == base["prep"]
+    scale = sigs(prep__scale=2)
+    assert all(scale[s] != base[s] for s in stages)  # prep's change reaches every stage
+
+
+@pytest.mark.slow
+def test_after_repro_a_reader_sweep_is_one_wave(tmp_path):
+    """Stages up to date in the workspace's dvc.lock count as computed: every reader runs at
+    once. A changed upstream param (prep=b) is computed once, then shared."""
+    from memrecall.compose import compose_params
+
+    project = make_tiny_project(tmp_path / "tiny")
+    compose_params([], root=project)
+    subprocess.run([sys.executable, "-m", "dvc", "repro", "-q"], cwd=project, env=_env(),
+                   check=True, capture_output=True)
+    dvc_project = DvcProject(project)
+    stages, computed = dvc_project.stage_graph()
+    readers = [ExpSpec(f"r-{r}", (f"reader={r}",)) for r in "xyz"]
+    prep_b = [ExpSpec(f"b-{r}", ("prep=b", f"reader={r}")) for r in "xy"]
+    sigs = {s.name: dvc_project.signatures(stages, s) for s in readers + prep_b}
+    assert {sigs["r-x"]["prep"], sigs["r-x"]["answer"]} <= computed
+    assert sigs["r-y"]["answer"] not in computed
+    assert [len(w) for w in schedule_waves(readers, sigs, computed)] == [3]
+    assert [len(w) for w in schedule_waves(prep_b, sigs, computed)] == [1, 1]
 
 
 def test_waves_never_compute_a_shared_stage_twice():
@@ -269,6 +347,11 @@ def test_waves_never_compute_a_shared_stage_twice():
 
 # ---------------------------------------------------------------- the named sweeps of conf/sweep
 
+def experiments_yaml() -> dict:
+    from memrecall.config import load_yaml_file
+    return load_yaml_file(REPO / "dvc.yaml")
+
+
 def _named(name: str) -> dict:
     return OmegaConf.to_container(OmegaConf.load(REPO / "conf/sweep" / f"{name}.yaml"))
 
@@ -280,7 +363,7 @@ def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
     specs = plan_experiments(["+sweep=ablation", "reader=local"], _named("ablation"))
     assert [s.name for s in specs] == [f"ablation_{v}_reader-local" for v in (
         "baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")]
-    cfgs = [project.compose(s) for s in specs]
+    cfgs = project.compose_all(specs)
     ladder = [(c["reader"]["top_k_context"], c["reader"]["max_chars_per_session"],
                c["reader"]["prompt"], c["rewrite"]["name"]) for c in cfgs]
     assert ladder == [(10, 2400, "default", "off"), (15, 3500, "default", "off"),
@@ -292,6 +375,14 @@ def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
     assert set(PROMPTS["recency"].guidance) == {"knowledge-update"}
     assert set(PROMPTS["type_aware"].guidance) == {"multi-session", "knowledge-update"}
     assert all("sweep" not in c for c in cfgs)  # driver config never reaches params.yaml
+    # each run records its sweep, variant and ladder in params: the export groups by these
+    assert [c["meta"] for c in cfgs] == [
+        {"sweep": "ablation", "variant": v, "ladder": "reader-local"}
+        for v in ("baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")]
+    # no stage reads meta: recording it reruns nothing
+    dvc_yaml = experiments_yaml()
+    assert not any("meta" in str(p) for st in dvc_yaml["stages"].values()
+                   for p in st.get("params", []))
 
 
 def test_negative_findings_compose_on_the_real_conf():
@@ -302,12 +393,12 @@ def test_negative_findings_compose_on_the_real_conf():
 
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=negative_findings"], _named("negative_findings"))
-    cfgs = {s.name.split("_", 2)[-1]: project.compose(s) for s in specs}
+    cfgs = dict(zip((s.name.split("_", 2)[-1] for s in specs), project.compose_all(specs)))
     ref = cfgs["reference"]
     assert ref["reranker"]["name"] == "bge_reranker_v2_m3"
     assert ref["reader"]["prompt"] == "type_aware"
     changed = {k: {g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
-                   for g in c if isinstance(c[g], dict) and c[g] != ref[g]}
+                   for g in c if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"}
                for k, c in cfgs.items() if k != "reference"}
     assert changed["weighted_fusion"] == {"retrieval": {"method": "hybrid", "fusion": "weighted"}}
     assert changed["fact_keys"] == {"embedder": {"expansion": "fact_only"}}
@@ -326,8 +417,8 @@ def test_readers_sweep_covers_every_reader_option_and_composes():
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=readers"], spec)
     assert [s.name for s in specs] == [f"readers_{o}" for o in options]
-    for s, option in zip(specs, options):
-        assert project.compose(s)["reader"]["name"] == option
+    for params, option in zip(project.compose_all(specs), options):
+        assert params["reader"]["name"] == option
     missing = ExpSpec("x", ("reader=no_such_reader",))
     with pytest.raises(ConfigError, match="Available options in 'reader'"):
         project.compose(missing)
@@ -346,8 +437,8 @@ def swept(tmp_path_factory):
 @pytest.mark.slow
 def test_reader_sweep_runs_one_experiment_per_reader_and_upstream_once(swept):
     project, proc = swept
-    head = tracking.head_rev(project)
-    names = {r.name for r in tracking.list_experiments(project, baseline=head)}
+    head = experiments.head_rev(project)
+    names = {r.name for r in experiments.list_experiments(project, baseline=head)}
     assert names == {"reader-x", "reader-y", "reader-z"}
     for reader in "xyz":
         params = exp_params(project, f"reader-{reader}")
@@ -368,16 +459,16 @@ def test_reader_sweep_runs_one_experiment_per_reader_and_upstream_once(swept):
 @pytest.mark.slow
 def test_existing_experiments_are_kept_or_replaced_from_the_run_cache(swept):
     project, _ = swept
-    before = {r.name: r.rev for r in tracking.list_experiments(project)}
+    before = {r.name: r.rev for r in experiments.list_experiments(project)}
     n_prep, n_answer = len(counts(project, "prep")), len(counts(project, "answer"))
 
     kept = sweep_cli(project, "-m", "reader=x,y", "++sweep.on_exists=skip", "++sweep.track=false")
     assert {r["state"] for r in table_rows(kept.stdout).values()} == {"Kept"}
-    assert {r.name: r.rev for r in tracking.list_experiments(project)} == before
+    assert {r.name: r.rev for r in experiments.list_experiments(project)} == before
 
     replaced = sweep_cli(project, "reader=y", "++sweep.track=false")  # single run, no -m
     assert table_rows(replaced.stdout)["reader-y"]["state"] == "Success"
-    after = {r.name: r.rev for r in tracking.list_experiments(project)}
+    after = {r.name: r.rev for r in experiments.list_experiments(project)}
     assert after.keys() == before.keys() and after["reader-y"] != before["reader-y"]
     # both stages restored from DVC's run-cache: nothing executed again
     assert (len(counts(project, "prep")), len(counts(project, "answer"))) == (n_prep, n_answer)
@@ -395,7 +486,7 @@ def test_bad_override_fails_before_anything_is_queued(swept):
     assert proc.returncode != 0
     assert "Could not find 'reader/nope'" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
-    assert not any(r.name == "reader-nope" for r in tracking.list_experiments(project))
+    assert not any(r.name == "reader-nope" for r in experiments.list_experiments(project))
 
 
 @pytest.mark.slow
@@ -417,3 +508,24 @@ def test_two_job_sweep_through_submitit_local(swept):
     assert len(list(sweep_dir.rglob("*_result.pkl"))) == 2
     records = sorted(sweep_dir.parent.glob(".memrecall_sweep/job-*.json"))
     assert [json.loads(p.read_text())["mode"] for p in records] == ["inline", "inline"]
+
+
+@pytest.mark.slow
+def test_named_sweep_records_meta_and_the_export_groups_by_it(swept, tmp_path):
+    """`+sweep=ablation ++sweep.prefix=v2`: the runs carry meta.sweep/variant/ladder in their
+    params, and the paper export builds the ladder from those (the prefix in the names does not
+    matter), compared with the sweep's first variant."""
+    project, _ = swept
+    proc = sweep_cli(project, "+sweep=ablation", "++sweep.prefix=v2", "--jobs", "2",
+                     "++sweep.track=false")
+    assert set(table_rows(proc.stdout)) == {"v2_ablation_baseline", "v2_ablation_top"}
+    assert exp_params(project, "v2_ablation_top")["meta"] == {
+        "sweep": "ablation", "variant": "top", "ladder": "v2"}
+    assert "meta" not in exp_params(project, "reader-x")  # plain sweeps record nothing
+
+    out = tmp_path / "paper"
+    export_paper_tables(str(project), out_dir=out, n_resamples=200, seed=0)
+    rows = list(csv.DictReader(io.StringIO((out / "table2_ablation.csv").read_text())))
+    assert [(r["step"], r["config"]) for r in rows] == [
+        ("baseline", "v2_ablation_baseline"), ("top", "reader=z")]
+    assert float(rows[1]["delta"]) == pytest.approx(0.5) and rows[1]["n"] == "4"

@@ -1,6 +1,7 @@
 """MLflow sync of DVC experiments: one run per experiment, flattened params, metric names without
-'@', reports and prompts as artifacts, git rev + dataset sha256 tags; idempotent. Checked
-against a local sqlite store and against a real `mlflow server` read back over its REST API."""
+'@', reports (with the prompts the run recorded) as artifacts, git rev + dataset sha256 tags;
+idempotent. Checked against a local sqlite store and against a real `mlflow server` read back
+over its REST API."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memrecall import tracking
+from memrecall import experiments, tracking
 from memrecall.errors import MemrecallError
 
 from test_sweep import DATASET_SHA, _env, make_tiny_project
@@ -156,8 +157,13 @@ def test_sync_to_sqlite_is_idempotent_and_replaces_rerun_experiments(project, tm
     assert y.data.params["prep.name"] == "b" and y.data.params["reader.prompt"] == "type_aware"
     assert y.data.tags["memrecall.dataset_sha256"] == DATASET_SHA
     assert not list(Path(tmp_path).glob("mlruns"))  # nothing landed in the cwd
-    arts = {a.path for a in client.list_artifacts(y.info.run_id, "prompts")}
-    assert arts == {"prompts/reader_type_aware.md", "prompts/source"}
+    # the prompts the run rendered, as its read stage recorded them (no old code re-run)
+    arts = {a.path for a in client.list_artifacts(y.info.run_id, "reports")}
+    assert "reports/prompts.json" in arts
+    assert y.data.tags[tracking.TAG_PROMPTS] == "type_aware:0000"
+    local = client.download_artifacts(y.info.run_id, "reports/prompts.json", str(tmp_path))
+    assert json.loads(Path(local).read_text())["type_aware:0000"]["template"] == \
+        "template of type_aware"
 
     # A half-logged run (crashed sync) is not trusted: it is replaced.
     rev_x = runs["exp-x"].data.tags[tracking.TAG_REV]
@@ -190,7 +196,7 @@ def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server
     url = _wait_up(mlflow_server)
     monkeypatch.setenv("MLFLOW_TRACKING_URI", url)
     monkeypatch.setenv(tracking.EXPERIMENT_ENV, "memrecall-rest")
-    refs = {r.name: r for r in tracking.list_experiments(project)}
+    refs = {r.name: r for r in experiments.list_experiments(project)}
 
     first = tracking.sync_experiments(project, progress=False)
     assert set(first.values()) == {"created"} and set(first) == set(refs)
@@ -208,8 +214,9 @@ def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server
         assert not any("@" in k for k in metrics)
         assert params["dataset.sha256"] == DATASET_SHA
         reports = _rest(url, "artifacts/list", run_id=run["info"]["run_id"], path="reports")
-        assert {f["path"] for f in reports["files"]} == {"reports/metrics.json",
-                                                          "reports/summary.md"}
+        assert {f["path"] for f in reports["files"]} == {
+            "reports/metrics.json", "reports/summary.md", "reports/per_question.csv",
+            "reports/prompts.json"}
     y = runs["exp-y"]
     assert _kv(y["data"]["metrics"])["qa.overall"] == pytest.approx(0.4)
     assert _kv(y["data"]["params"])["reader.name"] == "y"

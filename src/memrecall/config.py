@@ -73,3 +73,16 @@ def get(cfg: dict, dotted: str, default: Any = None) -> Any:
             return default
         cur = cur[part]
     return cur
+
+
+def flatten(cfg: dict, prefix: str = "") -> dict:
+    """The inverse of `get`: {'a': {'b': 1}} -> {'a.b': 1}; lists (and empty dicts) stay values.
+    The one flattener of params and metrics (sweep table, MLflow, paper export)."""
+    out: dict = {}
+    for key, value in (cfg or {}).items():
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, dotted))
+        else:
+            out[dotted] = value
+    return out

@@ -18,6 +18,7 @@ CANDIDATES_REWRITE = "artifacts/candidates_rewrite.parquet"
 REWRITES = "artifacts/rewrites.parquet"
 ANSWERS = "artifacts/answers.parquet"
 VERDICTS = "artifacts/verdicts.parquet"
+PROMPTS = "reports/prompts.json"  # the read stage: the prompts it rendered
 DATA_CARD = "reports/data_card.md"
 REPORTS = "reports"  # the aggregate stage writes its reports under here
 

@@ -2,8 +2,9 @@
 
 Stages never log to MLflow: DVC restores cached stages without running them, so a side effect in
 a stage would silently go missing. Instead each DVC experiment (a git commit under refs/exps/)
-is read back - params.yaml, reports/metrics.json, everything under reports/, the prompts - and
-becomes exactly one MLflow run named after the experiment. Runs carry the experiment's commit in
+is read back by memrecall.experiments - params.yaml, reports/metrics.json, everything under
+reports/, including the prompts the read stage rendered (reports/prompts.json) - and becomes
+exactly one MLflow run named after the experiment. Runs carry the experiment's commit in
 the tag `memrecall.exp_rev`: a second sync finds them and adds nothing; an experiment that was
 re-run under the same name (new commit) replaces its old run.
 
@@ -14,21 +15,18 @@ parallel run: creating the sqlite DB from several processes at once can corrupt 
 
 from __future__ import annotations
 
-import importlib.util
-import io
 import json
 import math
 import os
 import re
-import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from . import config
+from .config import flatten
 from .errors import MemrecallError
+from .experiments import ExpRef, RevReader, list_experiments, read_experiment
 from .paths import project_root
 
 EXPERIMENT_ENV = "MEMRECALL_MLFLOW_EXPERIMENT"
@@ -38,13 +36,9 @@ TAG_REV = "memrecall.exp_rev"
 TAG_BASELINE = "memrecall.baseline_rev"
 TAG_DATASET = "memrecall.dataset_sha256"
 TAG_COMPLETE = "memrecall.sync_complete"
+TAG_PROMPTS = "memrecall.prompt_ids"
 PARAM_VALUE_MAX = 6000  # MLflow's cap on a param value
-PARAMS_FILE = "params.yaml"
-METRICS_FILE = "reports/metrics.json"
-# rewrite_prompts.py: where the rewrite prompts lived before rewrite/ became a package (older
-# experiments' commits).
-PROMPT_SOURCES = ("src/memrecall/read/prompts.py", "src/memrecall/rewrite/prompts.py",
-                  "src/memrecall/rewrite_prompts.py")
+PROMPTS_FILE = "reports/prompts.json"
 _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- /]")
 
 
@@ -96,122 +90,7 @@ def ensure_experiment(root: Path | None = None, uri: str | None = None,
             from None
 
 
-# ---------------------------------------------------------------- DVC experiments
-
-@dataclass(frozen=True)
-class ExpRef:
-    name: str
-    rev: str            # the experiment's commit
-    baseline_rev: str   # the commit it was run from
-    git_ref: str = ""   # refs/exps/..., what `dvc exp remove` takes unambiguously
-
-
-@dataclass
-class ExpRecord:
-    ref: ExpRef
-    params: dict
-    metrics: dict
-    commit_time_ms: int
-    files: dict = field(default_factory=dict)  # artifact path -> bytes (filled by read_artifacts)
-
-
-def list_experiments(root: Path | None = None, *, names: Iterable[str] | None = None,
-                     baseline: str | None = None) -> list[ExpRef]:
-    """Every DVC experiment of the repo (optionally only `names`, or one baseline commit),
-    sorted by baseline then name."""
-    from dvc.repo import Repo
-    from dvc.repo.experiments.utils import exp_refs
-
-    wanted = set(names) if names is not None else None
-    with Repo(str(root or project_root())) as repo:
-        refs = []
-        for ref in exp_refs(repo.scm):
-            if wanted is not None and ref.name not in wanted:
-                continue
-            if baseline is not None and ref.baseline_sha != baseline:
-                continue
-            refs.append(ExpRef(ref.name, repo.scm.get_ref(str(ref)), ref.baseline_sha, str(ref)))
-    return sorted(refs, key=lambda r: (r.baseline_rev, r.name))
-
-
-def head_rev(root: Path | None = None) -> str:
-    from dvc.repo import Repo
-
-    with Repo(str(root or project_root())) as repo:
-        return repo.scm.get_rev()
-
-
-def load_yaml(text: str, where: str) -> dict:
-    data = config.load_yaml(text, where) or {}
-    return data if isinstance(data, dict) else {}
-
-
-class _RevReader:
-    """Files of one git revision, git-tracked or DVC-tracked, through DVC's filesystem."""
-
-    def __init__(self, root: Path, rev: str):
-        from dvc.fs import DVCFileSystem
-
-        self.rev = rev
-        self.fs = DVCFileSystem(repo=str(root), rev=rev)
-
-    def exists(self, path: str) -> bool:
-        return self.fs.exists(path)
-
-    def read_bytes(self, path: str) -> bytes:
-        with self.fs.open(path, "rb") as f:
-            return f.read()
-
-    def find(self, folder: str) -> list[str]:
-        if not self.fs.isdir(folder):
-            return []
-        return sorted(p.lstrip("/") for p in self.fs.find(folder, detail=False))
-
-    def close(self) -> None:
-        self.fs.close()
-
-
-def read_experiment(root: Path, ref: ExpRef, reader: _RevReader | None = None) -> ExpRecord:
-    """Params and metrics of one experiment, read from its commit."""
-    own = reader is None
-    reader = reader or _RevReader(root, ref.rev)
-    try:
-        where = f"{PARAMS_FILE} of experiment '{ref.name}' ({ref.rev[:7]})"
-        params = (load_yaml(reader.read_bytes(PARAMS_FILE).decode("utf-8"), where)
-                  if reader.exists(PARAMS_FILE) else {})
-        metrics = {}
-        if reader.exists(METRICS_FILE):
-            try:
-                metrics = json.loads(reader.read_bytes(METRICS_FILE))
-            except json.JSONDecodeError as e:
-                raise MemrecallError(f"malformed JSON in {METRICS_FILE} of experiment "
-                                     f"'{ref.name}' ({ref.rev[:7]}): {e}") from None
-    finally:
-        if own:
-            reader.close()
-    return ExpRecord(ref, params, metrics if isinstance(metrics, dict) else {},
-                     _commit_time_ms(root, ref.rev))
-
-
-def _commit_time_ms(root: Path, rev: str) -> int:
-    out = subprocess.run(["git", "show", "-s", "--format=%ct", rev], cwd=root,
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        raise MemrecallError(f"git cannot read commit {rev} in {root}: {out.stderr.strip()}")
-    return int(out.stdout.strip()) * 1000
-
-
-# ---------------------------------------------------------------- flattening
-
-def flatten(value, prefix: str = "") -> dict:
-    """{'a': {'b': 1}} -> {'a.b': 1}; lists stay values."""
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-        return out
-    return {prefix: value}
-
+# ---------------------------------------------------------------- names and values
 
 def metric_key(key: str) -> str:
     """MLflow forbids '@' in names: recall_any@5 -> recall_any_at_5."""
@@ -239,79 +118,16 @@ def param_values(params: dict) -> dict[str, str]:
 
 # ---------------------------------------------------------------- artifacts
 
-def _dataset_sha256(reader: _RevReader, params: dict) -> str | None:
-    """The sha256 of the dataset file the experiment read: questions.parquet metadata (the
-    download stage records it), else the data card, else the configured dataset.sha256."""
+def prompt_ids(files: dict[str, bytes]) -> list[str]:
+    """The prompt ids the read stage recorded in reports/prompts.json (it writes the prompts
+    it rendered there; the run logs that file, never re-executes old prompt code)."""
+    data = files.get(PROMPTS_FILE)
+    if not data:
+        return []
     try:
-        import pyarrow.parquet as pq
-
-        meta = pq.read_schema(io.BytesIO(reader.read_bytes("artifacts/questions.parquet"))).metadata
-        sha = (meta or {}).get(b"memrecall.source_sha256")
-        if sha:
-            return sha.decode().strip('"')
-    except Exception:  # not run yet, not in the local cache, or an older artifact layout
-        pass
-    try:
-        card = reader.read_bytes("reports/data_card.md").decode("utf-8")
-        m = re.search(r"sha256\s*\|\s*`([0-9a-f]{64})`", card)
-        if m:
-            return m.group(1)
-    except Exception:
-        pass
-    sha = (params.get("dataset") or {}).get("sha256") if isinstance(params, dict) else None
-    return sha or None
-
-
-def _module_at(source: str, rev: str, package: str, label: str):
-    """Execute a prompts module as it was at `rev` (relative imports resolve in `package`)."""
-    spec = importlib.util.spec_from_loader(f"{package}._at_{rev[:12]}_{label}", loader=None)
-    module = importlib.util.module_from_spec(spec)
-    module.__package__ = package
-    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
-    try:
-        exec(compile(source, f"{rev[:7]}:{label}", "exec"), module.__dict__)  # noqa: S102
-    finally:
-        sys.modules.pop(spec.name, None)
-    return module
-
-
-def _render_reader_prompt(source: str, rev: str, reader_cfg: dict) -> str | None:
-    name = reader_cfg.get("prompt")
-    mod = _module_at(source, rev, "memrecall.read", "prompts")
-    prompt = getattr(mod, "PROMPTS", {}).get(name)
-    if prompt is None:
-        return None
-    lines = [f"# reader prompt `{getattr(prompt, 'prompt_id', name)}`", "",
-             "## template", "", getattr(prompt, "template", ""), ""]
-    guidance = getattr(prompt, "guidance", {}) or {}
-    if guidance:
-        lines += ["## guidance added for these question types", ""]
-        lines += [f"- **{t}**: {g}" for t, g in sorted(guidance.items())]
-        lines.append("")
-    if reader_cfg.get("reading") == "con" and hasattr(mod, "NOTES_TEMPLATE"):
-        lines += ["## reading-notes prompt (reading=con)", "", mod.NOTES_TEMPLATE, ""]
-    return "\n".join(lines)
-
-
-def read_artifacts(root: Path, record: ExpRecord, reader: _RevReader) -> dict[str, bytes]:
-    """reports/** of the experiment, the prompt sources at its commit and the rendered reader
-    prompt it used."""
-    files = {p: reader.read_bytes(p) for p in reader.find("reports")}
-    for path in PROMPT_SOURCES:
-        if reader.exists(path):
-            src = reader.read_bytes(path)
-            # read/prompts.py and rewrite/prompts.py share a file name: keep the folder
-            files[f"prompts/source/{path.removeprefix('src/memrecall/')}"] = src
-            if path.endswith("read/prompts.py") and isinstance(record.params.get("reader"), dict):
-                try:
-                    text = _render_reader_prompt(src.decode("utf-8"), record.ref.rev,
-                                                 record.params["reader"])
-                except Exception as e:  # an old or broken prompts module: keep the source only
-                    text = f"could not render the reader prompt at {record.ref.rev[:7]}: {e}\n"
-                if text:
-                    files[f"prompts/reader_{record.params['reader'].get('prompt')}.md"] = \
-                        text.encode("utf-8")
-    return files
+        return sorted(json.loads(data))
+    except (json.JSONDecodeError, TypeError):
+        return []
 
 
 # ---------------------------------------------------------------- sync
@@ -342,16 +158,17 @@ def _chunks(items: list, n: int):
 def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
     from mlflow.entities import Metric, Param, RunTag
 
-    reader = _RevReader(root, ref.rev)
+    reader = RevReader(root, ref.rev)
     try:
-        record = read_experiment(root, ref, reader)
-        files = read_artifacts(root, record, reader)
-        dataset_sha = _dataset_sha256(reader, record.params)
+        record = read_experiment(root, ref, reader, files=True)
     finally:
         reader.close()
+    files = record.files
     tags = {TAG_NAME: ref.name, TAG_REV: ref.rev, TAG_BASELINE: ref.baseline_rev,
             "mlflow.source.git.commit": ref.rev, "mlflow.source.type": "PROJECT",
-            "mlflow.source.name": "dvc exp run", TAG_DATASET: dataset_sha or "unknown"}
+            "mlflow.source.name": "dvc exp run",
+            TAG_DATASET: record.dataset_sha256 or "unknown",
+            TAG_PROMPTS: ", ".join(prompt_ids(files)) or "unknown"}
     run = client.create_run(experiment_id, start_time=record.commit_time_ms, run_name=ref.name,
                             tags=tags)
     run_id = run.info.run_id

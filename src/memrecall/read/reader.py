@@ -15,14 +15,14 @@ from pathlib import Path
 
 import polars as pl
 
-from ..artifacts import read_table, write_table
+from ..artifacts import atomic_write_text, read_table, write_table
 from ..config import check_int, choice
 from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
 from ..schema import polars_schema
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
-from .prompts import NOTES_HASH, PROMPTS, ReaderPrompt, get_prompt, render_notes
+from .prompts import NOTES_HASH, NOTES_TEMPLATE, PROMPTS, ReaderPrompt, get_prompt, render_notes
 
 READINGS = ("direct", "con")
 
@@ -127,8 +127,33 @@ def notes_messages(ctx: QuestionContext) -> list[list[dict]]:
             for s in ctx.sessions]
 
 
+def rendered_prompts(settings: ReaderSettings, contexts: list[QuestionContext],
+                     pending: list[tuple]) -> dict:
+    """{prompt id: template, per-type guidance and one rendered example}: what this run sent,
+    recorded so a run's prompts can be read back (MLflow) without re-running old code. The
+    example is the first question (by id) that reached the answer call."""
+    prompt = settings.prompt
+    example = None
+    if pending:
+        ctx, _, messages = pending[0]
+        example = {"question_id": ctx.question_id, "question_type": ctx.question_type,
+                   "messages": messages}
+    out = {settings.prompt_id: {"stage": "read", "name": prompt.name,
+                                "template": prompt.template, "guidance": prompt.guidance,
+                                "answer_marker": prompt.answer_marker, "example": example}}
+    if settings.reading == "con":  # the per-session reading-notes call
+        notes = None
+        if contexts and contexts[0].sessions:
+            notes = {"question_id": contexts[0].question_id,
+                     "messages": notes_messages(contexts[0])[0]}
+        out[f"notes:{NOTES_HASH}"] = {"stage": "read", "name": "notes",
+                                      "template": NOTES_TEMPLATE, "example": notes}
+    return out
+
+
 def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
-             turns: str | Path, candidates: str | Path, out: str | Path) -> pl.DataFrame:
+             turns: str | Path, candidates: str | Path, out: str | Path,
+             prompts_out: str | Path | None = None) -> pl.DataFrame:
     from ..llm import LLMClient
 
     settings = reader_settings(reader_cfg)
@@ -161,6 +186,10 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
     df = pl.DataFrame([rows[c.question_id] for c in contexts], schema=polars_schema("answers"))
     write_table(df, out, table="answers", stage="read", params=reader_cfg,
                 input_files=[questions, sessions, turns, candidates])
+    if prompts_out is not None:
+        atomic_write_text(prompts_out, json.dumps(rendered_prompts(settings, contexts, pending),
+                                                  indent=1, sort_keys=True,
+                                                  ensure_ascii=False) + "\n")
     s = client.stats
     print(f"read: {len(df)} answers; model calls {s.get('calls', 0)}, cached "
           f"{s.get('cached', 0)}, failed {s.get('failed', 0)}; prompt {settings.prompt_id}",

@@ -1,43 +1,49 @@
 """Paper tables from DVC experiments: `memrecall export` / `python stages/export.py`.
 
-Collection (`collect_runs`) reads `dvc.api.exp_show` and, for each finished run, its committed
-reports/metrics.json, reports/per_question.csv and params.yaml at that revision. The table
-builders are pure functions of plain run records, so they are tested on hand-made ones:
+Collection (`collect_runs`) reads the HEAD run and its finished experiments through
+memrecall.experiments (the reader the MLflow sync uses too). The table builders are pure
+functions of plain run records, so they are tested on hand-made ones:
 
-    {"name": "ablation-2", "group": "ablation", "params": {"reader.model": ..., ...} (flat),
-     "metrics": <metrics.json>, "per_question": <rows or DataFrame: question_id, question_type,
-     correct>, "label": optional display label}
+    {"name": "...", "baseline": True for the HEAD run, "params": {"reader.model": ..., ...}
+     (flat, as recorded in the run's params.yaml), "metrics": <metrics.json>, "per_question":
+     <rows or DataFrame: question_id, question_type, correct>, "dataset_sha256": optional,
+     "label": optional display label}
 
 Tables (each written as Markdown, LaTeX booktabs and CSV under reports/paper/):
 1. model comparison: reader, provider, overall, task-averaged, the six types, cost per run;
-2. ablation ladder: each step's overall accuracy, Δ vs baseline with a paired-bootstrap 95% CI,
-   the exact McNemar p-value, and per-type Δ;
-3. negative findings: the configurations whose Δ vs baseline is negative, with the worst type
-   (largest per-type drop) and the p-value;
+2. ablation ladder: each step's overall accuracy, Δ vs its reference with a paired-bootstrap
+   95% CI, the exact McNemar p-value, and per-type Δ;
+3. negative findings: the configurations whose Δ vs their reference is negative, with the worst
+   type (largest per-type drop) and the p-value;
 4. cost: reader tokens in/out/reasoning, USD per run and per question, LLM time.
 
-Runs are grouped by experiment name, as `python stages/sweep.py +sweep=<name>` names them
-(<sweep>_<variant>[_<extra overrides>]): `readers*` → Table 1, `ablation*` → Table 2,
-`negative*` → Table 3. With the variant lists of conf/sweep/*.yaml, a ladder is ordered as its
-file lists the variants and compared with its first variant (ablation: `baseline`; negative
-findings: `reference`); the same sweep run for several readers gives one ladder per reader. Runs
-that do not parse go in name order against the committed HEAD run, and an empty group falls back
-to every run. Δ and p-values use only the questions both runs judged (judge/reader errors
-dropped).
+Runs are grouped by what they recorded, never by their names: `python stages/sweep.py
++sweep=<name>` writes `meta.sweep`, `meta.variant` and `meta.ladder` (the command-line
+overrides the ladder was run with, e.g. reader-deepseek) into each experiment's params. A sweep
+named `readers*` feeds Table 1, `ablation*` Table 2, `negative*` Table 3. A ladder is ordered as
+conf/sweep/<name>.yaml lists its variants and compared with its first variant (ablation:
+`baseline`; negative findings: `reference`), else with the HEAD run; with no such sweep every
+run is a step against the HEAD run.
+
+Only runs on the same questions are compared: a run's question set is its dataset file and the
+ids of the questions it answered (`memrecall.experiments.question_set`). A run on other
+questions than its reference is left out of Tables 2 and 3 (a note names it); Tables 1 and 4
+show a `questions` column when they hold more than one set, and every table says which
+dataset(s) it covers. Δ and p-values use only the questions both runs judged (judge/reader
+errors dropped); a pair with none in common is left out, never shown as n = 0.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from pathlib import Path
 
 import polars as pl
 
 from ..artifacts import atomic_write_text
-from ..config import load_yaml, load_yaml_file
+from ..config import load_yaml_file
 from ..errors import MemrecallError
+from ..experiments import question_set
 from ..eval.agreement import agreement_markdown, judge_agreement
 from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
@@ -52,23 +58,63 @@ GROUPS = ("readers", "ablation", "negative")
 
 # ---- records --------------------------------------------------------------------------------
 
-def group_of(name: str | None) -> str:
-    n = (name or "").lower()
+def group_of(sweep: str | None) -> str:
+    """The table a named sweep feeds, from its recorded name (`meta.sweep`)."""
+    n = (sweep or "").lower()
     for g in GROUPS:
         if n.startswith(g):
             return g
     return "other"
 
 
-def flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in (d or {}).items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(flatten(v, key + "."))
-        else:
-            out[key] = v
-    return out
+# Keys that say where a run belongs or how it was run, never what it computed: not a "change".
+def _is_bookkeeping(key: str) -> bool:
+    return key.startswith(("meta.", "report.")) or ".runtime." in f".{key}"
+
+
+class QuestionSets:
+    """The question sets of a set of runs, labelled `<dataset> (<n> q)` (plus a short id when
+    two sets would share that label); the HEAD run's set comes first."""
+
+    def __init__(self, records: list[dict]):
+        self.order: list[str] = []
+        self.info: dict[str, tuple[str, int]] = {}
+        for r in records:
+            key, dataset, n = r["qset"]
+            if key not in self.info:
+                self.order.append(key)
+                self.info[key] = (dataset, n)
+        plain = {k: (d, n) for k, (d, n) in self.info.items()}
+        clash = {v for v in plain.values() if list(plain.values()).count(v) > 1}
+        self.labels = {k: f"{d} ({n} q, {k[:6]})" if (d, n) in clash else f"{d} ({n} q)"
+                       for k, (d, n) in plain.items()}
+
+    def label(self, record: dict) -> str:
+        return self.labels[record["qset"][0]]
+
+    def notes(self, records: list[dict]) -> list[str]:
+        keys = [k for k in self.order if any(r["qset"][0] == k for r in records)]
+        if not keys:
+            return []
+        sets = "; ".join(f"{self.labels[k]} = set {k}" for k in keys)
+        return [f"Questions: {sets}." + (" Runs on different sets are not compared with each "
+                                         "other." if len(keys) > 1 else "")]
+
+
+def annotate(record: dict, sweeps: dict | None = None) -> dict:
+    """A copy of the record with the fields the tables group by, all from recorded params:
+    `group`, `variant`, `variant_index` (its place in conf/sweep/<sweep>.yaml), `ladder`, and
+    `qset` (its question set)."""
+    p = record.get("params") or {}
+    sweep = p.get("meta.sweep")
+    group = "baseline" if record.get("baseline") else group_of(sweep)
+    spec = (sweeps or {}).get(group)
+    variant = p.get("meta.variant")
+    index = None
+    if spec and variant is not None and str(sweep) == spec[0] and variant in spec[1]:
+        index = spec[1].index(variant)
+    return {**record, "group": group, "variant": variant, "variant_index": index,
+            "ladder": str(p.get("meta.ladder") or ""), "qset": question_set(record)}
 
 
 def per_question_frame(record: dict) -> pl.DataFrame:
@@ -91,7 +137,8 @@ def run_label(record: dict, baseline: dict | None) -> str:
     if baseline is None or record is baseline:
         return record.get("name") or "baseline"
     p, b = record.get("params") or {}, baseline.get("params") or {}
-    changed = sorted(k for k in set(p) | set(b) if p.get(k) != b.get(k))
+    changed = sorted(k for k in set(p) | set(b)
+                     if p.get(k) != b.get(k) and not _is_bookkeeping(k))
     if not changed:
         return record.get("name") or "(same params)"
     parts, groups = [], set()
@@ -101,7 +148,7 @@ def run_label(record: dict, baseline: dict | None) -> str:
             parts.append(f"{grp}={p.get(k)}")
             groups.add(grp)
     for k in changed:
-        if k.split(".", 1)[0] not in groups and not k.startswith("report."):
+        if k.split(".", 1)[0] not in groups:
             parts.append(f"{k}={p.get(k)}")
     return ", ".join(parts) or record.get("name") or "?"
 
@@ -123,27 +170,47 @@ def _type_cols(types, fmt, prefix="") -> list[Column]:
     return [Column(f"{prefix}{t}", TYPE_SHORT.get(t, t), fmt) for t in types]
 
 
+def _annotated(records: list[dict]) -> list[dict]:
+    return [r if "qset" in r else annotate(r) for r in records]
+
+
+def _by_question_set(records: list[dict], sets: QuestionSets) -> list[dict]:
+    """Stable order: the HEAD run's question set first, then the others."""
+    return sorted(records, key=lambda r: sets.order.index(r["qset"][0]))
+
+
+def _questions_column(records: list[dict], sets: QuestionSets) -> list[Column]:
+    if len({r["qset"][0] for r in records}) > 1:
+        return [Column("questions", "questions", text, align="l")]
+    return []
+
+
 # ---- Table 1: model comparison --------------------------------------------------------------
 
-def model_table(records: list[dict]) -> Table:
+def model_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
+    records = _annotated(records)
+    sets = sets or QuestionSets(records)
+    records = _by_question_set(records, sets)
     types = _types(records)
     rows = []
     for r in records:
         qa = (r.get("metrics") or {}).get("qa") or {}
         reader, provider = _reader(r)
-        row = {"run": r.get("name"), "reader": reader, "provider": provider,
+        row = {"run": r.get("name"), "questions": sets.label(r), "reader": reader,
+               "provider": provider,
                "overall": qa.get("overall"), "task_averaged": qa.get("task_averaged"),
                "cost_usd": (r.get("metrics") or {}).get("cost_usd"),
                "n": (r.get("metrics") or {}).get("n_questions")}
         for t in types:
             row[t] = (qa.get("by_type") or {}).get(t)
         rows.append(row)
-    cols = [Column("run", "run", align="l"), Column("reader", "reader", align="l"),
+    cols = [Column("run", "run", align="l"), *_questions_column(records, sets),
+            Column("reader", "reader", align="l"),
             Column("provider", "provider", align="l"), Column("n", "n", integer),
             Column("overall", "overall", pct), Column("task_averaged", "task-avg", pct),
             *_type_cols(types, pct), Column("cost_usd", "cost (USD)", usd)]
     return Table("table1_models", "Model comparison: QA accuracy (%) by reader", cols, rows,
-                 notes=_judge_notes(records))
+                 notes=sets.notes(records) + _judge_notes(records))
 
 
 # ---- Table 2: ablation ladder ---------------------------------------------------------------
@@ -155,46 +222,78 @@ def _step_name(record: dict, i: int) -> str:
     return record.get("variant") or str(i)
 
 
+def _left_out_notes(left_out: list[tuple[dict, str]], sets: QuestionSets) -> list[str]:
+    if not left_out:
+        return []
+    items = ", ".join(f"{r.get('name')} [{sets.label(r)}]: {why}" for r, why in left_out)
+    return [f"Not compared: {items}."]
+
+
 def ablation_table(baseline: dict, steps: list[dict], *, n_resamples: int = 2000,
                    seed: int = 0) -> Table:
     """One ladder: each step against `baseline` (see ablation_ladders_table)."""
     return ablation_ladders_table([("", baseline, steps)], n_resamples=n_resamples, seed=seed)
 
 
+def _compare(baseline: dict, run: dict, n_resamples: int, seed: int,
+             left_out: list[tuple[dict, str]]) -> dict | None:
+    """compare_runs on the questions both judged; None (and a note) when they share none or
+    did not answer the same questions."""
+    if run["qset"][0] != baseline["qset"][0]:
+        left_out.append((run, f"other questions than {baseline.get('name')}"))
+        return None
+    c = compare_runs(per_question_frame(baseline), per_question_frame(run),
+                     n_resamples=n_resamples, seed=seed)
+    if c["n"] == 0:
+        left_out.append((run, f"no question judged in both it and {baseline.get('name')}"))
+        return None
+    return c
+
+
 def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
-                           seed: int = 0) -> Table:
+                           seed: int = 0, left_out: list[tuple[dict, str]] = ()) -> Table:
     """Each ladder's reference run, then each step: accuracy, Δ vs the reference with a paired
     bootstrap CI, the exact McNemar p-value and per-type Δ. Several ladders (the same sweep run
     for several readers) share the table, with a `ladder` column."""
+    ladders = [(name, _annotated([b])[0], _annotated(steps)) for name, b, steps in ladders]
+    left_out = list(left_out)
     everyone = [r for _, b, steps in ladders for r in (b, *steps)]
+    sets = QuestionSets(everyone + [r for r, _ in left_out])
     types = _types(everyone)
     rows = []
     for name, baseline, steps in ladders:
         base_pq = per_question_frame(baseline)
         rows.append({"ladder": name, "step": baseline.get("variant") or "baseline",
-                     "config": run_label(baseline, None),
+                     "questions": sets.label(baseline), "config": run_label(baseline, None),
                      "overall": (baseline.get("metrics") or {}).get("qa", {}).get("overall"),
                      "n": base_pq.filter(pl.col("correct").is_not_null()).height})
         for i, s in enumerate(steps, start=1):
-            c = compare_runs(base_pq, per_question_frame(s), n_resamples=n_resamples, seed=seed)
-            row = {"ladder": name, "step": _step_name(s, i), "config": run_label(s, baseline),
+            c = _compare(baseline, s, n_resamples, seed, left_out)
+            if c is None:
+                continue
+            row = {"ladder": name, "step": _step_name(s, i), "questions": sets.label(s),
+                   "config": run_label(s, baseline),
                    "overall": (s.get("metrics") or {}).get("qa", {}).get("overall"),
                    "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
                    "p_value": c["p_value"], "n": c["n"]}
             for t in types:
                 row[f"d_{t}"] = c["by_type_delta"].get(t)
             rows.append(row)
+    dropped = {id(r) for r, _ in left_out}
+    shown = [r for _, b, steps in ladders for r in (b, *steps) if id(r) not in dropped]
     cols = [Column("step", "step", align="l"), Column("config", "configuration", align="l"),
             Column("n", "n", integer), Column("overall", "overall", pct),
             Column("delta", "Δ", signed_pct), Column("ci", "Δ 95% CI", signed_ci_pct),
             Column("p_value", "p", pvalue), *_type_cols(types, signed_pct, "d_")]
+    cols[1:1] = _questions_column(shown, sets)
     if any(name for name, _, _ in ladders):
         cols.insert(0, Column("ladder", "ladder", align="l"))
     notes = [f"Δ in percentage points vs the ladder's first row, on the questions both runs "
              f"judged (n); 95% CI: paired percentile bootstrap ({n_resamples} resamples, seed "
              f"{seed}); p: exact McNemar test. Per-type columns are Δ."]
     return Table("table2_ablation", "Ablation ladder: accuracy (%) and Δ vs baseline", cols,
-                 rows, notes=notes + _judge_notes(everyone))
+                 rows, notes=notes + sets.notes(shown) + _left_out_notes(left_out, sets)
+                 + _judge_notes(shown))
 
 
 # ---- Table 3: negative findings -------------------------------------------------------------
@@ -206,19 +305,26 @@ def negative_table(baseline: dict, candidates: list[dict], *, n_resamples: int =
 
 
 def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
-                           seed: int = 0) -> Table:
+                           seed: int = 0, left_out: list[tuple[dict, str]] = ()) -> Table:
     """The runs whose accuracy fell below their reference's (Δ < 0), most harmful first, with
     the type that lost most and the exact McNemar p-value."""
-    rows = []
+    ladders = [(name, _annotated([b])[0], _annotated(c)) for name, b, c in ladders]
+    left_out = list(left_out)
+    everyone = [r for _, b, cands in ladders for r in (b, *cands)]
+    sets = QuestionSets(everyone + [r for r, _ in left_out])
+    rows, compared = [], []
     for name, baseline, candidates in ladders:
-        base_pq = per_question_frame(baseline)
         for r in candidates:
-            c = compare_runs(base_pq, per_question_frame(r), n_resamples=n_resamples, seed=seed)
+            c = _compare(baseline, r, n_resamples, seed, left_out)
+            if c is None:
+                continue
+            compared += [baseline, r]
             if c["delta"] is None or c["delta"] >= 0:
                 continue
             worst = min(c["by_type_delta"].items(), key=lambda kv: (kv[1], kv[0]),
                         default=(None, None))
             rows.append({"ladder": name, "variant": r.get("variant"),
+                         "questions": sets.label(r),
                          "config": run_label(r, baseline), "n": c["n"],
                          "overall": (r.get("metrics") or {}).get("qa", {}).get("overall"),
                          "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
@@ -230,6 +336,7 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
             Column("ci", "Δ 95% CI", signed_ci_pct),
             Column("worst_type", "worst type", text, align="l"),
             Column("worst_delta", "Δ worst", signed_pct), Column("p_value", "p", pvalue)]
+    cols[1:1] = _questions_column(compared, sets)
     if any(r.get("variant") for r in rows):
         cols.insert(0, Column("variant", "variant", align="l"))
     if any(name for name, _, _ in ladders):
@@ -237,24 +344,28 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
     notes = ["Configurations whose accuracy fell below their reference's (Δ < 0), most harmful "
              "first. A p above 0.05 means the drop is within noise for this sample size."]
     return Table("table3_negative", "Negative findings: configurations that hurt", cols, rows,
-                 notes=notes)
+                 notes=notes + sets.notes(compared) + _left_out_notes(left_out, sets))
 
 
 # ---- Table 4: cost --------------------------------------------------------------------------
 
-def cost_table(records: list[dict]) -> Table:
+def cost_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
+    records = _annotated(records)
+    sets = sets or QuestionSets(records)
+    records = _by_question_set(records, sets)
     rows = []
     for r in records:
         m = r.get("metrics") or {}
         tok = m.get("tokens") or {}
         n = m.get("n_questions")
         cost = m.get("cost_usd")
-        rows.append({"run": r.get("name"), "reader": _reader(r)[0],
+        rows.append({"run": r.get("name"), "questions": sets.label(r), "reader": _reader(r)[0],
                      "input_tokens": tok.get("input"), "output_tokens": tok.get("output"),
                      "reasoning_tokens": tok.get("reasoning"), "cost_usd": cost,
                      "cost_per_question": (cost / n) if (cost is not None and n) else None,
                      "llm_time_s": (m.get("latency_s") or {}).get("sum"), "n": n})
-    cols = [Column("run", "run", align="l"), Column("reader", "reader", align="l"),
+    cols = [Column("run", "run", align="l"), *_questions_column(records, sets),
+            Column("reader", "reader", align="l"),
             Column("n", "n", integer), Column("input_tokens", "tokens in", integer),
             Column("output_tokens", "tokens out", integer),
             Column("reasoning_tokens", "reasoning tokens", integer),
@@ -263,7 +374,7 @@ def cost_table(records: list[dict]) -> Table:
             Column("llm_time_s", "LLM time (s)", lambda x: number(x, 1))]
     notes = ["Reader tokens; USD includes judge calls. LLM time is the sum of the reader's call "
              "latencies as first paid (with concurrency, wall time is shorter)."]
-    return Table("table4_cost", "Cost per run", cols, rows, notes=notes)
+    return Table("table4_cost", "Cost per run", cols, rows, notes=notes + sets.notes(records))
 
 
 def _judge_notes(records: list[dict]) -> list[str]:
@@ -278,67 +389,62 @@ def _judge_notes(records: list[dict]) -> list[str]:
 
 def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
                  sweeps: dict | None = None) -> list[Table]:
-    """The four tables from run records. The baseline is the first record of group "baseline"
-    (else the first record). `sweeps` ({group: (sweep name, [variant, ...])}, from conf/sweep/)
-    orders each ladder by its variants and takes a ladder's first variant as its reference;
-    without it runs go in name order against the baseline."""
+    """The four tables from run records. `sweeps` ({group: (sweep name, [variant, ...])},
+    from conf/sweep/) orders each ladder by its variants and takes a ladder's first variant as
+    its reference; without it a ladder's runs go in name order against the HEAD run."""
+    records = [annotate(r, sweeps) for r in records]
     baseline, others = split_baseline(records)
-    others = [annotate_variant(r, (sweeps or {}).get(r.get("group"))) for r in others]
+    sets = QuestionSets([baseline, *others])
 
     def grouped(g):
-        return [r for r in others if r.get("group") == g]
+        return [r for r in others if r["group"] == g]
 
     readers = grouped("readers")
-    return [model_table(readers or [baseline, *others]),
-            ablation_ladders_table(_ladders(grouped("ablation"), baseline, others),
-                                   n_resamples=n_resamples, seed=seed),
-            negative_ladders_table(_ladders(grouped("negative"), baseline, others),
-                                   n_resamples=n_resamples, seed=seed),
-            cost_table([baseline, *others])]
+    ablation, abl_out = _ladders(grouped("ablation"), baseline, others)
+    negative, neg_out = _ladders(grouped("negative"), baseline, others)
+    return [model_table(readers or [baseline, *others], sets),
+            ablation_ladders_table(ablation, n_resamples=n_resamples, seed=seed,
+                                   left_out=abl_out),
+            negative_ladders_table(negative, n_resamples=n_resamples, seed=seed,
+                                   left_out=neg_out),
+            cost_table([baseline, *others], sets)]
 
 
-def _slug(text_: str) -> str:
-    """As memrecall.sweep names experiments: a git-ref-safe piece."""
-    s = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text_))
-    s = re.sub(r"[-.]*-[-.]*", "-", s)
-    return s.strip("-._")
-
-
-def annotate_variant(record: dict, sweep: tuple | None) -> dict:
-    """A copy of the record with `variant`, `variant_index` and `ladder` when its name is
-    <sweep>_<variant>[_<more overrides>] of the given sweep (name, [variants])."""
-    if not sweep:
-        return record
-    sweep_name, variants = sweep
-    name = record.get("name") or ""
-    head = _slug(sweep_name) + "_"
-    if not name.startswith(head):
-        return record
-    rest = name[len(head):]
-    for i, v in sorted(enumerate(variants), key=lambda iv: -len(_slug(iv[1]))):
-        sv = _slug(v)
-        if rest == sv or rest.startswith(sv + "_"):
-            return {**record, "variant": v, "variant_index": i, "ladder": rest[len(sv) + 1:]}
-    return record
-
-
-def _ladders(runs: list[dict], baseline: dict, others: list[dict]) -> list[Ladder]:
-    """Runs of one group → ladders (one per set of extra overrides), each with its reference:
-    the sweep's first variant when that run exists, else the HEAD baseline."""
-    if not runs:
-        return [("", baseline, others)]
-    by_ladder: dict[str, list[dict]] = {}
-    for r in runs:
-        by_ladder.setdefault(r.get("ladder") or "", []).append(r)
-    out = []
-    for name in sorted(by_ladder):
-        rs = sorted(by_ladder[name], key=lambda r: (r.get("variant_index", 1 << 30),
-                                                    _natural(r.get("name") or "")))
-        if rs[0].get("variant_index") == 0:
-            out.append((name, rs[0], rs[1:]))
+def _ladders(runs: list[dict], baseline: dict,
+             others: list[dict]) -> tuple[list[Ladder], list[tuple[dict, str]]]:
+    """Runs of one group → ladders, one per (`meta.sweep`, `meta.ladder`, question set), each
+    with its reference: the sweep's first variant on the same questions, else the HEAD run when
+    it answered the same questions. Runs with no reference on their questions are left out
+    (returned with the reason)."""
+    if not runs:  # no such sweep: every run is a step against the HEAD run
+        same = [r for r in others if r["qset"][0] == baseline["qset"][0]]
+        out = [(r, f"other questions than {baseline.get('name')}") for r in others
+               if r["qset"][0] != baseline["qset"][0]]
+        return [("", baseline, same)], out
+    parts: dict[tuple[str, str, str], list[dict]] = {}
+    for r in runs:  # the same sweep name, ladder and questions
+        sweep = str((r.get("params") or {}).get("meta.sweep") or "")
+        parts.setdefault((sweep, r["ladder"], r["qset"][0]), []).append(r)
+    many_sweeps = len({s for s, _, _ in parts}) > 1
+    names = {(s, ladder) for s, ladder, _ in parts}
+    many_sets = len({q for _, _, q in parts}) > 1
+    ladders, left_out = [], []
+    for key in sorted(parts, key=lambda k: (k[0], k[1], k[2] != baseline["qset"][0], k[2])):
+        sweep, ladder, qset = key
+        rs = sorted(parts[key], key=lambda r: (r["variant_index"] if r["variant_index"]
+                                               is not None else 1 << 30,
+                                               _natural(r.get("name") or "")))
+        label = " ".join(p for p in (sweep if many_sweeps else "", ladder,
+                                     QuestionSets(rs).label(rs[0]) if many_sets else "") if p)
+        if rs[0]["variant_index"] == 0:
+            ladders.append((label, rs[0], rs[1:]))
+        elif qset == baseline["qset"][0]:
+            ladders.append((label, baseline, rs))
         else:
-            out.append((name, baseline, rs))
-    return out
+            left_out += [(r, "no reference run on the same questions") for r in rs]
+    if len(names) == 1 and not many_sets and ladders:
+        ladders = [("", b, steps) for _, b, steps in ladders]
+    return ladders or [("", baseline, [])], left_out
 
 
 def sweep_specs(root: str | Path | None = None) -> dict:
@@ -360,11 +466,10 @@ def sweep_specs(root: str | Path | None = None) -> dict:
 
 
 def split_baseline(records: list[dict]) -> tuple[dict, list[dict]]:
-    """(baseline, the other runs in name order): the first record of group "baseline", else
-    the first record."""
+    """(the HEAD run, the other runs in name order); without a HEAD run, the first record."""
     if not records:
         raise MemrecallError("no runs to export: run the pipeline (dvc repro / dvc exp run)")
-    baseline = next((r for r in records if r.get("group") == "baseline"), records[0])
+    baseline = next((r for r in records if r.get("baseline")), records[0])
     others = sorted((r for r in records if r is not baseline),
                     key=lambda r: _natural(r.get("name") or ""))
     return baseline, others
@@ -386,15 +491,19 @@ def write_tables(tables: list[Table], out_dir: str | Path = PAPER_DIR) -> list[P
 
 
 def agreement_pairs(records: list[dict]) -> list[tuple[dict, dict]]:
-    """Pairs of runs that differ only in the judge group: same answers, two judges."""
+    """Pairs of runs on the same questions that differ only in the judge group: same answers,
+    two judges."""
+    def split(r):
+        p = {k: v for k, v in (r.get("params") or {}).items() if not _is_bookkeeping(k)}
+        return ({k: v for k, v in p.items() if not k.startswith("judge.")},
+                {k: v for k, v in p.items() if k.startswith("judge.")})
+
+    records = _annotated(records)
     pairs = []
     for i, a in enumerate(records):
         for b in records[i + 1:]:
-            pa = {k: v for k, v in (a.get("params") or {}).items() if not k.startswith("judge.")}
-            pb = {k: v for k, v in (b.get("params") or {}).items() if not k.startswith("judge.")}
-            ja = {k: v for k, v in (a.get("params") or {}).items() if k.startswith("judge.")}
-            jb = {k: v for k, v in (b.get("params") or {}).items() if k.startswith("judge.")}
-            if pa == pb and ja != jb:
+            (pa, ja), (pb, jb) = split(a), split(b)
+            if pa == pb and ja != jb and a["qset"][0] == b["qset"][0]:
                 pairs.append((a, b))
     return pairs
 
@@ -406,25 +515,26 @@ def _as_verdicts(record: dict) -> pl.DataFrame:
 def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR, *,
                         records: list[dict] | None = None, n_resamples: int | None = None,
                         seed: int | None = None, sweeps: dict | None = None) -> list[Path]:
-    """Collect the runs (unless given), write the four tables, a per-type figure of the compared
-    runs and, when two runs differ only in their judge, reports/judge_agreement.md."""
+    """Collect the runs (unless given), write the four tables, a per-type figure of the runs on
+    the HEAD run's questions and, when two runs differ only in their judge,
+    reports/judge_agreement.md."""
     if records is None:
         records = collect_runs(repo)
     if not Path(out_dir).is_absolute() and repo is None:
         from ..paths import project_root
         out_dir = project_root() / out_dir  # reports/paper of this project, from any cwd
+    baseline, others = split_baseline(_annotated(records))
     if n_resamples is None or seed is None:
-        base = next((r for r in records if r.get("group") == "baseline"), records[0] if records
-                    else {})
-        p = base.get("params") or {}
+        p = baseline.get("params") or {}
         n_resamples = n_resamples or int(p.get("report.bootstrap_samples") or 2000)
         seed = seed if seed is not None else int(p.get("report.seed") or 0)
     tables = build_tables(records, n_resamples=n_resamples, seed=seed,
                           sweeps=sweep_specs(repo) if sweeps is None else sweeps)
     paths = write_tables(tables, out_dir)
-    baseline, others = split_baseline(records)
     runs = []
     for r in [baseline, *others]:
+        if r["qset"][0] != baseline["qset"][0]:
+            continue  # accuracies on other questions are not comparable in one figure
         qa = (r.get("metrics") or {}).get("qa") or {}
         ci = (qa.get("ci") or {}).get("by_type") or {}
         by_type = qa.get("by_type") or {}
@@ -452,51 +562,8 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
 
 # ---- collection from DVC --------------------------------------------------------------------
 
-def _read_at(path: str, repo: str | None, rev: str | None) -> str | None:
-    import dvc.api
+def collect_runs(repo: str | Path | None = None) -> list[dict]:
+    """Run records of the HEAD run and its finished experiments (memrecall.experiments)."""
+    from ..experiments import collect
 
-    try:
-        return dvc.api.read(path, repo=repo, rev=rev, mode="r", encoding="utf-8")
-    except Exception:  # not committed in that run, or not produced (failed stage)
-        return None
-
-
-def _parse_per_question(text_: str | None) -> list[dict] | None:
-    if not text_:
-        return None
-    rows = []
-    for r in csv.DictReader(io.StringIO(text_)):
-        c = r.get("correct")
-        rows.append({"question_id": r["question_id"], "question_type": r["question_type"],
-                     "correct": None if c in ("", None) else c.lower() == "true"})
-    return rows
-
-
-def collect_runs(repo: str | None = None, *, num: int = 1) -> list[dict]:
-    """Run records of the HEAD baseline and its finished experiments (dvc.api.exp_show)."""
-    import json
-
-    import dvc.api
-
-    try:
-        rows = dvc.api.exp_show(repo=repo, num=num)
-    except Exception as e:  # not a DVC repo, no commits, ...
-        raise MemrecallError(f"cannot list DVC experiments: {e}") from None
-    records = []
-    for row in rows:
-        rev, name = row.get("rev"), row.get("Experiment")
-        if rev == "workspace" or row.get("State") not in (None, "Success"):
-            continue  # uncommitted workspace; queued, running or failed experiments
-        metrics_text = _read_at("reports/metrics.json", repo, rev)
-        if metrics_text is None:
-            continue
-        params_text = _read_at("params.yaml", repo, rev)
-        records.append({
-            "name": name or f"baseline ({rev})", "rev": rev,
-            "group": "baseline" if row.get("typ") == "baseline" else group_of(name),
-            "params": (flatten(load_yaml(params_text, f"params.yaml@{rev}") or {})
-                       if params_text else {}),
-            "metrics": json.loads(metrics_text),
-            "per_question": _parse_per_question(_read_at("reports/per_question.csv", repo, rev)),
-        })
-    return records
+    return [e.record() for e in collect(Path(repo) if repo else None)]

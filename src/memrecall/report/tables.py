@@ -16,7 +16,6 @@ from typing import Any, Callable
 import numpy as np
 import polars as pl
 
-from ..eval.qa_metrics import type_order
 
 TYPE_SHORT = {
     "single-session-user": "SS-User",
@@ -235,6 +234,3 @@ def usage_table(usage: dict) -> Table:
         Column(k, k) for k in ("mean", "p50", "p90", "p95", "p99", "max", "sum")]
     return Table("usage", "Tokens, cost and latency per question", cols, rows)
 
-
-def type_columns(types, fmt=pct, suffix="") -> list[Column]:
-    return [Column(f"{t}{suffix}", TYPE_SHORT.get(t, t), fmt) for t in type_order(types)]
