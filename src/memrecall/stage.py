@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
+from pathlib import Path
 from typing import Callable
 
 from .errors import MemrecallError
@@ -13,6 +15,7 @@ from .errors import MemrecallError
 def run_stage(main: Callable[[], None]) -> None:
     logging.basicConfig(level=os.environ.get("MEMRECALL_LOG", "WARNING"),
                         format="%(levelname)s %(name)s: %(message)s")
+    started = time.time()
     try:
         main()
     except MemrecallError as e:
@@ -21,3 +24,6 @@ def run_stage(main: Callable[[], None]) -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    from .timings import record_stage
+
+    record_stage(Path(sys.argv[0]).stem, started, time.time())

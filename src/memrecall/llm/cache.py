@@ -39,7 +39,13 @@ CREATE TABLE IF NOT EXISTS calls (
     latency_s REAL NOT NULL,
     stage TEXT,
     created_unix REAL
-)
+);
+-- The messages of each cached call, so a run can show the prompt it sent (MLflow traces)
+-- without re-rendering it with today's code. Kept apart: older caches gain the table as is.
+CREATE TABLE IF NOT EXISTS requests (
+    request_hash TEXT PRIMARY KEY,
+    messages TEXT NOT NULL
+);
 """
 _COLS = ("model", "text", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
          "latency_s")
@@ -67,7 +73,7 @@ class CallCache:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA busy_timeout=60000")
-        self._conn.execute(_SCHEMA)
+        self._conn.executescript(_SCHEMA)
 
     def get_many(self, hashes) -> dict[str, dict]:
         hashes = list(dict.fromkeys(hashes))
@@ -84,14 +90,37 @@ class CallCache:
     def get(self, h: str) -> dict | None:
         return self.get_many([h]).get(h)
 
-    def put(self, h: str, row: dict, stage: str) -> None:
-        """Persist one finished call now (its own transaction). The first answer paid for wins."""
+    def put(self, h: str, row: dict, stage: str, messages: list[dict] | None = None) -> None:
+        """Persist one finished call now (one transaction). The first answer paid for wins."""
         vals = [row[c] for c in _COLS]
-        with self._lock:
+        with self._lock, self._conn:  # one transaction: rolled back if either insert fails
+            self._conn.execute("BEGIN")
             self._conn.execute(
                 f"INSERT OR IGNORE INTO calls (request_hash, {', '.join(_COLS)}, stage, "
                 f"created_unix) VALUES (?, {', '.join('?' * len(_COLS))}, ?, ?)",
                 [h, *vals, stage, time.time()])
+            if messages is not None:
+                self._conn.execute("INSERT OR IGNORE INTO requests VALUES (?, ?)",
+                                   [h, json.dumps(messages, ensure_ascii=False)])
+
+    def records(self, hashes) -> dict[str, dict]:
+        """Everything kept about these calls: the cached reply and usage, the stage that paid,
+        when (created_unix) and the messages sent (None for calls cached before they were
+        kept). For read-only views such as the MLflow traces; pays nothing."""
+        hashes = list(dict.fromkeys(h for h in hashes if h))
+        cols = (*_COLS, "stage", "created_unix")
+        out: dict[str, dict] = {}
+        with self._lock:
+            for i in range(0, len(hashes), 500):
+                chunk = hashes[i:i + 500]
+                q = (f"SELECT c.request_hash, {', '.join('c.' + c for c in cols)}, r.messages "
+                     f"FROM calls c LEFT JOIN requests r ON r.request_hash = c.request_hash "
+                     f"WHERE c.request_hash IN ({','.join('?' * len(chunk))})")
+                for row in self._conn.execute(q, chunk):
+                    rec = dict(zip(cols, row[1:-1]))
+                    rec["messages"] = json.loads(row[-1]) if row[-1] else None
+                    out[row[0]] = rec
+        return out
 
     def log_call(self, h: str, model: str, stage: str, ok: bool, attempts: int) -> None:
         """One line per real model call. A single O_APPEND write keeps lines whole even when

@@ -307,7 +307,7 @@ class LLMClient:
                 row = {"model": self.model, "text": text, "input_tokens": n_in,
                        "output_tokens": n_out, "reasoning_tokens": n_reason,
                        "cost_usd": cost, "latency_s": round(latency, 4)}
-                self.cache.put(h, row, self.stage)  # committed now: survives kill -9
+                self.cache.put(h, row, self.stage, messages)  # committed now: survives kill -9
                 self.cache.log_call(h, self.model, self.stage, True, attempt)
                 self.stats["calls"] += 1
                 for k in ("input_tokens", "output_tokens", "reasoning_tokens"):
