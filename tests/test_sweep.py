@@ -32,9 +32,12 @@ from repo_copy import subprocess_env
 
 COUNT_PY = '''\
 """A trivial stage that records each real execution in $DVC_ROOT/counts/<stage>.log."""
-import json, os, sys
+import json, os, sys, time
 from pathlib import Path
+import polars as pl
 import yaml
+
+started = time.time()
 
 stage = sys.argv[1]
 root = Path(os.environ.get("DVC_ROOT", "."))
@@ -64,6 +67,27 @@ else:
     prompt = params["reader"]["prompt"]
     Path("reports/prompts.json").write_text(json.dumps(
         {f"{prompt}:0000": {"stage": "read", "template": f"template of {prompt}"}}))
+    # the artifacts an MLflow trace per question is built from
+    Path("artifacts").mkdir(exist_ok=True)
+    ids = [f"q{i}" for i in range(4)]
+    pl.DataFrame({"question_id": ids, "question_type": ["multi-session"] * 4,
+                  "question": [f"question {i}?" for i in range(4)],
+                  "question_date": ["2023/05/20 (Sat) 02:21"] * 4,
+                  "answer": [f"gold {i}" for i in range(4)], "is_abstention": [False] * 4,
+                  }).write_parquet("artifacts/questions.parquet")
+    pl.DataFrame({"question_id": ids, "rank": [1] * 4, "session_id": ["s1", "s2", "s3", "s4"],
+                  "score": [0.5] * 4}).write_parquet("artifacts/candidates_retrieve.parquet")
+    pl.DataFrame({"question_id": ids, "hypothesis": [f"answer {i}" for i in range(4)],
+                  "model": ["m"] * 4, "prompt_id": [f"{prompt}:0000"] * 4,
+                  "request_hash": [None] * 4, "input_tokens": [10] * 4,
+                  "output_tokens": [2] * 4, "latency_s": [0.5] * 4, "cost_usd": [0.0] * 4,
+                  "error": [None, None, None, "timeout after 3 tries"],
+                  }).write_parquet("artifacts/answers.parquet")
+    pl.DataFrame({"question_id": ids, "label": [i < factor for i in range(3)] + [None],
+                  "judge_model": ["rule-v1"] * 4, "raw": ["rule"] * 4,
+                  "error": [None] * 4}).write_parquet("artifacts/verdicts.parquet")
+from memrecall.timings import record_stage  # noqa: E402  (what stage.run_stage does)
+record_stage(stage, started, time.time())
 '''
 
 DVC_YAML = '''\
@@ -80,7 +104,9 @@ stages:
     metrics:
       - reports/metrics.json:
           cache: false
-    outs: [reports/summary.md, reports/per_question.csv, reports/prompts.json]
+    outs: [reports/summary.md, reports/per_question.csv, reports/prompts.json,
+           artifacts/questions.parquet, artifacts/candidates_retrieve.parquet,
+           artifacts/answers.parquet, artifacts/verdicts.parquet]
 '''
 
 DATASET_SHA = "ab" * 32
@@ -109,7 +135,7 @@ def make_tiny_project(path: Path) -> Path:
     (path / "dvc.yaml").write_text(DVC_YAML)
     (path / ".gitignore").write_text("/counts/\n/out/\n/reports/summary.md\n/multirun/\n"
                                      "/outputs/\n/mlflow.db\n/mlruns/\n/reports/per_question.csv\n"
-                                     "/reports/prompts.json\n")
+                                     "/reports/prompts.json\n/artifacts/\n")
     env = _env()
     for cmd in (["git", "init", "-q", "-b", "main"],
                 ["git", "config", "user.email", "test@example.com"],

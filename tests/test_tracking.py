@@ -229,3 +229,43 @@ def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server
     history = _rest(url, "metrics/get-history", run_id=y["info"]["run_id"],
                     metric_key="qa.overall")
     assert len(history["metrics"]) == 1
+    _check_genai_views(url, exp["experiment_id"], y["info"]["run_id"])
+
+
+def _check_genai_views(url: str, experiment_id: str, run_id: str) -> None:
+    """What a person opening the run in `mlflow ui` sees: a trace per question with the
+    verdict as feedback and the gold answer as expectation, an evaluation run, the prompt in
+    the registry, the dataset as an input, a real duration. Read back through the client."""
+    import mlflow
+    from mlflow import MlflowClient
+
+    client = MlflowClient(url)
+    found = client.search_traces(locations=[experiment_id], run_id=run_id)
+    assert len(found) == 4  # one per question, linked to this run
+    by_q = {t.info.tags["memrecall.question_id"]: t for t in found}
+    assert set(by_q) == {"q0", "q1", "q2", "q3"}
+
+    def verdict(t):
+        return next(a for a in t.info.assessments if a.name == "correct")
+
+    # reader factor 2 (exp-y): q0, q1 judged correct, q2 wrong, q3's reader call failed
+    assert [verdict(by_q[q]).value for q in ("q0", "q1", "q2")] == [True, True, False]
+    failed = by_q["q3"]
+    assert failed.info.state == "ERROR" and verdict(failed).value is None
+    assert verdict(failed).error.error_code == "NOT_JUDGED"
+    gold = next(a for a in by_q["q0"].info.assessments if a.name == "expected_response")
+    assert gold.value == "gold 0"
+    assert [s.name for s in by_q["q0"].data.spans] == ["question", "retrieve", "read", "judge"]
+
+    run = client.get_run(run_id)
+    assert run.data.tags["mlflow.runType"] == "genai_evaluate"  # listed under evaluation runs
+    assert run.data.tags["memrecall.traces"] == "4 questions"
+    datasets = {d.dataset.name: d.dataset for d in run.inputs.dataset_inputs}
+    assert json.loads(datasets["tiny"].source)["sha256"] == DATASET_SHA
+    assert json.loads(datasets["tiny"].profile)["num_questions"] == 4
+    assert run.data.tags["memrecall.duration_source"] == "stage timings"
+    assert run.info.end_time > run.info.start_time
+    linked = json.loads(run.data.tags["mlflow.linkedPrompts"])
+    assert linked == [{"name": "memrecall-read-type_aware", "version": "1"}]
+    assert mlflow.MlflowClient(url).get_prompt_version(
+        "memrecall-read-type_aware", 1).template == "template of type_aware"

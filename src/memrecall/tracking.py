@@ -24,7 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from .config import flatten
+from . import paths, timings, traces
+from .config import flatten, load_yaml
 from .errors import MemrecallError
 from .experiments import ExpRef, RevReader, list_experiments, read_experiment
 from .paths import project_root
@@ -37,6 +38,13 @@ TAG_BASELINE = "memrecall.baseline_rev"
 TAG_DATASET = "memrecall.dataset_sha256"
 TAG_COMPLETE = "memrecall.sync_complete"
 TAG_PROMPTS = "memrecall.prompt_ids"
+TAG_DURATION = "memrecall.duration_source"
+TAG_TRACES = "memrecall.traces"
+# The artifacts a question's trace is built from, by table name (traces.question_views).
+TRACE_TABLES = {"questions": paths.QUESTIONS, "candidates_retrieve": paths.CANDIDATES_RETRIEVE,
+                "candidates_rerank": paths.CANDIDATES_RERANK,
+                "candidates_rewrite": paths.CANDIDATES_REWRITE, "rewrites": paths.REWRITES,
+                "answers": paths.ANSWERS, "verdicts": paths.VERDICTS}
 PARAM_VALUE_MAX = 6000  # MLflow's cap on a param value
 PROMPTS_FILE = "reports/prompts.json"
 _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- /]")
@@ -155,44 +163,131 @@ def _chunks(items: list, n: int):
         yield items[i:i + n]
 
 
+def _run_window(reader: RevReader, commit_time_ms: int) -> tuple[int, int, dict, str]:
+    """(start ms, end ms, {stage: seconds}, where they come from): the stage timings of the
+    experiment's dvc.lock outputs, else its commit time (a zero-length run)."""
+    try:
+        lock = load_yaml(reader.read_bytes("dvc.lock").decode("utf-8"), "dvc.lock") or {}
+        window = timings.run_window(lock, not_after=commit_time_ms / 1000 + 60)
+    except Exception:  # noqa: BLE001  no dvc.lock at that commit, or unreadable
+        window = None
+    if window is None:
+        return commit_time_ms, commit_time_ms, {}, "commit time (no stage timings recorded)"
+    start, end, stages = window
+    return (int(start * 1000), int(end * 1000),
+            {k: round(e - s, 3) for k, (s, e) in stages.items()}, "stage timings")
+
+
+def _trace_tables(reader: RevReader) -> dict:
+    """The run's artifacts as polars tables (from the DVC cache); questions and answers are
+    required, the rest optional."""
+    import io
+
+    import polars as pl
+
+    out = {}
+    for name, path in TRACE_TABLES.items():
+        try:
+            out[name] = pl.read_parquet(io.BytesIO(reader.read_bytes(path)))
+        except Exception:  # noqa: BLE001  not produced by this run, or not in the local cache
+            if name in ("questions", "answers"):
+                raise MemrecallError(f"{path} of this experiment is not in the local DVC cache")
+    return out
+
+
+def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader, record,
+                     start_ms: int) -> str:
+    """Traces, assessments, prompts and the dataset input of one run (memrecall.traces);
+    returns what was logged, for the run's tags."""
+    from .llm.cache import CallCache
+
+    files = record.files
+    prompts = {}
+    if files.get(PROMPTS_FILE):
+        try:
+            prompts = json.loads(files[PROMPTS_FILE])
+        except json.JSONDecodeError:
+            prompts = {}
+    for version in traces.register_prompts(client, prompts):
+        client.link_prompt_version_to_run(run_id, version)
+    try:
+        tables = _trace_tables(reader)
+    except MemrecallError as e:
+        return f"not logged: {e}"
+    traces.log_dataset_input(client, run_id, record.params, record.dataset_sha256,
+                             tables["questions"].height)
+    hashes = [h for name in ("answers", "verdicts") if name in tables
+              and "request_hash" in tables[name].columns
+              for h in tables[name]["request_hash"].to_list() if h]
+    cache = CallCache()
+    try:
+        calls = cache.records(hashes)
+    finally:
+        cache.close()
+    views = traces.question_views(tables, calls)
+    ids = traces.log_question_traces(client, experiment_id, run_id, views,
+                                     start_s=start_ms / 1000, run_name=record.name)
+    traces.log_assessments(client, run_id, ids, views)
+    return f"{len(ids)} questions"
+
+
+def _delete_run(client, experiment_id: str, run_id: str) -> None:
+    """A run and the traces linked to it."""
+    import mlflow
+
+    found = mlflow.search_traces(locations=[experiment_id], run_id=run_id, return_type="list",
+                                 include_spans=False)
+    ids = [t.info.trace_id for t in found]
+    for chunk in _chunks(ids, 100):
+        client.delete_traces(experiment_id, trace_ids=chunk)
+    client.delete_run(run_id)
+
+
 def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
     from mlflow.entities import Metric, Param, RunTag
 
     reader = RevReader(root, ref.rev)
     try:
         record = read_experiment(root, ref, reader, files=True)
+        start_ms, end_ms, stage_s, duration_source = _run_window(reader,
+                                                                 record.commit_time_ms)
+        files = record.files
+        tags = {TAG_NAME: ref.name, TAG_REV: ref.rev, TAG_BASELINE: ref.baseline_rev,
+                "mlflow.source.git.commit": ref.rev, "mlflow.source.type": "PROJECT",
+                "mlflow.source.name": "dvc exp run",
+                TAG_DATASET: record.dataset_sha256 or "unknown",
+                TAG_PROMPTS: ", ".join(prompt_ids(files)) or "unknown",
+                TAG_DURATION: duration_source}
+        run = client.create_run(experiment_id, start_time=start_ms, run_name=ref.name,
+                                tags=tags)
+        run_id = run.info.run_id
+        try:
+            params = [Param(k, v) for k, v in sorted(param_values(record.params).items())]
+            for chunk in _chunks(params, 100):
+                client.log_batch(run_id, params=chunk)
+            metrics = [Metric(k, v, end_ms, 0)
+                       for k, v in sorted(metric_values(record.metrics).items())]
+            metrics += [Metric(metric_key(f"stage_seconds.{k}"), v, end_ms, 0)
+                        for k, v in sorted(stage_s.items())]
+            for chunk in _chunks(metrics, 1000):
+                client.log_batch(run_id, metrics=chunk)
+            if files:
+                with tempfile.TemporaryDirectory(prefix="memrecall-mlflow-") as tmp:
+                    for rel, data in files.items():
+                        dest = Path(tmp, rel)
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        dest.write_bytes(data)
+                    client.log_artifacts(run_id, tmp)
+            logged = _log_genai_views(client, experiment_id, run_id, reader, record, start_ms)
+            client.log_batch(run_id, tags=[RunTag(TAG_TRACES, logged),
+                                           RunTag(TAG_COMPLETE, "true")])
+            client.set_terminated(run_id, "FINISHED", end_time=end_ms)
+        except BaseException:
+            # A half-logged run must not count as synced: delete it, the next sync redoes it.
+            _delete_run(client, experiment_id, run_id)
+            raise
     finally:
         reader.close()
-    files = record.files
-    tags = {TAG_NAME: ref.name, TAG_REV: ref.rev, TAG_BASELINE: ref.baseline_rev,
-            "mlflow.source.git.commit": ref.rev, "mlflow.source.type": "PROJECT",
-            "mlflow.source.name": "dvc exp run",
-            TAG_DATASET: record.dataset_sha256 or "unknown",
-            TAG_PROMPTS: ", ".join(prompt_ids(files)) or "unknown"}
-    run = client.create_run(experiment_id, start_time=record.commit_time_ms, run_name=ref.name,
-                            tags=tags)
-    run_id = run.info.run_id
-    try:
-        params = [Param(k, v) for k, v in sorted(param_values(record.params).items())]
-        for chunk in _chunks(params, 100):
-            client.log_batch(run_id, params=chunk)
-        metrics = [Metric(k, v, record.commit_time_ms, 0)
-                   for k, v in sorted(metric_values(record.metrics).items())]
-        for chunk in _chunks(metrics, 1000):
-            client.log_batch(run_id, metrics=chunk)
-        if files:
-            with tempfile.TemporaryDirectory(prefix="memrecall-mlflow-") as tmp:
-                for rel, data in files.items():
-                    dest = Path(tmp, rel)
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    dest.write_bytes(data)
-                client.log_artifacts(run_id, tmp)
-        client.log_batch(run_id, tags=[RunTag(TAG_COMPLETE, "true")])
-        client.set_terminated(run_id, "FINISHED", end_time=record.commit_time_ms)
-    except BaseException:
-        # A half-logged run must not count as synced: delete it, the next sync redoes it.
-        client.delete_run(run_id)
-        raise
     return run_id
 
 
@@ -204,10 +299,15 @@ def sync_experiments(root: Path | None = None, *, names: Iterable[str] | None = 
     from mlflow.tracking import MlflowClient
     from tqdm import tqdm
 
+    import mlflow
+
     root = (root or project_root()).resolve()
     uri = uri or tracking_uri(root)
     exp_id = ensure_experiment(root, uri, experiment)
     client = MlflowClient(tracking_uri=uri)
+    traces.quiet_mlflow()
+    mlflow.set_tracking_uri(uri)  # the GenAI APIs (evaluate, assessments) use the fluent store
+    mlflow.set_experiment(experiment_id=exp_id)
     refs = list_experiments(root, names=names, baseline=baseline)
     existing = _existing_runs(client, exp_id)
     result = {}
@@ -217,7 +317,7 @@ def sync_experiments(root: Path | None = None, *, names: Iterable[str] | None = 
                      and r.data.tags.get(TAG_COMPLETE) == "true"), None)
         for r in runs:
             if r is not keep:  # stale (experiment re-run under this name) or half-logged
-                client.delete_run(r.info.run_id)
+                _delete_run(client, exp_id, r.info.run_id)
         if keep is not None:
             result[ref.name] = "unchanged"
             continue
