@@ -14,7 +14,8 @@ def main():
                 sessions=paths.SESSIONS, turns=paths.TURNS,
                 candidates_rerank=paths.CANDIDATES_RERANK,
                 candidates_retrieve=paths.CANDIDATES_RETRIEVE, embeddings=paths.EMBEDDINGS,
-                out=paths.CANDIDATES_REWRITE, out_rewrites=paths.REWRITES)
+                out=paths.CANDIDATES_REWRITE, out_rewrites=paths.REWRITES,
+                retrieval_cfg=section(params, "retrieval"))
 
 
 if __name__ == "__main__":

@@ -19,10 +19,10 @@ GROUPS = {
     "dataset": ["sample", "longmemeval_s_cleaned", "longmemeval_s", "longmemeval_m_cleaned",
                 "longmemeval_oracle", "local"],
     "embedder": ["minilm", "bge_m3"],
-    "retrieval": ["dense", "bm25", "hybrid", "oracle"],
+    "retrieval": ["dense", "bm25", "hybrid", "oracle", "plugin"],
     "reranker": ["none", "bge_reranker_v2_m3"],
     "rewrite": ["off", "multiangle"],
-    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o"],
+    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "plugin"],
     "judge": ["rule", "gpt4o"],
     "sweep": ["readers", "ablation", "negative_findings"],
 }
@@ -95,6 +95,17 @@ def test_stage_logic_lives_in_its_package(stage):
 def test_config_group_options_exist(group):
     have = {p.stem for p in (REPO / "conf" / group).glob("*.yaml")}
     assert set(GROUPS[group]) <= have
+
+
+@pytest.mark.parametrize("group", ["retrieval", "reader"])
+def test_every_option_names_the_code_dvc_watches(group):
+    """dvc.yaml lists `${retrieval.code}` / `${reader.code}` as deps (so a plug-in edit reruns
+    its stage): every option must set it to a path that exists."""
+    stage = {"retrieval": "retrieve", "reader": "read"}[group]
+    assert f"${{{group}.code}}" in _dvc_yaml()["stages"][stage]["deps"]
+    for path in sorted((REPO / "conf" / group).glob("*.yaml")):
+        code = yaml.safe_load(path.read_text()).get("code")
+        assert isinstance(code, str) and (REPO / code).exists(), f"{path}: code={code!r}"
 
 
 def test_committed_params_yaml_is_the_composed_default(tmp_path):

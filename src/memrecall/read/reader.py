@@ -3,7 +3,8 @@
 `reading=direct` sends one prompt per question. `reading=con` is LongMemEval's Chain-of-Note:
 one extra call per context session writes reading notes, and the answer prompt shows the notes
 in place of the raw sessions. Failed calls are recorded in `error` (hypothesis null), never
-turned into answers; finished calls come from the client's cache on a rerun.
+turned into answers; finished calls come from the client's cache on a rerun. A reader config
+with a `callable` is a plug-in (reader=plugin, plugin.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..artifacts import atomic_write_text, read_table, write_table
 from ..config import check_int, choice
 from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
+from ..plugins import result_params
 from ..schema import polars_schema
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
@@ -154,6 +156,11 @@ def rendered_prompts(settings: ReaderSettings, contexts: list[QuestionContext],
 def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
              turns: str | Path, candidates: str | Path, out: str | Path,
              prompts_out: str | Path | None = None) -> pl.DataFrame:
+    if reader_cfg.get("callable") is not None:  # reader=plugin (plugin.py)
+        from .plugin import run_plugin_read
+
+        return run_plugin_read(reader_cfg, questions=questions, sessions=sessions, turns=turns,
+                               candidates=candidates, out=out, prompts_out=prompts_out)
     from ..llm import LLMClient
 
     settings = reader_settings(reader_cfg)
@@ -184,7 +191,7 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
         rows[ctx.question_id] = _row(ctx, settings, res, pre, None, reader_cfg)
 
     df = pl.DataFrame([rows[c.question_id] for c in contexts], schema=polars_schema("answers"))
-    write_table(df, out, table="answers", stage="read", params=reader_cfg,
+    write_table(df, out, table="answers", stage="read", params=result_params(reader_cfg),
                 input_files=[questions, sessions, turns, candidates])
     if prompts_out is not None:
         atomic_write_text(prompts_out, json.dumps(rendered_prompts(settings, contexts, pending),

@@ -155,6 +155,8 @@ def run_label(record: dict, baseline: dict | None) -> str:
 
 def _reader(record: dict) -> tuple[str, str]:
     p = record.get("params") or {}
+    if p.get("reader.callable"):  # reader=plugin: the plug-in and the model it reported
+        return str(p["reader.callable"]), "plugin"
     model = p.get("reader.model") or "?"
     provider = p.get("reader.provider") or (model.split("/", 1)[0] if "/" in str(model) else "?")
     return str(p.get("reader.name") or model), str(provider)

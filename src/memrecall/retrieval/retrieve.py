@@ -6,7 +6,8 @@ Methods (`retrieval.method`):
 - `bm25`: BM25 over the units' key texts (bm25.py);
 - `hybrid`: both, fused per unit by `retrieval.fusion` (fusion.py);
 - `oracle`: the evidence sessions only (answer_session_ids), in haystack order, score 1.0; an
-  upper bound for the reader, no model involved.
+  upper bound for the reader, no model involved;
+- `plugin`: a retriever of your own, `retrieval.callable` (plugin.py).
 Units are sessions or rounds (embedder.granularity); round scores are aggregated to their session
 by max, and such candidates carry `turn_indices` (the session's user turns, best round first),
 which turn-level metrics use.
@@ -24,6 +25,7 @@ from tqdm import tqdm
 from ..artifacts import read_table, write_table
 from ..config import choice
 from ..errors import InputError
+from ..plugins import result_params
 from ..schema import CANDIDATES, TURN_INDICES
 from .bm25 import BM25Scorer
 from .dense import cosine_scores
@@ -31,7 +33,7 @@ from .embedders import CachedEncoder, vectors_matrix
 from .fusion import FUSIONS, fuse
 from .ranking import rank_order, session_max
 
-METHODS = ("dense", "bm25", "hybrid", "oracle")
+METHODS = ("dense", "bm25", "hybrid", "oracle", "plugin")
 
 
 def _haystack(ids) -> list[str]:
@@ -74,13 +76,16 @@ class UnitIndex:
 
 def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval_cfg: dict,
              embedder_cfg: dict, *, encoder: CachedEncoder | None = None,
-             source: str = "embeddings") -> pl.DataFrame:
+             source: str = "embeddings", plugin=None) -> pl.DataFrame:
     """Candidates: question_id, rank (1-based), session_id, score [+ turn_indices for rounds],
-    sorted by (question_id, rank)."""
+    sorted by (question_id, rank). `plugin`: (PluginRetriever, HaystackBuilder) for
+    method=plugin."""
     method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
     top_k = int(retrieval_cfg.get("top_k") or 50)
     qids = questions.get_column("question_id").to_list()
     haystacks = [_haystack(h) for h in questions.get_column("haystack_session_ids").to_list()]
+    if method == "plugin":
+        return _plugin_frame(questions, haystacks, top_k, embedder_cfg, encoder, *plugin)
 
     out_q, out_rank, out_sid, out_score, out_turns = [], [], [], [], []
     if method == "oracle":
@@ -132,6 +137,24 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
     return _frame(out_q, out_rank, out_sid, out_score, out_turns if rounds else None)
 
 
+def _plugin_frame(questions, haystacks, top_k, embedder_cfg, encoder, retriever, builder):
+    from .plugin import plugin_retrieve
+
+    qvecs = None
+    if retriever.uses_vectors:
+        encoder = encoder or CachedEncoder(embedder_cfg)
+        qvecs = encoder.encode(questions.get_column("question").to_list(), desc="queries")
+    out_q, out_rank, out_sid, out_score, out_turns = [], [], [], [], []
+    for qid, ids, scores, turns in plugin_retrieve(questions, haystacks, builder, retriever,
+                                                   top_k, qvecs):
+        for r, (sid, score) in enumerate(zip(ids, scores), start=1):
+            out_q.append(qid), out_rank.append(r), out_sid.append(sid), out_score.append(score)
+        if turns is not None:
+            out_turns.extend(turns)
+    rounds = retriever.granularity == "round"
+    return _frame(out_q, out_rank, out_sid, out_score, out_turns if rounds else None)
+
+
 def _frame(q, rank, sid, score, turns) -> pl.DataFrame:
     fields, cols = list(CANDIDATES), [q, rank, sid, score]
     if turns is not None:
@@ -141,13 +164,24 @@ def _frame(q, rank, sid, score, turns) -> pl.DataFrame:
 
 
 def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, embeddings: str,
-                 out: str, extra_inputs=()) -> pl.DataFrame:
+                 out: str, extra_inputs=(), sessions: str | None = None,
+                 turns: str | None = None) -> pl.DataFrame:
     qdf = read_table(questions, table="questions")
     method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
-    emb = None if method == "oracle" else read_table(embeddings)
-    cands = retrieve(qdf, emb, retrieval_cfg, embedder_cfg, source=str(embeddings))
-    inputs = [questions] + ([] if method == "oracle" else [embeddings]) + list(extra_inputs)
-    write_table(cands, out, table="candidates", stage="retrieve",
-                params={"retrieval": retrieval_cfg, "embedder": embedder_cfg},
+    params = {"retrieval": result_params(retrieval_cfg), "embedder": embedder_cfg}
+    plugin, inputs = None, [questions] + list(extra_inputs)
+    if method == "plugin":
+        from .plugin import open_plugin
+
+        plugin, plugin_params, plugin_inputs = open_plugin(
+            retrieval_cfg, qdf, sessions=sessions, turns=turns, embeddings=embeddings)
+        emb = None
+        params["retrieval"] = plugin_params
+        inputs += plugin_inputs
+    else:
+        emb = None if method == "oracle" else read_table(embeddings)
+        inputs += [] if method == "oracle" else [embeddings]
+    cands = retrieve(qdf, emb, retrieval_cfg, embedder_cfg, source=str(embeddings), plugin=plugin)
+    write_table(cands, out, table="candidates", stage="retrieve", params=params,
                 input_files=inputs)
     return cands

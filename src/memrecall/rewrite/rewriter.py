@@ -145,9 +145,12 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
                 questions: str | Path, sessions: str | Path, turns: str | Path,
                 candidates_rerank: str | Path, candidates_retrieve: str | Path,
                 embeddings: str | Path, out: str | Path, out_rewrites: str | Path,
-                encoder=None, reranker=None) -> tuple[pl.DataFrame, pl.DataFrame]:
+                encoder=None, reranker=None, retrieval_cfg: dict | None = None
+                ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Write candidates_rewrite.parquet and rewrites.parquet; return both tables.
-    `encoder`/`reranker` default to the cached ones built from the configs."""
+    `encoder`/`reranker` default to the cached ones built from the configs. With
+    retrieval=plugin (`retrieval_cfg`), the plug-in scores the variants, one index per question
+    (retrieval/plugin.py)."""
     settings = rewrite_settings(rewrite_cfg)
     qs = read_table(questions, "questions")
     rerank_df = read_table(candidates_rerank, "candidates")
@@ -216,10 +219,18 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     final = dict(reranked)
     encoder_stats = {}
     retrieve_df = read_table(candidates_retrieve, "candidates") if multi else None
+    plugin, plugin_params = None, {}
+    if multi and (retrieval_cfg or {}).get("method") == "plugin":
+        from ..retrieval.plugin import open_plugin
+
+        plugin, retrieval_params, _ = open_plugin(retrieval_cfg, qs, sessions=sessions,
+                                                  turns=turns, embeddings=embeddings)
+        plugin_params = {"retrieval": retrieval_params}
     if multi:
         final.update(_rescore(multi, rows, records, reranked, _by_question(retrieve_df),
                               embeddings, read_table(turns, "turns"),
-                              embedder_cfg, reranker_cfg, encoder, reranker, encoder_stats))
+                              embedder_cfg, reranker_cfg, encoder, reranker, encoder_stats,
+                              plugin))
     if timed:
         dates = question_session_dates(qs, read_table(sessions, "sessions"))
         for q in timed:
@@ -233,7 +244,8 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
         [{**{k: v for k, v in rec.items() if k != "errors"},
           "error": "; ".join(rec["errors"]) or None} for rec in records.values()],
         schema=REWRITES_SCHEMA)
-    params = {"rewrite": rewrite_cfg, "embedder": embedder_cfg, "reranker": reranker_cfg}
+    params = {"rewrite": rewrite_cfg, "embedder": embedder_cfg, "reranker": reranker_cfg,
+              **plugin_params}
     inputs = [questions, sessions, turns, candidates_rerank, candidates_retrieve, embeddings]
     write_table(cands, out, table="candidates", stage="rewrite", params=params,
                 input_files=inputs)
@@ -250,7 +262,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 
 
 def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg, reranker_cfg,
-             encoder, reranker, encoder_stats) -> dict[str, list[tuple[str, float]]]:
+             encoder, reranker, encoder_stats, plugin=None) -> dict[str, list[tuple[str, float]]]:
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
     from ..retrieval.dense import cosine_scores
     from ..retrieval.embedders import CachedEncoder, vectors_matrix
@@ -298,9 +310,18 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
             if s not in by_session:
                 raise InputError(f"candidate session {s!r} has no embedded unit (rerun embed)",
                                  file=str(emb_path), question_id=q, field="session_id")
-        idx = [i for s in pool for i in by_session[s]]
-        seg = np.asarray([pos for pos, s in enumerate(pool) for _ in by_session[s]], np.int64)
-        scores = session_max(cosine_scores(qv, unit_vecs[idx]), seg, len(pool))
+        if plugin is not None:  # the retriever plug-in's own scores, its index reused
+            from ..retrieval.plugin import plugin_pool_scores, plugin_queries
+
+            retriever, builder = plugin
+            by_id = plugin_pool_scores(
+                retriever, builder, q, list(dict.fromkeys(rows[q]["haystack_session_ids"])),
+                plugin_queries(retriever, rows[q], queries[q], qv), pool)
+            scores = np.asarray([by_id[s] for s in pool], dtype=np.float64)
+        else:
+            idx = [i for s in pool for i in by_session[s]]
+            seg = np.asarray([pos for pos, s in enumerate(pool) for _ in by_session[s]], np.int64)
+            scores = session_max(cosine_scores(qv, unit_vecs[idx]), seg, len(pool))
         if use_reranker and pool:
             # Re-rank the whole pool by its best cross-encoder score over the same queries.
             pairs = [(text, passages[s]) for text in queries[q] for s in pool]
