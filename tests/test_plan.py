@@ -1,0 +1,137 @@
+"""The plan renders the stages' real requests and counts the calls a run then pays, exactly:
+against a real local HTTP server, on a three-question slice, with part of the work cached."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memrecall import layout
+from memrecall.llm import LLMClient
+from memrecall.llm.cache import read_journal
+from memrecall.plan import DryRunClient, format_plan, plan_params, sweep_total
+from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
+from memrecall.artifacts import read_table
+from memrecall.judge import run_judge
+
+from fake_openai_server import FakeOpenAIServer
+from test_read_stage import answer, cfg, write_inputs
+
+STAGES = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
+
+
+def judge_answer(messages) -> str:
+    return "yes"
+
+
+@pytest.fixture
+def server():
+    def reply(messages):
+        text = messages[-1]["content"]
+        return "yes" if "Is the response correct?" in text else answer(messages)
+
+    with FakeOpenAIServer(answer=reply) as srv:
+        yield srv
+
+
+@pytest.fixture
+def project(tmp_path, fresh_cache, monkeypatch):
+    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+    paths = write_inputs(tmp_path)
+    shutil.move(paths["candidates"], tmp_path / layout.CANDIDATES_REWRITE)
+    return tmp_path
+
+
+def params(server, **reader_over):
+    judge = {"name": "fake-judge", "kind": "llm", "model": "openai/fake-judge",
+             "api_base": server.url, "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0,
+             "max_tokens": 5, "concurrency": 2, "timeout_s": 10, "num_retries": 1,
+             "retry_backoff_s": 0.01, "input_cost_per_mtok": 2.0, "output_cost_per_mtok": 8.0}
+    return {"rewrite": {"name": "off"}, "judge": judge,
+            "reader": cfg(server, input_cost_per_mtok=1.0, output_cost_per_mtok=4.0,
+                          **reader_over)}
+
+
+def status(**runs):
+    return {s: (["test"] if runs.get(s) else []) for s in STAGES}
+
+
+def paid(stage: str, since: int) -> list[dict]:
+    return [r for r in read_journal()[since:] if r["stage"] == stage and r["ok"]]
+
+
+def run_stage_read(root: Path, p: dict):
+    return run_read(p["reader"], questions=root / layout.QUESTIONS,
+                    sessions=root / layout.SESSIONS, turns=root / layout.TURNS,
+                    candidates=root / layout.CANDIDATES_REWRITE, out=root / layout.ANSWERS)
+
+
+def test_plan_counts_match_what_the_run_pays(server, project):
+    p = params(server)
+    plan = plan_params(p, project, status=status(read=True, judge=True))
+    read, judge = plan.stage("read").llm[0], plan.stage("judge").llm[0]
+    assert (read.requests, len(read.cached), read.new_calls, read.estimated_calls) == (3, 0, 3, 0)
+    # No answer is known yet: the judge's calls are an estimate, one per question.
+    assert (judge.new_calls, judge.estimated_calls) == (3, 3)
+    assert server.total_requests == 0  # the plan sent nothing
+
+    # Pay for one reader request by hand: the plan now renders it as cached, and can render the
+    # judge request for that answer exactly.
+    settings = reader_settings(p["reader"])
+    ctx = build_contexts(settings, *(read_table(project / f) for f in (
+        layout.QUESTIONS, layout.SESSIONS, layout.TURNS, layout.CANDIDATES_REWRITE)))
+    LLMClient(p["reader"], stage="read", progress=False).complete(
+        answer_messages(settings, ctx[1]))
+    plan = plan_params(p, project, status=status(read=True, judge=True))
+    read, judge = plan.stage("read").llm[0], plan.stage("judge").llm[0]
+    assert (len(read.cached), read.new_calls) == (1, 2)
+    assert (len(judge.new), judge.estimated_calls) == (1, 2)
+    assert read.input_tokens > 0 and read.cost_usd > 0 and read.wall_s > 0
+    text = format_plan(plan)
+    assert "2 new calls" in text and "config prices" in text and "estimated" in text
+
+    n0 = len(read_journal())
+    run_stage_read(project, p)
+    assert len(paid("read", n0)) == read.new_calls == 2
+
+    # After the read stage, the judge's requests are all rendered: no estimate left.
+    plan = plan_params(p, project, status=status(judge=True))
+    judge = plan.stage("judge").llm[0]
+    assert (judge.new_calls, judge.estimated_calls, len(judge.cached)) == (3, 0, 0)
+    n1 = len(read_journal())
+    run_judge(p["judge"], questions=project / layout.QUESTIONS, answers=project / layout.ANSWERS,
+              out=project / layout.VERDICTS)
+    assert len(paid("judge", n1)) == judge.new_calls == 3
+    # Nothing left: the next plan pays for nothing.
+    plan = plan_params(p, project, status=status(read=True, judge=True))
+    assert plan.new_calls == 0
+
+
+def test_con_reading_counts_notes_and_estimates_answers(server, project):
+    p = params(server, reading="con")
+    plan = plan_params(p, project, status=status(read=True))
+    read = plan.stage("read").llm[0]
+    # 2 + 2 + 2 note calls rendered; the three answers need the notes first: estimated.
+    assert (len(read.new), read.estimated_calls) == (6, 3)
+    n0 = len(read_journal())
+    run_stage_read(project, p)
+    assert len(paid("read", n0)) == read.new_calls == 9
+
+
+def test_sweep_total_counts_shared_calls_once(server, project):
+    a = plan_params(params(server), project, status=status(read=True))
+    b = plan_params(params(server), project, status=status(read=True))
+    c = plan_params(params(server, prompt="con"), project, status=status(read=True))
+    total = sweep_total([a, b, c])
+    assert total["new_calls"] == 3 + 3
+    assert total["shared_calls_counted_once"] == 3
+    assert total["cost_usd"] == pytest.approx(a.cost_usd + c.cost_usd)
+
+
+def test_dry_run_client_never_sends(server, project):
+    dry = DryRunClient(params(server)["reader"], "read")
+    res = dry.complete_many([[{"role": "user", "content": "hello"}]])
+    assert res[0].error and res[0].text is None
+    assert server.total_requests == 0
