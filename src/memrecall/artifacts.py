@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import MemrecallError
-from .hashing import canonical_json, sha256_file, sha256_json
+from .hashing import canonical_json, identity_params, sha256_file, sha256_json
 from .schema import TABLES
 
 META_PREFIX = "memrecall."
@@ -35,6 +35,7 @@ META_PREFIX = "memrecall."
 
 def inputs_hash(params, input_files=()) -> str:
     """sha256 over the params a stage depends on and the content of its input files."""
+    params = identity_params(params)
     files = {str(Path(p).name): sha256_file(p) for p in input_files}
     return sha256_json({"params": params, "files": files})
 
@@ -65,6 +66,7 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     """
     path = Path(path)
     tbl = _to_arrow(df, table)
+    params = identity_params(params)
     meta = {
         META_PREFIX + "stage": stage,
         META_PREFIX + "inputs_sha256": inputs_hash(params, input_files),
