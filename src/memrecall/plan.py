@@ -255,10 +255,23 @@ def _diff_keys(new, old, prefix: str) -> list[str]:
     return [] if new == old else [prefix]
 
 
-def stage_status(root: Path, params: dict) -> dict[str, list[str]]:
+def dvc_status(root: Path) -> tuple[dict, str | None]:
+    """(`dvc status` of the workspace, or {} and why it failed)."""
+    try:
+        from dvc.repo import Repo
+
+        with Repo(str(root)) as repo:
+            return repo.status(), None
+    except Exception as e:  # noqa: BLE001 - no DVC repo (plain folder): go by dvc.lock only
+        return {}, f"`dvc status` failed ({type(e).__name__})"
+
+
+def stage_status(root: Path, params: dict, status: tuple | None = None
+                 ) -> dict[str, list[str]]:
     """{stage: reasons it would run} in dvc.yaml order ([] = up to date). Params are compared
     with dvc.lock by value (so the planned params need not be in params.yaml); files with
-    `dvc status`; a stage after one that runs runs too (if its inputs change)."""
+    `dvc status` (`status`: dvc_status(root), computed once for a sweep); a stage after one that
+    runs runs too (if its inputs change)."""
     from .sweep import load_stages
     from .tracking import load_yaml
 
@@ -266,14 +279,7 @@ def stage_status(root: Path, params: dict) -> dict[str, list[str]]:
     lock_path = root / "dvc.lock"
     locked = (load_yaml(lock_path.read_text(encoding="utf-8"), str(lock_path)) or {}).get(
         "stages", {}) if lock_path.exists() else {}
-    try:
-        from dvc.repo import Repo
-
-        with Repo(str(root)) as repo:
-            status = repo.status()
-        status_error = None
-    except Exception as e:  # noqa: BLE001 - no DVC repo (plain folder): go by dvc.lock only
-        status, status_error = {}, f"`dvc status` failed ({type(e).__name__})"
+    status, status_error = status if status is not None else dvc_status(root)
     producers = {o: s.name for s in stages.values() for o in s.outs}
     out: dict[str, list[str]] = {}
     for name, st in stages.items():
@@ -639,6 +645,48 @@ def format_sweep(plans: list[Plan], total: dict) -> str:
                  f"counted once, {total['estimated_calls']:,} estimated), cost "
                  f"{_usd(total['cost_usd'])}")
     return ("\n\n" + "=" * 78 + "\n").join(parts)
+
+
+def plan_sweep(project, specs) -> tuple[list[Plan], dict]:
+    """A plan per experiment (params as DVC composes them for it) and the sweep's total."""
+    plans = []
+    files = dvc_status(project.root)  # once: file changes are the same for every experiment
+    for spec in specs:
+        params = project.compose(spec)
+        plans.append(plan_params(params, project.root, title=f"experiment {spec.name} "
+                                 f"({' '.join(spec.overrides) or 'no overrides'})",
+                                 status=stage_status(project.root, params, files)))
+    return plans, sweep_total(plans)
+
+
+def sweep_gate(project, specs, opts) -> bool:
+    """Before a sweep starts: with `sweep.plan` print the plan and say not to run (False); with
+    `sweep.max_cost_usd` refuse a sweep whose plan is over (or cannot be priced), and hand the
+    limit to every process of the sweep (budget.py's shared ledger) through the environment."""
+    import os
+    import uuid
+
+    from .llm.budget import SWEEP_ID_ENV, SWEEP_LIMIT_ENV
+
+    limit = getattr(opts, "max_cost_usd", None)
+    if not (getattr(opts, "plan", False) or limit is not None):
+        return True
+    plans, total = plan_sweep(project, specs)
+    print(format_sweep(plans, total))
+    if getattr(opts, "plan", False):
+        return False
+    cost = total["cost_usd"]
+    if cost is None:
+        raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the sweep's cost cannot be "
+                             f"estimated (a model has no known price; set its "
+                             f"input_cost_per_mtok / output_cost_per_mtok); not started")
+    if cost > limit:
+        raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the plan costs ${cost:.4f} "
+                             f"({total['new_calls']:,} new calls); the sweep was not started. "
+                             f"Raise the limit or narrow the sweep.")
+    os.environ[SWEEP_LIMIT_ENV] = repr(float(limit))
+    os.environ[SWEEP_ID_ENV] = uuid.uuid4().hex
+    return True
 
 
 def main(overrides: list[str], as_json: bool = False) -> Plan:
