@@ -66,6 +66,20 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     """
     path = Path(path)
     tbl = _to_arrow(df, table)
+    # Replace (not merge) schema metadata: pandas/polars metadata could embed run-dependent bits.
+    tbl = tbl.replace_schema_metadata(_meta(stage, params, input_files, extra_meta))
+    with atomic_path(path) as tmp:
+        pq.write_table(tbl, str(tmp), **_PARQUET_OPTIONS)
+    return path
+
+
+_PARQUET_OPTIONS = dict(compression="zstd", write_statistics=True, store_schema=True)
+# pq.write_table's default row-group length: write_table_parts cuts row groups at the same rows,
+# so both writers give the same bytes for the same rows.
+ROW_GROUP_ROWS = 1024 * 1024
+
+
+def _meta(stage, params, input_files, extra_meta) -> dict[bytes, bytes]:
     params = identity_params(params)
     meta = {
         META_PREFIX + "stage": stage,
@@ -74,11 +88,33 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     }
     for k, v in (extra_meta or {}).items():
         meta[META_PREFIX + k] = v if isinstance(v, str) else canonical_json(v)
-    # Replace (not merge) schema metadata: pandas/polars metadata could embed run-dependent bits.
-    tbl = tbl.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
-    with atomic_path(path) as tmp:
-        pq.write_table(tbl, str(tmp), compression="zstd", write_statistics=True,
-                       store_schema=True)
+    return {k.encode(): v.encode() for k, v in meta.items()}
+
+
+def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params=None,
+                      input_files=(), extra_meta: dict | None = None) -> Path:
+    """write_table for a table that arrives in pieces (an iterable of pa.Table, in row order)
+    and need not fit in memory at once: the same file, byte for byte, as write_table of all
+    the pieces concatenated. At most one row group (ROW_GROUP_ROWS rows) is held."""
+    path = Path(path)
+    schema = TABLES[table].with_metadata(_meta(stage, params, input_files, extra_meta))
+    with atomic_path(path) as tmp, pq.ParquetWriter(str(tmp), schema,
+                                                    **_PARQUET_OPTIONS) as writer:
+        pending: list[pa.Table] = []
+        n, wrote = 0, False
+        for part in parts:
+            part = _to_arrow(part, table).replace_schema_metadata(schema.metadata)
+            pending.append(part)
+            n += part.num_rows
+            while n >= ROW_GROUP_ROWS:
+                joined = pa.concat_tables(pending)
+                writer.write_table(joined.slice(0, ROW_GROUP_ROWS).combine_chunks())
+                wrote = True
+                rest = joined.slice(ROW_GROUP_ROWS)
+                pending, n = ([rest] if rest.num_rows else []), rest.num_rows
+        if n or not wrote:
+            writer.write_table(pa.concat_tables(pending).combine_chunks() if pending
+                               else schema.empty_table())
     return path
 
 
