@@ -135,3 +135,42 @@ def test_dry_run_client_never_sends(server, project):
     res = dry.complete_many([[{"role": "user", "content": "hello"}]])
     assert res[0].error and res[0].text is None
     assert server.total_requests == 0
+
+
+class FakeProject:
+    """What sweep_gate needs of sweep.DvcProject: a root and DVC's composed params per spec."""
+
+    def __init__(self, root: Path, params_by_name: dict):
+        self.root, self.params = root, params_by_name
+
+    def compose(self, spec):
+        return self.params[spec.name]
+
+
+def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monkeypatch, capsys):
+    from memrecall.errors import MemrecallError
+    from memrecall.llm.budget import SWEEP_ID_ENV, SWEEP_LIMIT_ENV
+    from memrecall.plan import sweep_gate
+    from memrecall.sweep import ExpSpec, SweepOptions, hydra_argv
+
+    shutil.copy(Path(__file__).resolve().parents[1] / "dvc.yaml", project / "dvc.yaml")
+    for var in (SWEEP_LIMIT_ENV, SWEEP_ID_ENV):  # restored after the test: the gate sets them
+        monkeypatch.setenv(var, "")
+        monkeypatch.delenv(var)
+    specs = [ExpSpec("a", ("reader.prompt=default",)), ExpSpec("b", ("reader.prompt=con",))]
+    proj = FakeProject(project, {"a": params(server), "b": params(server, prompt="con")})
+    assert sweep_gate(proj, specs, SweepOptions.from_cfg({})) is True  # no plan, no budget
+
+    assert sweep_gate(proj, specs, SweepOptions.from_cfg({"plan": True})) is False
+    out = capsys.readouterr().out
+    assert "experiment a" in out and "experiment b" in out and "sweep total: 2 experiment" in out
+    assert server.total_requests == 0
+
+    with pytest.raises(MemrecallError, match="the sweep was not started"):
+        sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 1e-9}))
+    import os
+
+    assert SWEEP_LIMIT_ENV not in os.environ
+    assert sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 100})) is True
+    assert float(os.environ[SWEEP_LIMIT_ENV]) == 100 and os.environ[SWEEP_ID_ENV]
+    assert "++sweep.plan=true" in hydra_argv(["sweep.py", "-m", "reader=a,b", "--plan"])
