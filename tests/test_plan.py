@@ -166,6 +166,14 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
     assert "experiment a" in out and "experiment b" in out and "sweep total: 2 experiment" in out
     assert server.total_requests == 0
 
+    # Not a DVC project and no dataset: nothing upstream is computed, calls cannot be counted.
+    with pytest.raises(MemrecallError, match="cannot be counted .* not started"):
+        sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 100}))
+    import memrecall.plan as planmod
+
+    monkeypatch.setattr(planmod, "dvc_status", lambda root: ({}, None))
+    monkeypatch.setattr(planmod, "stage_status",
+                        lambda root, params, files=None: status(read=True, judge=True))
     with pytest.raises(MemrecallError, match="the sweep was not started"):
         sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 1e-9}))
     import os

@@ -31,9 +31,19 @@ def sha256_json(value) -> str:
     return sha256_text(canonical_json(value))
 
 
+_FILE_HASHES: dict[tuple, str] = {}
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    # Remembered per (path, size, mtime) within a process: the download stage hashes its input
+    # (2.7 GB for LongMemEval-M) for the source check and for each table's metadata.
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    if key in _FILE_HASHES:
+        return _FILE_HASHES[key]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):
             h.update(block)
-    return h.hexdigest()
+    _FILE_HASHES[key] = h.hexdigest()
+    return _FILE_HASHES[key]

@@ -73,6 +73,7 @@ class DryRunClient:
         w = LLMWork.for_config(self.client, self.stage, label or self.stage)
         for h, m, cached in self.requests:
             w.add(h, m, cached)
+        w.rendered = list(self.requests)
         return w
 
 
@@ -95,6 +96,8 @@ class LLMWork:
     estimated_calls: int = 0                 # calls that could not be rendered yet
     estimated_input_tokens: float = 0.0
     notes: list = field(default_factory=list)
+    rendered: list = field(default_factory=list, repr=False)  # (hash, messages, cached)
+    unknown: bool = False                    # calls could not even be estimated
     _seen: dict | None = None
 
     @classmethod
@@ -186,7 +189,7 @@ class LLMWork:
                            "source": p.source},
                 "cost_usd": self.cost_usd, "wall_s": self.wall_s, "latency_s": lat,
                 "latency_basis": lat_basis, "concurrency": self.concurrency, "rpm": self.rpm,
-                "notes": list(self.notes)}
+                "unknown": self.unknown, "notes": list(self.notes)}
 
 
 @dataclass
@@ -237,6 +240,10 @@ class Plan:
     def cost_usd(self) -> float | None:
         costs = [w.cost_usd for w in self.works() if w.new_calls]
         return None if any(c is None for c in costs) else sum(costs)
+
+    @property
+    def unknown(self) -> list[str]:
+        return [w.label for w in self.works() if w.unknown]
 
     def to_dict(self) -> dict:
         return {"title": self.title, "stages": [s.to_dict() for s in self.stages],
@@ -322,6 +329,27 @@ def _have(root: Path, *rels: str) -> bool:
     return all(_art(root, r).exists() for r in rels)
 
 
+def question_count(params: dict, root: Path) -> tuple[int | None, str]:
+    """(questions the dataset config selects, how we know) before the download stage has run:
+    a bundled or local file is scanned (stream.scan: one parse, nothing kept); a hub file is
+    counted only if it is already downloaded."""
+    from .data.stream import scan
+    from .data.subset import resolve_path, select
+
+    cfg = params.get("dataset") or {}
+    path = cfg.get("path")
+    if cfg.get("source") == "hub":
+        from .data import hub
+
+        cand = root / hub.RAW_DIR / str(cfg.get("repo_id")) / str(cfg.get("filename"))
+        path = str(cand) if cand.exists() else None
+    if not path or path == "???" or not resolve_path(path).exists():
+        return None, "dataset file not available before the download stage"
+    sc = scan(resolve_path(path))
+    chosen, _ = select(sc.light, cfg, str(path))
+    return len(chosen), f"{len(chosen)} questions selected from {path} (scanned)"
+
+
 def plan_embed(root: Path, params: dict, fresh: bool, cache=None) -> StagePlan:
     from .retrieval.embedders import embedding_space
     from .retrieval.expansion import session_facts
@@ -382,7 +410,9 @@ def plan_rewrite(root: Path, params: dict, fresh: bool, cache=None) -> list[LLMW
     dry = DryRunClient(cfg.get("llm") or {}, "rewrite", where="rewrite.llm", cache=cache)
     if not (fresh and _have(root, layout.QUESTIONS)):
         w = dry.work("rewrite")
-        w.notes.append("questions not computed for this config yet: calls unknown")
+        w.unknown = True
+        w.notes.append("questions not computed for this config yet: calls unknown (at most "
+                       "one or two per question of the rewrite types)")
         return [w]
     qs = read_table(_art(root, layout.QUESTIONS), "questions")
     rows = {r["question_id"]: r for r in qs.iter_rows(named=True)}
@@ -391,9 +421,12 @@ def plan_rewrite(root: Path, params: dict, fresh: bool, cache=None) -> list[LLMW
     return [dry.work("rewrite")]
 
 
-def plan_read(root: Path, params: dict, fresh: bool, cache=None
+def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: bool = True
               ) -> tuple[list[LLMWork], pl.DataFrame | None, str]:
-    """(work, the answers table the run would write as far as the cache knows it, mode)."""
+    """(work, the answers table the run would write as far as the cache knows it, mode).
+    fresh: the stage's input artifacts are this config's; data_fresh: at least the dataset
+    tables are (an upstream retrieval stage may still change the candidates)."""
+    from .llm.pricing import count_tokens
     from .read.reader import (ReaderSettings, answer_messages, answer_questions,
                               build_contexts, reader_settings)
 
@@ -402,12 +435,14 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None
     dry = DryRunClient(cfg, "read", cache=cache)
     inputs = (layout.QUESTIONS, layout.SESSIONS, layout.TURNS, layout.CANDIDATES_REWRITE)
     per_q = 1 + (settings.top_k_context if settings.reading == "con" else 0)
-    if not _have(root, *inputs):
+    if not (data_fresh and _have(root, *inputs)):
         w = dry.work("read")
-        n_q = (read_table(_art(root, layout.QUESTIONS)).height
-               if _have(root, layout.QUESTIONS) else None)
+        n_q, how = ((read_table(_art(root, layout.QUESTIONS)).height, "questions.parquet")
+                    if data_fresh and _have(root, layout.QUESTIONS)
+                    else question_count(params, root))
         if n_q is None:
-            w.notes.append("questions not computed yet: calls unknown")
+            w.unknown = True
+            w.notes.append(f"calls unknown: {how}")
         else:
             prompt_chars = settings.top_k_context * settings.max_chars_per_session + 2000
             w.estimate(n_q * per_q, prompt_chars / 4 / per_q,
@@ -418,49 +453,51 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None
                               str(_art(root, layout.CANDIDATES_REWRITE)))
     answers = answer_questions(cfg, settings, contexts, dry)
     w = dry.work("read")
+    # reading=con: an answer whose notes are not cached cannot be rendered: one call each,
+    # its prompt rendered with notes as long as the expected note output.
+    waiting = set(answers.filter(pl.col("error").str.starts_with("reading notes:"))
+                  .get_column("question_id").to_list())
+    answer_tok = 0
+    if waiting:
+        out_each, _ = w.output_per_call()
+        ctx = next(c for c in contexts if c.question_id in waiting)
+        answer_tok = count_tokens(w.litellm_model, answer_messages(
+            settings, ctx, ["x " * int(out_each)] * len(ctx.sessions)))
     if not fresh:
         # Upstream would change the candidates: every request is new; tokens as rendered now.
-        from .llm.pricing import count_tokens
-
         tokens = [count_tokens(w.litellm_model, m) for _, m, _ in dry.requests]
+        tokens += [answer_tok] * len(waiting)
         w.new.clear(), w.cached.clear()
         w.estimate(len(tokens), sum(tokens) / max(1, len(tokens)), "an upstream stage would "
                    "run first: requests rendered from the current candidates, all counted as new")
         return [w], None, "estimate"
-    if settings.reading == "con":
-        # Answers whose notes are not cached cannot be rendered: one call each, prompt rendered
-        # with notes as long as the expected note output.
-        missing = [c for c in contexts if answers.filter(
-            (pl.col("question_id") == c.question_id)
-            & pl.col("error").str.starts_with("reading notes:")).height]
-        if missing:
-            from .llm.pricing import count_tokens
-
-            out_each, _ = w.output_per_call()
-            fake = "x " * int(out_each)
-            tok = count_tokens(w.litellm_model, answer_messages(
-                settings, missing[0], [fake] * len(missing[0].sessions)))
-            w.estimate(len(missing), tok, "reading=con answers whose notes are not cached yet")
+    w.estimate(len(waiting), answer_tok, "reading=con answers whose notes are not cached yet")
     return [w], answers, "rendered"
 
 
 def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode: str,
-               cache=None) -> list[LLMWork]:
+               cache=None, data_fresh: bool = True) -> list[LLMWork]:
     from .judge import judge_answers, judge_kind
 
     cfg = params.get("judge") or {}
     if judge_kind(cfg) == "rule":
         return []
     dry = DryRunClient(cfg, "judge", cache=cache)
-    have_q = _have(root, layout.QUESTIONS)
+    have_q = data_fresh and _have(root, layout.QUESTIONS)
     if answers is None or not have_q:
         w = dry.work("judge")
         if have_q:
             q = read_table(_art(root, layout.QUESTIONS), "questions")
-            tok = _judge_tokens(w, q, None)
+            tok = _judge_tokens(w, q, params.get("reader"))
             w.estimate(q.height, tok, "one per question; answers not known yet")
         else:
-            w.notes.append("questions not computed yet: calls unknown")
+            n_q, how = question_count(params, root)
+            if n_q is None:
+                w.unknown = True
+                w.notes.append(f"calls unknown: {how}")
+            else:
+                w.estimate(n_q, 200 + int((params.get("reader") or {}).get("max_tokens") or 64),
+                           f"one per question ({how}); prompt ~200 tokens + the answer")
         return [w]
     questions = read_table(_art(root, layout.QUESTIONS), "questions")
     verdicts = judge_answers(questions, answers, cfg, client=dry)
@@ -524,11 +561,13 @@ def plan_params(params: dict, root: Path | None = None, *, title: str = "",
     if "read" in plans:
         if runs["read"]:
             plans["read"].llm, answers, read_mode = plan_read(
-                root, params, fresh("download", "embed", "retrieve", "rerank", "rewrite"), cache)
+                root, params, fresh("download", "embed", "retrieve", "rerank", "rewrite"), cache,
+                data_fresh=fresh("download"))
         elif _have(root, layout.ANSWERS):
             answers, read_mode = read_table(_art(root, layout.ANSWERS)), "artifact"
     if "judge" in plans and runs["judge"]:
-        plans["judge"].llm = plan_judge(root, params, answers, read_mode, cache)
+        plans["judge"].llm = plan_judge(root, params, answers, read_mode, cache,
+                                        data_fresh=fresh("download"))
     return Plan(title, list(plans.values()))
 
 
@@ -608,6 +647,8 @@ def format_plan(plan: Plan) -> str:
     cost = plan.cost_usd
     lines += ["", f"total: {plan.new_calls:,} new LLM calls, cost {_usd(cost)}, wall "
                   f"~{_dur(sum(w.wall_s for w in plan.works()))} (stages one after another)"]
+    if plan.unknown:
+        lines.append(f"       not counted: {', '.join(plan.unknown)} (calls unknown, see above)")
     if assumptions:
         lines += ["", "assumptions:"] + [f"  - {a}" for a in assumptions]
     lines.append("The plan sends nothing and pays nothing.")
@@ -632,7 +673,8 @@ def sweep_total(plans: list[Plan]) -> dict:
                 c = w.prices.cost(w.estimated_input_tokens, w.estimated_calls * out_each)
                 unknown_cost |= c is None
                 est_cost += c or 0.0
-    return {"experiments": len(plans), "new_calls": len(seen) + est_calls,
+    unknown = [f"{p.title}: {u}" for p in plans for u in p.unknown]
+    return {"experiments": len(plans), "new_calls": len(seen) + est_calls, "unknown": unknown,
             "shared_calls_counted_once": sum(w.new_calls for p in plans for w in p.works())
             - len(seen) - est_calls, "estimated_calls": est_calls,
             "cost_usd": None if unknown_cost else sum(seen.values()) + est_cost}
@@ -676,6 +718,10 @@ def sweep_gate(project, specs, opts) -> bool:
     if getattr(opts, "plan", False):
         return False
     cost = total["cost_usd"]
+    if total["unknown"]:
+        raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the calls of "
+                             f"{total['unknown'][0]} cannot be counted before upstream stages "
+                             f"run (e.g. `dvc repro download`); not started")
     if cost is None:
         raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the sweep's cost cannot be "
                              f"estimated (a model has no known price; set its "
