@@ -118,12 +118,18 @@ def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params
     return path
 
 
-def read_table(path: str | Path, table: str | None = None) -> pl.DataFrame:
+def read_table(path: str | Path, table: str | None = None,
+               columns: list[str] | None = None) -> pl.DataFrame:
+    """The artifact as a DataFrame (only `columns`, when given: a big table's other columns
+    are never read)."""
     path = Path(path)
     if not path.exists():
         raise MemrecallError(f"missing artifact {path}: run the upstream stage first (dvc repro)")
-    df = pl.from_arrow(pq.read_table(path))
-    if table is not None:
+    if columns is not None:
+        have = set(pq.read_schema(path).names)
+        columns = [c for c in columns if c in have]  # missing ones: the caller's check names them
+    df = pl.from_arrow(pq.read_table(path, columns=columns))
+    if table is not None and columns is None:
         missing = [n for n in TABLES[table].names if n not in df.columns]
         if missing:
             raise MemrecallError(f"artifact {path} lacks columns {missing} of table '{table}'")
