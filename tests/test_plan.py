@@ -182,3 +182,34 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
     assert sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 100})) is True
     assert float(os.environ[SWEEP_LIMIT_ENV]) == 100 and os.environ[SWEEP_ID_ENV]
     assert "++sweep.plan=true" in hydra_argv(["sweep.py", "-m", "reader=a,b", "--plan"])
+
+
+def test_stage_status_compares_params_with_dvc_lock(tmp_path, monkeypatch):
+    import yaml
+
+    import memrecall.plan as planmod
+    from memrecall.sweep import load_stages
+
+    shutil.copy(Path(__file__).resolve().parents[1] / "dvc.yaml", tmp_path / "dvc.yaml")
+    stages = load_stages(tmp_path)
+    params = {g: {"name": g, "x": 1} for g in ("dataset", "embedder", "retrieval", "reranker",
+                                                "rewrite", "reader", "judge", "report")}
+    lock = {"schema": "2.0", "stages": {
+        name: {"cmd": st.cmd, "params": {"params.yaml": {k: params[k.split(".")[0]]
+                                                         for k in st.params}}}
+        for name, st in stages.items()}}
+    (tmp_path / "dvc.lock").write_text(yaml.safe_dump(lock))
+    monkeypatch.setattr(planmod, "dvc_status", lambda root: ({}, None))
+    assert all(not why for why in planmod.stage_status(tmp_path, params).values())
+
+    changed = {**params, "reader": {"name": "reader", "x": 2}}
+    st = planmod.stage_status(tmp_path, changed)
+    assert st["read"] == ["params changed: reader.x"]
+    assert st["judge"] == ["after read (if its outputs change)"]
+    assert st["download"] == [] and st["embed"] == [] and st["rewrite"] == []
+    # Files DVC reports as changed count; params entries of `dvc status` are compared by value.
+    files = ({"embed": [{"changed deps": {"src/memrecall/retrieval/keys.py": "modified",
+                                          "params.yaml": {"embedder": "modified"}}}]}, None)
+    st = planmod.stage_status(tmp_path, params, files)
+    assert st["embed"] == ["changed deps: src/memrecall/retrieval/keys.py"]
+    assert st["retrieve"] == ["after embed (if its outputs change)"]
