@@ -164,7 +164,8 @@ class _Spill:
             return
         if self.writers[b] is None:
             self.writers[b] = ipc.new_stream(str(self.paths[b]), self.schema)
-        self.writers[b].write_batch(pa.record_batch(buf, schema=self.schema))
+        # from_pydict: pa.record_batch(dict) would import pandas to ask if it is a DataFrame
+        self.writers[b].write_batch(pa.RecordBatch.from_pydict(buf, schema=self.schema))
         self.buf[b] = {k: [] for k in buf}
 
     def close(self) -> None:
