@@ -53,6 +53,7 @@ RUNNER = ("import runpy, sys, atexit\n"
           "            print('@@VMHWM', int(l.split()[1]) // 1024, file=sys.stderr, flush=True)\n"
           "atexit.register(_hwm)\n"
           "sys.argv = [sys.argv[1]]\n"
+          "sys.path.insert(0, 'stages')\n"
           "runpy.run_path(sys.argv[0], run_name='__main__')\n")
 
 
