@@ -8,7 +8,7 @@ the bundled models (MiniLM embedder; no reranker, rewrite off: the default confi
 OpenAI-compatible server (tests/fake_openai_server.py: latency U(1, 3) s, 5% 429s) standing in
 for a remote reader (priced like deepseek-chat: $0.27 / $1.10 per Mtok, concurrency 32) and a
 remote LLM judge (gpt-4o's $2.50 / $10 per Mtok). The server reports prompt tokens counted with
-tiktoken's cl100k_base, as a provider counts with its own tokenizer.
+cl100k_base over the message texts, as a provider counts with its own tokenizer.
 
 Per stage it prints wall time, peak RSS (the stage process's VmHWM), LLM calls paid and texts
 embedded. Before read and judge it asks `memrecall plan` (plan_params: the real requests
@@ -97,9 +97,10 @@ def reply(messages) -> str:
 
 
 def tiktoken_counter():
-    import tiktoken
+    """cl100k_base, from the copy litellm bundles (tiktoken itself would download it)."""
+    from litellm.rust_bridge.tokenizer import get_encoding
 
-    enc = tiktoken.get_encoding("cl100k_base")
+    enc = get_encoding("cl100k_base")
     return lambda messages: sum(len(enc.encode(str(m.get("content", "")))) for m in messages)
 
 
@@ -112,8 +113,8 @@ def run_stage(root: Path, stage: str, env: dict) -> dict:
         raise SystemExit(f"stage {stage} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
     rss = [int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("@@VMHWM")]
     return {"wall_s": wall, "peak_rss_mb": rss[-1] if rss else None,
-            "log": [ln for ln in proc.stderr.splitlines()
-                    if ln.startswith(f"{stage}:") or ln.startswith("embed:")]}
+            "log": [ln for ln in (proc.stdout + proc.stderr).splitlines()
+                    if ln.startswith((f"{stage}:", "embed:")) and "%|" not in ln]}
 
 
 def paid_since(journal_start: int, stage: str) -> list[dict]:
