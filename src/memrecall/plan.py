@@ -476,7 +476,10 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: boo
 
 
 def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode: str,
-               cache=None, data_fresh: bool = True) -> list[LLMWork]:
+               cache=None, data_fresh: bool = True,
+               answer_tokens: float | None = None) -> list[LLMWork]:
+    """answer_tokens: the read plan's expected output per call, the length assumed for
+    answers not known yet."""
     from .judge import judge_answers, judge_kind
 
     cfg = params.get("judge") or {}
@@ -488,7 +491,7 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
         w = dry.work("judge")
         if have_q:
             q = read_table(_art(root, layout.QUESTIONS), "questions")
-            tok = _judge_tokens(w, q, params.get("reader"))
+            tok = _judge_tokens(w, q, params.get("reader"), answer_tokens)
             w.estimate(q.height, tok, "one per question; answers not known yet")
         else:
             n_q, how = question_count(params, root)
@@ -506,20 +509,21 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
                                                                                     literal=True))
     if pending.height:
         tok = _judge_tokens(w, questions.filter(pl.col("question_id").is_in(
-            pending.get_column("question_id").implode())), params.get("reader"))
+            pending.get_column("question_id").implode())), params.get("reader"), answer_tokens)
         w.estimate(pending.height, tok, "answers the read stage has not paid for yet (assumed "
                    "to succeed)")
     return [w]
 
 
-def _judge_tokens(w: LLMWork, questions: pl.DataFrame, reader_cfg: dict | None) -> float:
+def _judge_tokens(w: LLMWork, questions: pl.DataFrame, reader_cfg: dict | None,
+                  answer_tokens: float | None = None) -> float:
     """Mean input tokens of judge prompts for these questions, with a hypothesis as long as the
-    reader's expected output."""
+    reader's expected output (else its max_tokens, at most 64)."""
     from .judge.llm_judge import build_prompt
     from .llm.pricing import count_tokens
 
-    hyp_tokens = int((reader_cfg or {}).get("max_tokens") or 64)
-    hyp = "x " * min(hyp_tokens, 64)
+    n = answer_tokens or min(int((reader_cfg or {}).get("max_tokens") or 64), 64)
+    hyp = "x " * max(1, int(round(n)))
     rows = questions.head(50).iter_rows(named=True)
     toks = [count_tokens(w.litellm_model, build_prompt(r["question_type"], r["question"],
                                                        r["answer"], hyp,
@@ -566,7 +570,10 @@ def plan_params(params: dict, root: Path | None = None, *, title: str = "",
         elif _have(root, layout.ANSWERS):
             answers, read_mode = read_table(_art(root, layout.ANSWERS)), "artifact"
     if "judge" in plans and runs["judge"]:
+        read_out = (plans["read"].llm[0].output_per_call()[0]
+                    if "read" in plans and plans["read"].llm else None)
         plans["judge"].llm = plan_judge(root, params, answers, read_mode, cache,
+                                        answer_tokens=read_out,
                                         data_fresh=fresh("download"))
     return Plan(title, list(plans.values()))
 
