@@ -22,10 +22,6 @@ from test_read_stage import answer, cfg, write_inputs
 STAGES = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
 
 
-def judge_answer(messages) -> str:
-    return "yes"
-
-
 @pytest.fixture
 def server():
     def reply(messages):

@@ -12,7 +12,7 @@ stopped. When a call returns, its reservation becomes its real cost.
 
 Budgets are operational knobs: they change whether a call is sent, never what it answers, so
 they are left out of request hashes (providers.GEN_KEYS) and of artifact identity
-(`identity_params`).
+(hashing.identity_params).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from ..errors import ConfigError, MemrecallError
-from ..hashing import OPERATIONAL_KEYS, identity_params  # noqa: F401  (re-exported)
+from ..hashing import OPERATIONAL_KEYS
 
 BUDGET_KEYS = OPERATIONAL_KEYS
 INPUT_MARGIN = 1.10  # tokenizers differ by provider: reserve 10% more input than litellm counts
