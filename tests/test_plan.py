@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memrecall import layout
+from memrecall import paths
 from memrecall.llm import LLMClient
 from memrecall.llm.cache import read_journal
 from memrecall.plan import DryRunClient, format_plan, plan_params, sweep_total
@@ -35,8 +35,8 @@ def server():
 @pytest.fixture
 def project(tmp_path, fresh_cache, monkeypatch):
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
-    paths = write_inputs(tmp_path)
-    shutil.move(paths["candidates"], tmp_path / layout.CANDIDATES_REWRITE)
+    files = write_inputs(tmp_path)
+    shutil.move(files["candidates"], tmp_path / paths.CANDIDATES_REWRITE)
     return tmp_path
 
 
@@ -59,9 +59,9 @@ def paid(stage: str, since: int) -> list[dict]:
 
 
 def run_stage_read(root: Path, p: dict):
-    return run_read(p["reader"], questions=root / layout.QUESTIONS,
-                    sessions=root / layout.SESSIONS, turns=root / layout.TURNS,
-                    candidates=root / layout.CANDIDATES_REWRITE, out=root / layout.ANSWERS)
+    return run_read(p["reader"], questions=root / paths.QUESTIONS,
+                    sessions=root / paths.SESSIONS, turns=root / paths.TURNS,
+                    candidates=root / paths.CANDIDATES_REWRITE, out=root / paths.ANSWERS)
 
 
 def test_plan_counts_match_what_the_run_pays(server, project):
@@ -77,7 +77,7 @@ def test_plan_counts_match_what_the_run_pays(server, project):
     # judge request for that answer exactly.
     settings = reader_settings(p["reader"])
     ctx = build_contexts(settings, *(read_table(project / f) for f in (
-        layout.QUESTIONS, layout.SESSIONS, layout.TURNS, layout.CANDIDATES_REWRITE)))
+        paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)))
     LLMClient(p["reader"], stage="read", progress=False).complete(
         answer_messages(settings, ctx[1]))
     plan = plan_params(p, project, status=status(read=True, judge=True))
@@ -97,8 +97,8 @@ def test_plan_counts_match_what_the_run_pays(server, project):
     judge = plan.stage("judge").llm[0]
     assert (judge.new_calls, judge.estimated_calls, len(judge.cached)) == (3, 0, 0)
     n1 = len(read_journal())
-    run_judge(p["judge"], questions=project / layout.QUESTIONS, answers=project / layout.ANSWERS,
-              out=project / layout.VERDICTS)
+    run_judge(p["judge"], questions=project / paths.QUESTIONS, answers=project / paths.ANSWERS,
+              out=project / paths.VERDICTS)
     assert len(paid("judge", n1)) == judge.new_calls == 3
     # Nothing left: the next plan pays for nothing.
     plan = plan_params(p, project, status=status(read=True, judge=True))
@@ -139,8 +139,8 @@ class FakeProject:
     def __init__(self, root: Path, params_by_name: dict):
         self.root, self.params = root, params_by_name
 
-    def compose(self, spec):
-        return self.params[spec.name]
+    def compose_all(self, specs):
+        return [self.params[s.name] for s in specs]
 
 
 def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monkeypatch, capsys):
@@ -180,32 +180,34 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
     assert "++sweep.plan=true" in hydra_argv(["sweep.py", "-m", "reader=a,b", "--plan"])
 
 
-def test_stage_status_compares_params_with_dvc_lock(tmp_path, monkeypatch):
-    import yaml
-
+def test_stage_status_compares_params_with_dvc_lock():
     import memrecall.plan as planmod
-    from memrecall.sweep import load_stages
+    from memrecall.sweep.scheduling import Stage
 
-    shutil.copy(Path(__file__).resolve().parents[1] / "dvc.yaml", tmp_path / "dvc.yaml")
-    stages = load_stages(tmp_path)
-    params = {g: {"name": g, "x": 1} for g in ("dataset", "embedder", "retrieval", "reranker",
-                                                "rewrite", "reader", "judge", "report")}
-    lock = {"schema": "2.0", "stages": {
-        name: {"cmd": st.cmd, "params": {"params.yaml": {k: params[k.split(".")[0]]
-                                                         for k in st.params}}}
-        for name, st in stages.items()}}
-    (tmp_path / "dvc.lock").write_text(yaml.safe_dump(lock))
-    monkeypatch.setattr(planmod, "dvc_status", lambda root: ({}, None))
-    assert all(not why for why in planmod.stage_status(tmp_path, params).values())
+    groups = {"download": ["dataset"], "embed": ["embedder"], "retrieve": ["retrieval", "embedder"],
+              "read": ["reader"], "judge": ["judge"]}
+    ups = {"download": (), "embed": ("download",), "retrieve": ("download", "embed"),
+           "read": ("retrieve",), "judge": ("read",)}
+    params = {g: {"name": g, "x": 1} for keys in groups.values() for g in keys}
+    stages = {n: Stage(n, f"python stages/{n}.py", {"params.yaml": tuple(keys)}, ups[n],
+                       {"params.yaml": {k: params[k] for k in keys}})
+              for n, keys in groups.items()}
+    everything = set(stages)
+    assert all(not why for why in planmod.stage_status(
+        Path("."), params, (stages, everything)).values())
 
     changed = {**params, "reader": {"name": "reader", "x": 2}}
-    st = planmod.stage_status(tmp_path, changed)
+    st = planmod.stage_status(Path("."), changed, (stages, everything))
     assert st["read"] == ["params changed: reader.x"]
     assert st["judge"] == ["after read (if its outputs change)"]
-    assert st["download"] == [] and st["embed"] == [] and st["rewrite"] == []
-    # Files DVC reports as changed count; params entries of `dvc status` are compared by value.
-    files = ({"embed": [{"changed deps": {"src/memrecall/retrieval/keys.py": "modified",
-                                          "params.yaml": {"embedder": "modified"}}}]}, None)
-    st = planmod.stage_status(tmp_path, params, files)
-    assert st["embed"] == ["changed deps: src/memrecall/retrieval/keys.py"]
+    assert st["download"] == [] and st["embed"] == [] and st["retrieve"] == []
+    # A stage `dvc status` does not hold up to date (its files changed) runs, and what follows.
+    st = planmod.stage_status(Path("."), params, (stages, everything - {"embed", "retrieve",
+                                                                        "read", "judge"}))
+    assert st["embed"] == ["dependencies or outputs changed (`dvc status`)"]
     assert st["retrieve"] == ["after embed (if its outputs change)"]
+    assert st["download"] == []
+    # Never run: no dvc.lock entry.
+    stages["read"] = Stage("read", "x", {"params.yaml": ("reader",)}, ("retrieve",), {})
+    assert planmod.stage_status(Path("."), params, (stages, everything))["read"] == [
+        "never run (not in dvc.lock)"]

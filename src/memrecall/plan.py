@@ -25,7 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
-from . import layout
+from . import paths
 from .artifacts import read_table
 from .config import get as get_dotted
 from .errors import MemrecallError
@@ -36,6 +36,8 @@ ASSUMED_OUTPUT_TOKENS = 1024  # when max_tokens is unset and nothing was cached
 # The one measured CPU figure we have (NOTES.md): MiniLM, max_length 256, two threads.
 CPU_TEXTS_PER_S = 20.0
 LLM_STAGES = ("rewrite", "read", "judge")
+DEFAULT_STAGES = ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
+                  "aggregate")
 
 
 # ---------------------------------------------------------------- the dry-run client
@@ -262,61 +264,59 @@ def _diff_keys(new, old, prefix: str) -> list[str]:
     return [] if new == old else [prefix]
 
 
-def dvc_status(root: Path) -> tuple[dict, str | None]:
-    """(`dvc status` of the workspace, or {} and why it failed)."""
-    try:
-        from dvc.repo import Repo
+def dvc_status(root: Path):
+    """(stages, names of those the workspace holds up to date) from DVC's index and `dvc
+    status` (sweep.scheduling.load_stages: params.yaml value changes do not count there, they
+    are compared below), or ({}, why it failed)."""
+    from .sweep import load_stages
 
-        with Repo(str(root)) as repo:
-            return repo.status(), None
-    except Exception as e:  # noqa: BLE001 - no DVC repo (plain folder): go by dvc.lock only
-        return {}, f"`dvc status` failed ({type(e).__name__})"
+    try:
+        return load_stages(root)
+    except Exception as e:  # noqa: BLE001 - not a DVC project: nothing can be said up to date
+        return {}, f"not a DVC project ({type(e).__name__})"
 
 
 def stage_status(root: Path, params: dict, status: tuple | None = None
                  ) -> dict[str, list[str]]:
-    """{stage: reasons it would run} in dvc.yaml order ([] = up to date). Params are compared
-    with dvc.lock by value (so the planned params need not be in params.yaml); files with
-    `dvc status` (`status`: dvc_status(root), computed once for a sweep); a stage after one that
-    runs runs too (if its inputs change)."""
-    from .sweep import load_stages
-    from .tracking import load_yaml
+    """{stage: reasons it would run} ([] = up to date). Params are compared with dvc.lock by
+    value (so the planned params need not be in params.yaml); files by `dvc status`
+    (`status`: dvc_status(root), computed once for a sweep); a stage after one that runs runs
+    too (if its inputs change)."""
+    from .sweep.scheduling import PARAMS_FILE
 
-    stages = load_stages(root)
-    lock_path = root / "dvc.lock"
-    locked = (load_yaml(lock_path.read_text(encoding="utf-8"), str(lock_path)) or {}).get(
-        "stages", {}) if lock_path.exists() else {}
-    status, status_error = status if status is not None else dvc_status(root)
-    producers = {o: s.name for s in stages.values() for o in s.outs}
+    stages, up_to_date = status if status is not None else dvc_status(root)
+    if not stages:
+        return {s: [f"unknown: {up_to_date}"] for s in DEFAULT_STAGES}
     out: dict[str, list[str]] = {}
-    for name, st in stages.items():
+
+    def reasons(name: str) -> list[str]:
+        if name in out:
+            return out[name]
+        out[name] = []  # cycle guard
+        st = stages[name]
         why = []
-        lock = locked.get(name)
-        if lock is None:
+        locked = st.locked.get(PARAMS_FILE, {})
+        if st.params and not any(st.locked.values()):
             why.append("never run (not in dvc.lock)")
         else:
-            lp = (lock.get("params") or {}).get("params.yaml", {})
-            changed = [k for key in st.params for k in _diff_keys(get_dotted(params, key),
-                                                                 lp.get(key), key)]
+            keys = st.params.get(PARAMS_FILE) or tuple(locked)
+            changed = [k for key in keys for k in _diff_keys(get_dotted(params, key),
+                                                             locked.get(key), key)]
             if changed:
                 more = f" (+{len(changed) - 4} more)" if len(changed) > 4 else ""
                 why.append(f"params changed: {', '.join(changed[:4])}{more}")
-            for item in status.get(name, []):
-                if isinstance(item, str):
-                    why.append(item)
-                    continue
-                for kind, entries in item.items():
-                    files = [p for p, v in (entries or {}).items() if not isinstance(v, dict)]
-                    if files:
-                        why.append(f"{kind}: {', '.join(sorted(files)[:3])}")
-            if status_error:
-                why.append(status_error)
-        ups = sorted({producers[d] for d in st.deps if d in producers and producers[d] != name})
-        running = [u for u in ups if out.get(u)]
+        running = [u for u in st.upstream if reasons(u)]
+        if name not in up_to_date and not running and not why:
+            why.append("dependencies or outputs changed (`dvc status`)")
         if running:
             why.append(f"after {', '.join(running)} (if its outputs change)")
         out[name] = why
-    return out
+        return why
+
+    order = [s for s in DEFAULT_STAGES if s in stages] + sorted(set(stages) - set(DEFAULT_STAGES))
+    for name in order:
+        reasons(name)
+    return {name: out[name] for name in order}
 
 
 # ---------------------------------------------------------------- per-stage planning
@@ -359,11 +359,11 @@ def plan_embed(root: Path, params: dict, fresh: bool, cache=None) -> StagePlan:
 
     sp = StagePlan("embed", True, [])
     cfg = params.get("embedder") or {}
-    if not (fresh and _have(root, layout.SESSIONS, layout.TURNS)):
+    if not (fresh and _have(root, paths.SESSIONS, paths.TURNS)):
         sp.notes.append("sessions/turns not computed for this config yet (download runs first): "
                         "texts unknown")
         return sp
-    sessions, turns = read_table(_art(root, layout.SESSIONS)), read_table(_art(root, layout.TURNS))
+    sessions, turns = read_table(_art(root, paths.SESSIONS)), read_table(_art(root, paths.TURNS))
     facts = {}
     if (cfg.get("expansion") or "none") != "none":
         from .retrieval.expansion import DEFAULT_LLM
@@ -392,29 +392,29 @@ def plan_queries(root: Path, params: dict, fresh: bool) -> TextWork | None:
 
     if (params.get("retrieval") or {}).get("method") not in ("dense", "hybrid"):
         return None
-    if not (fresh and _have(root, layout.QUESTIONS)):
+    if not (fresh and _have(root, paths.QUESTIONS)):
         return TextWork("query texts", estimated=True)
-    q = read_table(_art(root, layout.QUESTIONS), "questions")
+    q = read_table(_art(root, paths.QUESTIONS), "questions")
     hashes = list(dict.fromkeys(sha256_text(t) for t in q.get_column("question").to_list()))
     found, missing = vector_store(embedding_space(params.get("embedder") or {})).lookup(hashes)
     return TextWork("query texts", len(hashes), len(found), len(missing))
 
 
 def plan_rewrite(root: Path, params: dict, fresh: bool, cache=None) -> list[LLMWork]:
-    from .rewrite import llm_requests, rewrite_settings
+    from .rewrite.rewriter import llm_requests, rewrite_settings
 
     cfg = params.get("rewrite") or {}
     settings = rewrite_settings(cfg)
     if settings.mode == "off" or not (settings.n_variants > 0 or settings.time_aware):
         return []
     dry = DryRunClient(cfg.get("llm") or {}, "rewrite", where="rewrite.llm", cache=cache)
-    if not (fresh and _have(root, layout.QUESTIONS)):
+    if not (fresh and _have(root, paths.QUESTIONS)):
         w = dry.work("rewrite")
         w.unknown = True
         w.notes.append("questions not computed for this config yet: calls unknown (at most "
                        "one or two per question of the rewrite types)")
         return [w]
-    qs = read_table(_art(root, layout.QUESTIONS), "questions")
+    qs = read_table(_art(root, paths.QUESTIONS), "questions")
     rows = {r["question_id"]: r for r in qs.iter_rows(named=True)}
     for kind, (_, msgs) in llm_requests(settings, rows).items():
         dry.complete_many(msgs)
@@ -433,12 +433,12 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: boo
     cfg = params.get("reader") or {}
     settings: ReaderSettings = reader_settings(cfg)
     dry = DryRunClient(cfg, "read", cache=cache)
-    inputs = (layout.QUESTIONS, layout.SESSIONS, layout.TURNS, layout.CANDIDATES_REWRITE)
+    inputs = (paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)
     per_q = 1 + (settings.top_k_context if settings.reading == "con" else 0)
     if not (data_fresh and _have(root, *inputs)):
         w = dry.work("read")
-        n_q, how = ((read_table(_art(root, layout.QUESTIONS)).height, "questions.parquet")
-                    if data_fresh and _have(root, layout.QUESTIONS)
+        n_q, how = ((read_table(_art(root, paths.QUESTIONS)).height, "questions.parquet")
+                    if data_fresh and _have(root, paths.QUESTIONS)
                     else question_count(params, root))
         if n_q is None:
             w.unknown = True
@@ -450,8 +450,8 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: boo
                        f"computed yet")
         return [w], None, "estimate"
     contexts = build_contexts(settings, *(read_table(_art(root, p)) for p in inputs),
-                              str(_art(root, layout.CANDIDATES_REWRITE)))
-    answers = answer_questions(cfg, settings, contexts, dry)
+                              str(_art(root, paths.CANDIDATES_REWRITE)))
+    answers, _ = answer_questions(cfg, settings, contexts, dry)
     w = dry.work("read")
     # reading=con: an answer whose notes are not cached cannot be rendered: one call each,
     # its prompt rendered with notes as long as the expected note output.
@@ -486,11 +486,11 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
     if judge_kind(cfg) == "rule":
         return []
     dry = DryRunClient(cfg, "judge", cache=cache)
-    have_q = data_fresh and _have(root, layout.QUESTIONS)
+    have_q = data_fresh and _have(root, paths.QUESTIONS)
     if answers is None or not have_q:
         w = dry.work("judge")
         if have_q:
-            q = read_table(_art(root, layout.QUESTIONS), "questions")
+            q = read_table(_art(root, paths.QUESTIONS), "questions")
             tok = _judge_tokens(w, q, params.get("reader"), answer_tokens)
             w.estimate(q.height, tok, "one per question; answers not known yet")
         else:
@@ -502,7 +502,7 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
                 w.estimate(n_q, 200 + int((params.get("reader") or {}).get("max_tokens") or 64),
                            f"one per question ({how}); prompt ~200 tokens + the answer")
         return [w]
-    questions = read_table(_art(root, layout.QUESTIONS), "questions")
+    questions = read_table(_art(root, paths.QUESTIONS), "questions")
     verdicts = judge_answers(questions, answers, cfg, client=dry)
     w = dry.work("judge")
     pending = verdicts.filter(pl.col("reader_failed") & pl.col("error").str.contains(PLANNED,
@@ -541,8 +541,7 @@ def plan_params(params: dict, root: Path | None = None, *, title: str = "",
 
     root = Path(root or project_root())
     status = stage_status(root, params) if status is None else status
-    order = list(status) or ["download", "embed", "retrieve", "rerank", "rewrite", "read",
-                             "judge", "aggregate"]
+    order = list(status) or list(DEFAULT_STAGES)
     runs = {s: bool(status.get(s)) for s in order}
 
     def fresh(*upstream: str) -> bool:  # the artifacts these stages wrote are this config's
@@ -567,8 +566,8 @@ def plan_params(params: dict, root: Path | None = None, *, title: str = "",
             plans["read"].llm, answers, read_mode = plan_read(
                 root, params, fresh("download", "embed", "retrieve", "rerank", "rewrite"), cache,
                 data_fresh=fresh("download"))
-        elif _have(root, layout.ANSWERS):
-            answers, read_mode = read_table(_art(root, layout.ANSWERS)), "artifact"
+        elif _have(root, paths.ANSWERS):
+            answers, read_mode = read_table(_art(root, paths.ANSWERS)), "artifact"
     if "judge" in plans and runs["judge"]:
         read_out = (plans["read"].llm[0].output_per_call()[0]
                     if "read" in plans and plans["read"].llm else None)
@@ -700,8 +699,7 @@ def plan_sweep(project, specs) -> tuple[list[Plan], dict]:
     """A plan per experiment (params as DVC composes them for it) and the sweep's total."""
     plans = []
     files = dvc_status(project.root)  # once: file changes are the same for every experiment
-    for spec in specs:
-        params = project.compose(spec)
+    for spec, params in zip(specs, project.compose_all(specs)):  # one composer process
         plans.append(plan_params(params, project.root, title=f"experiment {spec.name} "
                                  f"({' '.join(spec.overrides) or 'no overrides'})",
                                  status=stage_status(project.root, params, files)))
