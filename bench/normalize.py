@@ -1,14 +1,18 @@
-"""Benchmark the download stage's parse + validate + normalise + Parquet write.
+"""Benchmark the download stage (streaming parse + validate + normalise + Parquet write).
 
-Two inputs: the dev file (100 questions of LongMemEval-S cleaned), and a synthetic file of full
-LongMemEval-S size (500 questions, ~277 MB of JSON) built from it in a temp folder: the dev
-questions repeated 5 times, each copy with its own question and session ids (so sessions stay
-as distinct as in the real file, sharing only within a copy, as in the dev file), padded with
-extra filler sessions (or trimmed) to the target size. Each run happens in a fresh child
-process; its wall time (process start to exit, imports included) and peak RSS (VmHWM) are
-printed. Target from the issue: full S in < 60 s and < 4 GB RSS.
+Inputs: the real dev file (100 questions of LongMemEval-S cleaned) and the oracle file (all 500
+questions, evidence sessions only); a synthetic file of full LongMemEval-S size (500 questions,
+~277 MB of JSON) built from the dev file: the dev questions repeated 5 times, each copy with its
+own question and session ids, padded with filler sessions (or trimmed) to the target size; and
+with --m-sizes, synthetic LongMemEval-M-shaped files (500 questions, ~500 sessions each at
+2.7 GB) written to /tmp, never held in memory (see build_synthetic_m).
 
-    python bench/normalize.py [--data ../shared/data/longmemeval/longmemeval_s_cleaned_dev100.json.gz]
+Each run happens in a fresh child process running the download stage's own code
+(prepare.run_download, source: local); its wall time (process start to exit, imports included)
+and peak RSS (VmHWM) are printed. Targets: full S in < 60 s; M in < 4 GB RSS, time linear in
+file size.
+
+    python bench/normalize.py [--data DEV_FILE] [--m-sizes 0.25 0.5 1.0 2.7] [--skip-s]
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,37 +34,16 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_
 
 
 def child(path: str, out: str) -> None:
-    """One download-stage pass (source: local) over `path`, step by step as
-    memrecall.data.prepare.run_download does it, with phase timings."""
-    from memrecall.artifacts import atomic_write_text, write_table
-    from memrecall.data import card
-    from memrecall.data.longmemeval import load_records, normalise, summary, validate_records
-    from memrecall.hashing import sha256_file
+    """One download-stage pass (source: local) over `path`, as DVC runs it."""
+    from memrecall.data.prepare import run_download
 
-    t = {}
     t0 = time.perf_counter()
-    sha256_file(path)
-    t["sha256"] = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    records = load_records(path)
-    t["parse"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    validate_records(records, path)
-    t["validate"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    ds = normalise(records, path)
-    del records
-    summ = summary(ds)
-    t["normalise"] = time.perf_counter() - t1
-    t1 = time.perf_counter()
-    cfg = {"name": "bench", "source": "local", "path": path}
-    for name, df in (("questions", ds.questions), ("sessions", ds.sessions), ("turns", ds.turns)):
-        write_table(df, Path(out) / f"{name}.parquet", table=name, stage="download", params=cfg,
-                    input_files=[path])
-    src = {"kind": "local", "file": path, "shown": path, "sha256": "-", "verified_by": "-"}
-    atomic_write_text(Path(out) / "data_card.md", card.render(cfg, src, summ, [], summ["n_questions"]))
-    t["write"] = time.perf_counter() - t1
-    t["total"] = time.perf_counter() - t0
+    cfg = {"name": "bench", "source": "local", "path": path, "release": None}
+    out = Path(out)
+    summ = run_download(cfg, questions=out / "questions.parquet", sessions=out / "sessions.parquet",
+                        turns=out / "turns.parquet", card_path=out / "data_card.md",
+                        raw_dir=out / "raw")
+    t = {"total": time.perf_counter() - t0}
     print(json.dumps({"phases": t, "peak_rss_mb": _vm_hwm_mb(), "questions": summ["n_questions"],
                       "sessions": [summ["sessions_total"], summ["sessions_unique"]],
                       "turns": [summ["turns_total"], summ["turns_unique"]]}))
@@ -80,12 +65,18 @@ def measure(path: Path, out: Path) -> dict:
     proc = subprocess.Popen([sys.executable, __file__, "--child", str(path), str(out)],
                             stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "HF_HUB_DISABLE_PROGRESS_BARS": "1"})
-    stdout, _ = proc.communicate()
+    stdout = proc.stdout.read()
+    # CPU seconds (user + sys) of the child: robust to other load on a shared machine, unlike
+    # wall time.
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    shutil.rmtree(out, ignore_errors=True)
     wall = time.perf_counter() - t0
     if proc.returncode:
         raise SystemExit(f"child failed on {path} (exit {proc.returncode})")
     res = json.loads(stdout.strip().splitlines()[-1])
-    res.update(wall_s=wall, file_mb=path.stat().st_size / 1e6)
+    res.update(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime,
+               file_mb=path.stat().st_size / 1e6)
     return res
 
 
@@ -135,33 +126,101 @@ def build_synthetic(src: Path, dst: Path, n_questions: int = 500, target_mb: flo
     dst.write_bytes(data)
 
 
+def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int = 500,
+                      unique_frac: float = 0.5, seed: int = 0) -> dict:
+    """A LongMemEval-M-shaped file of about `target_gb`, written question by question.
+
+    Each of the n_questions haystacks holds its dev question's own evidence sessions (renamed
+    per question) plus filler sessions drawn from a shared pool, so sessions repeat across
+    haystacks as M's do; the pool holds `unique_frac` of all filler slots (M's real share is not
+    known here; 0.5 is a middle case, and memory does not depend on it much because turn text
+    is spilled to disk). Haystack size follows from the target: ~500 sessions at 2.7 GB. Pool
+    sessions are dev sessions under new ids (`<id>~p<k>`), dated from the dev dates.
+    """
+    import orjson
+    from memrecall.data.longmemeval import load_records
+
+    base = load_records(src)
+    rng = random.Random(seed)
+    sessions, dates = {}, []
+    for r in base:
+        for sid, d, turns in zip(r["haystack_session_ids"], r["haystack_dates"],
+                                 r["haystack_sessions"]):
+            sessions.setdefault(sid, turns)
+            dates.append(d)
+    pool_src = sorted(sessions)
+    avg = sum(len(orjson.dumps(t)) for t in sessions.values()) / len(sessions) + 60
+    per_q = max(2, round(target_gb * 1e9 / n_questions / avg))
+    fill_per_q = per_q - 2
+    pool_n = max(fill_per_q, round(unique_frac * n_questions * fill_per_q))
+    pool = [(f"{pool_src[i % len(pool_src)]}~p{i // len(pool_src)}", pool_src[i % len(pool_src)])
+            for i in range(pool_n)]
+    pool_map = dict(pool)
+    with open(dst, "wb") as f:
+        f.write(b"[")
+        for qi in range(n_questions):
+            rec = base[qi % len(base)]
+            ev = [s for s in rec["answer_session_ids"] if s in sessions][:2]
+            ids = [f"{s}~q{qi}" for s in ev] + [p[0] for p in rng.sample(pool, fill_per_q)]
+            src_of = {f"{s}~q{qi}": s for s in ev}
+            hay_dates = sorted(rng.choice(dates) for _ in ids)
+            rng.shuffle(ids)
+            out = {**{k: v for k, v in rec.items() if not k.startswith("haystack_")},
+                   "question_id": f"m{qi}_{rec['question_id']}",
+                   "answer_session_ids": [f"{s}~q{qi}" for s in ev],
+                   "haystack_session_ids": ids, "haystack_dates": hay_dates,
+                   "haystack_sessions": [sessions[src_of.get(s) or pool_map[s]] for s in ids]}
+            data = orjson.dumps(out)
+            f.write(data if qi == 0 else b"," + data)
+        f.write(b"]")
+    return {"sessions_per_question": per_q, "pool": pool_n, "bytes": dst.stat().st_size}
+
+
+def _row(name: str, r: dict) -> str:
+    return (f"{name:<22}{r['file_mb']:>9.1f}{r['questions']:>10}"
+            f"{'%d/%d' % tuple(r['sessions']):>25}{'%d/%d' % tuple(r['turns']):>25}"
+            f"{r['wall_s']:>8.1f}{r['cpu_s']:>8.1f}{r['peak_rss_mb']:>13.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--oracle", default=str(DEFAULT_DATA.with_name("longmemeval_oracle.json")))
     ap.add_argument("--questions", type=int, default=500)
     ap.add_argument("--target-mb", type=float, default=277.0)
+    ap.add_argument("--m-sizes", type=float, nargs="*", default=[],
+                    help="synthetic M-shaped files of these sizes in GB (e.g. 0.25 0.5 1 2.7)")
+    ap.add_argument("--unique-frac", type=float, default=0.5)
+    ap.add_argument("--skip-s", action="store_true", help="only the M-shaped files")
+    ap.add_argument("--tmp", default="/tmp", help="where synthetic files go (not the repo)")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         child(*a.child)
         return
-    with tempfile.TemporaryDirectory(prefix="memrecall_bench_") as tmp:
+    print(f"{'input':<22}{'file MB':>9}{'questions':>10}{'sessions (total/unique)':>25}"
+          f"{'turns (total/unique)':>25}{'wall s':>8}{'cpu s':>8}{'peak RSS MB':>13}",
+          flush=True)
+    with tempfile.TemporaryDirectory(prefix="memrecall_bench_", dir=a.tmp) as tmp:
         tmp = Path(tmp)
-        synth = tmp / "longmemeval_s_synthetic.json"
-        t0 = time.perf_counter()
-        build_synthetic(Path(a.data), synth, a.questions, a.target_mb)
-        print(f"built synthetic full-S file: {synth.stat().st_size / 1e6:.1f} MB in "
-              f"{time.perf_counter() - t0:.1f} s")
-        rows = [("dev file", measure(Path(a.data), tmp / "out_dev")),
-                ("synthetic full S", measure(synth, tmp / "out_synth"))]
-    print(f"\n{'input':<18}{'file MB':>9}{'questions':>10}{'sessions (total/unique)':>25}"
-          f"{'turns (total/unique)':>23}{'wall s':>8}{'peak RSS MB':>13}")
-    for name, r in rows:
-        print(f"{name:<18}{r['file_mb']:>9.1f}{r['questions']:>10}"
-              f"{'%d/%d' % tuple(r['sessions']):>25}{'%d/%d' % tuple(r['turns']):>23}"
-              f"{r['wall_s']:>8.1f}{r['peak_rss_mb']:>13.0f}")
-    for name, r in rows:
-        print(f"{name}: " + ", ".join(f"{k} {v:.2f} s" for k, v in r["phases"].items()))
+        if not a.skip_s:
+            for name, path in (("dev file", Path(a.data)), ("oracle file", Path(a.oracle))):
+                if path.exists():
+                    print(_row(name, measure(path, tmp / "out")), flush=True)
+            synth = tmp / "longmemeval_s_synthetic.json"
+            build_synthetic(Path(a.data), synth, a.questions, a.target_mb)
+            print(_row("synthetic full S", measure(synth, tmp / "out")), flush=True)
+            synth.unlink()
+        for gb in a.m_sizes:
+            synth = tmp / f"longmemeval_m_synthetic_{gb:g}gb.json"
+            t0 = time.perf_counter()
+            info = build_synthetic_m(Path(a.data), synth, gb, a.questions, a.unique_frac)
+            built = time.perf_counter() - t0
+            r = measure(synth, tmp / "out")
+            print(_row(f"synthetic M {gb:g} GB", r) + f"   ({info['sessions_per_question']} "
+                  f"sessions/question, pool {info['pool']:,}; built in {built:.0f} s; "
+                  f"{r['cpu_s'] / (r['file_mb'] / 1e3):.1f} cpu s/GB)", flush=True)
+            synth.unlink()
 
 
 if __name__ == "__main__":

@@ -52,8 +52,10 @@ def default_answer(messages) -> str:
 class FakeOpenAIServer:
     def __init__(self, *, latency: tuple[float, float] = (0.0, 0.0), rates: dict | None = None,
                  seed: int = 0, answer=default_answer, reasoning_tokens: int = 0,
-                 hang_s: float = 30.0, retry_after: float | None = None):
+                 hang_s: float = 30.0, retry_after: float | None = None, count_tokens=None):
         self.latency = latency
+        # prompt tokens reported in usage: count_tokens(messages), else characters / 4
+        self.count_tokens = count_tokens
         self.rates = dict(rates or {})
         self.answer = answer
         self.reasoning_tokens = reasoning_tokens
@@ -228,7 +230,8 @@ class FakeOpenAIServer:
                                          "choices": []}).encode())
                 return
             text = "" if action == "empty" else self.answer(messages)
-            prompt_tokens = max(1, sum(len(str(m.get("content", ""))) for m in messages) // 4)
+            prompt_tokens = (self.count_tokens(messages) if self.count_tokens else
+                             max(1, sum(len(str(m.get("content", ""))) for m in messages) // 4))
             completion_tokens = max(0, len(text.split())) + self.reasoning_tokens
             usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                      "total_tokens": prompt_tokens + completion_tokens}

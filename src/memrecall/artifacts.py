@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import MemrecallError
-from .hashing import canonical_json, sha256_file, sha256_json
+from .hashing import canonical_json, identity_params, sha256_file, sha256_json
 from .schema import TABLES
 
 META_PREFIX = "memrecall."
@@ -35,6 +35,7 @@ META_PREFIX = "memrecall."
 
 def inputs_hash(params, input_files=()) -> str:
     """sha256 over the params a stage depends on and the content of its input files."""
+    params = identity_params(params)
     files = {str(Path(p).name): sha256_file(p) for p in input_files}
     return sha256_json({"params": params, "files": files})
 
@@ -65,6 +66,21 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     """
     path = Path(path)
     tbl = _to_arrow(df, table)
+    # Replace (not merge) schema metadata: pandas/polars metadata could embed run-dependent bits.
+    tbl = tbl.replace_schema_metadata(_meta(stage, params, input_files, extra_meta))
+    with atomic_path(path) as tmp:
+        pq.write_table(tbl, str(tmp), **_PARQUET_OPTIONS)
+    return path
+
+
+_PARQUET_OPTIONS = dict(compression="zstd", write_statistics=True, store_schema=True)
+# pq.write_table's default row-group length: write_table_parts cuts row groups at the same rows,
+# so both writers give the same bytes for the same rows.
+ROW_GROUP_ROWS = 1024 * 1024
+
+
+def _meta(stage, params, input_files, extra_meta) -> dict[bytes, bytes]:
+    params = identity_params(params)
     meta = {
         META_PREFIX + "stage": stage,
         META_PREFIX + "inputs_sha256": inputs_hash(params, input_files),
@@ -72,20 +88,48 @@ def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | N
     }
     for k, v in (extra_meta or {}).items():
         meta[META_PREFIX + k] = v if isinstance(v, str) else canonical_json(v)
-    # Replace (not merge) schema metadata: pandas/polars metadata could embed run-dependent bits.
-    tbl = tbl.replace_schema_metadata({k.encode(): v.encode() for k, v in meta.items()})
-    with atomic_path(path) as tmp:
-        pq.write_table(tbl, str(tmp), compression="zstd", write_statistics=True,
-                       store_schema=True)
+    return {k.encode(): v.encode() for k, v in meta.items()}
+
+
+def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params=None,
+                      input_files=(), extra_meta: dict | None = None) -> Path:
+    """write_table for a table that arrives in pieces (an iterable of pa.Table, in row order)
+    and need not fit in memory at once: the same file, byte for byte, as write_table of all
+    the pieces concatenated. At most one row group (ROW_GROUP_ROWS rows) is held."""
+    path = Path(path)
+    schema = TABLES[table].with_metadata(_meta(stage, params, input_files, extra_meta))
+    with atomic_path(path) as tmp, pq.ParquetWriter(str(tmp), schema,
+                                                    **_PARQUET_OPTIONS) as writer:
+        pending: list[pa.Table] = []
+        n, wrote = 0, False
+        for part in parts:
+            part = _to_arrow(part, table).replace_schema_metadata(schema.metadata)
+            pending.append(part)
+            n += part.num_rows
+            while n >= ROW_GROUP_ROWS:
+                joined = pa.concat_tables(pending)
+                writer.write_table(joined.slice(0, ROW_GROUP_ROWS).combine_chunks())
+                wrote = True
+                rest = joined.slice(ROW_GROUP_ROWS)
+                pending, n = ([rest] if rest.num_rows else []), rest.num_rows
+        if n or not wrote:
+            writer.write_table(pa.concat_tables(pending).combine_chunks() if pending
+                               else schema.empty_table())
     return path
 
 
-def read_table(path: str | Path, table: str | None = None) -> pl.DataFrame:
+def read_table(path: str | Path, table: str | None = None,
+               columns: list[str] | None = None) -> pl.DataFrame:
+    """The artifact as a DataFrame (only `columns`, when given: a big table's other columns
+    are never read)."""
     path = Path(path)
     if not path.exists():
         raise MemrecallError(f"missing artifact {path}: run the upstream stage first (dvc repro)")
-    df = pl.from_arrow(pq.read_table(path))
-    if table is not None:
+    if columns is not None:
+        have = set(pq.read_schema(path).names)
+        columns = [c for c in columns if c in have]  # missing ones: the caller's check names them
+    df = pl.from_arrow(pq.read_table(path, columns=columns))
+    if table is not None and columns is None:
         missing = [n for n in TABLES[table].names if n not in df.columns]
         if missing:
             raise MemrecallError(f"artifact {path} lacks columns {missing} of table '{table}'")

@@ -13,6 +13,10 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("compose", help="compose params.yaml from conf/ (Hydra overrides)")
     p.add_argument("overrides", nargs="*", help="e.g. reader=deepseek reader.prompt=con")
+    p = sub.add_parser("plan", help="what dvc repro / dvc exp run -S OVERRIDES would run and "
+                       "cost (LLM calls not yet cached, tokens, price, time); pays nothing")
+    p.add_argument("overrides", nargs="*", help="e.g. reader=deepseek (none: params.yaml)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     sub.add_parser("show", help="print the per-type table of the last run")
     sub.add_parser("export", help="paper tables from DVC experiments into reports/paper/")
     sub.add_parser("sync", help="sync DVC experiments into MLflow (idempotent)")
@@ -21,6 +25,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.command == "compose":
             from .compose import compose_params
             print(f"wrote {compose_params(args.overrides)}")
+        elif args.command == "plan":
+            from .plan import main as plan_main
+            plan_main(args.overrides, as_json=args.json)
         elif args.command == "show":
             from .report.aggregate import print_summary
             print_summary()

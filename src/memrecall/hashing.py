@@ -7,6 +7,18 @@ import json
 from pathlib import Path
 
 
+# Operational knobs that change whether a call is sent, never what a stage computes: left out of
+# artifact identity (and, not being generation params, of request hashes). See llm/budget.py.
+OPERATIONAL_KEYS = ("max_cost_usd",)
+
+
+def identity_params(value):
+    """`value` without operational keys (at any depth)."""
+    if isinstance(value, dict):
+        return {k: identity_params(v) for k, v in value.items() if k not in OPERATIONAL_KEYS}
+    return value
+
+
 def canonical_json(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
@@ -19,9 +31,19 @@ def sha256_json(value) -> str:
     return sha256_text(canonical_json(value))
 
 
+_FILE_HASHES: dict[tuple, str] = {}
+
+
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    # Remembered per (path, size, mtime) within a process: the download stage hashes its input
+    # (2.7 GB for LongMemEval-M) for the source check and for each table's metadata.
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+    if key in _FILE_HASHES:
+        return _FILE_HASHES[key]
     h = hashlib.sha256()
     with open(path, "rb") as f:
         while block := f.read(chunk):
             h.update(block)
-    return h.hexdigest()
+    _FILE_HASHES[key] = h.hexdigest()
+    return _FILE_HASHES[key]

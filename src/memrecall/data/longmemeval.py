@@ -293,7 +293,12 @@ def normalise(records: list[dict], file: str) -> Normalised:
 
 def summary(ds: Normalised) -> dict:
     """Figures for the data card (counts by type, haystack and evidence sizes)."""
-    q = ds.questions
+    return summarise(ds.questions, ds.turns, ds.stats)
+
+
+def summarise(q: pl.DataFrame, turns: pl.DataFrame, stats: dict) -> dict:
+    """summary() from the questions table, the turns (only the user turns marked has_answer
+    matter: the streaming normaliser passes just those) and the normaliser's stats."""
     by_type = {t: {"questions": 0, "abstention": 0} for t in QUESTION_TYPES}
     for t, a in zip(q["question_type"].to_list(), q["is_abstention"].to_list()):
         by_type[t]["questions"] += 1
@@ -304,7 +309,7 @@ def summary(ds: Normalised) -> dict:
     # Evidence sessions in the haystack that the official rule does not count as gold (no user
     # turn marked has_answer); evidence missing from the haystack is counted apart, in stats.
     non_gold = sum(len(g.evidence) - len(g.sessions)
-                   for g in question_gold(q, ds.turns).values() if g is not None)
+                   for g in question_gold(q, turns).values() if g is not None)
 
     def mmm(xs):
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}
@@ -312,4 +317,4 @@ def summary(ds: Normalised) -> dict:
     return {"n_questions": q.height, "n_abstention": int(q["is_abstention"].sum()),
             "by_type": by_type, "sessions_per_haystack": mmm(hay),
             "evidence_per_question": mmm(ev), "evidence_total": sum(ev),
-            "evidence_not_gold": non_gold, **ds.stats}
+            "evidence_not_gold": non_gold, **stats}

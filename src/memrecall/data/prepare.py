@@ -10,7 +10,7 @@ from ..config import choice
 from ..errors import ConfigError
 from ..hashing import sha256_file
 from . import card, hub
-from .longmemeval import load_records, normalise, summary, validate_records
+from .stream import normalise_file, scan
 from .subset import resolve_path, select
 
 SOURCES = ("bundled", "local", "hub")
@@ -50,20 +50,18 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     Path(raw_dir).mkdir(parents=True, exist_ok=True)
     src = resolve_source(cfg, raw_dir)
     file = str(src["file"])
-    records = load_records(file)
-    validate_records(records, file)
-    n_in_file = len(records)
-    records, steps = select(records, cfg, file)
-    ds = normalise(records, file)
-    del records
-    summ = summary(ds)
-
+    # Streamed (stream.py): LongMemEval-M (2.7 GB) never sits in memory whole.
+    sc = scan(file)  # every question validated, even those the subset drops
+    n_in_file = len(sc.light)
+    chosen, steps = select(sc.light, cfg, file)
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
             "release": cfg.get("release")}
     kw = dict(stage="download", params=cfg, input_files=[file], extra_meta=meta)
+    ds = normalise_file(file, {r["question_id"] for r in chosen}, sc, turns_out=turns,
+                        write_kw=kw)
+    summ = ds.summary()
     write_table(ds.questions, questions, table="questions", **kw)
     write_table(ds.sessions, sessions, table="sessions", **kw)
-    write_table(ds.turns, turns, table="turns", **kw)
     atomic_write_text(card_path, card.render(cfg, src, summ, steps, n_in_file))
 
     print(f"download: {cfg.get('name')}: {summ['n_questions']:,} questions "

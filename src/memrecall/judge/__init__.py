@@ -67,13 +67,15 @@ def _items(questions: pl.DataFrame, answers: pl.DataFrame, answers_file: str) ->
 
 
 def judge_answers(questions: pl.DataFrame, answers: pl.DataFrame, judge_cfg: dict, *,
-                  answers_file: str = "answers.parquet") -> pl.DataFrame:
-    """Verdicts for every question (see module docstring), sorted by question_id."""
-    df, _ = _judge(questions, answers, judge_cfg, answers_file)
+                  answers_file: str = "answers.parquet", client=None) -> pl.DataFrame:
+    """Verdicts for every question (see module docstring), sorted by question_id. `client`:
+    an LLMClient for an LLM judge (default: one built from judge_cfg), or the plan's dry-run
+    client."""
+    df, _ = _judge(questions, answers, judge_cfg, answers_file, client)
     return df
 
 
-def _judge(questions, answers, judge_cfg, answers_file) -> tuple[pl.DataFrame, dict]:
+def _judge(questions, answers, judge_cfg, answers_file, client=None) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
     items = _items(questions, answers, answers_file)
     model = str(judge_cfg.get("model") or (RULES_VERSION if kind == "rule" else ""))
@@ -94,7 +96,7 @@ def _judge(questions, answers, judge_cfg, answers_file) -> tuple[pl.DataFrame, d
                                        "judge_model": model, "raw": v.reason, "error": None,
                                        "prompt_hash": _RULES_HASH}
     else:
-        llm_rows, stats = judge_with_llm(todo, judge_cfg)
+        llm_rows, stats = judge_with_llm(todo, judge_cfg, client)
         for r in llm_rows:
             rows[r["question_id"]] = r
     out = []

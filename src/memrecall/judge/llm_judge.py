@@ -120,13 +120,14 @@ def parse_verdict(text: str | None) -> tuple[bool | None, str | None]:
     return m.group(1).lower() == "yes", None
 
 
-def judge_with_llm(items: list[dict], judge_cfg: dict) -> tuple[list[dict], dict]:
+def judge_with_llm(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
     """(rows, client stats): one verdict row per item (question_id, question_type,
     is_abstention, question, answer, hypothesis), in the same order. Calls go through the shared
-    client: cached, retried, costed."""
-    from ..llm import LLMClient
+    client: cached, retried, costed (or the plan's dry-run client: cache only)."""
+    if client is None:
+        from ..llm import LLMClient
 
-    client = LLMClient(judge_cfg, stage="judge")
+        client = LLMClient(judge_cfg, stage="judge")
     prompts = [build_prompt(it["question_type"], it["question"], it["answer"], it["hypothesis"],
                             is_abstention=it["is_abstention"]) for it in items]
     results = client.complete_many([p.messages for p in prompts], desc="judge") if items else []

@@ -133,6 +133,15 @@ class CallCache:
         finally:
             os.close(fd)
 
+    def seen(self, model: str, stage: str) -> dict:
+        """What finished calls of this model and stage looked like: {calls, output_tokens
+        (mean), latency_s (mean), cost_usd (mean)}; calls 0 when none is cached."""
+        with self._lock:
+            n, out, lat, cost = self._conn.execute(
+                "SELECT COUNT(*), AVG(output_tokens), AVG(latency_s), AVG(cost_usd) FROM calls "
+                "WHERE model = ? AND stage = ?", (model, stage)).fetchone()
+        return {"calls": n, "output_tokens": out, "latency_s": lat, "cost_usd": cost}
+
     def __len__(self) -> int:
         with self._lock:
             return self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]

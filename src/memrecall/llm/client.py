@@ -45,6 +45,7 @@ os.environ.setdefault("LITELLM_LOG", "ERROR")
 from tqdm.auto import tqdm  # noqa: E402
 
 from ..errors import ConfigError, MemrecallError  # noqa: E402
+from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for  # noqa: E402
 from .cache import CallCache, request_hash  # noqa: E402
 from .providers import call_spec, gen_params, read_api_key  # noqa: E402
 
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 _CFG_GROUP = {"read": "reader", "judge": "judge", "rewrite": "rewrite.llm"}
 _THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>\s*|$)", re.DOTALL)
 _HARD_TIMEOUT_GRACE_S = 5.0
+_BUDGET_ERROR = "not sent: spend limit reached (max_cost_usd)"
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,8 @@ class LLMClient:
         self.progress = progress
         self._cache = cache
         self._warned_price = False
+        self._budgets: list = []       # set per batch in _run_todo (budget.py)
+        self._budget_stop: dict | None = None
         self.stats: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "retries": 0,
                                       "input_tokens": 0, "output_tokens": 0,
                                       "reasoning_tokens": 0, "cost_usd": 0.0}
@@ -202,6 +206,7 @@ class LLMClient:
 
     async def acomplete_many(self, messages_list: list[list[dict]], desc: str | None = None
                              ) -> list[CallResult]:
+        self._budget_stop = None
         msgs = [_check_messages(m, i) for i, m in enumerate(messages_list)]
         hashes = [self.request_hash(m) for m in msgs]
         hits = self.cache.get_many(hashes) if hashes else {}
@@ -229,6 +234,10 @@ class LLMClient:
                   f"{sum(1 for r in results if r is not None and not r.ok)} failed, "
                   f"{self.stats['retries'] - before['retries']} retries, "
                   f"${self.stats['cost_usd'] - before['cost_usd']:.4f} paid now", file=sys.stderr)
+        if self._budget_stop is not None:
+            raise BudgetExceeded(self._budget_message(
+                self.stats["calls"] - before["calls"],
+                sum(1 for r in results if r is not None and r.error == _BUDGET_ERROR)))
         return results  # type: ignore[return-value]
 
     # ---- internals -------------------------------------------------------------------------
@@ -245,6 +254,10 @@ class LLMClient:
             await asyncio.to_thread(get_model, self.spec.litellm_model.split("/", 1)[-1])
         sem = asyncio.Semaphore(self.concurrency)
         limiter = _RateLimiter(self.rpm) if self.rpm else None
+        self._budgets, self._budget_stop = budgets_for(self.cfg, self.where,
+                                                       self.cache.db_path), None
+        if self._budgets:
+            self._check_budget_prices()
 
         async def one(h: str, idxs: list[int]) -> None:
             r = await self._call(h, msgs[idxs[0]], api_key, sem, limiter)
@@ -286,6 +299,22 @@ class LLMClient:
         return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
 
     async def _call(self, h: str, messages: list[dict], api_key, sem, limiter) -> CallResult:
+        holds = None
+        try:
+            if self._budgets:
+                async with sem:  # reserve when the call could be sent, not when it is queued
+                    holds = self._reserve(messages)
+                if holds is None:
+                    return CallResult(text=None, model=self.model, request_hash=h,
+                                      error=_BUDGET_ERROR)
+            result = await self._send(h, messages, api_key, sem, limiter)
+        except BaseException:
+            self._settle(holds, 0.0)
+            raise
+        self._settle(holds, result.cost_usd if result.ok else 0.0)
+        return result
+
+    async def _send(self, h: str, messages: list[dict], api_key, sem, limiter) -> CallResult:
         attempt = 0
         while True:
             attempt += 1
@@ -327,6 +356,55 @@ class LLMClient:
                                   latency_s=round(latency, 4), error=reason, cached=False)
             self.stats["retries"] += 1
             await asyncio.sleep(self._backoff(attempt, retry_after))
+
+    # ---- budgets (budget.py) ----------------------------------------------------------------
+    def _check_budget_prices(self) -> None:
+        from .pricing import prices_for
+
+        self._prices = prices_for(self.cfg, self.spec.provider, self.spec.litellm_model)
+        what = self._budgets[0].what
+        if not self._prices.known:
+            raise ConfigError(what, self._budgets[0].limit, hint=(
+                f"{self._prices.source}, so a call's cost cannot be bounded before it is sent; "
+                f"set {self.where}.input_cost_per_mtok and output_cost_per_mtok"))
+        if self.cfg.get("max_tokens") is None and self._prices.output_per_mtok > 0:
+            raise ConfigError(what, self._budgets[0].limit, hint=(
+                f"{self.where}.max_tokens is unset, so a call's output cost has no bound; set it"))
+
+    def worst_case_cost(self, messages: list[dict]) -> float:
+        """The most one call can cost: counted input (+10%) and max_tokens of output."""
+        from .pricing import count_tokens
+
+        n_in = count_tokens(self.spec.litellm_model, messages) * INPUT_MARGIN
+        return self._prices.cost(n_in, float(self.cfg.get("max_tokens") or 0))
+
+    def _reserve(self, messages: list[dict]):
+        """Reservation tokens in every budget, or None (and no new call from now on)."""
+        if self._budget_stop is not None:
+            return None
+        cost = self.worst_case_cost(messages)
+        holds = []
+        for b in self._budgets:
+            tok = b.try_reserve(cost)
+            if tok is None:
+                for b2, t2 in holds:
+                    b2.settle(t2, 0.0)
+                self._budget_stop = {"budget": b, "next_cost": cost}
+                return None
+            holds.append((b, tok))
+        return holds
+
+    def _settle(self, holds, actual: float) -> None:
+        for b, tok in holds or []:
+            b.settle(tok, actual)
+
+    def _budget_message(self, paid_calls: int, not_sent: int) -> str:
+        b, nxt = self._budget_stop["budget"], self._budget_stop["next_cost"]
+        scope = "this sweep" if b.ledger is not None else "this run"
+        return (f"{b.what}={b.limit:g} reached: {scope} paid ${b.total_spent():.4f} "
+                f"({paid_calls} call(s) of {self.stage} now); {not_sent} call(s) not sent (the "
+                f"next would cost up to ${nxt:.4f}). Finished calls are cached: rerun with a "
+                f"higher {b.what} (or none) to continue; nothing is paid twice.")
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         # Exponential with jitter (half fixed, half random), so a burst of 429s spreads out.

@@ -168,7 +168,25 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                               read_table(sessions, "sessions"), read_table(turns, "turns"),
                               read_table(candidates, "candidates"), str(candidates))
     client = LLMClient(reader_cfg, stage="read")
+    df, pending = answer_questions(reader_cfg, settings, contexts, client)
+    write_table(df, out, table="answers", stage="read", params=result_params(reader_cfg),
+                input_files=[questions, sessions, turns, candidates])
+    if prompts_out is not None:
+        atomic_write_text(prompts_out, json.dumps(rendered_prompts(settings, contexts, pending),
+                                                  indent=1, sort_keys=True,
+                                                  ensure_ascii=False) + "\n")
+    s = client.stats
+    print(f"read: {len(df)} answers; model calls {s.get('calls', 0)}, cached "
+          f"{s.get('cached', 0)}, failed {s.get('failed', 0)}; prompt {settings.prompt_id}",
+          file=sys.stderr)
+    return df
 
+
+def answer_questions(reader_cfg: dict, settings: ReaderSettings, contexts: list[QuestionContext],
+                     client) -> tuple[pl.DataFrame, list]:
+    """(the answers table for `contexts`, the (context, note calls, answer messages) sent),
+    every call through `client` (an LLMClient, or the plan's dry-run client, which answers
+    from the cache only)."""
     notes_of: dict[str, list] = {}  # reading=con: question -> its note calls, in context order
     if settings.reading == "con":
         flat = [(ctx.question_id, m) for ctx in contexts for m in notes_messages(ctx)]
@@ -189,19 +207,8 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
     results = client.complete_many([m for _, _, m in pending], desc="read")
     for (ctx, pre, _), res in zip(pending, results):
         rows[ctx.question_id] = _row(ctx, settings, res, pre, None, reader_cfg)
-
     df = pl.DataFrame([rows[c.question_id] for c in contexts], schema=polars_schema("answers"))
-    write_table(df, out, table="answers", stage="read", params=result_params(reader_cfg),
-                input_files=[questions, sessions, turns, candidates])
-    if prompts_out is not None:
-        atomic_write_text(prompts_out, json.dumps(rendered_prompts(settings, contexts, pending),
-                                                  indent=1, sort_keys=True,
-                                                  ensure_ascii=False) + "\n")
-    s = client.stats
-    print(f"read: {len(df)} answers; model calls {s.get('calls', 0)}, cached "
-          f"{s.get('cached', 0)}, failed {s.get('failed', 0)}; prompt {settings.prompt_id}",
-          file=sys.stderr)
-    return df
+    return df, pending
 
 
 def _row(ctx, settings, res, pre, err, cfg) -> dict:

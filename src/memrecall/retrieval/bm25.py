@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 
 import bm25s
 import numpy as np
@@ -25,6 +26,7 @@ TOKEN = re.compile(r"(?u)\b\w\w+\b")
 STOPWORDS = {"en": _sw.STOPWORDS_EN, "en_plus": _sw.STOPWORDS_EN_PLUS, "none": ()}
 STEMMERS = ("none", "english")
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+MEMO_TEXTS = 50_000  # tokenised texts kept for reuse (a haystack's sessions recur across questions)
 
 
 class BM25Scorer:
@@ -57,6 +59,12 @@ class BM25Scorer:
             toks = [t for t in TOKEN.findall(text.lower()) if t not in self.stopwords]
             if self.stem is not None:
                 toks = self.stem(toks)
+            # One string object per distinct token, and a bounded memo: at LongMemEval-M's
+            # size (~10^5 unique session texts of ~400 tokens) an unbounded memo of token
+            # lists grows to gigabytes.
+            toks = [sys.intern(t) for t in toks]
+            if len(self._tokens) >= MEMO_TEXTS:
+                self._tokens.clear()
             self._tokens[text] = toks
         return toks
 

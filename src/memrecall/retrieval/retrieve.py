@@ -49,13 +49,16 @@ def _turn_index(unit_id: str, session_id: str) -> int | None:
 class UnitIndex:
     """The embeddings table, indexed by session: rows of each session's units, vectors, texts."""
 
-    def __init__(self, embeddings: pl.DataFrame, need_vectors: bool, source: str = "embeddings"):
-        for col in ("unit_id", "session_id", "text") + (("vector",) if need_vectors else ()):
+    def __init__(self, embeddings: pl.DataFrame, need_vectors: bool, source: str = "embeddings",
+                 need_texts: bool = True):
+        for col in (("unit_id", "session_id") + (("text",) if need_texts else ())
+                    + (("vector",) if need_vectors else ())):
             if col not in embeddings.columns:
                 raise InputError("embeddings table lacks a column", file=source, field=col)
         self.source = source
         self.unit_ids = embeddings.get_column("unit_id").to_list()
-        self.texts = embeddings.get_column("text").to_list()
+        # Key texts only for BM25: at LongMemEval-M's size they are the bulk of the table.
+        self.texts = embeddings.get_column("text").to_list() if need_texts else None
         self.vectors = vectors_matrix(embeddings) if need_vectors else None
         self.rows: dict[str, list[int]] = {}
         for i, sid in enumerate(embeddings.get_column("session_id").to_list()):
@@ -98,7 +101,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
 
     fusion = choice(retrieval_cfg, "fusion", FUSIONS, group="retrieval")
     use_dense, use_bm25 = method in ("dense", "hybrid"), method in ("bm25", "hybrid")
-    index = UnitIndex(embeddings, need_vectors=use_dense, source=source)
+    index = UnitIndex(embeddings, need_vectors=use_dense, source=source, need_texts=use_bm25)
     bm25 = BM25Scorer(retrieval_cfg) if use_bm25 else None
     qtexts = questions.get_column("question").to_list()
     if use_dense:
@@ -179,7 +182,10 @@ def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, emb
         params["retrieval"] = plugin_params
         inputs += plugin_inputs
     else:
-        emb = None if method == "oracle" else read_table(embeddings)
+        # Only the columns this method reads: at LongMemEval-M's size the others cost GBs.
+        cols = ["unit_id", "session_id"] + (["vector"] if method in ("dense", "hybrid") else [])\
+            + (["text"] if method in ("bm25", "hybrid") else [])
+        emb = None if method == "oracle" else read_table(embeddings, columns=cols)
         inputs += [] if method == "oracle" else [embeddings]
     cands = retrieve(qdf, emb, retrieval_cfg, embedder_cfg, source=str(embeddings), plugin=plugin)
     write_table(cands, out, table="candidates", stage="retrieve", params=params,

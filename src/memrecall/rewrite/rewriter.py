@@ -127,6 +127,23 @@ def _candidates_frame(lists: dict[str, list[tuple[str, float]]],
         ["question_id", "rank"])
 
 
+def llm_requests(settings: RewriteSettings, rows: dict[str, dict]
+                 ) -> dict[str, tuple[list[str], list[list[dict]]]]:
+    """The stage's LLM requests: {kind: (question ids, messages)} for kind variants and
+    time_range; `rows` maps question_id to its questions row. The plan renders these too."""
+    # n_variants=0 means time-aware reordering alone: the rewrite types pass through unscored.
+    multi = (sorted(q for q, r in rows.items() if r["question_type"] in settings.types)
+             if settings.mode != "off" and settings.n_variants > 0 else [])
+    timed = (sorted(q for q, r in rows.items() if r["question_type"] in settings.time_types)
+             if settings.mode != "off" and settings.time_aware else [])
+    prompt = get_variant_prompt(settings.prompt)
+    return {"variants": (multi, [prompt.messages(rows[q]["question"], settings.n_variants)
+                                 for q in multi]),
+            "time_range": (timed, [time_range_messages(rows[q]["question"],
+                                                       rows[q]["question_date"])
+                                   for q in timed])}
+
+
 def _ask(client, qids: list[str], messages: list[list[dict]], *, kind: str, records: dict):
     """One LLM call per question; the raw output and any failure go into that question's
     record (a failed call is recorded, never treated as an empty answer); yields (qid, text)
@@ -170,11 +187,8 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
         return cands, empty
 
     rows = {r["question_id"]: r for r in qs.iter_rows(named=True)}
-    # n_variants=0 means time-aware reordering alone: the rewrite types pass through unscored.
-    multi = (sorted(q for q, r in rows.items() if r["question_type"] in settings.types)
-             if settings.n_variants > 0 else [])
-    timed = (sorted(q for q, r in rows.items() if r["question_type"] in settings.time_types)
-             if settings.time_aware else [])
+    requests = llm_requests(settings, rows)
+    multi, timed = requests["variants"][0], requests["time_range"][0]
     records = {q: {"question_id": q, "question_type": rows[q]["question_type"], "variants": [],
                    "time_range": None, "errors": [], "raw_variants": None,
                    "raw_time_range": None, "cost_usd": 0.0}
@@ -191,8 +205,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 
     if multi:
         prompt = get_variant_prompt(settings.prompt)
-        for q, text in _ask(client, multi, [prompt.messages(rows[q]["question"],
-                                                            settings.n_variants) for q in multi],
+        for q, text in _ask(client, multi, requests["variants"][1],
                             kind="variants", records=records):
             records[q]["variants"], err = prompt.parse(text, rows[q]["question"],
                                                        settings.n_variants)
@@ -201,9 +214,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 
     ranges: dict[str, TimeRange | None] = {}
     if timed:
-        for q, text in _ask(client, timed, [time_range_messages(rows[q]["question"],
-                                                                rows[q]["question_date"])
-                                            for q in timed],
+        for q, text in _ask(client, timed, requests["time_range"][1],
                             kind="time_range", records=records):
             rec = records[q]
             rng, err = parse_time_range(text)

@@ -38,6 +38,8 @@ def hydra_argv(argv: list[str]) -> list[str]:
             if value is None:
                 raise ConfigError(f"{DRIVER_KEY}.jobs", None, hint="--jobs needs a number")
             out.append(f"++{DRIVER_KEY}.jobs={value}")
+        elif arg == "--plan":
+            out.append(f"++{DRIVER_KEY}.plan=true")
         elif arg.startswith("--jobs="):
             out.append(f"++{DRIVER_KEY}.jobs={arg.split('=', 1)[1]}")
         else:
@@ -139,6 +141,12 @@ def hydra_job(cfg) -> None:
     if hc.job.num > 0 and opts.waves:
         _wait_for_job(folder, 0, opts)  # job 0 computes the shared upstream
     out_dir = _abs(hc.runtime.output_dir, hc.runtime.cwd)
+    from ..plan import sweep_gate
+
+    if not sweep_gate(project, specs, opts):  # per job: each launcher job plans its own share
+        _write_record(folder, hc.job.num, {**record, "finished": True,
+                                           "states": {s.name: "Planned" for s in specs}})
+        return
     try:
         states = run_inline(project, specs, opts, out_dir, head_rev(project.root))
     finally:
@@ -184,6 +192,13 @@ class SweepCallback(_Callback):
         for r in records:
             if r["mode"] != "queue":
                 states.update(r.get("states") or {s.name: "Failed" for s in _specs(r)})
+        if not queued and states and set(states.values()) == {"Planned"}:
+            return  # --plan with a launcher: every job printed its plan
         if queued:
-            states.update(run_queued(DvcProject(root), queued, opts, out_dir, baseline))
+            from ..plan import sweep_gate
+
+            project = DvcProject(root)
+            if not sweep_gate(project, queued, opts):
+                return
+            states.update(run_queued(project, queued, opts, out_dir, baseline))
         raise_if_failed(finish(root, specs, states, opts, out_dir, baseline))

@@ -40,6 +40,8 @@ class SweepOptions:
     prefix: str = ""              # prepended to every experiment name
     poll_s: float = 3.0
     timeout_s: float | None = None
+    plan: bool = False            # print what every experiment would run and cost; run nothing
+    max_cost_usd: float | None = None  # refuse a sweep whose plan costs more; cap its spend
 
     @classmethod
     def from_cfg(cls, cfg: dict | None) -> "SweepOptions":
@@ -60,6 +62,11 @@ class SweepOptions:
             opts.metrics = (opts.metrics,)
         opts.metrics = tuple(opts.metrics)
         opts.prefix = slug_text(opts.prefix) if opts.prefix else ""
+        if opts.max_cost_usd is not None and (isinstance(opts.max_cost_usd, bool) or not
+                                              isinstance(opts.max_cost_usd, (int, float))
+                                              or opts.max_cost_usd < 0):
+            raise ConfigError(f"{DRIVER_KEY}.max_cost_usd", opts.max_cost_usd,
+                              hint="a number of USD >= 0, or null")
         return opts
 
 

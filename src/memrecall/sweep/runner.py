@@ -35,7 +35,8 @@ class SweepResult:
 
     @property
     def failed(self) -> list[str]:
-        return [s.name for s in self.specs if self.states.get(s.name) not in ("Success", "Kept")]
+        return [s.name for s in self.specs
+                if self.states.get(s.name) not in ("Success", "Kept", "Planned")]
 
 
 def _progress(total: int, desc: str):
@@ -168,6 +169,10 @@ def run_sweep(root: Path, specs: list[ExpSpec], opts: SweepOptions, out_dir: Pat
     baseline = head_rev(project.root)
     if opts.track:
         tracking.ensure_experiment(project.root)  # before any parallel writer
+    from ..plan import sweep_gate
+
+    if not sweep_gate(project, specs, opts):
+        return SweepResult(specs, {s.name: "Planned" for s in specs})
     runner = run_inline if mode == "inline" else run_queued
     states = runner(project, specs, opts, out_dir, baseline)
     return finish(project.root, specs, states, opts, out_dir, baseline)

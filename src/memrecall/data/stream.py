@@ -1,0 +1,324 @@
+"""The download stage's normaliser for files of any size (LongMemEval-M: 2.7 GB): the same
+questions / sessions / turns tables as longmemeval.normalise, byte for byte, without holding
+the file in memory.
+
+Two streaming passes over the JSON (ijson, one question at a time; .gz decompressed on the fly):
+1. validate every question (longmemeval.validate_record) and keep only what choosing the subset
+   needs (ids, types) and each question's session ids;
+2. normalise the chosen questions: a session is stored the first time it arrives (its turns go
+   to one of K spill files on disk, by its rank in session-id order), later copies are checked
+   against its content hash and merged (has_answer, dates) in memory.
+Then each spill file in turn (≈ SPILL_BYTES of text) is sorted and appended to turns.parquet
+(artifacts.write_table_parts, which cuts row groups where pq.write_table does). Memory: the
+questions, one session-id index and per-session flags, one spill file and one row group.
+Time: two parses and one spill write/read, each linear in the file size.
+
+Ties keep the in-memory normaliser's order: a session's date is its earliest haystack date, and
+among equal times that of the question with the smallest id (normalise walks questions sorted).
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import math
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import orjson
+import polars as pl
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+from ..errors import InputError
+from ..eval.gold import is_abstention_id
+from ..schema import polars_schema
+from .longmemeval import _Dates, content_hash, summarise, validate_record
+
+log = logging.getLogger(__name__)
+
+SPILL_BYTES = 256e6          # text per spill file (memory while it is sorted)
+FLUSH_ROWS = 20_000          # turns buffered before a write to a spill file
+PRECISE_ERROR_BYTES = 512e6  # files up to this size are re-read for a line/column on bad JSON
+
+
+def open_json(path: str | Path):
+    """A binary file object over the JSON text; .gz (or gzip magic) decompressed on the fly."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("dataset file not found", file=str(path), field="dataset.path")
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if gz else open(path, "rb")
+
+
+def iter_records(path: str | Path, sizes: dict | None = None) -> Iterator[dict]:
+    """The questions of a LongMemEval file, one at a time (errors name the file). At the end,
+    sizes["json_bytes"] (if given) is the size of the JSON text read."""
+    import ijson
+
+    file = str(path)
+    try:
+        with open_json(path) as f:
+            head = f.read(4096).lstrip()
+            if head and head[:1] != b"[":
+                kind = {b"{": "object", b'"': "string"}.get(head[:1], "value")
+                raise InputError(f"expected a JSON list of questions, got a JSON {kind}",
+                                 file=file)
+            f.seek(0)
+            try:
+                yield from ijson.items(f, "item", use_float=True)
+                if sizes is not None:
+                    sizes["json_bytes"] = f.tell()
+            except ijson.JSONError as e:
+                raise InputError(_json_error(path, f, e), file=file) from None
+    except (OSError, EOFError, zlib.error) as e:
+        if isinstance(e, gzip.BadGzipFile) or isinstance(e, (EOFError, zlib.error)):
+            raise InputError(f"corrupt gzip data: {e}", file=file) from None
+        raise
+
+
+def _json_error(path, f, err) -> str:
+    """The message for malformed JSON: with line and column when the file is small enough to
+    re-read (orjson reports them), else the byte offset reached."""
+    pos = f.tell()
+    if pos <= PRECISE_ERROR_BYTES:
+        from .longmemeval import read_bytes
+
+        try:
+            orjson.loads(read_bytes(path))
+        except orjson.JSONDecodeError as e:
+            return f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}"
+    return f"malformed JSON near byte {pos:,}: {str(err).splitlines()[0][:200]}"
+
+
+@dataclass
+class Scan:
+    """Pass 1: every question validated; what subsets and pass 2 need."""
+    light: list = field(default_factory=list)  # {question_id, question_type} in file order
+    sessions_of: dict = field(default_factory=dict)  # question_id -> haystack session ids
+    json_bytes: int = 0
+
+
+def scan(path: str | Path) -> Scan:
+    file = str(path)
+    dates = _Dates(file)
+    out = Scan()
+    seen: dict[str, int] = {}
+    sizes: dict = {}
+    for i, rec in enumerate(iter_records(path, sizes)):
+        validate_record(rec, i, file, dates)
+        qid = rec["question_id"]
+        if qid in seen:
+            raise InputError(f"duplicate question_id (also question #{seen[qid]})", file=file,
+                             question_id=qid, field="question_id")
+        seen[qid] = i
+        out.light.append({"question_id": qid, "question_type": rec["question_type"]})
+        out.sessions_of[qid] = rec["haystack_session_ids"]
+    out.json_bytes = sizes.get("json_bytes", 0)
+    return out
+
+
+@dataclass
+class _Sess:
+    hash: str
+    first_qid: str
+    date: str
+    best: tuple          # (datetime, question_id) of the date kept
+    roles: list
+    has_answer: list
+    dates: set
+
+
+class _Spill:
+    """K Arrow IPC files; a session's turns go to the file of its rank range."""
+
+    def __init__(self, folder: Path, k: int, n_sessions: int):
+        self.k, self.n = k, max(1, n_sessions)
+        self.paths = [folder / f"spill-{i:04d}.arrow" for i in range(k)]
+        self.writers: list = [None] * k
+        self.buf = [{"rank": [], "turn_index": [], "role": [], "content": []} for _ in range(k)]
+        self.schema = pa.schema([("rank", pa.int32()), ("turn_index", pa.int32()),
+                                 ("role", pa.string()), ("content", pa.string())])
+
+    def bucket(self, rank: int) -> int:
+        return rank * self.k // self.n
+
+    def add(self, rank: int, turns: list[dict]) -> None:
+        b = self.bucket(rank)
+        buf = self.buf[b]
+        for j, t in enumerate(turns):
+            buf["rank"].append(rank)
+            buf["turn_index"].append(j)
+            buf["role"].append(t["role"])
+            buf["content"].append(t["content"])
+        if len(buf["rank"]) >= FLUSH_ROWS:
+            self.flush(b)
+
+    def flush(self, b: int) -> None:
+        buf = self.buf[b]
+        if not buf["rank"]:
+            return
+        if self.writers[b] is None:
+            self.writers[b] = ipc.new_stream(str(self.paths[b]), self.schema)
+        # from_pydict: pa.record_batch(dict) would import pandas to ask if it is a DataFrame
+        self.writers[b].write_batch(pa.RecordBatch.from_pydict(buf, schema=self.schema))
+        self.buf[b] = {k: [] for k in buf}
+
+    def close(self) -> None:
+        for b in range(self.k):
+            self.flush(b)
+            if self.writers[b] is not None:
+                self.writers[b].close()
+
+    def read(self, b: int) -> pa.Table:
+        if not self.paths[b].exists():
+            return self.schema.empty_table()
+        with pa.OSFile(str(self.paths[b])) as src:
+            tbl = ipc.open_stream(src).read_all()
+        return tbl.sort_by([("rank", "ascending"), ("turn_index", "ascending")])
+
+
+@dataclass
+class Streamed:
+    """The streaming normaliser's result: small tables in memory, turns already on disk."""
+    questions: pl.DataFrame
+    sessions: pl.DataFrame
+    stats: dict
+    marked: pl.DataFrame  # the user turns marked has_answer (all the data card needs of turns)
+
+    def summary(self) -> dict:
+        return summarise(self.questions, self.marked, self.stats)
+
+
+def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_out: str | Path,
+                   write_kw: dict, tmp_dir: str | None = None) -> Streamed:
+    """Pass 2 (see module docstring): normalise the questions in `keep` (None: all), write
+    turns.parquet to `turns_out` (artifacts.write_table_parts with `write_kw`), return the
+    questions and sessions tables and the stats normalise() gives."""
+    from ..artifacts import write_table_parts
+
+    file = str(path)
+    dates = _Dates(file)
+    kept = [q["question_id"] for q in sc.light if keep is None or q["question_id"] in keep]
+    sids = sorted({s for q in kept for s in sc.sessions_of[q]})
+    rank = {s: i for i, s in enumerate(sids)}
+    k = max(1, math.ceil(sc.json_bytes * (len(kept) / max(1, len(sc.light))) / SPILL_BYTES))
+    sessions: dict[str, _Sess] = {}
+    q_rows: dict[str, dict] = {}
+    total_sessions = total_turns = dup_in_haystack = 0
+    has_answer_merged: set[str] = set()
+    evidence_missing: list[str] = []
+    keep_set = set(kept)
+    with tempfile.TemporaryDirectory(prefix="memrecall-stream-", dir=tmp_dir) as tmp:
+        spill = _Spill(Path(tmp), k, len(sids))
+        for rec in iter_records(path):
+            qid = rec["question_id"]
+            if qid not in keep_set:
+                continue
+            ids, hdates = [], []
+            seen_here: set[str] = set()
+            for i, (sid, date, turns) in enumerate(zip(rec["haystack_session_ids"],
+                                                       rec["haystack_dates"],
+                                                       rec["haystack_sessions"])):
+                total_sessions += 1
+                total_turns += len(turns)
+                h = content_hash(turns)
+                flags = [bool(t.get("has_answer", False)) for t in turns]
+                s = sessions.get(sid)
+                if s is None:
+                    dt = dates.parse(date, qid, f"haystack_dates[{i}]")
+                    sessions[sid] = _Sess(h, qid, date, (dt, qid), [t["role"] for t in turns],
+                                          flags, {date})
+                    spill.add(rank[sid], turns)
+                else:
+                    if s.hash != h:
+                        a, b = sorted((s.first_qid, qid))
+                        raise InputError(
+                            f"session {sid!r} has different content here than in the haystack "
+                            f"of question {a!r}", file=file, question_id=b,
+                            field=f"haystack_sessions[{i}]")
+                    if flags != s.has_answer:
+                        has_answer_merged.add(sid)
+                        s.has_answer = [x or y for x, y in zip(s.has_answer, flags)]
+                    s.dates.add(date)
+                    dt = dates.parse(date, qid, f"haystack_dates[{i}]")
+                    if (dt, qid) < s.best:
+                        s.date, s.best = date, (dt, qid)
+                if sid in seen_here:  # same session listed twice in one haystack: keep the first
+                    dup_in_haystack += 1
+                    continue
+                seen_here.add(sid)
+                ids.append(sid)
+                hdates.append(date)
+            if not set(rec["answer_session_ids"]) <= seen_here:
+                evidence_missing.append(qid)
+            ans = rec["answer"]
+            q_rows[qid] = {
+                "question_id": qid, "question_type": rec["question_type"],
+                "is_abstention": is_abstention_id(qid), "question": rec["question"],
+                "answer": ans if isinstance(ans, str) else str(ans),
+                "question_date": rec["question_date"], "haystack_session_ids": ids,
+                "answer_session_ids": list(rec["answer_session_ids"]), "haystack_dates": hdates}
+        spill.close()
+
+        def parts():
+            for b in range(spill.k):
+                tbl = spill.read(b)
+                spill.paths[b].unlink(missing_ok=True)
+                if not tbl.num_rows:
+                    continue
+                ranks = tbl.column("rank").to_numpy()
+                flags = []
+                for r, n in _runs(ranks):
+                    flags.extend(sessions[sids[r]].has_answer)
+                sid_col = pa.array([sids[r] for r in ranks.tolist()], pa.string())
+                yield pa.table({"session_id": sid_col, "turn_index": tbl.column("turn_index"),
+                                "role": tbl.column("role"), "content": tbl.column("content"),
+                                "has_answer": pa.array(flags, pa.bool_())})
+                del tbl
+
+        write_table_parts(parts(), turns_out, table="turns", **write_kw)
+
+    evidence_missing.sort()
+    if evidence_missing:
+        log.warning("%d questions name evidence sessions missing from their haystack (e.g. %s)",
+                    len(evidence_missing), evidence_missing[0])
+    rows = [q_rows[q] for q in sorted(q_rows)]
+    questions = pl.DataFrame(rows, schema=polars_schema("questions"))
+    sessions_df = pl.DataFrame(
+        {"session_id": sids, "date": [sessions[s].date for s in sids],
+         "content_hash": [sessions[s].hash for s in sids]}, schema=polars_schema("sessions"))
+    marked = [(s, i) for s in sids for i, (f, r) in enumerate(zip(sessions[s].has_answer,
+                                                                   sessions[s].roles))
+              if f and r == "user"]
+    marked_df = pl.DataFrame(
+        {"session_id": [m[0] for m in marked], "turn_index": [m[1] for m in marked],
+         "role": ["user"] * len(marked), "has_answer": [True] * len(marked)},
+        schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
+                "has_answer": pl.Boolean})
+    stats = {
+        "sessions_total": total_sessions,
+        "sessions_unique": len(sids),
+        "turns_total": total_turns,
+        "turns_unique": sum(len(v.roles) for v in sessions.values()),
+        "duplicates_in_haystack": dup_in_haystack,
+        "sessions_multi_date": sum(len(s.dates) > 1 for s in sessions.values()),
+        "has_answer_merged": len(has_answer_merged),
+        "evidence_missing_from_haystack": evidence_missing,
+    }
+    return Streamed(questions, sessions_df, stats, marked_df)
+
+
+def _runs(values) -> Iterator[tuple[int, int]]:
+    """(value, run length) of consecutive equal values."""
+    start = 0
+    vals = values.tolist() if hasattr(values, "tolist") else list(values)
+    for i in range(1, len(vals) + 1):
+        if i == len(vals) or vals[i] != vals[start]:
+            yield vals[start], i - start
+            start = i
+
