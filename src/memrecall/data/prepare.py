@@ -9,11 +9,23 @@ from ..artifacts import atomic_write_text, write_table
 from ..config import choice
 from ..errors import ConfigError
 from ..hashing import sha256_file
-from . import card, hub
+from . import card, hub, locomo, url
 from .longmemeval import load_records, normalise, summary, validate_records
 from .subset import resolve_path, select
 
-SOURCES = ("bundled", "local", "hub")
+SOURCES = ("bundled", "local", "hub", "url")
+FORMATS = ("longmemeval", "locomo")
+
+
+def detect_format(cfg: dict, records: list, file: str) -> str:
+    """dataset.format when set, else by shape: LoCoMo items are conversations (conversation +
+    qa), LongMemEval items are questions."""
+    fmt = cfg.get("format")
+    if fmt is None:
+        return "locomo" if locomo.is_locomo(records) else "longmemeval"
+    if fmt not in FORMATS:
+        raise ConfigError("dataset.format", fmt, FORMATS)
+    return fmt
 
 
 def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
@@ -28,6 +40,10 @@ def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
                 [got.verified_by],
                 "repo_id": cfg["repo_id"], "filename": cfg["filename"], "revision": got.revision,
                 "commit": got.commit}
+    if kind == "url":
+        got = url.fetch(cfg, raw_dir)
+        return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
+                "verified_by": "dataset.sha256", "url": got.url}
     path = cfg.get("path")
     if not isinstance(path, str) or not path or path == "???":
         raise ConfigError("dataset.path", path,
@@ -51,12 +67,22 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     src = resolve_source(cfg, raw_dir)
     file = str(src["file"])
     records = load_records(file)
-    validate_records(records, file)
-    n_in_file = len(records)
-    records, steps = select(records, cfg, file)
-    ds = normalise(records, file)
+    if detect_format(cfg, records, file) == "locomo":
+        locomo.validate(records, file)
+        flat = locomo.flatten(records)
+        n_in_file = len(flat)
+        flat, steps = select(flat, cfg, file, types=tuple(locomo.CATEGORIES.values()))
+        ds = locomo.normalise(records, flat)
+        summ = locomo.summary(ds)
+        card_text = locomo.render_card(cfg, src, summ, steps, n_in_file)
+    else:
+        validate_records(records, file)
+        n_in_file = len(records)
+        records, steps = select(records, cfg, file)
+        ds = normalise(records, file)
+        summ = summary(ds)
+        card_text = card.render(cfg, src, summ, steps, n_in_file)
     del records
-    summ = summary(ds)
 
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
             "release": cfg.get("release")}
@@ -64,7 +90,7 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     write_table(ds.questions, questions, table="questions", **kw)
     write_table(ds.sessions, sessions, table="sessions", **kw)
     write_table(ds.turns, turns, table="turns", **kw)
-    atomic_write_text(card_path, card.render(cfg, src, summ, steps, n_in_file))
+    atomic_write_text(card_path, card_text)
 
     print(f"download: {cfg.get('name')}: {summ['n_questions']:,} questions "
           f"({summ['n_abstention']:,} abstention) of {n_in_file:,} in {file}")
