@@ -38,14 +38,11 @@ import orjson
 import polars as pl
 
 from ..errors import InputError
+from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
+from ..schema import LOCOMO_CATEGORIES as CATEGORIES
+from ..schema import LOCOMO_HEADLINE as HEADLINE_CATEGORIES  # noqa: F401 (re-exported)
 
 log = logging.getLogger(__name__)
-
-# Papers disagree on the names of categories 1-4; these follow the released evaluation code's
-# comments (category 1 is scored as multi-hop) and the data itself (README "LoCoMo").
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-ADVERSARIAL = 5
-HEADLINE_CATEGORIES = (1, 2, 3, 4)  # category 5 is reported apart, as most papers do
 UNANSWERABLE_REPLY = "Not mentioned in the conversation"
 ROLE = "user"
 

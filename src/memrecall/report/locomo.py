@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..data.locomo import ADVERSARIAL, CATEGORIES, HEADLINE_CATEGORIES
+from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
+from ..schema import LOCOMO_CATEGORIES as CATEGORIES
+from ..schema import LOCOMO_HEADLINE as HEADLINE_CATEGORIES
 from ..eval.locomo_f1 import locomo_score
 from ..eval.qa_metrics import metrics_from_rows
 from ..eval.stats import qa_intervals
