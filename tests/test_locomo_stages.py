@@ -184,3 +184,23 @@ def test_reader_errors_are_left_out_of_f1(tmp_path, ds):
     assert m["f1"]["by_category"]["1"] is None and m["f1"]["reader_errors"] == 1
     assert m["f1"]["overall"] == pytest.approx(round((1 + 1 / 3) / 2, 6))
     assert m["reader_errors"] == 1 and m["qa"]["overall"] == 1.0
+
+
+def test_paper_export_adds_the_locomo_table(tmp_path, ds):
+    from memrecall.report.paper import _parse_per_question, build_tables
+
+    arts = write_run(tmp_path, ds, answers_frame())
+    m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, **arts)
+    pq = _parse_per_question((arts["out_dir"] / "per_question.csv").read_text())
+    loc = {"name": "loc", "group": "baseline", "params": {"reader.name": "local"},
+           "metrics": m, "per_question": pq}
+    tables = {t.name: t for t in build_tables([loc], n_resamples=100, seed=0)}
+    t = tables["table_locomo"]
+    assert [r["run"] for r in t.rows] == ["loc"]
+    r = t.rows[0]
+    assert r["f1_1"] == 0.5 and r["j_1"] == 0.0 and r["j_5"] == 1.0
+    assert r["f1_overall"] == m["f1"]["overall"] and r["j_overall"] == m["qa"]["overall"]
+    md = t.to_markdown()
+    assert "F1 multi-hop" in md and "J adversarial*" in md and "reported apart" in md
+    # the model table shows LoCoMo's categories as its types
+    assert tables["table1_models"].rows[0]["multi-hop"] == 0.0

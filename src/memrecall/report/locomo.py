@@ -121,3 +121,32 @@ def by_category_markdown(metrics: dict, judge_lines: list[str]) -> str:
         f"Refusal rate: {pct(metrics['refusal_rate'])}%. Cost: ${metrics['cost_usd']:.4f}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def paper_table(records: list[dict]):
+    """The paper export's LoCoMo table: per run, judge accuracy (J) and F1 for categories 1-4,
+    their overall, and category 5 apart."""
+    from .tables import Column, Table
+
+    rows = []
+    for r in records:
+        m = r.get("metrics") or {}
+        qa, f1 = m.get("qa") or {}, m.get("f1") or {}
+        p = r.get("params") or {}
+        row = {"run": r.get("name"), "reader": p.get("reader.name") or p.get("reader.model"),
+               "n": m.get("n_questions"), "j_overall": qa.get("overall"),
+               "f1_overall": f1.get("overall")}
+        for c in CATEGORIES:
+            row[f"j_{c}"] = (qa.get("by_category") or {}).get(str(c))
+            row[f"f1_{c}"] = (f1.get("by_category") or {}).get(str(c))
+        rows.append(row)
+    cols = [Column("run", "run", align="l"), Column("reader", "reader", align="l"),
+            Column("n", "n", integer)]
+    for c in HEADLINE_CATEGORIES:
+        cols += [Column(f"j_{c}", f"J {CATEGORIES[c]}", pct),
+                 Column(f"f1_{c}", f"F1 {CATEGORIES[c]}", pct)]
+    cols += [Column("j_overall", "J overall", pct), Column("f1_overall", "F1 overall", pct),
+             Column(f"j_{ADVERSARIAL}", f"J {CATEGORIES[ADVERSARIAL]}*", pct),
+             Column(f"f1_{ADVERSARIAL}", f"F1 {CATEGORIES[ADVERSARIAL]}*", pct)]
+    return Table("table_locomo", "LoCoMo: judge accuracy (J, %) and F1 (%) by category", cols,
+                 rows, notes=["* " + CAVEAT, "F1 as LoCoMo's released evaluation computes it."])
