@@ -204,3 +204,18 @@ def test_paper_export_adds_the_locomo_table(tmp_path, ds):
     assert "F1 multi-hop" in md and "J adversarial*" in md and "reported apart" in md
     # the model table shows LoCoMo's categories as its types
     assert tables["table1_models"].rows[0]["multi-hop"] == 0.0
+
+
+def test_the_run_records_the_two_person_prompt(ds):
+    # reports/prompts.json (what MLflow logs) names the LoCoMo prompt the run really sent
+    from memrecall.read.reader import rendered_prompts
+
+    settings = reader_settings({"prompt": "default", "history_format": "nl",
+                                "top_k_context": 2, "max_chars_per_session": 1000},
+                               two_person=True)
+    ctxs = build_contexts(settings, ds.questions, ds.sessions, ds.turns, candidates())
+    pending = [(ctxs[0], [], answer_messages(settings, ctxs[0]))]
+    rec = rendered_prompts(settings, ctxs, pending)
+    (pid, entry), = rec.items()
+    assert pid.startswith("locomo_default:") and "two people" in entry["template"]
+    assert "Ann: I adopted a dog yesterday." in entry["example"]["messages"][0]["content"]
