@@ -219,3 +219,16 @@ def test_the_run_records_the_two_person_prompt(ds):
     (pid, entry), = rec.items()
     assert pid.startswith("locomo_default:") and "two people" in entry["template"]
     assert "Ann: I adopted a dog yesterday." in entry["example"]["messages"][0]["content"]
+
+
+def test_bm25_reuses_a_conversations_index_with_identical_scores():
+    from memrecall.retrieval.bm25 import BM25Scorer
+
+    cfg = {"bm25_stopwords": "en", "bm25_stemmer": "english"}
+    conv_a = ["Ann adopted a dog", "Bo moved to Paris", "Ann started painting"]
+    conv_b = ["the dog barked at night", "a cat sat on the sofa"]
+    shared = BM25Scorer(cfg)
+    for query, docs in [("dog", conv_a), ("Paris", conv_a), ("dog", conv_b), ("paint", conv_a)]:
+        got = shared.scores(query, docs)
+        assert got.tolist() == BM25Scorer(cfg).scores(query, docs).tolist()  # a fresh index
+        assert shared._last[0] == tuple(docs)
