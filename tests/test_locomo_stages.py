@@ -232,3 +232,15 @@ def test_bm25_reuses_a_conversations_index_with_identical_scores():
         got = shared.scores(query, docs)
         assert got.tolist() == BM25Scorer(cfg).scores(query, docs).tolist()  # a fresh index
         assert shared._last[0] == tuple(docs)
+
+
+def test_judge_lines_for_locomo_runs():
+    from memrecall.report import locomo as report_locomo
+    from memrecall.report.aggregate import RULE_CAVEAT, _judge_lines
+
+    llm = {"name": "gpt4o", "kind": "llm", "model": "gpt-4o", "comparable_to_published": False}
+    rule = {"name": "rule", "kind": "rule", "model": "rule-v1", "comparable_to_published": False}
+    assert report_locomo.LLM_NOTE in _judge_lines({"judge": llm, "f1": {}})
+    assert report_locomo.LLM_NOTE not in _judge_lines({"judge": llm})
+    assert _judge_lines({"judge": rule, "f1": {}})[1] == report_locomo.RULE_CAVEAT
+    assert _judge_lines({"judge": rule})[1] == RULE_CAVEAT

@@ -257,7 +257,9 @@ def _judge_lines(metrics: dict) -> list[str]:
     lines = [f"Judge: `{j['name']}` ({j['model']})."]
     if j["kind"] == "rule":
         lines.append(locomo.RULE_CAVEAT if "f1" in metrics else RULE_CAVEAT)
-    elif not j["comparable_to_published"] and "f1" not in metrics:
+    elif "f1" in metrics:  # LoCoMo
+        lines.append(locomo.LLM_NOTE)
+    elif not j["comparable_to_published"]:
         lines.append(f"This LLM judge is not LongMemEval's official one ({OFFICIAL_JUDGE_MODEL}); "
                      "compare with published numbers only with care.")
     return lines

@@ -22,6 +22,9 @@ from .tables import ci_pct, integer, pct
 
 CAVEAT = ("Category 5 (adversarial: the answer is not in the conversation) is reported apart and "
           "is not part of the overall or category-averaged numbers, as most LoCoMo papers do.")
+LLM_NOTE = ("An LLM judge with LoCoMo prompts in our own wording (the \"J\" accuracy); papers' "
+            "J scores use other judges and prompts, so compare them with care. F1 is the "
+            "LoCoMo paper's own metric.")
 RULE_CAVEAT = ("**This run was scored by the `rule` judge** (deterministic rules). Its accuracy "
                "is not comparable with the LLM-judge (\"J\") scores papers report; F1 is the "
                "LoCoMo paper's own metric and is comparable with its released evaluation.")
