@@ -187,11 +187,12 @@ def test_reader_errors_are_left_out_of_f1(tmp_path, ds):
 
 
 def test_paper_export_adds_the_locomo_table(tmp_path, ds):
-    from memrecall.report.paper import _parse_per_question, build_tables
+    from memrecall.experiments import parse_per_question
+    from memrecall.report.paper import build_tables
 
     arts = write_run(tmp_path, ds, answers_frame())
     m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, **arts)
-    pq = _parse_per_question((arts["out_dir"] / "per_question.csv").read_text())
+    pq = parse_per_question((arts["out_dir"] / "per_question.csv").read_text())
     loc = {"name": "loc", "group": "baseline", "params": {"reader.name": "local"},
            "metrics": m, "per_question": pq}
     tables = {t.name: t for t in build_tables([loc], n_resamples=100, seed=0)}

@@ -116,6 +116,20 @@ EXTRA = {
     ]),
 }
 
+# LoCoMo's own columns (data/locomo.py), after the contract and EXTRA ones: the category number,
+# the conversation, each question's evidence dia_ids and the misleading answer of category 5;
+# the speaker's name and the dia_id of each turn.
+LOCOMO_EXTRA = {
+    "questions": pa.schema([
+        ("category", pa.int32()),
+        ("conversation_id", pa.string()),
+        ("answer_turn_ids", pa.list_(pa.string())),
+        ("adversarial_answer", pa.string()),
+    ]),
+    "sessions": pa.schema([("conversation_id", pa.string())]),
+    "turns": pa.schema([("speaker", pa.string()), ("turn_id", pa.string())]),
+}
+
 # The rewrite stage's record of what it asked and got (artifacts/rewrites.parquet).
 REWRITES = pa.schema([
     ("question_id", pa.string()),

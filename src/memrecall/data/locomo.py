@@ -37,7 +37,9 @@ from datetime import datetime
 import orjson
 import polars as pl
 
+from ..dates import DATE_FORMAT  # the LongMemEval format every stage already reads
 from ..errors import InputError
+from ..schema import LOCOMO_EXTRA, polars_schema
 from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
 from ..schema import LOCOMO_CATEGORIES as CATEGORIES
 from ..schema import LOCOMO_HEADLINE as HEADLINE_CATEGORIES  # noqa: F401 (re-exported)
@@ -46,7 +48,6 @@ log = logging.getLogger(__name__)
 UNANSWERABLE_REPLY = "Not mentioned in the conversation"
 ROLE = "user"
 
-DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"  # the LongMemEval format every stage already reads
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?"
                    r"\s+(\d{4})\s*$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(
@@ -289,21 +290,16 @@ def normalise(records: list[dict], selected: list[dict]) -> Normalised:
     if stats["evidence_unresolved"]:
         log.warning("%d evidence dia_ids name no turn of their conversation (dropped)",
                     stats["evidence_unresolved"])
-    ls = pl.List(pl.String)
-    questions = pl.DataFrame(q_rows, schema={
-        "question_id": pl.String, "question_type": pl.String, "is_abstention": pl.Boolean,
-        "question": pl.String, "answer": pl.String, "question_date": pl.String,
-        "haystack_session_ids": ls, "answer_session_ids": ls, "haystack_dates": ls,
-        "category": pl.Int32, "conversation_id": pl.String, "answer_turn_ids": ls,
-        "adversarial_answer": pl.String}).sort("question_id")
-    sessions = pl.DataFrame(s_rows, schema={"session_id": pl.String, "date": pl.String,
-                                            "content_hash": pl.String,
-                                            "conversation_id": pl.String}).sort("session_id")
-    turns = pl.DataFrame(t_rows, schema={
-        "session_id": pl.String, "turn_index": pl.Int32, "role": pl.String, "content": pl.String,
-        "has_answer": pl.Boolean, "speaker": pl.String, "turn_id": pl.String,
-    }).sort("session_id", "turn_index")
+    questions = pl.DataFrame(q_rows, schema=_schema("questions")).sort("question_id")
+    sessions = pl.DataFrame(s_rows, schema=_schema("sessions")).sort("session_id")
+    turns = pl.DataFrame(t_rows, schema=_schema("turns")).sort("session_id", "turn_index")
     return Normalised(questions, sessions, turns, stats)
+
+
+def _schema(table: str) -> dict:
+    """The table's written schema (schema.py) plus LoCoMo's own columns, as polars dtypes."""
+    return {**polars_schema(table),
+            **dict(pl.from_arrow(LOCOMO_EXTRA[table].empty_table()).schema)}
 
 
 def summary(ds: Normalised) -> dict:
