@@ -43,7 +43,7 @@ def test_stage_errors_are_one_line(tmp_path):
     proc = _stage(tmp_path, {"name": "x", "source": "ftp"})
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == ("error: unknown value 'ftp' for config key 'dataset.source'; "
-                                   "choose one of: bundled, local, hub")
+                                   "choose one of: bundled, local, hub, url")
     proc = _stage(tmp_path, {"name": "local", "source": "local",
                              "path": str(tmp_path / "missing.json")})
     assert proc.returncode == 1 and "Traceback" not in proc.stderr

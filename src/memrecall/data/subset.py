@@ -70,16 +70,16 @@ def wanted_ids(cfg: dict) -> list[str] | None:
     raise ConfigError("dataset.question_ids", spec, hint="expected a list of ids or a file path")
 
 
-def wanted_types(cfg: dict) -> list[str] | None:
+def wanted_types(cfg: dict, valid=QUESTION_TYPES) -> list[str] | None:
     spec = cfg.get("question_types")
     if spec is None:
         return None
     types = [spec] if isinstance(spec, str) else spec
     if not isinstance(types, list) or not types:
-        raise ConfigError("dataset.question_types", spec, QUESTION_TYPES)
+        raise ConfigError("dataset.question_types", spec, valid)
     for t in types:
-        if t not in QUESTION_TYPES:
-            raise ConfigError("dataset.question_types", t, QUESTION_TYPES)
+        if t not in valid:
+            raise ConfigError("dataset.question_types", t, valid)
     return types
 
 
@@ -119,8 +119,10 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
     return [r for r in records if r["question_id"] in keep]
 
 
-def select(records: list[dict], cfg: dict, file: str) -> tuple[list[dict], list[str]]:
-    """The subset of validated `records` the config asks for, and a description of each step."""
+def select(records: list[dict], cfg: dict, file: str, *, types=QUESTION_TYPES
+           ) -> tuple[list[dict], list[str]]:
+    """The subset of validated `records` the config asks for, and a description of each step.
+    `types`: the valid question_types (LoCoMo passes its category names)."""
     steps: list[str] = []
     ids = wanted_ids(cfg)
     if ids is not None:
@@ -133,7 +135,7 @@ def select(records: list[dict], cfg: dict, file: str) -> tuple[list[dict], list[
         want = set(ids)
         records = [r for r in records if r["question_id"] in want]
         steps.append(f"question_ids: {len(want)} listed")
-    types = wanted_types(cfg)
+    types = wanted_types(cfg, types)
     if types is not None:
         records = [r for r in records if r["question_type"] in types]
         steps.append(f"question_types: {', '.join(types)}")

@@ -11,6 +11,10 @@ defined here once for the retrieval metrics, the error matrix and the data card.
 - Turn-level gold: those sessions' user turns with has_answer, as `<session_id>_<i+1>` (i = the
   turn's index in the session, assistant turns included).
 
+Per-question turn gold (LoCoMo): when the questions carry `answer_turn_ids` and the turns carry
+`turn_id` (dia_ids such as "D3:7"), turn-level gold is each question's own evidence turns: all
+questions of a conversation share its sessions, so has_answer marks every question's evidence.
+
 `rule="answer_sessions"` takes every evidence session in the haystack as session-level gold (no
 has_answer filter): the protocol behind some published figures, for comparison only.
 """
@@ -69,14 +73,25 @@ def question_gold(questions: pl.DataFrame, turns: pl.DataFrame, *,
     if rule not in RULES:
         raise ValueError(f"gold rule must be one of {RULES}")
     marked = answer_turns(turns)
+    own = "answer_turn_ids" in questions.columns and "turn_id" in turns.columns
+    turn_at: dict[str, dict[str, int]] = defaultdict(dict)  # LoCoMo: session -> dia_id -> index
+    if own:
+        for sid, idx, tid in turns.select("session_id", "turn_index", "turn_id").iter_rows():
+            turn_at[sid][tid] = int(idx)
+    own_ids = (questions.get_column("answer_turn_ids").to_list() if own
+               else [None] * questions.height)
     out: dict[str, Gold | None] = {}
     rows = questions.select("question_id", "haystack_session_ids", "answer_session_ids")
-    for (qid, haystack, evidence), is_abs in zip(rows.iter_rows(), abstention_flags(questions)):
+    for (qid, haystack, evidence), is_abs, ids in zip(rows.iter_rows(), abstention_flags(questions),
+                                                      own_ids):
         if is_abs:
             out[qid] = None
             continue
         in_haystack = set(haystack or [])
         ev = tuple(s for s in dict.fromkeys(evidence or []) if s in in_haystack)
         sessions = ev if rule == "answer_sessions" else tuple(s for s in ev if marked.get(s))
-        out[qid] = Gold(ev, sessions, tuple(turn_id(s, i) for s in ev for i in marked.get(s, [])))
+        gold_turns = (tuple(turn_id(s, turn_at[s][t]) for s in ev for t in ids or []
+                            if t in turn_at[s]) if own
+                      else tuple(turn_id(s, i) for s in ev for i in marked.get(s, [])))
+        out[qid] = Gold(ev, sessions, gold_turns)
     return out

@@ -23,6 +23,7 @@ from ..artifacts import read_table, write_table
 from ..errors import ConfigError, InputError
 from ..hashing import sha256_file
 from ..schema import polars_schema
+from . import locomo
 from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION, judge_one
 
@@ -51,6 +52,7 @@ def _items(questions: pl.DataFrame, answers: pl.DataFrame, answers_file: str) ->
         raise InputError("answer for a question not in questions.parquet", file=answers_file,
                          question_id=extra[0], field="question_id")
     by_id = {r["question_id"]: r for r in answers.iter_rows(named=True)}
+    is_locomo = "category" in questions.columns  # LoCoMo: judged by category (judge/locomo.py)
     items = []
     for q in questions.sort("question_id").iter_rows(named=True):
         a = by_id.get(q["question_id"])
@@ -62,6 +64,8 @@ def _items(questions: pl.DataFrame, answers: pl.DataFrame, answers_file: str) ->
             "is_abstention": bool(q["is_abstention"]), "question": q["question"] or "",
             "answer": "" if q["answer"] is None else str(q["answer"]),
             "hypothesis": a["hypothesis"], "reader_error": a.get("error"),
+            "category": q["category"] if is_locomo else None,
+            "adversarial_answer": q.get("adversarial_answer") if is_locomo else None,
         })
     return items
 
@@ -90,11 +94,16 @@ def _judge(questions, answers, judge_cfg, answers_file, client=None) -> tuple[pl
     stats = {"calls": 0, "cached": 0, "failed": 0}
     if kind == "rule":
         for it in todo:
-            v = judge_one(it["question_type"], it["question"], it["answer"], it["hypothesis"],
-                          is_abstention=it["is_abstention"])
+            if it["category"] is not None:
+                v = locomo.rule_verdict(it["category"], it["question_type"], it["question"],
+                                        it["answer"], it["hypothesis"])
+            else:
+                v = judge_one(it["question_type"], it["question"], it["answer"],
+                              it["hypothesis"], is_abstention=it["is_abstention"])
             rows[it["question_id"]] = {"question_id": it["question_id"], "label": v.label,
                                        "judge_model": model, "raw": v.reason, "error": None,
-                                       "prompt_hash": _RULES_HASH}
+                                       "prompt_hash": (locomo.RULE_HASH if it["category"]
+                                                       is not None else _RULES_HASH)}
     else:
         llm_rows, stats = judge_with_llm(todo, judge_cfg, client)
         for r in llm_rows:

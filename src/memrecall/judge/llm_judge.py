@@ -128,7 +128,12 @@ def judge_with_llm(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
         from ..llm import LLMClient
 
         client = LLMClient(judge_cfg, stage="judge")
-    prompts = [build_prompt(it["question_type"], it["question"], it["answer"], it["hypothesis"],
+    from . import locomo
+
+    prompts = [locomo.build_prompt(it["category"], it["question"], it["answer"],
+                                   it["hypothesis"], it.get("adversarial_answer"))
+               if it.get("category") is not None else
+               build_prompt(it["question_type"], it["question"], it["answer"], it["hypothesis"],
                             is_abstention=it["is_abstention"]) for it in items]
     results = client.complete_many([p.messages for p in prompts], desc="judge") if items else []
     rows = []

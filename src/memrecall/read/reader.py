@@ -22,6 +22,7 @@ from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
 from ..plugins import result_params
 from ..schema import polars_schema
+from . import locomo_prompts
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
 from .prompts import NOTES_HASH, NOTES_TEMPLATE, PROMPTS, ReaderPrompt, get_prompt, render_notes
@@ -47,12 +48,16 @@ def _positive_int(cfg: dict, key: str) -> int:
     return check_int(cfg.get(key), f"reader.{key}", minimum=1, hint="expected a positive integer")
 
 
-def reader_settings(cfg: dict) -> ReaderSettings:
-    """Check the reader group's reading knobs; errors name the key and the choices."""
-    if cfg.get("prompt") not in PROMPTS:
-        raise ConfigError("reader.prompt", cfg.get("prompt"), list(PROMPTS))
+def reader_settings(cfg: dict, *, two_person: bool = False) -> ReaderSettings:
+    """Check the reader group's reading knobs; errors name the key and the choices.
+    `two_person`: a LoCoMo run, whose prompts are read/locomo_prompts.py's."""
+    prompts = locomo_prompts.PROMPTS if two_person else PROMPTS
+    if cfg.get("prompt") not in prompts:
+        raise ConfigError("reader.prompt", cfg.get("prompt"), list(prompts),
+                          hint="LoCoMo runs use the prompts for two-person conversations "
+                               "(read/locomo_prompts.py)" if two_person else "")
     return ReaderSettings(
-        prompt=get_prompt(cfg["prompt"]),
+        prompt=prompts[cfg["prompt"]] if two_person else get_prompt(cfg["prompt"]),
         history_format=choice(cfg, "history_format", HISTORY_FORMATS, group="reader"),
         reading=choice({"reading": cfg.get("reading", "direct")}, "reading", READINGS,
                        group="reader"),
@@ -91,9 +96,11 @@ def build_contexts(settings: ReaderSettings, questions: pl.DataFrame, sessions: 
                                  file=candidates_file, question_id=qid, field="session_id")
     needed = sorted({sid for ids in chosen.values() for sid in ids})
     by_session: dict[str, list[tuple[str, str]]] = {}
+    # Two-person conversations (LoCoMo) show who said it: the speaker's name is the role.
+    who = "speaker" if "speaker" in turns.columns else "role"
     for sid, role, content in (turns.filter(pl.col("session_id").is_in(needed))
                                .sort(["session_id", "turn_index"])
-                               .select("session_id", "role", "content").iter_rows()):
+                               .select("session_id", who, "content").iter_rows()):
         by_session.setdefault(sid, []).append((role, content or ""))
     formatted = {sid: format_session(by_session.get(sid, []), settings.history_format,
                                      settings.max_chars_per_session) for sid in needed}
@@ -163,9 +170,10 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                                candidates=candidates, out=out, prompts_out=prompts_out)
     from ..llm import LLMClient
 
-    settings = reader_settings(reader_cfg)
+    turns_df = read_table(turns, "turns")
+    settings = reader_settings(reader_cfg, two_person="speaker" in turns_df.columns)
     contexts = build_contexts(settings, read_table(questions, "questions"),
-                              read_table(sessions, "sessions"), read_table(turns, "turns"),
+                              read_table(sessions, "sessions"), turns_df,
                               read_table(candidates, "candidates"), str(candidates))
     client = LLMClient(reader_cfg, stage="read")
     df, pending = answer_questions(reader_cfg, settings, contexts, client)

@@ -30,6 +30,7 @@ from ..eval.gold import question_gold
 from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
+from . import locomo
 from .figures import by_type_bars
 from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
@@ -153,6 +154,9 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     pq = per_question(q, v, str(verdicts))
     qa = metrics_from_rows(pq)
     ci = qa_intervals(pq, n_resamples=n_boot, seed=seed)
+    is_locomo = locomo.is_locomo(q)
+    if is_locomo:  # LoCoMo: the headline is over categories 1-4 (category 5 apart)
+        qa, ci = locomo.headline(pq, qa, ci, n_boot=n_boot, seed=seed)
     by_stage = {stage: retrieval_metrics(q, t, c) for stage, c in cands.items()}
     main_stage = "retrieve" if "retrieve" in by_stage else next(iter(by_stage), None)
     final = cands[list(cands)[-1]] if cands else None
@@ -164,6 +168,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     answered = a.filter(pl.col("error").is_null())
     refusal = (float(answered["refused"].fill_null(False).mean()) if answered.height else None)
     judge = judge_info(verdicts, v)
+    if is_locomo:  # LongMemEval's official judge does not apply to LoCoMo
+        judge["comparable_to_published"] = False
     cost_read = float(a["cost_usd"].fill_null(0).sum())
     cost_judge = float(v["cost_usd"].fill_null(0).sum()) if "cost_usd" in v.columns else 0.0
     rw = read_table(rewrites) if rewrites is not None else None
@@ -197,13 +203,21 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
     }
+    if is_locomo:
+        f1_rows = locomo.f1_rows(q, a)
+        metrics["qa"].update(locomo.qa_by_category(pq, q))
+        metrics["f1"] = locomo.f1_metrics(f1_rows)
+        pq = pq.join(f1_rows, on="question_id", how="left")
     metrics = json.loads(dump_json(metrics))
 
     atomic_write_text(out / "metrics.json", dump_json(metrics))
-    atomic_write_text(out / "by_type.md", by_type_markdown(metrics, qa))
+    atomic_write_text(out / "by_type.md",
+                      locomo.by_category_markdown(metrics, _judge_lines(metrics))
+                      if is_locomo else by_type_markdown(metrics, qa))
     if by_stage:
-        atomic_write_text(out / "retrieval.md", "# Retrieval (official LongMemEval metrics)\n\n"
-                          + retrieval_table(by_stage))
+        title = ("# Retrieval (LongMemEval's metric definitions; gold = LoCoMo evidence)"
+                 if is_locomo else "# Retrieval (official LongMemEval metrics)")
+        atomic_write_text(out / "retrieval.md", title + "\n\n" + retrieval_table(by_stage))
     note = ("Evidence retrieved = every gold session was in the context the reader read."
             if context is not None else "The reader's context is unknown: no cell is filled.")
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
@@ -242,7 +256,9 @@ def _judge_lines(metrics: dict) -> list[str]:
     j = metrics["judge"]
     lines = [f"Judge: `{j['name']}` ({j['model']})."]
     if j["kind"] == "rule":
-        lines.append(RULE_CAVEAT)
+        lines.append(locomo.RULE_CAVEAT if "f1" in metrics else RULE_CAVEAT)
+    elif "f1" in metrics:  # LoCoMo
+        lines.append(locomo.LLM_NOTE)
     elif not j["comparable_to_published"]:
         lines.append(f"This LLM judge is not LongMemEval's official one ({OFFICIAL_JUDGE_MODEL}); "
                      "compare with published numbers only with care.")
@@ -295,6 +311,7 @@ def per_question_csv(pq: pl.DataFrame, answers: pl.DataFrame) -> str:
     df = pq.join(answers.select("question_id", "refused"), on="question_id", how="left")
     cols = ["question_id", "question_type", "is_abstention", "correct", "judge_error",
             "reader_error", "evidence_in_context", "refused"]
+    cols += [c for c in ("category", "f1") if c in df.columns]  # LoCoMo runs
     return df.select(cols).sort("question_id").write_csv()
 
 

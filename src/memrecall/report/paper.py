@@ -48,6 +48,7 @@ from ..eval.agreement import agreement_markdown, judge_agreement
 from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
 from ..schema import QUESTION_TYPES
+from . import locomo
 from .figures import by_type_bars
 from .tables import (Column, Table, TYPE_SHORT, integer, number, pct, pvalue, signed_ci_pct,
                      signed_pct, text, usd)
@@ -404,12 +405,16 @@ def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
     readers = grouped("readers")
     ablation, abl_out = _ladders(grouped("ablation"), baseline, others)
     negative, neg_out = _ladders(grouped("negative"), baseline, others)
-    return [model_table(readers or [baseline, *others], sets),
-            ablation_ladders_table(ablation, n_resamples=n_resamples, seed=seed,
-                                   left_out=abl_out),
-            negative_ladders_table(negative, n_resamples=n_resamples, seed=seed,
-                                   left_out=neg_out),
-            cost_table([baseline, *others], sets)]
+    tables = [model_table(readers or [baseline, *others], sets),
+              ablation_ladders_table(ablation, n_resamples=n_resamples, seed=seed,
+                                     left_out=abl_out),
+              negative_ladders_table(negative, n_resamples=n_resamples, seed=seed,
+                                     left_out=neg_out),
+              cost_table([baseline, *others], sets)]
+    loc = [r for r in [baseline, *others] if "f1" in (r.get("metrics") or {})]
+    if loc:  # LoCoMo runs: their own per-category table (J and F1)
+        tables.append(locomo.paper_table(loc))
+    return tables
 
 
 def _ladders(runs: list[dict], baseline: dict,

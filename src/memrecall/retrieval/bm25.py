@@ -4,7 +4,9 @@ Each question gets its own index over its haystack's units (as LongMemEval's fla
 IDF reflects that haystack. Tokenisation: lowercase, words of 2+ word characters (bm25s's
 default pattern), optional stopword list (`bm25_stopwords`: en = Lucene's 33 words, en_plus =
 bm25s's longer list, none) and optional Snowball stemming (`bm25_stemmer`: english needs the
-PyStemmer package, none). Texts are tokenised once per run and reused across questions.
+PyStemmer package, none). Texts are tokenised once per run and reused across questions, and
+the last index is reused while the haystack is the same (LoCoMo: every question of a
+conversation shares its sessions, so each conversation is indexed once).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class BM25Scorer:
         if self.method not in METHODS:
             raise ConfigError("retrieval.bm25_method", self.method, list(METHODS))
         self._tokens: dict[str, list[str]] = {}
+        self._last: tuple[tuple[str, ...], object] | None = None  # (docs, their index)
 
     def tokenize(self, text: str) -> list[str]:
         toks = self._tokens.get(text)
@@ -76,8 +79,13 @@ class BM25Scorer:
         corpus = [self.tokenize(d) for d in docs]
         if not any(corpus):  # no unit has a token (bm25s cannot index an empty vocabulary)
             return np.zeros(len(docs), dtype=np.float64)
-        index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        index.index(corpus, show_progress=False)
+        key = tuple(docs)
+        if self._last is not None and self._last[0] == key:
+            index = self._last[1]
+        else:
+            index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+            index.index(corpus, show_progress=False)
+            self._last = (key, index)
         q = [t for t in q if t in index.vocab_dict]
         if not q:
             return np.zeros(len(docs), dtype=np.float64)

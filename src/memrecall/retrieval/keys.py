@@ -12,6 +12,9 @@ Key `user` keeps user turns only (the official LongMemEval session key: user tur
 Expansion (`V+fact`, see expansion.py) prepends a session's extracted user facts to its session
 key; at round granularity the facts become one extra unit of the session (`<session_id>_facts`),
 which the max-aggregation over a session's units then uses like any round.
+
+Two-person conversations (LoCoMo: turns carry a `speaker` column) prefix each line with the
+speaker's name ("Caroline: ..."): both speakers are "user" turns, and questions name them.
 """
 
 from __future__ import annotations
@@ -54,11 +57,14 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     ids = (turns.get_column("session_id").unique() if sessions is None
            else sessions.get_column("session_id").unique())
     by_session: dict[str, list[tuple[int, str, str]]] = {sid: [] for sid in ids.to_list()}
-    rows = turns.select("session_id", "turn_index", "role", "content").sort(
+    named = "speaker" in turns.columns
+    rows = turns.select("session_id", "turn_index", "role", "content",
+                        *(["speaker"] if named else [])).sort(
         "session_id", "turn_index").iter_rows()
-    for sid, idx, role, content in rows:
+    for sid, idx, role, content, *speaker in rows:
         if sid in by_session:
-            by_session[sid].append((int(idx), role, content or ""))
+            text = content or ""
+            by_session[sid].append((int(idx), role, f"{speaker[0]}: {text}" if named else text))
 
     unit_ids: list[str] = []
     session_ids: list[str] = []

@@ -1,0 +1,87 @@
+"""Judging LoCoMo answers: the `rule` judge's LoCoMo entry and the LLM judge's LoCoMo prompts
+(the "J" accuracy papers report since Mem0, here in our own words).
+
+Rule (offline): category 5 (adversarial) is right when the reply says the information is not
+there (the rule judge's abstention phrases, plus the two phrases LoCoMo's released evaluation
+looks for); other categories go through the same rules as LongMemEval's general questions
+(normalised containment of the gold's content words, numbers, yes/no), with category 3's gold cut
+before the first ';' as the released evaluation does (the rest is a justification).
+
+LLM: one prompt for categories 1-4 (the gold or an equivalent, date formats and extra detail
+allowed, a contradiction or a partial list is wrong) and one for category 5 (right only when the
+reply says the conversations do not tell; the misleading answer the question invites is shown
+so the judge can recognise it). The reply must begin with yes or no, as for LongMemEval.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..hashing import sha256_file, sha256_text
+from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
+from .llm_judge import JudgePrompt
+from .rules import RuleVerdict, abstains, judge_one
+
+_HERE = Path(__file__).parent
+RULE_HASH = sha256_text(sha256_file(_HERE / "rules.py") + sha256_file(__file__))[:12]
+_LOCOMO_ABSTAIN = re.compile(r"no information available|not mentioned", re.IGNORECASE)
+
+
+def gold_for(category: int, answer: str) -> str:
+    """The part of the gold answer that is scored (category 3: before the first ';')."""
+    answer = str(answer)
+    return answer.split(";")[0].strip() if category == 3 else answer
+
+
+def rule_verdict(category: int, question_type: str, question: str, answer: str,
+                 hypothesis: str | None) -> RuleVerdict:
+    hyp = (hypothesis or "").strip()
+    if category == ADVERSARIAL:
+        if not hyp:
+            return RuleVerdict(False, "empty response")
+        if _LOCOMO_ABSTAIN.search(hyp) or abstains(hyp):
+            return RuleVerdict(True, "adversarial: says the information is not there")
+        return RuleVerdict(False, "adversarial: answers instead of saying it is not there")
+    return judge_one(question_type, question, gold_for(category, answer), hyp)
+
+
+_ANSWERABLE = """You are checking an answer to a question about a long conversation between two people.
+
+Question: {question}
+
+Gold answer: {answer}
+
+Response: {hypothesis}
+
+Say yes if the response gives the gold answer or something that means the same. It may use other words, be longer or add detail, as long as it does not contradict the gold answer. A date or period written in another format counts as the same one ("7 May 2023" and "May 7, 2023"); a relative date must point to the same time. When the gold answer lists several things, the response must give them all. Say no if the response gives a different answer, only part of the gold answer, or says the information is not available.
+
+Is the response correct? Reply with one word: yes or no."""
+
+_ADVERSARIAL = """You are checking an answer to a question about a long conversation between two people.
+
+Question: {question}
+
+This question cannot be answered from the conversation: it presupposes something the conversation does not say. A misleading answer it invites is: {adversarial}
+
+Response: {hypothesis}
+
+Say yes if the response says the information is not available, not mentioned, or cannot be determined from the conversation. Say no if the response commits to an answer, the misleading one or any other.
+
+Is the response correct? Reply with one word: yes or no."""
+
+PROMPT_HASHES = {"locomo": sha256_text(_ANSWERABLE)[:12],
+                 "locomo-adversarial": sha256_text(_ADVERSARIAL)[:12]}
+_PLACEHOLDER = re.compile(r"\{(question|answer|hypothesis|adversarial)\}")
+
+
+def build_prompt(category: int, question: str, answer: str, hypothesis: str | None,
+                 adversarial: str | None = None) -> JudgePrompt:
+    adv = category == ADVERSARIAL
+    kind = "locomo-adversarial" if adv else "locomo"
+    values = {"question": question.strip(), "answer": gold_for(category, answer).strip(),
+              "hypothesis": (hypothesis or "").strip(),
+              "adversarial": (adversarial or "(none given)").strip()}
+    # One pass over the template: braces inside the question or answers stay literal.
+    text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], _ADVERSARIAL if adv else _ANSWERABLE)
+    return JudgePrompt([{"role": "user", "content": text}], kind, PROMPT_HASHES[kind])
