@@ -21,13 +21,16 @@ import polars as pl
 
 from ..artifacts import read_table, write_table
 from ..errors import ConfigError, InputError
-from ..hashing import sha256_file
+from ..hashing import sha256_text
 from ..schema import polars_schema
 from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION, judge_one
 
 JUDGE_KINDS = ("rule", "llm")
-_RULES_HASH = sha256_file(Path(__file__).with_name("rules.py"))[:12]
+# The rules' source (every module of the package, by name): a rule change shows in the verdicts.
+_RULES_HASH = sha256_text("".join(
+    f"{f.name}\n{f.read_text(encoding='utf-8')}"
+    for f in sorted(Path(__file__).with_name("rules").glob("*.py"))))[:12]
 
 VERDICT_SCHEMA = polars_schema("verdicts")
 
