@@ -156,6 +156,9 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
              prompts_out: str | Path | None = None) -> pl.DataFrame:
     from ..llm import LLMClient
 
+    if reader_cfg.get("kind") == "file":  # reader=file: imported answers, no model
+        from .imported import run_read_file
+        return run_read_file(reader_cfg, questions=questions, out=out)
     settings = reader_settings(reader_cfg)
     contexts = build_contexts(settings, read_table(questions, "questions"),
                               read_table(sessions, "sessions"), read_table(turns, "turns"),
