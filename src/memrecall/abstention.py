@@ -23,8 +23,16 @@ PHRASES = [
     r"include|contain|indicate)",
     r"\bnot (?:been |be )?(?:mentioned|specified|stated|provided|available|included|discussed|"
     r"given|found|recorded|shared|known|indicated|covered)\b",
-    r"\bno (?:mention|information|info|record|records|details?|indication|evidence|data|"
-    r"reference|relevant (?:information|details|context|data)|way to (?:know|tell|determine))\b",
+    r"\bno (?:(?:direct|specific|clear|explicit|such|relevant|further|other|prior) )?(?:mention|"
+    r"information|info|record|records|details?|indication|evidence|data|reference|"
+    r"way to (?:know|tell|determine))\b",
+    # "I couldn't find any record of", "I wasn't able to find"
+    r"\b(?:couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to|didn't|"
+    r"did not|don't|do not) (?:\w+ ){0,2}find\b",
+    r"\b(?:doesn't|does not|don't|do not) (?:appear|seem) to (?:have been |be )?(?:mentioned|"
+    r"recorded|discussed|covered|included|in)\b",
+    r"\bnothing (?:related|about|on|regarding|specific|mentioned|in|that)\b",
+    r"\bthere (?:is|are|was|were) no\b|\bthere (?:isn't|aren't|wasn't|weren't)\b",
     # "I don't have that information", also "I don't have access to our past conversations":
     # the official judge accepts both for `_abs` (the refusal classifier still flags the latter)
     r"\b(?:i|we) (?:don't|do not) (?:have|know|see)\b",
@@ -36,7 +44,7 @@ PHRASES = [
     r"\b(?:is|are|was|were) (?:not enough|insufficient|incomplete|missing)\b",
     # "you only mentioned X", "you mentioned X but not Y": what was said instead
     r"\bonly (?:mentioned|talked about|told me about|said)\b",
-    r"\bbut not\b",
+    r"\bbut not\b|\brather than\b|[,—–] not \w",
 ]
 
 _RE = re.compile("|".join(f"(?:{p})" for p in PHRASES))

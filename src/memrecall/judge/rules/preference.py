@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ...abstention import says_missing
 from .normalise import STOPWORDS, normalize, stem, tokens
 from .verdict import RuleVerdict
 
@@ -69,6 +70,10 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm))
     if hit_anchor:
         return RuleVerdict(True, f"preference: uses the user's {', '.join(hit_anchor)}")
+    if says_missing(hypothesis):
+        # "I don't have your history, but here are general tips": it says it cannot recall the
+        # user's information, so it does not use it. The user's names or numbers (above) win.
+        return RuleVerdict(False, "preference: says it lacks the user's information")
     content = [t for t in hyp if t not in STOPWORDS]
     hyp_pairs = set(zip(content, content[1:]))
     hit_pairs = sorted(bigrams & hyp_pairs)
@@ -76,8 +81,9 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
         return RuleVerdict(True, "preference: uses the user's " + ", ".join(" ".join(p) for p in
                                                                              hit_pairs))
     hit = sorted(details & hyp_set)
-    if len(hit) >= 2:
+    if len(hit) >= 3:
         return RuleVerdict(True, f"preference: uses the user's details {', '.join(hit)}")
     wanted = sorted(anchors) or sorted(details)[:6]
     return RuleVerdict(False, "preference: does not use the user's details ("
                               + ", ".join(wanted) + ")")
+
