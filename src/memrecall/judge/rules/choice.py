@@ -56,10 +56,32 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
     if max(share) < 0.5 or share[0] == share[1]:
         return None
     right, wrong = (options[0], options[1]) if share[0] > share[1] else (options[1], options[0])
-    hyp = tokens(hypothesis)
+    hyp = tokens(_conclusion(hypothesis, right, wrong))
     pos_right, pos_wrong = _mentions(right, hyp), _mentions(wrong, hyp)
     if pos_right is None:
         return RuleVerdict(False, f"either-or: '{' '.join(right)}' not chosen")
     if pos_wrong is not None and pos_wrong < pos_right:
         return RuleVerdict(False, f"either-or: names '{' '.join(wrong)}' first")
     return RuleVerdict(True, f"either-or: chose '{' '.join(right)}'")
+
+
+# Words that mark the sentence giving the answer to an either-or question.
+_DECISION = re.compile(r"\b(?:first|earlier|earliest|before|after|later|latest|last|recent|"
+                       r"recently|so|therefore|thus|conclude|answer|came|happened)\b")
+
+
+def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
+    """The part of the response that answers: a short response is its own answer; a response
+    that reasons over both options answers in its last sentence naming one of them with a
+    decision word ("so the train was more recent"), else its last sentence naming one."""
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip()) if x.strip()]
+    naming = [x for x in sentences
+              if _mentions(a, tokens(x)) is not None or _mentions(b, tokens(x)) is not None]
+    if len(naming) <= 1:
+        return hypothesis
+    decisive = [x for x in naming if _DECISION.search(normalize(x))]
+    last = (decisive or naming)[-1]
+    # "X was discussed first, but the dates show Y came first": the clause after the turn.
+    clauses = [c for c in re.split(r"\b(?:but|however|actually)\b", last, flags=re.IGNORECASE)
+               if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None]
+    return clauses[-1] if clauses else last

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .normalise import content_tokens, split_acceptable, tokens
+from .normalise import content_tokens, split_acceptable, stem, tokens
 from .verdict import RuleVerdict
 
 _OPTIONAL_PAREN = re.compile(r"^\s*(?:e\.g\.|i\.e\.|from|including|such as|for example|or|"
@@ -47,8 +47,16 @@ def _gold_forms(answer: str) -> list[str]:
     return forms
 
 
+# How a sentence-long reference frames its content ("I recommended X", "1:10, meaning one part
+# to ten", "A or B as examples of C"): the framing need not be repeated, the content must.
+_NARRATION = frozenset(stem(w) for w in """
+meaning means meant example examples recommended recommend recommends suggested suggest
+suggests referring refer refers namely specifically
+""".split())
+
+
 def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
-    q_tokens = set(tokens(question))
+    q_tokens = set(tokens(question)) | _NARRATION
     hyp = set(tokens(hypothesis))
     best_missing: list[str] | None = None
     for form in _gold_forms(answer):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .abstention import abstains
+from .abstention import abstains, opens_by_declining
 from .choice import either_or_verdict, polarity, yes_no_gold
 from .containment import containment_verdict
 from .normalise import content_tokens, split_acceptable
@@ -24,6 +24,8 @@ def judge_one(question_type: str, question: str, answer: str, hypothesis: str | 
         return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
     if question_type == "single-session-preference":
         return preference_verdict(question, answer, hyp)
+    if opens_by_declining(hyp):
+        return RuleVerdict(False, "declines: opens by saying it cannot answer")
     polar = yes_no_gold(answer)
     if polar is not None:
         said = polarity(hyp)
