@@ -3,12 +3,17 @@
 LongMemEval's official judge is gpt-4o with one prompt per question type (NOTES.md). These rules
 follow the same per-type policy without a model, so the default pipeline runs offline:
 
-- abstention (`_abs`): correct when the response says the information is missing (a phrase list:
-  "never mentioned", "no information", "can't determine", "you mentioned X but not Y", ...).
+- abstention (`_abs`): correct when the response says the information is missing (the phrase
+  list of memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't
+  find any record", "can't determine", "you mentioned X but not Y", "X, not Y", ...).
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
-  Luna, 9:30), or one two-word detail (turbinado sugar), or two distinct single detail words.
+  Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail words.
   Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
+  A response that says it lacks the user's information is wrong unless it names such a proper
+  noun or number ("I don't have your history, but here are general tips").
+- any other answerable question: a response that opens by saying it cannot answer ("I cannot
+  determine that. The messages mention ...") is wrong, whatever facts it lists.
 - yes/no references ("Yes."): the response's first yes/no word must agree.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
@@ -17,10 +22,12 @@ follow the same per-type policy without a model, so the default pipeline runs of
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
 - order questions: the reference's named entities must appear in the response in that order.
 - either-or questions ("A or B?"): the response names the reference's option, and names it
-  first if it names both.
+  first if it names both; a response that reasons over both is read from its conclusion (its
+  last sentence naming an option with a decision word, the clause after a "but").
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
-  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are aliases.
+  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are aliases;
+  a sentence-long reference's framing ("I recommended", "meaning", "as examples") is optional.
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
 "twice" → 2 times), thousands separators, a.m./p.m., possessives, light plural/-ed stemming.
