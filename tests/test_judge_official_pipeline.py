@@ -1,7 +1,7 @@
 """End to end: `dvc exp run -S judge=official -S judge.official_script=PATH` in a copy of the
 repo, against a local OpenAI-compatible server, sends exactly the prompts the script's
 get_anscheck_prompt builds; the exported files are in the official format; editing the script
-reruns judge and aggregate."""
+reruns judge and aggregate, editing the imported hypothesis file (reader=file) reruns read too."""
 
 from __future__ import annotations
 
@@ -66,3 +66,10 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
         assert ran == ["judge", "aggregate"], out
         m2 = json.loads((repo / "reports/metrics.json").read_text())
         assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha
+
+        # The hypothesis file is the read stage's dep (reader.code): editing it reruns read,
+        # judge and aggregate, and the new answer is what the judge is sent.
+        write_hypotheses(hyp, [{"question_id": r["question_id"], "hypothesis": f"edited {i}"}
+                               for i, r in enumerate(records)])
+        assert stages_run(dvc(repo, env, "repro")) == ["read", "judge", "aggregate"]
+        assert any("edited 0" in b["messages"][0]["content"] for b in srv.bodies)
