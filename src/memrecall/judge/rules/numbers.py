@@ -57,6 +57,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         if prev.isalnum() or prev in ".:/" or glued:
             continue  # part of a token like "gr-90", "1.5" tail or a date "6/3"
         rest = s[end:]
+        if re.match(r"[.)]\s", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
+            continue  # a list marker ("2. **Swimming**"), not a count
         ampm = re.match(r"(?::(\d{2}))?\s?(am|pm)\b", rest)
         colon = re.match(r":(\d{2})\b", rest)
         if ampm or colon:
