@@ -26,6 +26,7 @@ from tqdm import tqdm  # noqa: E402
 from memrecall.artifacts import atomic_write_text  # noqa: E402
 from memrecall.data.longmemeval import load_records  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
+from memrecall.eval.gold import is_abstention_id  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 
@@ -56,7 +57,7 @@ def measure(logs: list[str], oracle: str) -> dict:
                 sys.exit(f"error: {path} line {e['line']}: question_id {e['question_id']!r} "
                          f"is not in {oracle}")
             v = judge_one(q["question_type"], q["question"], str(q["answer"]), e["hypothesis"],
-                          is_abstention="_abs" in e["question_id"])
+                          is_abstention=is_abstention_id(e["question_id"]))
             rows.append({"run": run_name(path), "judge_model": e["model"],
                          "question_id": e["question_id"], "question_type": q["question_type"],
                          "official": e["label"], "rule": v.label})

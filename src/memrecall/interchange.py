@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .artifacts import atomic_write_text
 from .errors import InputError
+from .eval.gold import is_abstention_id
 
 # answers.error of a question an imported hypothesis file does not answer: not judged, left out
 # of accuracy, counted as missing (never as wrong).
@@ -161,7 +162,7 @@ def official_metrics(eval_results: str | Path, question_types: dict[str, str]) -
                              line=r["line"], question_id=r["question_id"], field="question_id")
         by_type.setdefault(question_types[r["question_id"]], []).append(int(r["label"]))
     means = {t: sum(v) / len(v) for t, v in by_type.items()}
-    abstention = [int(r["label"]) for r in rows if "_abs" in r["question_id"]]
+    abstention = [int(r["label"]) for r in rows if is_abstention_id(r["question_id"])]
     return {"by_type": means, "task_averaged": sum(means.values()) / len(means),
             "overall": sum(int(r["label"]) for r in rows) / len(rows),
             "abstention": sum(abstention) / len(abstention) if abstention else None,

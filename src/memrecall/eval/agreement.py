@@ -23,6 +23,7 @@ import polars as pl
 from ..artifacts import atomic_write_text, read_table
 from ..errors import InputError
 from ..interchange import read_eval_results
+from .gold import ABSTENTION_MARK
 from .qa_metrics import type_order
 
 AGREEMENT_REPORT = "reports/judge_agreement.md"
@@ -82,7 +83,7 @@ def judge_agreement(verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame,
     for t in type_order([t for t in both["question_type"].to_list() if t is not None]):
         sub = both.filter(pl.col("question_type") == t)
         out["by_type"][t] = _summary(sub["a"].to_list(), sub["b"].to_list())
-    ab = both.filter(pl.col("question_id").str.ends_with("_abs"))
+    ab = both.filter(pl.col("question_id").str.contains(ABSTENTION_MARK, literal=True))
     out["abstention"] = _summary(ab["a"].to_list(), ab["b"].to_list())
     return out
 

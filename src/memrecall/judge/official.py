@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..data.subset import resolve_path
 from ..errors import MemrecallError
+from ..eval.gold import is_abstention_id
 from ..hashing import sha256_file
 from .llm_judge import parse_verdict
 
@@ -76,7 +77,7 @@ def build_prompts(items: list[dict], fn) -> list[str]:
     for it in items:
         try:
             prompt = fn(it["question_type"], it["question"], it["answer"], it["hypothesis"],
-                        abstention="_abs" in it["question_id"])
+                        abstention=is_abstention_id(it["question_id"]))
         except Exception as e:  # noqa: BLE001 - the user's script: say which question broke it
             raise MemrecallError(f"{FUNCTION} failed for question_id {it['question_id']!r} "
                                  f"(type {it['question_type']!r}): {type(e).__name__}: {e}") \

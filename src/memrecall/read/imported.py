@@ -21,13 +21,12 @@ from ..data.subset import resolve_path
 from ..errors import InputError, MemrecallError
 from ..hashing import sha256_file, sha256_text
 from ..interchange import MISSING, read_hypotheses
+from ..schema import polars_schema
 
-_SCHEMA = {
-    "question_id": pl.String, "hypothesis": pl.String, "model": pl.String,
-    "prompt_id": pl.String, "request_hash": pl.String, "input_tokens": pl.Int64,
-    "output_tokens": pl.Int64, "reasoning_tokens": pl.Int64, "cost_usd": pl.Float64,
-    "latency_s": pl.Float64, "refused": pl.Boolean, "error": pl.String,
-}
+# The answers table without the reader's raw reply and context (an imported file has neither;
+# without context_session_ids the error matrix says the context is unknown).
+_SCHEMA = {k: v for k, v in polars_schema("answers").items()
+           if k not in ("raw", "context_session_ids")}
 
 
 def hypotheses_path(reader_cfg: dict) -> Path:
