@@ -231,3 +231,33 @@ def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
     assert official["task_averaged"] == pytest.approx(m["task_averaged"], abs=1e-12)
     assert official["abstention"] == pytest.approx(m["abstention"], abs=1e-12)
     assert official["by_type"] == pytest.approx(m["by_type"], abs=1e-12)
+
+
+def test_agreement_cli_on_two_logs(tmp_path, capsys):
+    """`memrecall agreement A B --questions/--oracle --json`: two labelings of the same answers."""
+    from memrecall.cli import main as cli
+
+    a = _write(tmp_path / "a.jsonl", [
+        {"question_id": q, "hypothesis": f"h {q}", "autoeval_label": {"model": "m1", "label": x}}
+        for q, x in (("a1", True), ("a2", True), ("a3_abs", False), ("a4", False))])
+    b = _write(tmp_path / "b.jsonl", [
+        {"question_id": q, "hypothesis": f"h {q}", "autoeval_label": {"model": "m2", "label": x}}
+        for q, x in (("a1", True), ("a2", False), ("a3_abs", False), ("a4", False))])
+    ref = _write(tmp_path / "ref.json", [{"question_id": q, "question_type": t}
+                                         for q, t in QS.select("question_id", "question_type")
+                                         .iter_rows()], as_list=True)
+    out = tmp_path / "agreement.json"
+    cli(["agreement", str(a), str(b), "--oracle", str(ref), "--json", str(out)])
+    r = json.loads(out.read_text())
+    assert r["overall"]["n"] == 4 and r["overall"]["agreement"] == pytest.approx(0.75)
+    assert (r["overall"]["both_yes"], r["overall"]["a_only_yes"], r["overall"]["b_only_yes"],
+            r["overall"]["both_no"]) == (1, 1, 0, 2)
+    assert (r["overall"]["a_yes"], r["overall"]["b_yes"]) == (0.5, 0.25)  # the two accuracies
+    assert r["by_type"]["multi-session"]["n"] == 2 and r["abstention"]["n"] == 1
+    assert "| **all** | 4 | 0.750 |" in capsys.readouterr().out
+    c = _write(tmp_path / "c.jsonl", [
+        {"question_id": "a1", "hypothesis": "other", "autoeval_label": {"model": "m2",
+                                                                         "label": True}}])
+    with pytest.raises(SystemExit):
+        cli(["agreement", str(a), str(c)])
+    assert "answer differently" in capsys.readouterr().err
