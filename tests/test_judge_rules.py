@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,20 @@ def test_another_questions_reference_is_rarely_accepted():
         accepted += judge_one(x["question_type"], x["question"], str(x["answer"]),
                               str(other["answer"])).label
     assert accepted / len(data) < 0.05
+
+
+def test_rules_hold_no_question_ids():
+    """Rules must generalise: no question id (nor anything shaped like one) in their source."""
+    if not ORACLE.exists():
+        pytest.fail(f"this test needs the shared LongMemEval data ({ORACLE})")
+    ids = {x["question_id"] for x in json.loads(ORACLE.read_text(encoding="utf-8"))}
+    ids |= {i.removesuffix("_abs") for i in ids}
+    src = Path(__file__).resolve().parents[1] / "src" / "memrecall"
+    files = sorted((src / "judge" / "rules").glob("*.py")) + [src / "abstention.py"]
+    assert len(files) >= 8
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        found = sorted(i for i in ids if i in text)
+        assert not found, f"{f.name} names question ids {found[:5]}"
+        shaped = re.findall(r"\b(?:gpt4_)?[0-9a-f]{8}(?:_abs)?\b", text)
+        assert not shaped, f"{f.name} holds question-id-like tokens {shaped[:5]}"

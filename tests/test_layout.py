@@ -22,8 +22,9 @@ GROUPS = {
     "retrieval": ["dense", "bm25", "hybrid", "oracle", "plugin"],
     "reranker": ["none", "bge_reranker_v2_m3"],
     "rewrite": ["off", "multiangle"],
-    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "plugin"],
-    "judge": ["rule", "gpt4o"],
+    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "file",
+               "plugin"],
+    "judge": ["rule", "official", "gpt4o", "file"],
     "sweep": ["readers", "ablation", "negative_findings"],
 }
 

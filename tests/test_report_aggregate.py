@@ -124,7 +124,9 @@ def test_metrics_by_hand(arts):
     assert m["tokens"]["input"] == sum(100 * i for i in range(1, 8))
     assert m["latency_s"]["sum"] == pytest.approx(0.5 * (1 + 2 + 3 + 4 + 5 + 7))
     assert m["judge"] == {"name": "rule", "kind": "rule", "model": "rule-v1",
-                          "comparable_to_published": False}
+                          "comparable_to_published": False,
+                          "comparability": "rule judge: not comparable"}
+    assert m["missing_answers"] == 0
 
 
 def test_reports_written_and_byte_identical_on_rerun(arts):
@@ -162,19 +164,35 @@ def test_reports_written_and_byte_identical_on_rerun(arts):
     assert at_k[0]["rewrite_recall_any"] == pytest.approx(0.8)
 
 
-def test_llm_judge_is_comparable_only_when_official(arts, tmp_path):
+def test_only_the_official_judge_with_the_pinned_model_is_comparable(arts, tmp_path):
     v = pl.read_parquet(arts["verdicts"]).with_columns(
-        pl.lit("gpt-4o-2024-08-06").alias("judge_model"))
+        pl.lit("gpt-4o-2024-08-06").alias("judge_model"),
+        pl.col("label").alias("strict_label"))
     official = tmp_path / "v_official.parquet"
     write_table(v, official, table="verdicts", stage="judge",
-                params={"name": "gpt4o", "kind": "llm", "model": "openai/gpt-4o-2024-08-06"})
+                params={"name": "official", "kind": "official", "model": "gpt-4o-2024-08-06"},
+                extra_meta={"official_script_sha256": "ab" * 32})
     m = run({**arts, "verdicts": official})
     assert m["judge"]["comparable_to_published"] is True
+    assert m["judge"]["official_script_sha256"] == "ab" * 32
+    assert m["judge"]["strict_parse_disagreements"] == 0
     assert "not comparable" not in (arts["out_dir"] / "by_type.md").read_text()
-    other = tmp_path / "v_other.parquet"
-    write_table(v, other, table="verdicts", stage="judge",
-                params={"name": "deepseek", "kind": "llm", "model": "deepseek/deepseek-chat"})
-    assert run({**arts, "verdicts": other})["judge"]["comparable_to_published"] is False
+    # The official model with our own prompt wording: not comparable, and said so.
+    paraphrased = tmp_path / "v_gpt4o.parquet"
+    write_table(v.drop("strict_label"), paraphrased, table="verdicts", stage="judge",
+                params={"name": "gpt4o", "kind": "llm", "model": "openai/gpt-4o-2024-08-06"})
+    m = run({**arts, "verdicts": paraphrased})
+    assert m["judge"]["comparable_to_published"] is False
+    assert m["judge"]["comparability"] == "official model, own wording: not comparable"
+    assert "official model, own wording: not comparable" in \
+        (arts["out_dir"] / "by_type.md").read_text()
+    # The official prompts with another model: not comparable either.
+    for params in ({"name": "official", "kind": "official", "model": "openai/gpt-4o-mini"},
+                   {"name": "deepseek", "kind": "llm", "model": "deepseek/deepseek-chat"}):
+        other = tmp_path / "v_other.parquet"
+        write_table(v.with_columns(pl.lit(params["model"]).alias("judge_model")), other,
+                    table="verdicts", stage="judge", params=params)
+        assert run({**arts, "verdicts": other})["judge"]["comparable_to_published"] is False
 
 
 def test_print_summary(arts, capsys):

@@ -20,6 +20,18 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("show", help="print the per-type table of the last run")
     sub.add_parser("export", help="paper tables from DVC experiments into reports/paper/")
     sub.add_parser("sync", help="sync DVC experiments into MLflow (idempotent)")
+    sub.add_parser("agreement", add_help=False,
+                   help="agreement of two labelings of the same answers (verdicts.parquet or "
+                        "official eval-results logs): kappa, confusion, per type")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["agreement"]:  # its own argparse (memrecall.eval.agreement)
+        from .eval.agreement import main as agreement_main
+        try:
+            agreement_main(argv[1:], prog="memrecall agreement")
+        except MemrecallError as e:
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(1)
+        return
     args = parser.parse_args(argv)
     try:
         if args.command == "compose":

@@ -8,13 +8,15 @@ class MemrecallError(Exception):
 
 
 class InputError(MemrecallError):
-    """Bad input data: names the file, the question id and the field."""
+    """Bad input data: names the file (and line, for line-based files), the question id and the
+    field."""
 
     def __init__(self, message: str, *, file: str | None = None, question_id: str | None = None,
-                 field: str | None = None):
-        self.file, self.question_id, self.field = file, question_id, field
+                 field: str | None = None, line: int | None = None):
+        self.file, self.question_id, self.field, self.line = file, question_id, field, line
         where = ", ".join(
-            f"{k} {v!r}" for k, v in (("file", file), ("question_id", question_id), ("field", field))
+            f"{k} {v!r}" for k, v in (("file", file), ("line", line),
+                                      ("question_id", question_id), ("field", field))
             if v is not None
         )
         super().__init__(f"{message} ({where})" if where else message)

@@ -1,4 +1,6 @@
-"""The judge stage: one verdict per question, from the `rule` judge or an LLM judge.
+"""The judge stage: one verdict per question, from the `rule` judge, an LLM judge in our own
+words (`llm`), LongMemEval's own judge (`official`, judge/official.py) or an imported official
+eval-results log (`file`, judge/imported.py).
 
     from memrecall.judge import judge_answers, run_judge
     verdicts = judge_answers(questions, answers, judge_cfg)   # pl.DataFrame, sorted by question_id
@@ -21,16 +23,19 @@ import polars as pl
 
 from ..artifacts import read_table, write_table
 from ..errors import ConfigError, InputError
-from ..hashing import sha256_file
+from ..hashing import sha256_text
 from ..schema import polars_schema
 from . import locomo
 from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION, judge_one
+from .rules.verdict import RULES_HASH
 
-JUDGE_KINDS = ("rule", "llm")
-_RULES_HASH = sha256_file(Path(__file__).with_name("rules.py"))[:12]
+JUDGE_KINDS = ("rule", "llm", "official", "file")
+_RULES_HASH = RULES_HASH
 
 VERDICT_SCHEMA = polars_schema("verdicts")
+# judge=official keeps the strict yes/no parse beside the official label, as a diagnostic.
+STRICT_COLUMN = {"strict_label": pl.Boolean}
 
 
 def judge_kind(judge_cfg: dict) -> str:
@@ -105,18 +110,34 @@ def _judge(questions, answers, judge_cfg, answers_file, client=None) -> tuple[pl
                                        "prompt_hash": (locomo.RULE_HASH if it["category"]
                                                        is not None else _RULES_HASH)}
     else:
-        llm_rows, stats = judge_with_llm(todo, judge_cfg, client)
+        if kind == "official":
+            from .official import judge_official
+            llm_rows, stats = judge_official(todo, judge_cfg)
+        elif kind == "file":
+            from .imported import judge_from_log
+            llm_rows, stats = judge_from_log(items, judge_cfg)
+        else:
+            llm_rows, stats = judge_with_llm(todo, judge_cfg, client)
         for r in llm_rows:
             rows[r["question_id"]] = r
+    schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if kind == "official" else {})}
     out = []
     for it in items:
-        row = {k: None for k in VERDICT_SCHEMA}
+        row = {k: None for k in schema}
         row.update({"reader_failed": False, "input_tokens": 0, "output_tokens": 0,
                     "reasoning_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0})
         row.update(rows[it["question_id"]])
         row["question_type"], row["is_abstention"] = it["question_type"], it["is_abstention"]
         out.append(row)
-    return pl.DataFrame(out, schema=VERDICT_SCHEMA), stats
+    return pl.DataFrame(out, schema=schema), stats
+
+
+def strict_disagreements(verdicts: pl.DataFrame) -> int:
+    """judge=official: labelled verdicts whose strict yes/no parse differs (or fails)."""
+    if "strict_label" not in verdicts.columns:
+        return 0
+    lab = verdicts.filter(pl.col("label").is_not_null())
+    return int((lab["strict_label"].is_null() | (lab["strict_label"] != lab["label"])).sum())
 
 
 def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
@@ -125,12 +146,17 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     kind = judge_kind(judge_cfg)
     df, stats = _judge(read_table(questions, "questions"), read_table(answers, "answers"),
                        judge_cfg, str(answers))
+    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256") if k in stats}
     write_table(df, out, table="verdicts", stage="judge", params=judge_cfg,
-                input_files=[questions, answers])
+                input_files=[questions, answers], extra_meta=extra or None)
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height
     n_reader = int(df["reader_failed"].sum())
     calls = (f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
-             f"failed {stats.get('failed', 0)}" if kind == "llm" else "no model calls")
+             f"failed {stats.get('failed', 0)}" if kind in ("llm", "official")
+             else "no model calls")
+    if kind == "official":
+        calls += (f"; official script sha256 {stats['official_script_sha256'][:12]}…, strict "
+                  f"parse disagrees on {strict_disagreements(df)}")
     print(f"judge ({judge_cfg.get('name', kind)}): {df.height} verdicts, "
           f"{int(df['label'].fill_null(False).sum())} correct, {n_null} judge errors, "
           f"{n_reader} reader errors; {calls}")

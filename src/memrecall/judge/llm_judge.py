@@ -14,7 +14,8 @@ The verdict is parsed strictly: the reply must start with "yes" or "no" (leading
 quotes or markdown emphasis allowed); anything else gives label null with the reply kept in `raw`
 and the reason in `error`. Such judge failures are counted separately (qa_metrics.judge_errors),
 never scored as wrong. Generation settings (temperature 0, a few output tokens) come from the
-judge config group; `judge=gpt4o` pins gpt-4o-2024-08-06 as the official evaluation does.
+judge config group; `judge=gpt4o` pins the official model, gpt-4o-2024-08-06, but its wording is
+ours, so its scores are not comparable with published ones (judge=official, official.py, is).
 """
 
 from __future__ import annotations

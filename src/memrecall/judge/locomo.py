@@ -22,9 +22,9 @@ from ..hashing import sha256_file, sha256_text
 from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
 from .llm_judge import JudgePrompt
 from .rules import RuleVerdict, abstains, judge_one
+from .rules.verdict import RULES_HASH
 
-_HERE = Path(__file__).parent
-RULE_HASH = sha256_text(sha256_file(_HERE / "rules.py") + sha256_file(__file__))[:12]
+RULE_HASH = sha256_text(RULES_HASH + sha256_file(__file__))[:12]
 _LOCOMO_ABSTAIN = re.compile(r"no information available|not mentioned", re.IGNORECASE)
 
 

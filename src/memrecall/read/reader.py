@@ -170,6 +170,9 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                                candidates=candidates, out=out, prompts_out=prompts_out)
     from ..llm import LLMClient
 
+    if reader_cfg.get("kind") == "file":  # reader=file: imported answers, no model
+        from .imported import run_read_file
+        return run_read_file(reader_cfg, questions=questions, out=out)
     turns_df = read_table(turns, "turns")
     settings = reader_settings(reader_cfg, two_person="speaker" in turns_df.columns)
     contexts = build_contexts(settings, read_table(questions, "questions"),

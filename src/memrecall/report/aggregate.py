@@ -31,6 +31,7 @@ from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
 from . import locomo
+from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
 from .figures import by_type_bars
 from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
@@ -40,6 +41,7 @@ RULE_CAVEAT = ("**This run was scored by the `rule` judge** (deterministic per-t
                "rule-judged score is not comparable with LLM-judged published numbers: "
                "LongMemEval's official judge is gpt-4o-2024-08-06.")
 DEFAULT_OUT = "reports"
+HYPOTHESES_FILE = "hypotheses.jsonl"
 
 
 # ---- helpers --------------------------------------------------------------------------------
@@ -66,17 +68,70 @@ def dump_json(obj) -> str:
 
 def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
     """Which judge labelled the run (from the verdicts' params metadata), and whether its scores
-    can be set beside published LongMemEval numbers (only with the official gpt-4o judge)."""
+    can be set beside published LongMemEval numbers: only judge=official (the official prompts,
+    read from the user's checkout) with the pinned gpt-4o-2024-08-06."""
     try:
-        params = read_meta(verdicts_path).get("params") or {}
+        meta = read_meta(verdicts_path)
     except Exception:  # a hand-made verdicts file without our metadata
-        params = {}
+        meta = {}
+    params = meta.get("params") or {}
     models = sorted(m for m in verdicts["judge_model"].drop_nulls().unique().to_list())
-    model = params.get("model") or (models[0] if models else None)
+    model = (models[0] if params.get("kind") == "file" and models else
+             params.get("model") or (models[0] if models else None))
     kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
-    return {"name": params.get("name") or kind, "kind": kind, "model": model,
-            "comparable_to_published": bool(kind == "llm" and model
-                                            and OFFICIAL_JUDGE_MODEL in str(model))}
+    official_model = OFFICIAL_JUDGE_MODEL in str(model or "")
+    comparable = bool(kind == "official" and official_model)
+    if kind == "rule":
+        why = "rule judge: not comparable"
+    elif kind == "official":
+        why = ("official prompts and model: comparable" if comparable else
+               f"official prompts, model {model} (not {OFFICIAL_JUDGE_MODEL}): not comparable")
+    elif kind == "file":
+        why = (f"imported labels of {', '.join(models) or 'an unknown judge'}: as comparable as "
+               "the log's source (the official script with gpt-4o-2024-08-06 is)")
+    elif official_model:
+        why = "official model, own wording: not comparable"
+    else:
+        why = "own wording, not the official model: not comparable"
+    info = {"name": params.get("name") or kind, "kind": kind, "model": model,
+            "comparable_to_published": comparable, "comparability": why}
+    if kind == "official":
+        info["official_script_sha256"] = meta.get("official_script_sha256")
+        info["strict_parse_disagreements"] = _strict_disagreements(verdicts)
+    if kind == "file":
+        info["log_sha256"] = meta.get("log_sha256")
+    return info
+
+
+def _strict_disagreements(verdicts: pl.DataFrame) -> int:
+    if "strict_label" not in verdicts.columns:
+        return 0
+    lab = verdicts.filter(pl.col("label").is_not_null())
+    return int((lab["strict_label"].is_null() | (lab["strict_label"] != lab["label"])).sum())
+
+
+def export_official_files(answers: pl.DataFrame, verdicts: pl.DataFrame, judge: dict,
+                          out_dir: str | Path) -> list[Path]:
+    """reports/hypotheses.jsonl and, for LLM-labelled runs, its .eval-results-<model> twin, in
+    the official formats: LongMemEval's print_qa_metrics.py reproduces our table from them.
+    Answers that are missing or failed are not written (the official files hold answers only);
+    a verdict without a label (judge error) is left out of the eval-results, as it is left out of
+    our accuracy."""
+    out = Path(out_dir)
+    hyp_path = out / HYPOTHESES_FILE
+    for stale in out.glob(f"{HYPOTHESES_FILE}.eval-results-*"):
+        stale.unlink()  # from a judge this run no longer uses
+    answered = answers.filter(pl.col("error").is_null() & pl.col("hypothesis").is_not_null()) \
+        .sort("question_id")
+    written = [write_hypotheses(hyp_path, answered.select("question_id", "hypothesis").to_dicts())]
+    if judge["kind"] != "rule":
+        lab = answered.join(verdicts.select("question_id", "label", "judge_model"),
+                            on="question_id").filter(pl.col("label").is_not_null())
+        rows = [{"question_id": r["question_id"], "hypothesis": r["hypothesis"],
+                 "model": r["judge_model"], "label": r["label"]} for r in lab.to_dicts()]
+        models = sorted({r["model"] for r in rows}) or [judge["model"] or "judge"]
+        written.append(write_eval_results(eval_results_path(hyp_path, models[0]), rows))
+    return written
 
 
 def reader_context(answers: pl.DataFrame, answers_path, candidates: pl.DataFrame | None
@@ -198,6 +253,7 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "refusal_rate": refusal,
         "judge_errors": qa["judge_errors"],
         "reader_errors": qa["reader_errors"],
+        "missing_answers": int(a["error"].fill_null("").str.starts_with(MISSING).sum()),
         "judge": judge,
         "tokens": tokens,
         "latency_s": usage["latency_s"],
@@ -223,6 +279,7 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
     atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
     atomic_write_text(out / "per_question.csv", per_question_csv(pq, a))
+    export_official_files(a, v, judge, out)
     atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics)))
     atomic_write_text(out / "plots" / "retrieval_at_k.json", dump_json(retrieval_plot(by_stage)))
     by_type_bars([{"name": "this run", "by_type": _with_summary(metrics["qa"]),
@@ -260,8 +317,14 @@ def _judge_lines(metrics: dict) -> list[str]:
     elif "f1" in metrics:  # LoCoMo
         lines.append(locomo.LLM_NOTE)
     elif not j["comparable_to_published"]:
-        lines.append(f"This LLM judge is not LongMemEval's official one ({OFFICIAL_JUDGE_MODEL}); "
-                     "compare with published numbers only with care.")
+        lines.append(f"Comparability with published LongMemEval numbers: "
+                     f"{j.get('comparability') or 'not comparable'}. Only `judge=official` (the "
+                     f"official prompts with {OFFICIAL_JUDGE_MODEL}) is comparable.")
+    else:
+        lines.append(f"The official LongMemEval judge (script sha256 "
+                     f"{str(j.get('official_script_sha256'))[:12]}…): comparable with published "
+                     f"numbers. Its strict yes/no parse differs on "
+                     f"{j.get('strict_parse_disagreements', 0)} answers.")
     return lines
 
 

@@ -1,0 +1,124 @@
+"""The rule judge against official judge labels: agreement, Cohen's kappa, confusion, per type,
+and each run's accuracy under both labelings.
+
+    python bench/judge_agreement.py --logs ../shared/data/judge/*.gz \
+        --oracle ../shared/data/longmemeval/longmemeval_oracle.json --json OUT
+
+Each log is an official eval-results file (`autoeval_label: {model, label}` per answer). The
+rule judge labels the same answers with the oracle file's questions and references. Logs of
+different judge models (gpt-4o vs gpt-4o-mini) are pooled apart: only gpt-4o-2024-08-06 is the
+official judge; the mini labels are a second opinion.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import polars as pl  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.data.longmemeval import load_records  # noqa: E402
+from memrecall.eval.agreement import judge_agreement  # noqa: E402
+from memrecall.eval.gold import is_abstention_id  # noqa: E402
+from memrecall.interchange import read_eval_results  # noqa: E402
+from memrecall.judge.rules import judge_one  # noqa: E402
+
+
+def run_name(path: str) -> str:
+    return Path(path).name.split(".jsonl")[0]
+
+
+def _frame(rows, label_key):
+    return pl.DataFrame([{"question_id": f"{r['run']}|{r['question_id']}",
+                          "label": r[label_key]} for r in rows],
+                        schema={"question_id": pl.String, "label": pl.Boolean})
+
+
+def _types(rows):
+    return pl.DataFrame([{"question_id": f"{r['run']}|{r['question_id']}",
+                          "question_type": r["question_type"]} for r in rows])
+
+
+def measure(logs: list[str], oracle: str) -> dict:
+    ref = {str(q["question_id"]): q for q in load_records(oracle)}
+    rows = []
+    for path in logs:
+        entries = read_eval_results(path)
+        for e in tqdm(entries, desc=run_name(path), leave=False):
+            q = ref.get(e["question_id"])
+            if q is None:
+                sys.exit(f"error: {path} line {e['line']}: question_id {e['question_id']!r} "
+                         f"is not in {oracle}")
+            v = judge_one(q["question_type"], q["question"], str(q["answer"]), e["hypothesis"],
+                          is_abstention=is_abstention_id(e["question_id"]))
+            rows.append({"run": run_name(path), "judge_model": e["model"],
+                         "question_id": e["question_id"], "question_type": q["question_type"],
+                         "official": e["label"], "rule": v.label})
+    out = {"runs": {}, "pooled": {}}
+    for model in sorted({r["judge_model"] for r in rows}):
+        sub = [r for r in rows if r["judge_model"] == model]
+        # Agreement of the rule judge (a) with the official labels (b).
+        out["pooled"][model] = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"),
+                                               _types(sub))
+    for run in dict.fromkeys(r["run"] for r in rows):
+        sub = [r for r in rows if r["run"] == run]
+        res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
+        o = res["overall"]
+        out["runs"][run] = {"judge_model": sub[0]["judge_model"], "n": o["n"],
+                            "agreement": o["agreement"], "kappa": o["kappa"],
+                            "official_accuracy": o["b_yes"], "rule_accuracy": o["a_yes"],
+                            "difference": o["a_yes"] - o["b_yes"],
+                            "by_type": res["by_type"], "abstention": res["abstention"]}
+    return out
+
+
+def _f(x, d=3):
+    return "–" if x is None else f"{x:.{d}f}"
+
+
+def print_tables(result: dict) -> None:
+    for model, res in result["pooled"].items():
+        print(f"\n## rule judge vs {model} (pooled over its logs)\n")
+        print("| type | n | agreement | kappa | rule acc | official acc | rule-only yes | "
+              "official-only yes |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        items = [*res["by_type"].items(), ("abstention (_abs)", res["abstention"]),
+                 ("**all**", res["overall"])]
+        for t, s in items:
+            print(f"| {t} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
+                  f"{_f(s['a_yes'])} | {_f(s['b_yes'])} | {s['a_only_yes']} | "
+                  f"{s['b_only_yes']} |")
+    print("\n## per run\n")
+    print("| run | judge | n | agreement | kappa | official acc | rule acc | rule − official |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for run, r in result["runs"].items():
+        print(f"| {run} | {r['judge_model']} | {r['n']} | {_f(r['agreement'])} | "
+              f"{_f(r['kappa'])} | {_f(r['official_accuracy'])} | {_f(r['rule_accuracy'])} | "
+              f"{r['difference'] * 100:+.1f} pt |")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--logs", nargs="+", required=True, help="official eval-results logs")
+    ap.add_argument("--oracle", required=True, help="longmemeval_oracle.json (all questions)")
+    ap.add_argument("--json", default=None, help="write every figure here")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    result = measure(args.logs, args.oracle)
+    print_tables(result)
+    print(f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
+          f"{time.perf_counter() - t0:.1f} s")
+    if args.json:
+        atomic_write_text(args.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
+        print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

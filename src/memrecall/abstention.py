@@ -1,0 +1,59 @@
+"""Abstention phrases: the one list of ways an answer says the asked information is missing.
+
+Two consumers, one source, so they cannot classify the same answer differently:
+- the rule judge (judge/rules/abstention.py): an `_abs` question is answered correctly when the
+  response says the information is missing;
+- the refusal classifier (llm/refusal.py): an answer that says the information is missing is an
+  abstention, not a refusal.
+
+Matching is on lower-cased text with typographic quotes made plain ("didn’t" = "didn't").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "\u00a0": " "})
+
+PHRASES = [
+    # "you never mentioned", "I don't see it stated", "the history doesn't contain"
+    r"\b(?:did not|didn't|have not|haven't|has not|hasn't|never|do not|don't|does not|doesn't)"
+    r" (?:\w+ )?(?:mention|say|said|tell|told|specif|share|state|provide|discuss|talk|bring|"
+    r"include|contain|indicate)",
+    r"\bnot (?:been |be )?(?:mentioned|specified|stated|provided|available|included|discussed|"
+    r"given|found|recorded|shared|known|indicated|covered)\b",
+    r"\bno (?:(?:direct|specific|clear|explicit|such|relevant|further|other|prior) )?(?:mention|"
+    r"information|info|record|records|details?|indication|evidence|data|reference|"
+    r"way to (?:know|tell|determine))\b",
+    # "I couldn't find any record of", "I wasn't able to find"
+    r"\b(?:couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to|didn't|"
+    r"did not|don't|do not) (?:\w+ ){0,2}find\b",
+    r"\b(?:doesn't|does not|don't|do not) (?:appear|seem) to (?:have been |be )?(?:mentioned|"
+    r"recorded|discussed|covered|included|in)\b",
+    r"\bnothing (?:related|about|on|regarding|specific|mentioned|in|that)\b",
+    r"\bthere (?:is|are|was|were) no\b|\bthere (?:isn't|aren't|wasn't|weren't)\b",
+    # "I don't have that information", also "I don't have access to our past conversations":
+    # the official judge accepts both for `_abs` (the refusal classifier still flags the latter)
+    r"\b(?:i|we) (?:don't|do not) (?:have|know|see)\b",
+    r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
+    r"determine|tell|say|find|know|confirm|calculate|compute|identify|infer|work out)",
+    r"\bcannot be (?:determined|answered|found|inferred|calculated|identified|known)\b",
+    r"\b(?:not enough|insufficient|incomplete|missing|lack of) (?:\w+ )?(?:information|info|"
+    r"details|data|context)\b",
+    r"\b(?:is|are|was|were) (?:not enough|insufficient|incomplete|missing)\b",
+    # "you only mentioned X", "you mentioned X but not Y": what was said instead
+    r"\bonly (?:mentioned|talked about|told me about|said)\b",
+    r"\bbut not\b|\brather than\b|[,—–] not \w",
+]
+
+_RE = re.compile("|".join(f"(?:{p})" for p in PHRASES))
+
+
+def plain(text: str) -> str:
+    return unicodedata.normalize("NFKC", text or "").translate(_PLAIN).lower()
+
+
+def says_missing(text: str | None) -> bool:
+    """Does the answer say the asked information is missing from the history?"""
+    return bool(text) and bool(_RE.search(plain(text)))

@@ -1,0 +1,169 @@
+"""The official LongMemEval file formats, read and written (DESIGN.md, "Interchange").
+
+- hypotheses: `{question_id, hypothesis}` per JSON line, or one JSON list of such objects (what
+  the official `src/evaluation/evaluate_qa.py` reads);
+- eval-results log: the same objects plus `autoeval_label: {model, label}`, one JSON line each
+  (what that script writes as `<hyp_file>.eval-results-<short model name>`).
+
+Files may be gzipped (`.gz`). Every problem names the file, the line (the item's position for a
+JSON list) and the field: a line that is not JSON or not an object, a question_id that is missing
+or not a string, a hypothesis that is not a string, a missing or non-boolean label, a log mixing
+judge models, the same question_id twice.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+from .artifacts import atomic_write_text
+from .errors import InputError
+from .eval.gold import is_abstention_id
+
+# answers.error of a question an imported hypothesis file does not answer: not judged, left out
+# of accuracy, counted as missing (never as wrong).
+MISSING = "missing: no hypothesis for this question in"
+
+
+def _text(path: Path) -> str:
+    if not path.exists():
+        raise InputError("file not found", file=str(path))
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(path)) from e
+
+
+def _objects(path: Path) -> list[tuple[int, dict]]:
+    """(line, object) pairs: JSON lines, or the items of one JSON list (line = position)."""
+    text = _text(path)
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InputError(f"not valid JSON: {e.msg}", file=str(path), line=e.lineno) from e
+        pairs = list(enumerate(items, 1))
+    else:
+        pairs = []
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                pairs.append((i, json.loads(line)))
+            except json.JSONDecodeError as e:
+                raise InputError(f"not valid JSON: {e.msg}", file=str(path), line=i) from e
+    for i, obj in pairs:
+        if not isinstance(obj, dict):
+            raise InputError(f"expected a JSON object, got {type(obj).__name__}",
+                             file=str(path), line=i)
+    if not pairs:
+        raise InputError("no entries", file=str(path))
+    return pairs
+
+
+def read_hypotheses(path: str | Path) -> list[dict]:
+    """[{question_id, hypothesis, line}] in file order; ids unique, hypotheses strings."""
+    rows = _read_entries(Path(path))
+    for r in rows:
+        del r["_obj"]
+    return rows
+
+
+def _read_entries(path: Path) -> list[dict]:
+    out, seen = [], {}
+    for i, obj in _objects(path):
+        qid = obj.get("question_id")
+        if not isinstance(qid, str) or not qid:
+            raise InputError("missing question_id, or not a string", file=str(path), line=i,
+                             field="question_id")
+        if qid in seen:
+            raise InputError(f"question_id given twice (first on line {seen[qid]})",
+                             file=str(path), line=i, question_id=qid, field="question_id")
+        seen[qid] = i
+        hyp = obj.get("hypothesis")
+        if not isinstance(hyp, str):
+            raise InputError(f"hypothesis must be a string, got "
+                             f"{'nothing' if 'hypothesis' not in obj else type(hyp).__name__}",
+                             file=str(path), line=i, question_id=qid, field="hypothesis")
+        out.append({"question_id": qid, "hypothesis": hyp, "line": i, "_obj": obj})
+    return out
+
+
+def read_eval_results(path: str | Path) -> list[dict]:
+    """[{question_id, hypothesis, label, model, line}]: an official eval-results log, one judge
+    model throughout."""
+    path = Path(path)
+    rows = _read_entries(path)
+    models: dict[str, int] = {}
+    for r in rows:
+        auto = r.pop("_obj").get("autoeval_label")
+        where = {"file": str(path), "line": r["line"], "question_id": r["question_id"]}
+        if not isinstance(auto, dict):
+            raise InputError("missing autoeval_label {model, label}", field="autoeval_label",
+                             **where)
+        if not isinstance(auto.get("label"), bool):
+            raise InputError(f"autoeval_label.label must be true or false, got "
+                             f"{auto.get('label')!r}", field="autoeval_label.label", **where)
+        if not isinstance(auto.get("model"), str) or not auto["model"]:
+            raise InputError("missing autoeval_label.model", field="autoeval_label.model",
+                             **where)
+        r["label"], r["model"] = auto["label"], auto["model"]
+        models.setdefault(auto["model"], r["line"])
+        if len(models) > 1:
+            (m0, l0), (m1, _) = list(models.items())[:2]
+            raise InputError(f"one log, two judge models: {m0!r} (line {l0}) and {m1!r}",
+                             field="autoeval_label.model", **where)
+    return rows
+
+
+def short_model_name(model: str) -> str:
+    """The official files' suffix: 'gpt-4o-2024-08-06' -> 'gpt-4o', 'openai/gpt-4o-mini-...' ->
+    'gpt-4o-mini'; other names lose their provider prefix and date, and keep [\\w.-] only."""
+    name = str(model).rsplit("/", 1)[-1]
+    name = re.sub(r"-\d{4}-\d{2}-\d{2}$", "", name)
+    return re.sub(r"[^\w.-]+", "_", name) or "judge"
+
+
+def eval_results_path(hypotheses_path: str | Path, model: str) -> Path:
+    p = Path(hypotheses_path)
+    return p.with_name(f"{p.name}.eval-results-{short_model_name(model)}")
+
+
+def write_hypotheses(path: str | Path, rows: list[dict]) -> Path:
+    """One `{question_id, hypothesis}` JSON line per row, in the order given (atomic)."""
+    text = "".join(json.dumps({"question_id": r["question_id"], "hypothesis": r["hypothesis"]},
+                              ensure_ascii=False) + "\n" for r in rows)
+    return atomic_write_text(path, text)
+
+
+def write_eval_results(path: str | Path, rows: list[dict]) -> Path:
+    """The official eval-results lines: question_id, hypothesis, autoeval_label {model, label}."""
+    text = "".join(json.dumps({"question_id": r["question_id"], "hypothesis": r["hypothesis"],
+                               "autoeval_label": {"model": r["model"], "label": bool(r["label"])}},
+                              ensure_ascii=False) + "\n" for r in rows)
+    return atomic_write_text(path, text)
+
+
+def official_metrics(eval_results: str | Path, question_types: dict[str, str]) -> dict:
+    """LongMemEval's print_qa_metrics.py rules on an eval-results file: accuracy per type over its
+    lines (abstention lines in their type), task-averaged = the mean of the per-type
+    accuracies, overall = all lines, abstention = the `_abs` lines. A cross-check of our table
+    from our own exported files."""
+    rows = read_eval_results(eval_results)
+    by_type: dict[str, list[int]] = {}
+    for r in rows:
+        if r["question_id"] not in question_types:
+            raise InputError("question_id not in the reference", file=str(eval_results),
+                             line=r["line"], question_id=r["question_id"], field="question_id")
+        by_type.setdefault(question_types[r["question_id"]], []).append(int(r["label"]))
+    means = {t: sum(v) / len(v) for t, v in by_type.items()}
+    abstention = [int(r["label"]) for r in rows if is_abstention_id(r["question_id"])]
+    return {"by_type": means, "task_averaged": sum(means.values()) / len(means),
+            "overall": sum(int(r["label"]) for r in rows) / len(rows),
+            "abstention": sum(abstention) / len(abstention) if abstention else None,
+            "n": len(rows), "models": sorted({r["model"] for r in rows})}

@@ -1,0 +1,122 @@
+"""judge=official: LongMemEval's own judge, exactly.
+
+The official prompts are not ours to copy, so they are read at run time from the user's checkout
+of the official repository: `judge.official_script` points at its `src/evaluation/evaluate_qa.py`.
+That file imports openai and backoff at module level, so it is never imported: it is parsed with
+`ast`, the top-level function `get_anscheck_prompt(task, question, answer, response,
+abstention=False)` is taken out (without decorators) and executed alone, in a namespace of its
+own. Its sha256 goes into the verdicts' metadata and metrics.json.
+
+Each prompt is sent as one user message to the pinned model (gpt-4o-2024-08-06, temperature 0,
+max_tokens 10, from the judge config) and the reply is labelled as the official script does:
+`'yes' in reply.lower()`. The strict parse of the paraphrased judges (a leading yes/no) is kept
+beside it as a diagnostic (`strict_label`); metrics.json counts where the two differ. A failed
+call, or an empty reply, is a judge error (label null), never a "no".
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from pathlib import Path
+
+from ..data.subset import resolve_path
+from ..errors import MemrecallError
+from ..eval.gold import is_abstention_id
+from ..hashing import sha256_file
+from .llm_judge import parse_verdict
+
+OFFICIAL_REPO = "https://github.com/xiaowu0162/LongMemEval"
+SCRIPT_IN_REPO = "src/evaluation/evaluate_qa.py"
+FUNCTION = "get_anscheck_prompt"
+SIGNATURE = ("task", "question", "answer", "response", "abstention")
+PINNED_MODEL = "gpt-4o-2024-08-06"
+
+
+def _where() -> str:
+    return (f"Clone the official LongMemEval repository ({OFFICIAL_REPO}) and set "
+            f"judge.official_script to its {SCRIPT_IN_REPO} (an absolute path).")
+
+
+def load_prompt_function(path) -> tuple:
+    """(get_anscheck_prompt, sha256 of the script) from the official evaluate_qa.py."""
+    if path is None or str(path).strip() in ("", "None", "null"):
+        raise MemrecallError(f"judge=official needs judge.official_script. {_where()}")
+    p = resolve_path(str(path))
+    if not p.is_file():
+        raise MemrecallError(f"judge.official_script: {p} not found. {_where()}")
+    source = p.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source, filename=str(p))
+    except SyntaxError as e:
+        raise MemrecallError(f"judge.official_script: {p} is not Python (line {e.lineno}: "
+                             f"{e.msg}). {_where()}") from None
+    found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == FUNCTION]
+    if not found:
+        raise MemrecallError(f"judge.official_script: {p} has no top-level function "
+                             f"{FUNCTION}{SIGNATURE}. {_where()}")
+    fn = found[-1]  # as Python would bind it
+    names = tuple(a.arg for a in fn.args.args)
+    if names[:5] != SIGNATURE:
+        raise MemrecallError(f"judge.official_script: {p}: {FUNCTION} takes {names}, expected "
+                             f"{SIGNATURE}. {_where()}")
+    fn.decorator_list = []
+    module = ast.Module(body=[fn], type_ignores=[])
+    namespace: dict = {"__builtins__": builtins, "__name__": "memrecall_official_prompt"}
+    exec(compile(module, str(p), "exec"), namespace)  # noqa: S102 - the user's own checkout
+    return namespace[FUNCTION], sha256_file(p)
+
+
+def official_label(reply: str) -> bool:
+    """The official script's rule (evaluate_qa.py): any 'yes' in the reply."""
+    return "yes" in reply.lower()
+
+
+def build_prompts(items: list[dict], fn) -> list[str]:
+    out = []
+    for it in items:
+        try:
+            prompt = fn(it["question_type"], it["question"], it["answer"], it["hypothesis"],
+                        abstention=is_abstention_id(it["question_id"]))
+        except Exception as e:  # noqa: BLE001 - the user's script: say which question broke it
+            raise MemrecallError(f"{FUNCTION} failed for question_id {it['question_id']!r} "
+                                 f"(type {it['question_type']!r}): {type(e).__name__}: {e}") \
+                from None
+        if not isinstance(prompt, str):
+            raise MemrecallError(f"{FUNCTION} returned {type(prompt).__name__}, not a prompt "
+                                 f"string, for question_id {it['question_id']!r}")
+        out.append(prompt)
+    return out
+
+
+def judge_official(items: list[dict], judge_cfg: dict) -> tuple[list[dict], dict]:
+    """(rows, stats): one verdict row per item, like llm_judge.judge_with_llm, plus
+    strict_label; stats also holds the script's sha256."""
+    from ..hashing import sha256_text
+    from ..llm import LLMClient
+
+    fn, script_sha = load_prompt_function(judge_cfg.get("official_script"))
+    prompts = build_prompts(items, fn)
+    client = LLMClient(judge_cfg, stage="judge")
+    messages = [[{"role": "user", "content": p}] for p in prompts]
+    results = client.complete_many(messages, desc="judge (official)") if items else []
+    rows = []
+    for it, p, res in zip(items, prompts, results):
+        strict = None
+        if res.error:
+            label, error = None, f"judge call failed: {res.error}"
+        elif res.text is None or not res.text.strip():
+            label, error = None, "judge returned an empty reply"
+        else:
+            label, error = official_label(res.text), None
+            strict, _ = parse_verdict(res.text)
+        rows.append({
+            "question_id": it["question_id"], "label": label, "strict_label": strict,
+            "judge_model": res.model or judge_cfg.get("model"), "raw": res.text, "error": error,
+            "prompt_hash": sha256_text(p)[:12], "request_hash": res.request_hash,
+            "input_tokens": int(res.input_tokens or 0),
+            "output_tokens": int(res.output_tokens or 0),
+            "reasoning_tokens": int(res.reasoning_tokens or 0),
+            "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
+        })
+    return rows, {**client.stats, "official_script_sha256": script_sha}

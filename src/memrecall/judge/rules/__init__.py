@@ -1,0 +1,51 @@
+"""The `rule` judge: deterministic per-type rules that approximate LongMemEval's judge offline.
+
+LongMemEval's official judge is gpt-4o with one prompt per question type (NOTES.md). These rules
+follow the same per-type policy without a model, so the default pipeline runs offline:
+
+- abstention (`_abs`): correct when the response says the information is missing (the phrase
+  list of memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't
+  find any record", "can't determine", "you mentioned X but not Y", "X, not Y", ...).
+- single-session-preference: the reference is a rubric. Correct when the response uses the user's
+  own details the rubric names: one proper noun or number from its positive sentences (Sony,
+  Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail words.
+  Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
+  A response that says it lacks the user's information is wrong unless it names such a proper
+  noun or number ("I don't have your history, but here are general tips").
+- any other answerable question: a response that opens by saying it cannot answer ("I cannot
+  determine that. The messages mention ...") is wrong, whatever facts it lists.
+- yes/no references ("Yes."): the response's first yes/no word must agree.
+- quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
+  number in the response equals the reference after unit conversion (weeks↔days, years↔months,
+  hours↔minutes); dates, ordinals and years are not read as counts. temporal-reasoning accepts
+  off-by-one for day/week/month/year counts, and the reference's own "N is also acceptable".
+  Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
+- order questions: the reference's named entities must appear in the response in that order.
+- either-or questions ("A or B?"): the response names the reference's option, and names it
+  first if it names both; a response that reasons over both is read from its conclusion (its
+  last sentence naming an option with a decision word, the clause after a "but").
+- otherwise: normalised containment: every content word of the reference that the question does
+  not already contain must appear in the response (so a subset of a list is wrong, and extra
+  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are aliases;
+  a sentence-long reference's framing ("I recommended", "meaning", "as examples") is optional.
+
+Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
+"twice" → 2 times), thousands separators, a.m./p.m., possessives, light plural/-ed stemming.
+
+These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
+hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.
+A rule-judged score is NOT comparable with LLM-judged published numbers; reports say so.
+
+Modules, one per rule family: normalise (text and number words), numbers (quantities and the
+temporal tolerance), abstention, preference (rubrics), choice (yes/no, either-or), order,
+containment (the general rule), dispatch (`judge_one`: which family decides).
+"""
+
+from .abstention import abstains
+from .dispatch import judge_one
+from .normalise import content_tokens, normalize, stem, tokens
+from .numbers import Quantity, quantities
+from .verdict import RULES_VERSION, RuleVerdict
+
+__all__ = ["RULES_VERSION", "Quantity", "RuleVerdict", "abstains", "content_tokens", "judge_one",
+           "normalize", "quantities", "stem", "tokens"]

@@ -1,0 +1,73 @@
+"""The general rule: normalised containment. Every content word of the reference that the
+question does not already contain must appear in the response (so a subset of a list is wrong, and
+extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are
+aliases."""
+
+from __future__ import annotations
+
+import re
+
+from .normalise import content_tokens, split_acceptable, stem, tokens
+from .verdict import RuleVerdict
+
+_OPTIONAL_PAREN = re.compile(r"^\s*(?:e\.g\.|i\.e\.|from|including|such as|for example|or|"
+                             r"about|approx|roughly|which|that|as)\b", re.IGNORECASE)
+
+
+def _acronym_form(text: str, paren: re.Match) -> str | None:
+    """'fluid catalytic cracking (FCC), ...' -> 'FCC, ...' when the letters spell the acronym."""
+    acronym = paren.group(1).strip()
+    if not re.fullmatch(r"[A-Z]{2,6}", acronym):
+        return None
+    words = list(re.finditer(r"[A-Za-z]+", text[:paren.start()]))
+    picked, i = [], len(words) - 1
+    for ch in reversed(acronym.lower()):
+        while i >= 0 and words[i].group(0).lower() in ("of", "and", "the", "for", "de"):
+            i -= 1
+        if i < 0 or words[i].group(0)[0].lower() != ch:
+            return None
+        picked.append(words[i])
+        i -= 1
+    return text[:picked[-1].start()] + acronym + text[paren.end():]
+
+
+def _gold_forms(answer: str) -> list[str]:
+    """The reference without its parenthetical asides, plus one form per acronym alias."""
+    main, _ = split_acceptable(answer)
+    unparen = lambda t: re.sub(r"\([^()]*\)", " ", t)  # noqa: E731
+    forms = [unparen(main)]
+    for p in re.finditer(r"\(([^()]*)\)", main):
+        if _OPTIONAL_PAREN.match(p.group(1)):
+            continue
+        alias = _acronym_form(main, p)
+        if alias is not None:
+            forms.append(unparen(alias))
+        elif not main[p.end():].strip(" .") and len(p.group(1).split()) <= 3:
+            forms.append(p.group(1))  # "X (Y)" at the end: Y alone may name the same thing
+    return forms
+
+
+# How a sentence-long reference frames its content ("I recommended X", "1:10, meaning one part
+# to ten", "A or B as examples of C"): the framing need not be repeated, the content must.
+_NARRATION = frozenset(stem(w) for w in """
+meaning means meant example examples recommended recommend recommends suggested suggest
+suggests referring refer refers namely specifically
+""".split())
+
+
+def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
+    q_tokens = set(tokens(question)) | _NARRATION
+    hyp = set(tokens(hypothesis))
+    best_missing: list[str] | None = None
+    for form in _gold_forms(answer):
+        content = content_tokens(form)
+        required = [t for t in content if t not in q_tokens] or content or tokens(form)
+        required = list(dict.fromkeys(required))
+        missing = [t for t in required if t not in hyp]
+        if not required:
+            continue
+        if not missing:
+            return RuleVerdict(True, "contains: " + " ".join(required))
+        if best_missing is None or len(missing) < len(best_missing):
+            best_missing = missing
+    return RuleVerdict(False, "contains: missing " + " ".join(best_missing or ["answer"]))

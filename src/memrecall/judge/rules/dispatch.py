@@ -1,0 +1,46 @@
+"""The entry point: which rule family decides a response, by question type and reference."""
+
+from __future__ import annotations
+
+from .abstention import abstains, opens_by_declining
+from .choice import either_or_verdict, polarity, yes_no_gold
+from .containment import containment_verdict
+from .normalise import content_tokens, split_acceptable
+from .numbers import QUANTITY_QUESTION, quantity_verdict
+from .order import ORDER_QUESTION, order_verdict
+from .preference import preference_verdict
+from .verdict import RuleVerdict
+
+def judge_one(question_type: str, question: str, answer: str, hypothesis: str | None, *,
+              is_abstention: bool = False) -> RuleVerdict:
+    """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
+    hyp = (hypothesis or "").strip()
+    answer = str(answer)
+    if not hyp:
+        return RuleVerdict(False, "empty response")
+    if is_abstention:
+        if abstains(hyp):
+            return RuleVerdict(True, "abstention: says the information is missing")
+        return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
+    if question_type == "single-session-preference":
+        return preference_verdict(question, answer, hyp)
+    if opens_by_declining(hyp):
+        return RuleVerdict(False, "declines: opens by saying it cannot answer")
+    polar = yes_no_gold(answer)
+    if polar is not None:
+        said = polarity(hyp)
+        return RuleVerdict(said == polar, f"yes/no: expected {polar}, response says {said}")
+    main, _ = split_acceptable(answer)
+    short = len(content_tokens(main)) <= 2
+    if QUANTITY_QUESTION.search(question) or short:
+        verdict = quantity_verdict(question_type, question, answer, hyp)
+        if verdict is not None:
+            return verdict
+    if ORDER_QUESTION.search(question):
+        verdict = order_verdict(main, hyp)
+        if verdict is not None:
+            return verdict
+    verdict = either_or_verdict(question, main, hyp)
+    if verdict is not None:
+        return verdict
+    return containment_verdict(question, answer, hyp)

@@ -1,0 +1,125 @@
+"""Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3,
+"twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, a.m./p.m., possessives,
+light plural/-ed stemming; and the reference's "also acceptable" alternatives."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate(
+    "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True))
+_NUMBER_RUN = re.compile(rf"\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b")
+_ORDINAL_WORDS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+    "twentieth".split())}
+_ORDINAL_RUN = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r")\b")
+_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+_TRANSLATE = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": " - ", "—": " - ",
+                            "\u00a0": " "})
+
+
+def _words_value(run: str) -> int:
+    total, current = 0, 0
+    for w in re.split(r"[\s-]+", run):
+        if w in _UNITS:
+            current += _UNITS[w]
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w == "hundred":
+            current = (current or 1) * 100
+        else:  # thousand, million
+            total += (current or 1) * _SCALES[w]
+            current = 0
+    return total + current
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else _SUFFIX.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+@lru_cache(maxsize=4096)
+def normalize(text: str) -> str:
+    """Lower-cased text with number words as digits; punctuation is kept (quantities need it)."""
+    s = unicodedata.normalize("NFKC", text or "").translate(_TRANSLATE).lower()
+    s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)               # a.m. -> am
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)                        # 12,000 -> 12000
+    s = re.sub(r"\bonce\b", "1 time", s)
+    s = re.sub(r"\btwice\b", "2 times", s)
+    s = re.sub(r"\bthrice\b", "3 times", s)
+    s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
+    s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    s = re.sub(r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
+               lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]), s)
+    s = re.sub(r"\bmore than\b", "over", s)
+    return s
+
+
+def fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+STOPWORDS = frozenset("""
+a an the and or but nor of to in on at for with from by about as into onto over under than then
+so also just very really quite some any each every all both either neither this that these those
+there here it its is are was were be been being am do does did done have has had having will would
+shall should can could may might must i me my mine myself you your yours yourself we us our ours
+he him his she her hers they them their theirs who whom whose which what when where why how
+not no yes if while during before after again further once only own same too s t
+mentioned mention said say told tell according called named recall remember remind reminded
+previous previously earlier conversation chat chats discussed answer correct
+finally next later
+""".split())
+
+_ABBREVIATIONS = {"st": "street", "ave": "avenue", "mt": "mount", "dept": "department",
+                  "approx": "approximately", "hrs": "hours", "hr": "hour", "mins": "minutes",
+                  "min": "minute", "yrs": "years", "yr": "year", "wks": "weeks", "wk": "week"}
+
+
+@lru_cache(maxsize=16384)
+def stem(word: str) -> str:
+    """A deliberately light stemmer: plurals and -ed, so 'pads'/'pad', 'increased'/'increase'."""
+    w = _ABBREVIATIONS.get(word, word)
+    if w.isdigit() or len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ed") and len(w) > 4:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    return w
+
+
+def tokens(text: str) -> list[str]:
+    """All stemmed word and number tokens of `text`, in order (ordinal suffixes dropped)."""
+    s = normalize(text)
+    s = re.sub(r"'s\b", "", s)
+    s = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", s)
+    s = s.replace("&", " and ")
+    return [stem(t) for t in re.findall(r"[a-z]+|\d+(?:\.\d+)?", s)]
+
+
+def content_tokens(text: str) -> list[str]:
+    return [t for t in tokens(text) if t not in STOPWORDS]
+
+
+
+def split_acceptable(answer: str) -> tuple[str, str]:
+    """'30 days. 31 days (including the last day) is also acceptable.' -> (main, alternatives)."""
+    parts = re.split(r"(?<=[.;])\s+", answer.strip())
+    main = [p for p in parts if "acceptable" not in p.lower()]
+    alts = [p for p in parts if "acceptable" in p.lower()]
+    return " ".join(main) or answer, " ".join(alts)

@@ -1,0 +1,210 @@
+"""Quantities: counts, durations, money, percentages and times of day, with unit conversion
+(weeks<->days, years<->months, hours<->minutes); dates, ordinals and years are not read as counts.
+temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
+reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .normalise import fmt, normalize, split_acceptable
+from .verdict import RuleVerdict
+
+_UNIT_WORDS = {
+    "minute": "minute", "minutes": "minute", "min": "minute", "mins": "minute",
+    "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour",
+    "day": "day", "days": "day", "week": "week", "weeks": "week", "wk": "week", "wks": "week",
+    "month": "month", "months": "month", "year": "year", "years": "year", "yr": "year",
+    "yrs": "year", "time": "time", "times": "time",
+    "dollar": "dollar", "dollars": "dollar", "usd": "dollar", "bucks": "dollar",
+    "percent": "percent", "%": "percent",
+}
+# unit -> (family, size in the family's base unit); conversions only within a family.
+_UNIT_SCALE = {"minute": ("clock", 1), "hour": ("clock", 60), "day": ("days", 1),
+               "week": ("days", 7), "month": ("months", 1), "year": ("months", 12),
+               "time": ("times", 1), "dollar": ("money", 1), "percent": ("percent", 1)}
+_CALENDAR_UNITS = frozenset({"day", "week", "month", "year"})
+_FILLER_BEFORE_UNIT = frozenset({"more", "additional", "full", "whole", "straight", "consecutive",
+                                 "total", "extra", "separate", "different", "calendar"})
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split())
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    unit: str | None = None      # canonical unit (see _UNIT_SCALE) or None for a bare count
+    clock: bool = False          # a time of day; value = minutes after midnight
+    ampm_known: bool = True      # False for "6:00" without am/pm (compared modulo 12 hours)
+
+
+def _word_before(s: str, pos: int) -> str:
+    m = re.search(r"([a-z]+)\W*$", s[:pos])
+    return m.group(1) if m else ""
+
+
+def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
+    """Numbers with their units, skipping dates ("March 15"), ordinals ("15th") and years."""
+    s = normalize(text)
+    s = re.sub(r"\b(?:a|an)\s+(?=(?:single\s+)?(?:minute|hour|day|week|month|year)\b)", "1 ", s)
+    out: list[Quantity] = []
+    for m in re.finditer(r"\d+(?:\.\d+)?", s):
+        start, end = m.span()
+        prev = s[start - 1] if start else " "
+        glued = prev == "-" and start > 1 and s[start - 2].isalpha()
+        if prev.isalnum() or prev in ".:/" or glued:
+            continue  # part of a token like "gr-90", "1.5" tail or a date "6/3"
+        rest = s[end:]
+        if re.match(r"[.)]\s", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
+            continue  # a list marker ("2. **Swimming**"), not a count
+        ampm = re.match(r"(?::(\d{2}))?\s?(am|pm)\b", rest)
+        colon = re.match(r":(\d{2})\b", rest)
+        if ampm or colon:
+            hour = int(float(m.group(0)))
+            minute = int((ampm or colon).group(1) or 0)
+            if ampm:
+                hour = hour % 12 + (12 if ampm.group(2) == "pm" else 0)
+            out.append(Quantity(hour * 60 + minute, clock=True,
+                                ampm_known=bool(ampm) or hour > 12))
+            continue
+        if re.match(r"(?:st|nd|rd|th)\b", rest) or re.match(r"[a-z]", rest):
+            continue  # ordinal, or glued to letters ("5k", "200mm")
+        if _word_before(s, start) in _MONTHS or re.match(r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS)
+                                                         + r")\b", rest):
+            continue  # a date
+        value = float(m.group(0))
+        if re.match(r"\s?%", rest):
+            out.append(Quantity(value, "percent"))
+            continue
+        if prev == "$" or (start >= 2 and s[start - 2:start] == "$ "):
+            out.append(Quantity(value, "dollar"))
+            continue
+        unit = None
+        words = re.findall(r"[a-z]+", rest[:40])
+        for w in words[:3]:
+            if w in _UNIT_WORDS:
+                unit = _UNIT_WORDS[w]
+                break
+            if w not in _FILLER_BEFORE_UNIT:
+                break
+        if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
+            continue  # a year, not a count
+        out.append(Quantity(value, unit))
+    return out
+
+
+def _convert(q: Quantity, unit: str) -> float | None:
+    if q.unit == unit:
+        return q.value
+    fam_q, fam_u = _UNIT_SCALE.get(q.unit or ""), _UNIT_SCALE.get(unit)
+    if fam_q and fam_u and fam_q[0] == fam_u[0]:
+        return q.value * fam_q[1] / fam_u[1]
+    return None
+
+
+QUANTITY_QUESTION = re.compile(
+    r"\bhow (?:many|much|long|old|far)\b|\bwhat time\b|\bwhat percentage\b|"
+    r"\b(?:total|combined) (?:number|amount|cost|count)\b|\bwhat (?:is|was) the (?:total|sum|"
+    r"difference|number|amount|price|cost)\b", re.IGNORECASE)
+_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) (minute|hour|day|week|month|year|time)s?\b")
+
+
+def _question_unit(question: str) -> str | None:
+    q = normalize(question)
+    m = _QUESTION_UNIT.search(q)
+    if m:
+        return m.group(1)
+    if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b", q):
+        return "year"
+    return None
+
+
+
+def quantity_verdict(question_type: str, question: str, answer: str,
+                      hypothesis: str) -> RuleVerdict | None:
+    main, alts_text = split_acceptable(answer)
+    gold_qs = quantities(main, keep_years=True)
+    if not gold_qs:
+        return None
+    gold = gold_qs[0]
+    hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900)
+    if gold.clock:
+        for q in hyp_qs:
+            if q.clock:
+                mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
+                if (q.value - gold.value) % mod == 0:
+                    return RuleVerdict(True, f"quantity: time of day {_clock(gold)} matched")
+        return RuleVerdict(False, f"quantity: no time of day equal to {_clock(gold)}")
+    unit = gold.unit or _question_unit(question)
+    alts, ranges = _alternatives(alts_text, unit)
+    tol = 1.0 if (question_type == "temporal-reasoning" and unit in _CALENDAR_UNITS) else 0.0
+    counts = [q for q in hyp_qs if not q.clock]
+    if unit in _UNIT_SCALE:
+        pool = [q for q in counts if q.unit and _convert(q, unit) is not None]
+        # A bare number counts only when it is the whole answer ("14", "It was 14.").
+        pool = pool or [q for q in counts if q.unit is None and len(counts) == 1]
+    else:
+        pool = [q for q in counts if q.unit is None]
+    label_unit = f" {unit}" if unit else ""
+    for q in pool:
+        v = _convert(q, unit) if (unit and q.unit) else q.value
+        if v is None:
+            continue
+        if abs(v - gold.value) < 1e-9:
+            return RuleVerdict(True, f"quantity: {fmt(gold.value)}{label_unit} matched")
+        for a in alts:
+            if abs(v - a) < 1e-9:
+                return RuleVerdict(True, f"quantity: the reference's alternative "
+                                         f"{fmt(a)}{label_unit} matched")
+        for lo, hi in ranges:
+            if lo - 1e-9 <= v <= hi + 1e-9:
+                return RuleVerdict(True, f"quantity: {fmt(v)}{label_unit} in the reference's "
+                                         f"accepted range {fmt(lo)}-{fmt(hi)}")
+        if tol and _off_by_one(q, v, gold.value, unit):
+            return RuleVerdict(True, f"quantity: {fmt(q.value)}{' ' + (q.unit or unit)} is "
+                                     f"off by one from {fmt(gold.value)}{label_unit} "
+                                     f"(temporal-reasoning allows it)")
+    seen = ", ".join(f"{fmt(q.value)}{' ' + q.unit if q.unit else ''}" for q in pool) or "none"
+    tol_note = " ±1" if tol else ""
+    return RuleVerdict(False, f"quantity: expected {fmt(gold.value)}{label_unit}{tol_note}; "
+                              f"found {seen}")
+
+
+def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[float, float]]]:
+    """Values the reference also accepts, in the reference's unit: '31 days ... also
+    acceptable' -> [31]; 'ranging from 7 days to 10 days' -> a range (7, 10)."""
+    if not text:
+        return [], []
+    ranges = []
+    for m in re.finditer(r"from (.+?) to (.+?)(?= are\b| is\b|[.;]|$)", normalize(text)):
+        lo, hi = quantities(m.group(1), keep_years=True), quantities(m.group(2), keep_years=True)
+        if lo and hi:
+            lo_v = _convert(lo[0], unit) if (unit and lo[0].unit) else lo[0].value
+            hi_v = _convert(hi[0], unit) if (unit and hi[0].unit) else hi[0].value
+            if lo_v is not None and hi_v is not None:
+                ranges.append((lo_v, hi_v))
+    if ranges:
+        return [], ranges
+    values = []
+    for q in quantities(text, keep_years=True):
+        v = _convert(q, unit) if (unit and q.unit) else q.value
+        if v is not None and not q.clock:
+            values.append(v)
+    return values, []
+
+
+def _off_by_one(q: Quantity, value: float, gold: float, unit: str) -> bool:
+    """Off by one in the finer of the two units: 20 days for '3 weeks' is off by one day,
+    but 4 days for '1 week' is not off by one week."""
+    if q.unit is None or q.unit == unit:
+        return abs(value - gold) <= 1 + 1e-9
+    fine = min((q.unit, unit), key=lambda u: _UNIT_SCALE[u][1])
+    a = _convert(q, fine)
+    b = _convert(Quantity(gold, unit), fine)
+    return a is not None and b is not None and abs(a - b) <= 1 + 1e-9
+
+
+def _clock(q: Quantity) -> str:
+    return f"{int(q.value) // 60:02d}:{int(q.value) % 60:02d}"

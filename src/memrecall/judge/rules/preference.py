@@ -1,0 +1,89 @@
+"""single-session-preference: the reference is a rubric. Correct when the response uses the
+user's own details the rubric names: one proper noun or number from its positive sentences
+(Sony, Luna, 9:30), or one two-word detail (turbinado sugar), or two distinct single detail
+words. Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't
+count."""
+
+from __future__ import annotations
+
+import re
+
+from ...abstention import says_missing
+from .normalise import STOPWORDS, normalize, stem, tokens
+from .verdict import RuleVerdict
+
+_RUBRIC_NEGATIVE = re.compile(
+    r"\b(?:not prefer|not be interested|not interested|would not|might not|may not|"
+    r"wouldn't|do not|does not)\b", re.IGNORECASE)
+_RUBRIC_GENERIC = frozenset(stem(w) for w in """
+user users prefer preferred preference preferences would might may also appreciate appreciated
+suggest suggests suggested suggestion suggestions suggesting recommend recommends recommended
+recommendation recommendations response responses tip tips advice idea ideas option options
+resource resources way ways specific specifically particular particularly especially such like
+include includes including existing current currently previous previously prior recent recently
+past mention mentioned take taking account into consider considers considering build upon
+utilize utilizes utilizing utilise leverage leveraging highlight highlights highlighting focus
+focuses tailored tailor relevant related interest interests interested experience experiences
+enjoy enjoyed general generic vague unrelated personal personalized personalised detail details
+information provide provides providing offer offers acknowledge acknowledges reference
+references reflect well good great best high quality low useful practical actionable helpful new
+similar different other others various more less potential possible possibly likely enhance
+enhances improve help helps aware fit align aligns cater caters based show shows showcase use
+using used want wants need needs step steps approach approaches explore exploring thing things
+something someone able effort efforts goal goals set setup kind type types one ones fail ignore
+ignores overly basic simple simplistic complex familiar unfamiliar aspect aspects solely only
+desire perhaps preferably preferable additionally moreover cater regarding toward towards
+""".split())
+
+
+def _rubric_terms(rubric: str, question: str):
+    """(anchors, detail words, detail bigrams) from the rubric's positive sentences."""
+    sentences = re.split(r"(?<=[.!?])\s+", rubric.strip())
+    positive = [s for s in sentences if not _RUBRIC_NEGATIVE.search(s)] or sentences[:1]
+    q_tokens = set(tokens(question))
+    skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens
+    anchors: set[str] = set()
+    numbers: set[str] = set()
+    details: set[str] = set()
+    bigrams: set[tuple[str, str]] = set()
+    for sent in positive:
+        sent = re.sub(r"\bbuild(?:s|ing)? (?:up)?on\b", " ", sent, flags=re.IGNORECASE)
+        words = re.findall(r"[A-Za-z][A-Za-z'’]*|\d+(?::\d+)?", sent)
+        for i, w in enumerate(words):
+            if i > 0 and any(c.isupper() for c in w):
+                anchors.update(t for t in tokens(w) if t not in skip)
+        numbers.update(n for n in re.findall(r"\d+(?::\d+)?", sent))
+        toks = tokens(sent)
+        details.update(t for t in toks if t not in skip and not t.isdigit())
+        for a, b in zip(toks, toks[1:]):
+            if a not in skip and b not in skip and not a.isdigit() and not b.isdigit():
+                bigrams.add((a, b))
+    return anchors, numbers, details - anchors, bigrams
+
+
+def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
+    anchors, numbers, details, bigrams = _rubric_terms(rubric, question)
+    hyp = tokens(hypothesis)
+    hyp_set = set(hyp)
+    hyp_norm = normalize(hypothesis)
+    hit_anchor = sorted(anchors & hyp_set) + sorted(
+        n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm))
+    if hit_anchor:
+        return RuleVerdict(True, f"preference: uses the user's {', '.join(hit_anchor)}")
+    if says_missing(hypothesis):
+        # "I don't have your history, but here are general tips": it says it cannot recall the
+        # user's information, so it does not use it. The user's names or numbers (above) win.
+        return RuleVerdict(False, "preference: says it lacks the user's information")
+    content = [t for t in hyp if t not in STOPWORDS]
+    hyp_pairs = set(zip(content, content[1:]))
+    hit_pairs = sorted(bigrams & hyp_pairs)
+    if hit_pairs:
+        return RuleVerdict(True, "preference: uses the user's " + ", ".join(" ".join(p) for p in
+                                                                             hit_pairs))
+    hit = sorted(details & hyp_set)
+    if len(hit) >= 3:
+        return RuleVerdict(True, f"preference: uses the user's details {', '.join(hit)}")
+    wanted = sorted(anchors) or sorted(details)[:6]
+    return RuleVerdict(False, "preference: does not use the user's details ("
+                              + ", ".join(wanted) + ")")
+

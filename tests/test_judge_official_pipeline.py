@@ -1,0 +1,75 @@
+"""End to end: `dvc exp run -S judge=official -S judge.official_script=PATH` in a copy of the
+repo, against a local OpenAI-compatible server, sends exactly the prompts the script's
+get_anscheck_prompt builds; the exported files are in the official format; editing the script
+reruns judge and aggregate, editing the imported hypothesis file (reader=file) reruns read too."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fake_openai_server import FakeOpenAIServer
+from memrecall.artifacts import read_table
+from memrecall.data.longmemeval import load_records
+from memrecall.hashing import sha256_file
+from memrecall.interchange import read_eval_results, write_hypotheses
+from memrecall.judge.official import load_prompt_function
+
+from repo_copy import copy_repo, dvc, pipeline_env, stages_run
+
+pytestmark = pytest.mark.slow
+STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
+           / "evaluate_qa.py")
+
+
+def test_dvc_exp_run_with_the_official_judge(tmp_path):
+    repo = copy_repo(tmp_path / "repo", commit=True)
+    script = tmp_path / "LongMemEval" / "src" / "evaluation" / "evaluate_qa.py"
+    script.parent.mkdir(parents=True)
+    shutil.copy(STANDIN, script)
+    records = load_records(repo / "data/sample/longmemeval_s_cleaned_sample.json.gz")[:2]
+    hyp = tmp_path / "hypotheses.jsonl"
+    write_hypotheses(hyp, [{"question_id": r["question_id"], "hypothesis": f"answer {i}"}
+                           for i, r in enumerate(records)])
+    env = pipeline_env(tmp_path / "cache", MEMRECALL_FAKE_KEY="sk-test-not-a-real-key")
+    with FakeOpenAIServer(answer=lambda m: "Yes, it is correct.") as srv:
+        out = dvc(repo, env, "exp", "run", "-S", "dataset.limit=2", "-S", "reader=file",
+                  "-S", f"reader.path={hyp}", "-S", "judge=official",
+                  "-S", f"judge.official_script={script}", "-S", f"judge.api_base={srv.url}",
+                  "-S", "judge.api_key_env=MEMRECALL_FAKE_KEY")
+        bodies = list(srv.bodies)
+        fn, sha = load_prompt_function(script)
+        questions = read_table(repo / "artifacts/questions.parquet", "questions")
+        expected = sorted(fn(q["question_type"], q["question"], q["answer"], f"answer {i}",
+                             abstention="_abs" in q["question_id"])
+                          for i, q in enumerate(sorted(questions.iter_rows(named=True),
+                                                       key=lambda q: [r["question_id"] for r in
+                                                                      records].index(
+                                                           q["question_id"]))))
+        assert sorted(b["messages"][0]["content"] for b in bodies) == expected
+        assert {b["model"] for b in bodies} == {"gpt-4o-2024-08-06"}
+        assert {(b["temperature"], b["max_tokens"]) for b in bodies} == {(0.0, 10)}
+
+        m = json.loads((repo / "reports/metrics.json").read_text())
+        assert m["judge"]["kind"] == "official" and m["judge"]["comparable_to_published"] is True
+        assert m["judge"]["official_script_sha256"] == sha == sha256_file(script)
+        assert m["judge"]["strict_parse_disagreements"] == 0 and m["qa"]["overall"] == 1.0
+        log = read_eval_results(repo / "reports/hypotheses.jsonl.eval-results-gpt-4o")
+        assert {r["model"] for r in log} == {"gpt-4o-2024-08-06"} and len(log) == 2
+
+        # The script is the judge stage's dep: editing it reruns judge and aggregate.
+        script.write_text(script.read_text().replace("STAND-IN general", "STAND-IN plain"))
+        ran = stages_run(dvc(repo, env, "repro"))
+        assert ran == ["judge", "aggregate"], out
+        m2 = json.loads((repo / "reports/metrics.json").read_text())
+        assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha
+
+        # The hypothesis file is the read stage's dep (reader.code): editing it reruns read,
+        # judge and aggregate, and the new answer is what the judge is sent.
+        write_hypotheses(hyp, [{"question_id": r["question_id"], "hypothesis": f"edited {i}"}
+                               for i, r in enumerate(records)])
+        assert stages_run(dvc(repo, env, "repro")) == ["read", "judge", "aggregate"]
+        assert any("edited 0" in b["messages"][0]["content"] for b in srv.bodies)
