@@ -12,6 +12,8 @@ from pathlib import Path
 
 import yaml
 
+from memrecall.config import load_yaml_file
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -50,7 +52,7 @@ def pipeline_env(cache: Path, **extra: str) -> dict:
 
 def set_params(repo: Path, **changes) -> None:
     path = repo / "params.yaml"
-    params = yaml.safe_load(path.read_text())
+    params = load_yaml_file(path)  # YAML 1.2, like the stages: `name: off` stays "off"
     for dotted, value in changes.items():
         group, key = dotted.split(".")
         params[group][key] = value
