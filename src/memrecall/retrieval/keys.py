@@ -3,7 +3,9 @@
 Granularity `session`: one unit per session, unit_id = session_id. Granularity `round`: one unit per
 user turn together with the assistant reply that follows it, unit_id = `<session_id>_<i+1>` where
 i is the user turn's index in the session (the official LongMemEval turn id), so turn-level
-metrics can refer to the same ids.
+metrics can refer to the same ids. Granularity `passage`: the session key (not cut at `max_chars`:
+reading the whole session is the point) and then the token windows after the first one
+(passages.py), unit_id = `<session_id>_p<j>` (j = 1, 2, ...).
 
 Key `user` keeps user turns only (the official LongMemEval session key: user turns joined);
 `all` keeps both sides, each line prefixed by its role. `max_chars` truncates the key text
@@ -24,7 +26,7 @@ import polars as pl
 from ..config import choice
 from ..errors import InputError
 
-GRANULARITIES = ("session", "round")
+GRANULARITIES = ("session", "round", "passage")
 KEYS = ("user", "all")
 JOINER = "\n"
 
@@ -47,7 +49,12 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     """
     granularity = choice(embedder_cfg, "granularity", GRANULARITIES, group="embedder")
     key = choice(embedder_cfg, "key", KEYS, group="embedder")
-    max_chars = embedder_cfg.get("max_chars")
+    max_chars = embedder_cfg.get("max_chars") if granularity != "passage" else None
+    splitter = None
+    if granularity == "passage":
+        from .passages import PassageSplitter
+
+        splitter = PassageSplitter(embedder_cfg)
     facts = facts or {}
     facts_only = embedder_cfg.get("expansion") == "fact_only"
 
@@ -81,10 +88,15 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
         if fact and facts_only:
             emit(sid if granularity == "session" else f"{sid}_facts", sid, fact)
             continue
-        if granularity == "session":
+        if granularity in ("session", "passage"):
             body = JOINER.join(_line(r, c, key) for _, r, c in session
                                if key == "all" or r == "user")
-            emit(sid, sid, f"{fact}{JOINER}{body}" if fact else body)
+            text = f"{fact}{JOINER}{body}" if fact else body
+            if splitter is None:
+                emit(sid, sid, text)
+            else:
+                for j, part in enumerate(splitter.split(text), start=1):
+                    emit(f"{sid}_p{j}", sid, part)
             continue
         n_before = len(unit_ids)
         for pos, (idx, role, content) in enumerate(session):

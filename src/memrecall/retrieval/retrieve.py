@@ -5,12 +5,19 @@ Methods (`retrieval.method`):
   unit's vector;
 - `bm25`: BM25 over the units' key texts (bm25.py);
 - `hybrid`: both, fused per unit by `retrieval.fusion` (fusion.py);
+- `m3`: the dense ranking's top `m3_pool` re-scored with BGE-M3's dense, sparse and ColBERT
+  scores (m3.py; needs embedder=bge_m3);
 - `oracle`: the evidence sessions only (answer_session_ids), in haystack order, score 1.0; an
   upper bound for the reader, no model involved;
 - `plugin`: a retriever of your own, `retrieval.callable` (plugin.py).
-Units are sessions or rounds (embedder.granularity); round scores are aggregated to their session
-by max, and such candidates carry `turn_indices` (the session's user turns, best round first),
-which turn-level metrics use.
+Units are sessions, rounds or passages (embedder.granularity); unit scores are aggregated to
+their session by max. Round candidates carry `turn_indices` (the session's user turns, best round
+first), which turn-level metrics use. At passage granularity BM25 reads each session's whole key
+(its first unit; BM25 has no window to fit) and hybrid fuses session scores: best passage with
+the session's BM25.
+
+Time-aware retrieval (`retrieval.time_aware`, timeaware.py): for a question that names a time
+relative to its date, sessions dated inside that range (in that question's haystack) are boosted.
 """
 
 from __future__ import annotations
@@ -31,9 +38,11 @@ from .bm25 import BM25Scorer
 from .dense import cosine_scores
 from .embedders import CachedEncoder, vectors_matrix
 from .fusion import FUSIONS, fuse
+from .m3 import M3Scorer, m3_rescore, m3_settings
 from .ranking import rank_order, session_max
+from .timeaware import boost, in_range_mask, question_time_ranges, time_settings
 
-METHODS = ("dense", "bm25", "hybrid", "oracle", "plugin")
+METHODS = ("dense", "bm25", "hybrid", "m3", "oracle", "plugin")
 
 
 def _haystack(ids) -> list[str]:
@@ -63,6 +72,10 @@ class UnitIndex:
         self.rows: dict[str, list[int]] = {}
         for i, sid in enumerate(embeddings.get_column("session_id").to_list()):
             self.rows.setdefault(sid, []).append(i)
+
+    def session_text(self, sid: str) -> str:
+        """The session's first unit's text: its whole key at passage granularity."""
+        return self.texts[self.rows[sid][0]]
 
     def units_of(self, haystack: list[str], qid: str) -> tuple[np.ndarray, np.ndarray]:
         """(unit rows, position of each unit's session in the haystack)."""
@@ -100,31 +113,60 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
         return _frame(out_q, out_rank, out_sid, out_score, None)
 
     fusion = choice(retrieval_cfg, "fusion", FUSIONS, group="retrieval")
-    use_dense, use_bm25 = method in ("dense", "hybrid"), method in ("bm25", "hybrid")
-    index = UnitIndex(embeddings, need_vectors=use_dense, source=source, need_texts=use_bm25)
+    timing = time_settings(retrieval_cfg)
+    use_dense, use_bm25 = method in ("dense", "hybrid", "m3"), method in ("bm25", "hybrid")
+    if method == "m3":
+        m3_pool, m3_weights = m3_settings(retrieval_cfg, embedder_cfg)
+        m3 = M3Scorer(embedder_cfg)
+    index = UnitIndex(embeddings, need_vectors=use_dense, source=source,
+                      need_texts=use_bm25 or method == "m3")
     bm25 = BM25Scorer(retrieval_cfg) if use_bm25 else None
     qtexts = questions.get_column("question").to_list()
     if use_dense:
         encoder = encoder or CachedEncoder(embedder_cfg)
         qvecs = encoder.encode(qtexts, desc="queries")
-    rounds = embedder_cfg.get("granularity") == "round"
+    granularity = embedder_cfg.get("granularity")
+    rounds = granularity == "round"
+    session_level = granularity == "passage"  # BM25 and fusion on sessions, not on passages
+    fuse_kw = {"rrf_k": float(retrieval_cfg.get("rrf_k", 60)),
+               "dense_weight": float(retrieval_cfg.get("dense_weight", 0.5))}
+    ranges = question_time_ranges(questions, timing) if timing.enabled else {}
+    boosted = 0
 
     for qi, (qid, hay) in enumerate(tqdm(list(zip(qids, haystacks)), desc="retrieve",
                                          file=sys.stderr, disable=False)):
         rows, seg = index.units_of(hay, qid)
-        if method == "dense":
-            unit_scores, tiebreak = cosine_scores(qvecs[qi], index.vectors[rows]), None
-        elif method == "bm25":
-            unit_scores = bm25.scores(qtexts[qi], [index.texts[r] for r in rows])
-            tiebreak = None
+        n = len(hay)
+        dense = cosine_scores(qvecs[qi], index.vectors[rows]) if use_dense else None
+        tiebreak = unit_scores = sess_tb = None
+        if method == "m3":
+            unit_scores = dense  # orders a session's rounds
+            sess = m3_rescore(qtexts[qi], session_max(dense, seg, n),
+                              [index.texts[r] for r in rows], seg, m3_pool, m3_weights, m3,
+                              rank_order)
+        elif session_level:
+            sparse = (bm25.scores(qtexts[qi], [index.session_text(sid) for sid in hay])
+                      if use_bm25 else None)
+            dense_s = session_max(dense, seg, n) if use_dense else None
+            if method == "hybrid":
+                sess, sess_tb = fuse(dense_s, sparse, fusion, **fuse_kw)
+            else:
+                sess, sess_tb = (dense_s if use_dense else sparse), None
         else:
-            unit_scores, tiebreak = fuse(
-                cosine_scores(qvecs[qi], index.vectors[rows]),
-                bm25.scores(qtexts[qi], [index.texts[r] for r in rows]), fusion,
-                rrf_k=float(retrieval_cfg.get("rrf_k", 60)),
-                dense_weight=float(retrieval_cfg.get("dense_weight", 0.5)))
-        sess = session_max(unit_scores, seg, len(hay))
-        sess_tb = session_max(tiebreak, seg, len(hay)) if tiebreak is not None else None
+            if method == "dense":
+                unit_scores = dense
+            elif method == "bm25":
+                unit_scores = bm25.scores(qtexts[qi], [index.texts[r] for r in rows])
+            else:
+                unit_scores, tiebreak = fuse(
+                    dense, bm25.scores(qtexts[qi], [index.texts[r] for r in rows]), fusion,
+                    **fuse_kw)
+            sess = session_max(unit_scores, seg, n)
+            sess_tb = session_max(tiebreak, seg, n) if tiebreak is not None else None
+        if qid in ranges:
+            mask = in_range_mask(ranges[qid][0], [ranges[qid][1].get(sid) for sid in hay])
+            boosted += int(mask.sum())
+            sess = boost(sess, mask, timing.boost)
         order = rank_order(sess, sess_tb)[:top_k]
         by_session: dict[int, list[int]] = {}
         if rounds:  # each session's user turns, best round first
@@ -137,6 +179,9 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
             out_score.append(float(sess[pos]))
             if rounds:
                 out_turns.append(by_session.get(int(pos), []))
+    if timing.enabled:
+        print(f"retrieve: time-aware: {len(ranges)} of {len(qids)} questions name a time; "
+              f"{boosted} sessions boosted", file=sys.stderr)
     return _frame(out_q, out_rank, out_sid, out_score, out_turns if rounds else None)
 
 
