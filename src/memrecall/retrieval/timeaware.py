@@ -34,7 +34,7 @@ import numpy as np
 
 from ..config import check_int
 from ..errors import ConfigError
-from ..read.context import parse_date
+from ..dates import parse_date
 
 UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
