@@ -8,16 +8,20 @@ retrieval=plugin example examples/memesh_fts5.py as memesh_rrf / _max / _weighte
 prints the
 session-level recall_any@1/5/10, recall_all@5/10, ndcg_any@5/10 (official LongMemEval
 definitions, abstention excluded; see memrecall.eval.retrieval_metrics) overall and by type,
-plus recall_any@5 under the protocol of the published figures (every evidence session counts as
-gold; single-session-assistant included), which are printed beside it. Also: the encoder's
-throughput (the bare model on a fixed sample of session keys, and the run's own cache misses),
-unique vs total texts, and the wall time of a second, fully cached run of the embed and retrieve
-stages (separate processes, as DVC runs them).
+with 95% bootstrap intervals for recall_any@5 and recall_all@10, plus recall_any@5 under the
+protocol of the published figures (every evidence session counts as gold;
+single-session-assistant included), which are printed beside it. Also: the embedding work (tokens
+the encoder reads, against plain session keys), the encoder's throughput (the bare model on a
+fixed sample of keys, and the run's own cache misses), unique vs total texts, how many questions
+the time-aware boost fires on, and the wall time of a second, fully cached run: the real embed
+and retrieve stage scripts, each a fresh process, as DVC runs them.
 
 Configs start from conf/embedder/minilm.yaml and conf/retrieval/hybrid.yaml; `--embedder-set`
-and `--retrieval-set` override fields (e.g. granularity=round). Embeddings go to the
-content-addressed cache (MEMRECALL_CACHE_DIR, else <repo>/.memrecall/cache): the first run on a
-2-core CPU embeds ~4,600 sessions of the dev file (minutes), later runs reuse them.
+and `--retrieval-set` override fields (e.g. granularity=session, time_aware=false). Embeddings go
+to the content-addressed cache that every stage uses (MEMRECALL_CACHE_DIR, else the project's
+.memrecall/cache, found from any working folder), so the second run meets the cache as a user's
+`dvc repro` would. The first run on a 2-core CPU embeds ~8,000 passages of the dev file
+(minutes); later runs reuse them.
 """
 
 from __future__ import annotations
@@ -38,12 +42,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import yaml  # noqa: E402
 
+from memrecall import paths  # noqa: E402
 from memrecall.artifacts import write_table  # noqa: E402
 from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
+from memrecall.eval.stats import bootstrap_ci  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402
 from memrecall.retrieval.keys import session_keys  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
+from memrecall.retrieval.timeaware import question_time_ranges, time_settings  # noqa: E402
 
 METHODS = {"bm25": ("bm25", "rrf"), "dense": ("dense", "rrf"), "hybrid_rrf": ("hybrid", "rrf"),
            "hybrid_max": ("hybrid", "max"), "hybrid_weighted": ("hybrid", "weighted"),
@@ -91,35 +98,32 @@ def fmt(x) -> str:
     return "   –  " if x != x else f"{x:6.3f}"
 
 
-CACHED_RUN = """
-import sys, time
-sys.path.insert(0, {src!r})
-t0 = time.perf_counter()
-from memrecall.retrieval.embedders import run_embed
-from memrecall.retrieval.retrieve import run_retrieve
-import json
-cfg = json.loads({cfg!r})
-if sys.argv[1] == "embed":
-    stats = run_embed(cfg["embedder"], sessions="sessions.parquet", turns="turns.parquet",
-                      out="embeddings.parquet")
-    assert stats["encoded"] == 0, stats
-else:
-    run_retrieve(cfg["retrieval"], cfg["embedder"], questions="questions.parquet",
-                 embeddings="embeddings.parquet", out="candidates_" + sys.argv[1] + ".parquet")
-"""
-
-
 def cached_rerun(tmp: Path, embedder_cfg: dict, retrieval_cfgs: dict[str, dict]) -> dict:
-    """Wall seconds of each stage as its own process (import time included), all from cache."""
-    times = {}
-    for step, rcfg in [("embed", None)] + list(retrieval_cfgs.items()):
-        code = CACHED_RUN.format(src=str(REPO / "src"),
-                                 cfg=json.dumps({"embedder": embedder_cfg, "retrieval": rcfg}))
+    """Wall seconds of the real embed and retrieve stage scripts, each a fresh process (imports
+    included), run as DVC runs them: from a project folder holding params.yaml and artifacts/.
+    The folder is a temporary one, so the caches are found as any stage finds them
+    (MEMRECALL_CACHE_DIR, else the project's .memrecall/cache: paths.project_root). Returns
+    {step: seconds} and the number of texts the embed stage had to embed (0 when the cache
+    held them all, as it must after the first pass)."""
+    import re
+
+    times, embedded = {}, None
+    for step, rcfg in [("embed", next(iter(retrieval_cfgs.values())))] + list(
+            retrieval_cfgs.items()):
+        (tmp / "params.yaml").write_text(yaml.safe_dump({"embedder": embedder_cfg,
+                                                         "retrieval": rcfg}))
+        script = REPO / "stages" / ("embed.py" if step == "embed" else "retrieve.py")
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code, step], cwd=tmp, check=True,
-                       stderr=subprocess.DEVNULL)
+        proc = subprocess.run([sys.executable, str(script)], cwd=tmp, capture_output=True,
+                              text=True)
         times[step] = time.perf_counter() - t0
-    return times
+        if proc.returncode != 0:
+            raise SystemExit(f"cached rerun: {script.name} ({step}) failed with exit code "
+                             f"{proc.returncode}:\n{proc.stderr[-3000:]}")
+        if step == "embed":
+            m = re.search(r"(\d+) embedded, (\d+) from cache", proc.stderr)
+            embedded = int(m.group(1)) if m else None
+    return {"times": times, "embedded": embedded}
 
 
 def measure_throughput(embedder_cfg: dict, embeddings, n: int) -> float:
@@ -151,6 +155,49 @@ def memesh_plugin(rcfg, questions, sessions, turns, embeddings):
     retriever = PluginRetriever(rcfg)
     units = UnitIndex(embeddings, need_vectors=True) if retriever.uses_vectors else None
     return retriever, HaystackBuilder(questions, sessions, turns, units)
+
+
+def encoder_tokens(embedder_cfg: dict, embeddings, sessions, turns) -> dict:
+    """Tokens the encoder reads (each unique text up to max_length - 2), the machine-independent
+    measure of embedding work, for this config and for plain session keys."""
+    from memrecall.retrieval.passages import _tokenizer
+    from memrecall.retrieval.embedders import resolve_model
+
+    tok = _tokenizer(resolve_model(embedder_cfg["model"])[0])
+    cap = int(embedder_cfg["max_length"]) - 2
+
+    def count(texts):
+        texts = list(dict.fromkeys(texts))
+        return len(texts), sum(min(len(e.ids), cap) for e in
+                               tok.encode_batch(texts, add_special_tokens=False))
+
+    n, t = count(embeddings["text"].to_list())
+    base = session_keys(sessions, turns, {**embedder_cfg, "granularity": "session"})
+    n0, t0 = count(base["text"].to_list())
+    return {"texts": n, "tokens": t, "session_texts": n0, "session_tokens": t0}
+
+
+BOOT = 2000
+CI_METRICS = ("recall_any@5", "recall_all@10")
+
+
+def intervals(per_question) -> dict:
+    """{metric: {"overall" | type: [mean, low, high]}} by percentile bootstrap."""
+    out = {}
+    for metric in CI_METRICS:
+        groups = {"overall": [v[metric] for _, _, v in per_question]}
+        for _, t, v in per_question:
+            groups.setdefault(t, []).append(v[metric])
+        out[metric] = {}
+        for g, vals in groups.items():
+            ci = bootstrap_ci(vals, n_resamples=BOOT, seed=0)
+            mean = sum(vals) / len(vals)
+            out[metric][g] = [mean, *(ci if ci else (mean, mean))]
+    return out
+
+
+def _ci(cell) -> str:
+    return "–" if cell is None else f"{cell[0]:.3f} [{cell[1]:.2f},{cell[2]:.2f}]"
 
 
 def _threads() -> int:
@@ -206,8 +253,22 @@ def main(argv=None) -> None:
     if s["encoded"]:
         print(f"encoder throughput, this run: {rate:.1f} texts/s ({s['encoded']} texts in "
               f"{s['encode_s']:.1f}s)")
+    cost = encoder_tokens(embedder_cfg, embeddings, sessions, turns)
+    print(f"encoder reads {cost['tokens']:,} tokens over {cost['texts']:,} unique key texts; "
+          f"session keys (granularity=session, max_chars={embedder_cfg['max_chars']}) read "
+          f"{cost['session_tokens']:,} over {cost['session_texts']:,}: "
+          f"{cost['tokens'] / max(cost['session_tokens'], 1):.2f}x the embedding work")
     if args.throughput_sample:
         rate = measure_throughput(embedder_cfg, embeddings, args.throughput_sample)
+    timing = time_settings(base_retrieval)
+    fired = question_time_ranges(questions, timing) if timing.enabled else {}
+    qtype = dict(zip(questions["question_id"].to_list(), questions["question_type"].to_list()))
+    fired_by_type = {}
+    for qid in fired:
+        fired_by_type[qtype[qid]] = fired_by_type.get(qtype[qid], 0) + 1
+    print(f"time-aware (time_aware={timing.enabled}, boost={timing.boost}, "
+          f"pad={timing.pad_days}d): {len(fired)} of {questions.height} questions name a time "
+          f"{dict(sorted(fired_by_type.items()))}")
 
     results, by_type, retrieval_cfgs = {}, {}, {}
     for name in args.methods:
@@ -223,13 +284,17 @@ def main(argv=None) -> None:
             retrieval_cfgs[name] = rcfg  # (the cached-rerun timing covers the built-in methods)
         cands = retrieve(questions, embeddings, rcfg, embedder_cfg, encoder=encoder, plugin=plugin)
         took = time.perf_counter() - t0
-        m = retrieval_metrics(questions, turns, cands)
+        m = retrieval_metrics(questions, turns, cands, per_question=True)
         pub = retrieval_metrics(questions, turns, cands, gold="answer_sessions")
         results[name] = {**m["session"], "turn": m["turn"], "n": m["n"],
                          "published_protocol_recall_any@5": pub["session"]["recall_any@5"],
                          "published_protocol_n": pub["n"],
                          "by_type": {t: v["session"] for t, v in m["by_type"].items()},
-                         "retrieve_s": round(took, 2)}
+                         "retrieve_s": round(took, 2),
+                         "ci": intervals(m["per_question"]),
+                         "per_question": {q: [v["recall_any@5"], v["recall_all@10"]]
+                                          for q, _, v in m["per_question"]},
+                         "time_aware_fired": len(fired), "time_aware_by_type": fired_by_type}
         by_type[name] = m["by_type"]
         n, n_abs, n_ng = m["n"], m["n_abstention"], m["n_no_gold"]
 
@@ -251,6 +316,12 @@ def main(argv=None) -> None:
             cells = [fmt(by_type[name][t]["session"][metric]) if t in by_type[name] else "–"
                      for t in types]
             print(f"{name:16} " + " ".join(f"{c:>23}" for c in cells))
+    print(f"\n95% bootstrap intervals (percentile, {BOOT} resamples, seed 0), overall and by type")
+    for metric in CI_METRICS:
+        print(f"{metric}")
+        for name, r in results.items():
+            cells = [_ci(r["ci"][metric].get(t)) for t in ("overall", *types)]
+            print(f"{name:16} " + " ".join(f"{c:>23}" for c in cells))
     n_pub = results[args.methods[0]]["published_protocol_n"]
     print(f"\nPublished figures use LongMemEval-S (500 q) and count every evidence session as "
           f"gold;\n'R@5 pub.prot.' applies that protocol here ({n_pub} questions).")
@@ -258,13 +329,21 @@ def main(argv=None) -> None:
     if not args.no_rerun:
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
+            (tmp / "artifacts").mkdir()
             for df, name, table in ((questions, "questions", "questions"),
                                     (sessions, "sessions", "sessions"), (turns, "turns", "turns")):
-                write_table(df, tmp / f"{name}.parquet", table=table, stage="bench")
-            times = cached_rerun(tmp, embedder_cfg, retrieval_cfgs)
-        print("\nSecond, fully cached run (each stage a fresh process, imports included):")
+                write_table(df, tmp / "artifacts" / f"{name}.parquet", table=table, stage="bench")
+            rerun = cached_rerun(tmp, embedder_cfg, retrieval_cfgs)
+        times = rerun["times"]
+        print(f"\nSecond, fully cached run (the stage scripts, each a fresh process, imports "
+              f"included; cache {paths.cache_dir('embeddings')}):")
+        if rerun["embedded"]:
+            print(f"  WARNING: the embed stage embedded {rerun['embedded']} texts: the cache "
+                  f"above did not hold what this run just stored (is MEMRECALL_CACHE_DIR set "
+                  f"differently for the stages?), so these times are not a cached rerun")
         for name in retrieval_cfgs:
             results[name]["cached_rerun_s"] = round(times["embed"] + times[name], 2)
+            results[name]["cached_rerun_embedded"] = rerun["embedded"]
             print(f"  embed {times['embed']:.1f}s + retrieve {name} {times[name]:.1f}s = "
                   f"{times['embed'] + times[name]:.1f}s")
     for r in results.values():

@@ -94,3 +94,77 @@ def test_model_references(tmp_path):
     with pytest.raises(MemrecallError, match="config.json"):
         resolve_model(str(tmp_path / "m"))
     assert resolve_model("BAAI/bge-m3") == ("BAAI/bge-m3", "hub:BAAI/bge-m3")
+
+
+def test_texts_another_run_stored_meanwhile_are_not_embedded_again(fresh_cache, monkeypatch):
+    """Two runs sharing the cache (queued experiments, benches) split the work: before each
+    chunk the encoder takes what the other run has stored since its first look-up."""
+    from memrecall.retrieval import embedders
+
+    monkeypatch.setattr(embedders, "CHUNK", 1)
+    other = CachedEncoder(CFG, model=CountingModel())
+
+    class Racing(CountingModel):
+        def encode(self, texts):
+            if not self.calls:  # meanwhile, the other run embeds 'ccc' (a later chunk here)
+                other.encode(["ccc"])
+            return super().encode(texts)
+
+    m = Racing()
+    enc = CachedEncoder(CFG, model=m)
+    out = enc.encode(["a", "bb", "ccc"])  # chunks in length order: a, bb, ccc
+    assert m.texts == ["a", "bb"]
+    assert enc.stats["encoded"] == 2 and enc.stats["cached"] == 1
+    np.testing.assert_array_equal(out[2], other.encode(["ccc"])[0])
+
+
+def test_project_root_is_found_from_any_folder(tmp_path, monkeypatch):
+    from conftest import REPO
+    from memrecall import paths
+
+    monkeypatch.delenv("DVC_ROOT", raising=False)
+    monkeypatch.delenv("MEMRECALL_CACHE_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)  # no dvc.yaml here or above: the code's own checkout
+    assert paths.project_root() == REPO.resolve()
+    assert paths.cache_dir("embeddings") == REPO.resolve() / ".memrecall" / "cache" / "embeddings"
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")  # inside another project: that one
+    assert paths.project_root() == tmp_path.resolve()
+
+
+@pytest.mark.slow
+def test_bench_cached_rerun_runs_the_stages_from_the_cache(fresh_cache, tmp_path):
+    """bench/retrieval.py's second run: the real stage scripts in a temporary project folder
+    find the cache the first run filled, embed nothing, and a failing stage is reported with
+    its own error (not a bare assertion)."""
+    import importlib.util
+
+    from conftest import REPO
+    from memrecall.artifacts import write_table
+    from memrecall.data.longmemeval import normalise
+
+    spec = importlib.util.spec_from_file_location("bench_retrieval", REPO / "bench" / "retrieval.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    recs = [{"question_id": "q1", "question_type": "single-session-user", "question": "Cat name?",
+             "answer": "Miso", "question_date": "2023/05/01 (Mon) 10:00",
+             "haystack_session_ids": ["s1", "s2"],
+             "haystack_dates": ["2023/04/01 (Sat) 10:00", "2023/04/02 (Sun) 10:00"],
+             "haystack_sessions": [[{"role": "user", "content": "My cat is Miso.",
+                                     "has_answer": True}],
+                                   [{"role": "user", "content": "I like tea."}]],
+             "answer_session_ids": ["s1"]}]
+    ds = normalise(recs, "inline")
+    ecfg = {**CFG, "granularity": "session"}
+    rcfg = bench.load_cfg("retrieval", "dense", {})
+    enc = CachedEncoder(ecfg, model=CountingModel())  # the first run fills the cache
+    build_embeddings(ds.sessions, ds.turns, ecfg, enc)
+    enc.encode(["Cat name?"])
+    (tmp_path / "artifacts").mkdir()
+    for df, name in ((ds.questions, "questions"), (ds.sessions, "sessions"), (ds.turns, "turns")):
+        write_table(df, tmp_path / "artifacts" / f"{name}.parquet", table=name, stage="bench")
+    out = bench.cached_rerun(tmp_path, ecfg, {"dense": rcfg})
+    assert out["embedded"] == 0 and set(out["times"]) == {"embed", "dense"}
+    cands = pl.read_parquet(tmp_path / "artifacts" / "candidates_retrieve.parquet")
+    assert cands["session_id"].to_list() in (["s1", "s2"], ["s2", "s1"])
+    with pytest.raises(SystemExit, match=r"(?s)retrieve.py .*retrieval.method"):
+        bench.cached_rerun(tmp_path, ecfg, {"bad": {**rcfg, "method": "splade"}})

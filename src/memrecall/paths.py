@@ -23,17 +23,24 @@ DATA_CARD = "reports/data_card.md"
 REPORTS = "reports"  # the aggregate stage writes its reports under here
 
 
+def _is_project(p: Path) -> bool:
+    return (p / "dvc.yaml").exists() or (p / ".dvc").is_dir()
+
+
 def project_root(start: Path | None = None) -> Path:
     """$DVC_ROOT when DVC runs us (also inside queued experiments), else the nearest folder
-    above `start` (or the cwd) that holds dvc.yaml, else the cwd."""
+    above `start` (or the cwd) that holds dvc.yaml, else the checkout this code runs from (a
+    bench or script started in another folder still finds the project's caches), else the
+    cwd."""
     env = os.environ.get("DVC_ROOT")
     if env:
         return Path(env).resolve()
     here = (start or Path.cwd()).resolve()
     for p in (here, *here.parents):
-        if (p / "dvc.yaml").exists() or (p / ".dvc").is_dir():
+        if _is_project(p):
             return p
-    return here
+    checkout = Path(__file__).resolve().parents[2]  # <checkout>/src/memrecall/paths.py
+    return checkout if _is_project(checkout) else here
 
 
 def cache_dir(*parts: str) -> Path:

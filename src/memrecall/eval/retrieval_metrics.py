@@ -86,9 +86,12 @@ def question_rankings(candidates: pl.DataFrame) -> dict[str, tuple[list[str], di
 
 
 def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
-                      ks=KS, *, no_gold: str = "exclude", gold: str = "has_answer") -> dict:
+                      ks=KS, *, no_gold: str = "exclude", gold: str = "has_answer",
+                      per_question: bool = False) -> dict:
     """{"session": {...}, "turn": {...}, "by_type": {type: {"session", "turn", "n"}}, "n": int,
-    "n_turn", "n_abstention", "n_no_gold", "no_gold", "gold"}; see the module docstring."""
+    "n_turn", "n_abstention", "n_no_gold", "no_gold", "gold"}; see the module docstring.
+    per_question=True adds "per_question": [(question_id, type, session metrics)] of the
+    scored questions (for bootstrap intervals)."""
     if no_gold not in NO_GOLD:
         raise ValueError(f"no_gold must be one of {NO_GOLD}")
     if gold not in GOLD:
@@ -103,7 +106,7 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
 
     golds = question_gold(questions, turns, rule=gold)
     rankings = question_rankings(candidates)
-    sess_rows, turn_rows = [], []
+    sess_rows, turn_rows, scored = [], [], []
     by_type: dict[str, dict[str, list]] = defaultdict(lambda: {"session": [], "turn": []})
     n_abs = n_no_gold = 0
     for qid, qtype in questions.select("question_id", "question_type").iter_rows():
@@ -117,6 +120,7 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
         if gold_sessions or no_gold == "official":
             m = ranking_metrics(ranked, gold_sessions, ks)
             sess_rows.append(m)
+            scored.append((qid, qtype, m))
             by_type[qtype]["session"].append(m)
         else:
             n_no_gold += 1
@@ -127,7 +131,7 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
             turn_rows.append(m)
             by_type[qtype]["turn"].append(m)
 
-    return {
+    out = {
         "session": _mean(sess_rows, ks),
         "turn": _mean(turn_rows, ks),
         "by_type": {t: {"session": _mean(v["session"], ks), "turn": _mean(v["turn"], ks),
@@ -139,6 +143,9 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
         "no_gold": no_gold,
         "gold": gold,
     }
+    if per_question:
+        out["per_question"] = scored
+    return out
 
 
 TABLE_METRICS = ("recall_any@1", "recall_any@5", "recall_any@10", "recall_all@5",
