@@ -63,13 +63,18 @@ def inputs(tmp_path):
                                                      "turns_df": t}
 
 
-def test_embed_retrieve_rerank_rerun_is_byte_identical(inputs, fresh_cache):
+PASSAGE = {**EMBEDDER, "granularity": "passage", "passage_tokens": 126, "passage_overlap": 16}
+
+
+@pytest.mark.parametrize("embedder, retrieval", [
+    (EMBEDDER, RETRIEVAL), (PASSAGE, {**RETRIEVAL, "time_aware": True})])
+def test_embed_retrieve_rerank_rerun_is_byte_identical(inputs, fresh_cache, embedder, retrieval):
     d = inputs["dir"]
     emb, cand, rr = str(d / "embeddings.parquet"), str(d / "cand.parquet"), str(d / "rr.parquet")
 
     def run():
-        stats = run_embed(EMBEDDER, sessions=inputs["sessions"], turns=inputs["turns"], out=emb)
-        run_retrieve(RETRIEVAL, EMBEDDER, questions=inputs["questions"], embeddings=emb, out=cand)
+        stats = run_embed(embedder, sessions=inputs["sessions"], turns=inputs["turns"], out=emb)
+        run_retrieve(retrieval, embedder, questions=inputs["questions"], embeddings=emb, out=cand)
         run_rerank(RERANK_NONE, questions=inputs["questions"], turns=inputs["turns"],
                    candidates=cand, out=rr)
         return stats, [open(p, "rb").read() for p in (emb, cand, rr)]
