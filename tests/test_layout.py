@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -22,8 +23,8 @@ GROUPS = {
     "retrieval": ["dense", "bm25", "hybrid", "oracle", "plugin"],
     "reranker": ["none", "bge_reranker_v2_m3"],
     "rewrite": ["off", "multiangle"],
-    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "file",
-               "plugin"],
+    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "plugin",
+               "file"],
     "judge": ["rule", "official", "gpt4o", "file"],
     "sweep": ["readers", "ablation", "negative_findings"],
 }
@@ -98,17 +99,20 @@ def test_config_group_options_exist(group):
     assert set(GROUPS[group]) <= have
 
 
-@pytest.mark.parametrize("group", ["retrieval", "reader"])
+@pytest.mark.parametrize("group", ["retrieval", "reader", "judge"])
 def test_every_option_names_the_code_dvc_watches(group):
-    """dvc.yaml lists `${retrieval.code}` / `${reader.code}` as deps (so a plug-in edit reruns
-    its stage): every option must set it to a path that exists."""
-    stage = {"retrieval": "retrieve", "reader": "read"}[group]
+    """dvc.yaml lists `${retrieval.code}` / `${reader.code}` / `${judge.code}` as deps (so a
+    plug-in edit, an imported file or the official script reruns its stage): every option sets
+    it to a path that exists, or to one of its own path params (reader=file: `${.path}`;
+    judge=official: `${.official_script}`), which the user gives."""
+    stage = {"retrieval": "retrieve", "reader": "read", "judge": "judge"}[group]
     assert f"${{{group}.code}}" in _dvc_yaml()["stages"][stage]["deps"]
     for path in sorted((REPO / "conf" / group).glob("*.yaml")):
-        option = yaml.safe_load(path.read_text())
-        code = option.get("code")
-        if code == "${.path}":  # reader=file: DVC watches the user's own file (reader.path)
-            assert "path" in option, f"{path}: code follows path, which it lacks"
+        cfg = yaml.safe_load(path.read_text())
+        code = cfg.get("code")
+        own = re.fullmatch(r"\$\{\.(\w+)\}", str(code))
+        if own:
+            assert own.group(1) in cfg, f"{path}: code={code!r} names no key of its own"
             continue
         assert isinstance(code, str) and (REPO / code).exists(), f"{path}: code={code!r}"
 

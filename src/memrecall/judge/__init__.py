@@ -112,7 +112,7 @@ def _judge(questions, answers, judge_cfg, answers_file, client=None) -> tuple[pl
     else:
         if kind == "official":
             from .official import judge_official
-            llm_rows, stats = judge_official(todo, judge_cfg)
+            llm_rows, stats = judge_official(todo, judge_cfg, client)
         elif kind == "file":
             from .imported import judge_from_log
             llm_rows, stats = judge_from_log(items, judge_cfg)

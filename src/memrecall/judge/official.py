@@ -89,15 +89,18 @@ def build_prompts(items: list[dict], fn) -> list[str]:
     return out
 
 
-def judge_official(items: list[dict], judge_cfg: dict) -> tuple[list[dict], dict]:
+def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
     """(rows, stats): one verdict row per item, like llm_judge.judge_with_llm, plus
-    strict_label; stats also holds the script's sha256."""
+    strict_label; stats also holds the script's sha256. `client`: as for judge_with_llm (the
+    plan's dry-run client, or one built from judge_cfg)."""
     from ..hashing import sha256_text
-    from ..llm import LLMClient
 
     fn, script_sha = load_prompt_function(judge_cfg.get("official_script"))
     prompts = build_prompts(items, fn)
-    client = LLMClient(judge_cfg, stage="judge")
+    if client is None:
+        from ..llm import LLMClient
+
+        client = LLMClient(judge_cfg, stage="judge")
     messages = [[{"role": "user", "content": p}] for p in prompts]
     results = client.complete_many(messages, desc="judge (official)") if items else []
     rows = []

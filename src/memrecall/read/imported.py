@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ..artifacts import read_table, write_table
+from ..artifacts import atomic_write_text, read_table, write_table
 from ..data.subset import resolve_path
 from ..errors import InputError, MemrecallError
 from ..hashing import sha256_file, sha256_text
@@ -63,12 +63,15 @@ def answers_from_file(questions: pl.DataFrame, reader_cfg: dict) -> pl.DataFrame
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 
-def run_read_file(reader_cfg: dict, *, questions: str | Path, out: str | Path) -> pl.DataFrame:
+def run_read_file(reader_cfg: dict, *, questions: str | Path, out: str | Path,
+                  prompts_out: str | Path | None = None) -> pl.DataFrame:
     path = hypotheses_path(reader_cfg)
     df = answers_from_file(read_table(questions, "questions"), reader_cfg)
     write_table(df, out, table="answers", stage="read", params=reader_cfg,
                 input_files=[questions, path],
                 extra_meta={"hypotheses_sha256": sha256_file(path)})
+    if prompts_out is not None:  # the read stage's record of its prompts: none were sent
+        atomic_write_text(prompts_out, "{}\n")
     missing = int(df["error"].is_not_null().sum())
     print(f"read (file {path}): {df.height - missing} answers imported, {missing} questions "
           "missing (not judged, not counted as wrong)", file=sys.stderr)

@@ -172,7 +172,7 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
 
     if reader_cfg.get("kind") == "file":  # reader=file: imported answers, no model
         from .imported import run_read_file
-        return run_read_file(reader_cfg, questions=questions, out=out)
+        return run_read_file(reader_cfg, questions=questions, out=out, prompts_out=prompts_out)
     turns_df = read_table(turns, "turns")
     settings = reader_settings(reader_cfg, two_person="speaker" in turns_df.columns)
     contexts = build_contexts(settings, read_table(questions, "questions"),

@@ -30,8 +30,8 @@ from ..eval.gold import question_gold
 from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
-from . import locomo
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
+from . import locomo
 from .figures import by_type_bars
 from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
@@ -225,6 +225,7 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     judge = judge_info(verdicts, v)
     if is_locomo:  # LongMemEval's official judge does not apply to LoCoMo
         judge["comparable_to_published"] = False
+        judge["comparability"] = "LoCoMo: LongMemEval's official judge does not apply"
     cost_read = float(a["cost_usd"].fill_null(0).sum())
     cost_judge = float(v["cost_usd"].fill_null(0).sum()) if "cost_usd" in v.columns else 0.0
     rw = read_table(rewrites) if rewrites is not None else None
