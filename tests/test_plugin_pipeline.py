@@ -1,4 +1,4 @@
-"""Both example plug-ins as one DVC experiment in a copy of the repo (2 questions of the bundled
+"""Both example plug-ins as one DVC experiment in a copy of the repo (1 question of the bundled
 sample), then: a no-op repro runs nothing, an edit of the retriever plug-in reruns retrieve and
 what follows it (and asks the reader nothing new), an edit of the reader plug-in reruns read →
 judge → aggregate with new requests, and an operational knob reruns read alone."""
@@ -14,7 +14,8 @@ from memrecall.artifacts import read_meta, read_table
 from fake_openai_server import FakeOpenAIServer, last_user
 from repo_copy import copy_repo, dvc, git, pipeline_env, set_params, stages_run
 
-pytestmark = pytest.mark.slow
+# Five DVC runs: minutes on a loaded 2-core machine, past the suite's default timeout.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 AFTER_RETRIEVE = ["retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
 
 
@@ -29,9 +30,9 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(tmp_path):
         proc = dvc(repo, env, "exp", "run", "-n", "plugins",
                    "-S", "retrieval=plugin", "-S", "retrieval.options.fusion=weighted",
                    "-S", "reader=plugin", "-S", "+reader.options.input_cost_per_mtok=1.0",
-                   "-S", "dataset.limit=2")
+                   "-S", "dataset.limit=1")
         assert stages_run(proc) == ["download", "embed", *AFTER_RETRIEVE]
-        assert srv.total_requests == 2
+        assert srv.total_requests == 1
 
         cands = read_table(repo / "artifacts/candidates_retrieve.parquet", "candidates")
         qs = read_table(repo / "artifacts/questions.parquet", "questions")
@@ -41,7 +42,7 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(tmp_path):
         ident = read_meta(repo / "artifacts/candidates_retrieve.parquet")["params"]["retrieval"]
         assert ident["plugin"]["options"] == {"fusion": "weighted"}
         metrics = json.loads((repo / "reports/metrics.json").read_text())
-        assert metrics["n_questions"] == 2 and metrics["reader_errors"] == 0
+        assert metrics["n_questions"] == 1 and metrics["reader_errors"] == 0
         assert metrics["cost_by_stage"]["read"] > 0  # the plug-in's usage, priced by it
         assert "retrieval" in metrics and "session" in metrics["retrieval"]
 
@@ -51,7 +52,7 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(tmp_path):
         params = run["data"]["params"]["params.yaml"]["data"]
         assert params["retrieval"]["callable"] == "examples.memesh_fts5:MeMeshRetriever"
         assert params["reader"]["callable"] == "examples.openai_reader:OpenAIReader"
-        assert run["data"]["metrics"]["reports/metrics.json"]["data"]["n_questions"] == 2
+        assert run["data"]["metrics"]["reports/metrics.json"]["data"]["n_questions"] == 1
 
         assert stages_run(dvc(repo, env, "repro")) == []  # no-op
 
@@ -61,18 +62,18 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(tmp_path):
         path.write_text(path.read_text() + "\n# tuned\n")
         assert "examples/memesh_fts5.py" in dvc(repo, env, "status", "retrieve").stdout
         assert stages_run(dvc(repo, env, "repro")) == AFTER_RETRIEVE
-        assert srv.total_requests == 2
+        assert srv.total_requests == 1
 
         # The reader's code changes: read, judge, aggregate, with new requests.
         path = repo / "examples/openai_reader.py"
         path.write_text(path.read_text() + "\n# tuned\n")
         assert stages_run(dvc(repo, env, "repro")) == ["read", "judge", "aggregate"]
-        assert srv.total_requests == 4
+        assert srv.total_requests == 2
         answers = (repo / "artifacts/answers.parquet").read_bytes()
 
         # An operational knob: read reruns from the cache, byte-identical, nothing after it.
         set_params(repo, **{"reader.concurrency": 1})
         assert stages_run(dvc(repo, env, "repro")) == ["read"]
-        assert srv.total_requests == 4
+        assert srv.total_requests == 2
         assert (repo / "artifacts/answers.parquet").read_bytes() == answers
     assert git(repo, "status", "--porcelain", "examples")  # the edits were real
