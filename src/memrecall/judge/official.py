@@ -95,7 +95,7 @@ def judge_official(items: list[dict], judge_cfg: dict) -> tuple[list[dict], dict
     from ..hashing import sha256_text
     from ..llm import LLMClient
 
-    fn, script_sha = load_prompt_function(judge_cfg.get("official_script"))
+    fn, script_sha = load_prompt_function(judge_cfg["official_script"])
     prompts = build_prompts(items, fn)
     client = LLMClient(judge_cfg, stage="judge")
     messages = [[{"role": "user", "content": p}] for p in prompts]

@@ -30,7 +30,7 @@ _SCHEMA = {k: v for k, v in polars_schema("answers").items()
 
 
 def hypotheses_path(reader_cfg: dict) -> Path:
-    path = reader_cfg.get("path")
+    path = reader_cfg["path"]
     if not path:
         raise MemrecallError("reader=file needs reader.path: a hypothesis file, JSON lines or a "
                              "JSON list of {question_id, hypothesis} (the official format)")

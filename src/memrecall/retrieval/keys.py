@@ -47,9 +47,9 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     """
     granularity = choice(embedder_cfg, "granularity", GRANULARITIES, group="embedder")
     key = choice(embedder_cfg, "key", KEYS, group="embedder")
-    max_chars = embedder_cfg.get("max_chars")
+    max_chars = embedder_cfg["max_chars"]
     facts = facts or {}
-    facts_only = embedder_cfg.get("expansion") == "fact_only"
+    facts_only = embedder_cfg["expansion"] == "fact_only"
 
     missing = [c for c in ("session_id", "turn_index", "role", "content") if c not in turns.columns]
     if missing:
