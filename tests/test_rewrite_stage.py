@@ -228,7 +228,8 @@ def test_a_nan_score_ranks_last_as_in_retrieve_and_rerank(server, inputs):
             return out
 
     run(inputs, rewrite_cfg(server, time_aware=False),
-        {"name": "fake_ce", "model": "unused", "top_k": 5}, reranker=NaNForGin())
+        group("reranker", "bge_reranker_v2_m3", name="fake_ce", model="unused", top_k=5),
+        reranker=NaNForGin())
     got = ranked(read_table(inputs["out"], "candidates"), "q_ssu")
     assert [s for s, _ in got] == ["s4", "s2", "s1", "s5", "s3"]  # s1/s5 tie: pool order
     assert np.isnan(got[-1][1])
