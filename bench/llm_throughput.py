@@ -63,10 +63,13 @@ class Server:
 
 
 def cfg(url: str, concurrency: int) -> dict:
-    return {"model": "openai/gpt-4o-2024-08-06", "provider": "openai", "api_base": url,
-            "api_key_env": "BENCH_FAKE_KEY", "temperature": 0.0, "max_tokens": 64,
-            "thinking_budget": None, "concurrency": concurrency, "rpm": None, "timeout_s": 30,
-            "num_retries": 6}
+    from memrecall.compose import compose_config
+
+    cfg = compose_config(["reader=gpt4o"], root=Path(__file__).resolve().parents[1])["reader"]
+    cfg.update(model="openai/gpt-4o-2024-08-06", max_tokens=64)
+    cfg["runtime"].update(api_base=url, api_key_env="BENCH_FAKE_KEY", concurrency=concurrency,
+                          timeout_s=30, num_retries=6)
+    return cfg
 
 
 def run_phase(name, convs, concurrency, cache_root, args) -> dict:

@@ -38,7 +38,11 @@ def child(path: str, out: str) -> None:
     from memrecall.data.prepare import run_download
 
     t0 = time.perf_counter()
-    cfg = {"name": "bench", "source": "local", "path": path, "release": None}
+    from memrecall.compose import compose_config
+
+    cfg = compose_config(["dataset=local", f"dataset.path={path}"],
+                         root=Path(__file__).resolve().parents[1])["dataset"]
+    cfg["name"] = "bench"
     out = Path(out)
     summ = run_download(cfg, questions=out / "questions.parquet", sessions=out / "sessions.parquet",
                         turns=out / "turns.parquet", card_path=out / "data_card.md",

@@ -89,8 +89,11 @@ def _overrides(items) -> dict:
 
 
 def load_cfg(group: str, option: str, overrides: dict) -> dict:
-    cfg = yaml.safe_load((REPO / "conf" / group / f"{option}.yaml").read_text())
-    cfg.update(overrides)
+    from memrecall.compose import compose_config
+
+    cfg = compose_config([f"{group}={option}"], root=REPO)[group]
+    for key, value in overrides.items():  # runtime knobs may be given flat (batch_size=64)
+        (cfg["runtime"] if key not in cfg and key in cfg.get("runtime", {}) else cfg)[key] = value
     return cfg
 
 
@@ -140,7 +143,7 @@ def measure_throughput(embedder_cfg: dict, embeddings, n: int) -> float:
     mean_chars = sum(map(len, texts)) / max(len(texts), 1)
     print(f"encoder throughput, bare model: {len(texts) / took:.1f} texts/s ({len(texts)} keys, "
           f"mean {mean_chars:.0f} chars, max_length {embedder_cfg['max_length']}, "
-          f"{embedder_cfg['device']}, torch threads {_threads()})")
+          f"{embedder_cfg['runtime']['device']}, torch threads {_threads()})")
     return len(texts) / took
 
 

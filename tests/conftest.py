@@ -13,6 +13,18 @@ DEV_FILE = SHARED_DATA / "longmemeval_s_cleaned_dev100.json.gz"
 ORACLE_FILE = SHARED_DATA / "longmemeval_oracle.json"
 SAMPLE_FILE = REPO / "data" / "sample" / "longmemeval_s_cleaned_sample.json.gz"
 
+
+
+def shared_file(path: Path) -> Path:
+    """A file of the real data in ../shared, which some tests need. Absent, the test fails with
+    a clear message rather than skipping: a green run must mean those checks ran."""
+    if not path.is_file():
+        pytest.fail(f"this test needs the real LongMemEval data at {path} (../shared/data/ beside "
+                    f"the checkout, read-only; see ../shared/NOTES.md); it is absent",
+                    pytrace=False)
+    return path
+
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -10,7 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
 
 from memrecall.config import load_yaml_file
 
@@ -51,12 +50,21 @@ def pipeline_env(cache: Path, **extra: str) -> dict:
 
 
 def set_params(repo: Path, **changes) -> None:
+    from ruamel.yaml import YAML
+
     path = repo / "params.yaml"
     params = load_yaml_file(path)  # YAML 1.2, like the stages: `name: off` stays "off"
     for dotted, value in changes.items():
-        group, key = dotted.split(".")
-        params[group][key] = value
-    path.write_text(yaml.safe_dump(params, sort_keys=False))
+        *parents, key = dotted.split(".")
+        node = params
+        for part in parents:
+            node = node[part]
+        assert key in node, f"params.yaml has no {dotted}"
+        node[key] = value
+    out = YAML(typ="safe", pure=True)
+    out.default_flow_style = False
+    with path.open("w") as f:
+        out.dump(params, f)
 
 
 def dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
@@ -68,3 +76,11 @@ def dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
 
 def stages_run(proc: subprocess.CompletedProcess) -> list[str]:
     return re.findall(r"Running stage '(\w+)'", proc.stdout)
+
+
+def compose(repo: Path, env: dict, *overrides: str) -> None:
+    """`memrecall compose OVERRIDES` in the copy: params.yaml as `dvc exp run -S ...` makes it."""
+    proc = subprocess.run([sys.executable, "-m", "memrecall.cli", "compose", *overrides],
+                          cwd=repo, env={**env, "PYTHONPATH": str(repo / "src")},
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

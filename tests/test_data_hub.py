@@ -31,8 +31,9 @@ from memrecall.data import hub
 from memrecall.data.hub import fetch
 from memrecall.errors import MemrecallError
 
-from conftest import ORACLE_FILE, REPO
+from conftest import ORACLE_FILE, REPO, shared_file
 from test_data_longmemeval import make_record, run
+from confs import group
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO_ID = "someone/longmemeval-test"
@@ -135,8 +136,8 @@ def fake_hub(monkeypatch):
 
 
 def cfg(filename="data.json", sha256=None, revision="main"):
-    return {"name": "t", "source": "hub", "repo_id": REPO_ID, "filename": filename,
-            "revision": revision, "sha256": sha256, "release": "cleaned"}
+    return group("dataset", "longmemeval_s_cleaned", name="t", repo_id=REPO_ID,
+                 filename=filename, revision=revision, sha256=sha256)
 
 
 def files_under(path: Path) -> list[Path]:
@@ -256,8 +257,7 @@ def test_unreachable_hub_in_the_stage_prints_one_line_no_traceback(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = s.getsockname()[1]
-    params = {"dataset": {**cfg(), "limit": None, "question_types": None,
-                          "question_ids": None, "stratified": None}}
+    params = {"dataset": cfg()}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{closed}", "HF_HUB_OFFLINE": "0"}
     env.pop("DVC_ROOT", None)
@@ -271,12 +271,11 @@ def test_unreachable_hub_in_the_stage_prints_one_line_no_traceback(tmp_path):
     assert not (tmp_path / "artifacts").exists()
 
 
-@pytest.mark.skipif(not ORACLE_FILE.exists(), reason="oracle file not available")
 def test_oracle_option_end_to_end_with_its_pinned_sha256(fake_hub, tmp_path):
     """conf/dataset/longmemeval_oracle.yaml as shipped: repo, file and sha256 pin, served LFS-style."""
-    conf = yaml.safe_load((REPO / "conf/dataset/longmemeval_oracle.yaml").read_text())
+    conf = group("dataset", "longmemeval_oracle")
     fake_hub.lfs = True
-    fake_hub.files[(conf["repo_id"], conf["filename"])] = ORACLE_FILE.read_bytes()
+    fake_hub.files[(conf["repo_id"], conf["filename"])] = shared_file(ORACLE_FILE).read_bytes()
     summ = run(tmp_path, conf)
     assert summ["n_questions"] == 500 and summ["n_abstention"] == 30
     card = (tmp_path / "out" / "data_card.md").read_text()

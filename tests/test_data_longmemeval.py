@@ -17,7 +17,8 @@ from memrecall.data.longmemeval import (content_hash, load_records, normalise, s
 from memrecall.data.prepare import run_download
 from memrecall.errors import ConfigError, InputError
 
-from conftest import DEV_FILE, ORACLE_FILE
+from conftest import DEV_FILE, ORACLE_FILE, shared_file
+from confs import group
 
 
 def turn(role, content, has_answer=None):
@@ -58,7 +59,7 @@ def run(tmp_path: Path, cfg: dict, sub="out") -> dict:
 
 
 def local_cfg(path, **kw) -> dict:
-    return {"name": "local", "source": "local", "path": str(path), "release": None, **kw}
+    return group("dataset", "local", path=str(path), **kw)
 
 
 # ---------- bad input: one clear error each ----------
@@ -225,9 +226,7 @@ def test_dedup_counts_dates_and_repeats():
 
 def test_real_files_pass_validation_and_normalise():
     for path, n, n_abs in ((ORACLE_FILE, 500, 30), (DEV_FILE, 100, 7)):
-        if not path.exists():
-            pytest.skip(f"{path} not available")
-        recs = load_records(path)
+        recs = load_records(shared_file(path))
         validate_records(recs, str(path))
         ds = normalise(recs, str(path))
         summ = summary(ds)

@@ -11,7 +11,7 @@ from memrecall.data.longmemeval import load_records, validate_records
 from memrecall.data.sample import build_sample, choose
 from memrecall.schema import QUESTION_TYPES
 
-from conftest import DEV_FILE, REPO, SAMPLE_FILE
+from conftest import DEV_FILE, REPO, SAMPLE_FILE, shared_file
 
 
 def test_bundled_sample_shape_and_licence():
@@ -27,9 +27,8 @@ def test_bundled_sample_shape_and_licence():
     assert "MIT License" in licence and "Di Wu" in licence
 
 
-@pytest.mark.skipif(not DEV_FILE.exists(), reason="dev file not available")
 def test_sample_is_an_unmodified_slice_and_rebuilds_byte_identically(tmp_path):
-    dev = {r["question_id"]: r for r in load_records(DEV_FILE)}
+    dev = {r["question_id"]: r for r in load_records(shared_file(DEV_FILE))}
     for r in load_records(SAMPLE_FILE):
         assert r == dev[r["question_id"]]  # every field, full haystack, int answers kept
     out = tmp_path / "sample.json.gz"

@@ -11,6 +11,7 @@ import yaml
 from memrecall.artifacts import read_table
 
 from conftest import REPO
+from confs import group
 
 
 def _stage(tmp_path, dataset: dict):
@@ -23,8 +24,7 @@ def _stage(tmp_path, dataset: dict):
 
 
 def test_bundled_sample_stage(tmp_path):
-    conf = yaml.safe_load((REPO / "conf/dataset/sample.yaml").read_text())
-    proc = _stage(tmp_path, {**conf, "limit": 6})
+    proc = _stage(tmp_path, group("dataset", "sample", limit=6))
     assert proc.returncode == 0, proc.stderr
     assert "download: sample: 6 questions (0 abstention) of 12 in" in proc.stdout
     assert "sessions 295 in haystacks, 294 unique; turns 3,008 in haystacks, 2,996 unique" \
@@ -40,12 +40,15 @@ def test_bundled_sample_stage(tmp_path):
 
 
 def test_stage_errors_are_one_line(tmp_path):
-    proc = _stage(tmp_path, {"name": "x", "source": "ftp"})
+    proc = _stage(tmp_path, group("dataset", "sample", name="x", source="ftp"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == ("error: unknown value 'ftp' for config key 'dataset.source'; "
                                    "choose one of: bundled, local, hub, url")
-    proc = _stage(tmp_path, {"name": "local", "source": "local",
-                             "path": str(tmp_path / "missing.json")})
+    proc = _stage(tmp_path, group("dataset", "local", path=str(tmp_path / "missing.json")))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "dataset file not found" in proc.stderr and "missing.json" in proc.stderr
     assert not (tmp_path / "artifacts").exists()
+    # A params.yaml that lacks a key (written by hand, or before conf/ gained it): one line too.
+    proc = _stage(tmp_path, {"name": "x", "source": "bundled", "path": "data/sample/nope.json"})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "params lack the key 'dataset.sha256'" in proc.stderr and "memrecall compose" in proc.stderr

@@ -6,11 +6,17 @@ from collections import Counter
 
 import pytest
 
-from memrecall.data.subset import select
+from memrecall.data.subset import select as subset_select
 from memrecall.errors import ConfigError, InputError, MemrecallError
 from memrecall.schema import QUESTION_TYPES
 
 from test_data_longmemeval import local_cfg, make_record, run, write_json
+from confs import group
+
+
+def select(records, over: dict, file: str):
+    """subset.select with the dataset group as composed, `over` set on it."""
+    return subset_select(records, group("dataset", "sample", **over), file)
 
 
 def records():

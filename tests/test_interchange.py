@@ -19,6 +19,7 @@ from memrecall.interchange import (MISSING, eval_results_path, official_metrics,
 from memrecall.judge import judge_answers
 from memrecall.read.imported import answers_from_file
 from memrecall.report.aggregate import export_official_files
+from confs import group
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 ORACLE = SHARED / "longmemeval" / "longmemeval_oracle.json"
@@ -110,13 +111,13 @@ def test_reader_file_imports_answers_and_marks_missing_ones(tmp_path):
     p = _write(tmp_path / "h.jsonl", [{"question_id": "a2", "hypothesis": "10 days"},
                                      {"question_id": "a1", "hypothesis": "I can't help with that."},
                                      {"question_id": "a3_abs", "hypothesis": ""}])
-    a = answers_from_file(QS, {"kind": "file", "path": str(p)})
+    a = answers_from_file(QS, group("reader", "file", path=str(p)))
     got = {r["question_id"]: r for r in a.iter_rows(named=True)}
     assert got["a2"]["hypothesis"] == "10 days" and got["a2"]["error"] is None
     assert got["a1"]["refused"] is True and got["a3_abs"]["refused"] is True  # empty = refusal
     assert got["a4"]["hypothesis"] is None and got["a4"]["error"].startswith(MISSING)
     # A missing answer is not judged and not counted as wrong: it leaves the accuracy alone.
-    v = judge_answers(QS, a, {"name": "rule", "kind": "rule"})
+    v = judge_answers(QS, a, group("judge", "rule"))
     m = qa_metrics(QS, v)
     assert m["n_judged"] == 3 and m["reader_errors"] == 1
     assert v.filter(pl.col("question_id") == "a4")["label"].to_list() == [None]
@@ -126,10 +127,10 @@ def test_reader_file_rejects_ids_outside_the_dataset(tmp_path):
     p = _write(tmp_path / "h.jsonl", [{"question_id": "a1", "hypothesis": "x"},
                                      {"question_id": "zz9", "hypothesis": "y"}])
     with pytest.raises(InputError) as e:
-        answers_from_file(QS, {"kind": "file", "path": str(p)})
+        answers_from_file(QS, group("reader", "file", path=str(p)))
     assert (e.value.line, e.value.question_id, e.value.field) == (2, "zz9", "question_id")
     with pytest.raises(MemrecallError, match="reader.path"):
-        answers_from_file(QS, {"kind": "file", "path": None})
+        answers_from_file(QS, group("reader", "file", path=None))
 
 
 def _log(tmp_path, entries):
@@ -142,9 +143,9 @@ def _log(tmp_path, entries):
 def test_judge_file_keeps_the_recorded_labels_and_model(tmp_path):
     hyp = _write(tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"}
                                        for q in ("a1", "a2", "a3_abs")])
-    a = answers_from_file(QS, {"kind": "file", "path": str(hyp)})
+    a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
     log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
-    v = judge_answers(QS, a, {"name": "file", "kind": "file", "path": str(log)})
+    v = judge_answers(QS, a, group("judge", "file", path=str(log)))
     got = {r["question_id"]: r for r in v.iter_rows(named=True)}
     assert [got[q]["label"] for q in ("a1", "a2", "a3_abs", "a4")] == [True, False, True, None]
     assert got["a1"]["judge_model"] == "gpt-4o-2024-08-06" and got["a1"]["raw"] == "log.jsonl:1"
@@ -164,10 +165,10 @@ def test_judge_file_errors(tmp_path, entries, qid, field, words):
     hyp = _write(tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"}
                                        for q in ("a1", "a2")])
     a = answers_from_file(QS.filter(pl.col("question_id") != "a3_abs"),
-                          {"kind": "file", "path": str(hyp)})
+                          group("reader", "file", path=str(hyp)))
     with pytest.raises(InputError) as e:
         judge_answers(QS.filter(pl.col("question_id") != "a3_abs"), a,
-                      {"name": "file", "kind": "file", "path": str(_log(tmp_path, entries))})
+                      group("judge", "file", path=str(_log(tmp_path, entries))))
     assert (e.value.question_id, e.value.field) == (qid, field) and words in str(e.value)
 
 
@@ -176,9 +177,9 @@ def test_judge_file_errors(tmp_path, entries, qid, field, words):
 def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
     hyp = _write(tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"}
                                        for q in ("a1", "a2", "a3_abs")])
-    a = answers_from_file(QS, {"kind": "file", "path": str(hyp)})
+    a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
     log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
-    v = judge_answers(QS, a, {"name": "file", "kind": "file", "path": str(log)})
+    v = judge_answers(QS, a, group("judge", "file", path=str(log)))
     out = tmp_path / "reports"
     (out).mkdir()
     (out / "hypotheses.jsonl.eval-results-old-judge").write_text("stale\n")
@@ -217,8 +218,8 @@ def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
     q = normalise(load_records(ORACLE), str(ORACLE)).questions
     hyp = tmp_path / "hypotheses.jsonl"
     write_hypotheses(hyp, read_hypotheses(PUBLISHED))
-    a = answers_from_file(q, {"kind": "file", "path": str(hyp)})
-    v = judge_answers(q, a, {"name": "file", "kind": "file", "path": str(PUBLISHED)})
+    a = answers_from_file(q, group("reader", "file", path=str(hyp)))
+    v = judge_answers(q, a, group("judge", "file", path=str(PUBLISHED)))
     m = qa_metrics(q, v)
     assert m["n_judged"] == 500 and m["reader_errors"] == 0 and m["judge_errors"] == 0
     assert m["n_correct"] == 355 and round(m["overall"] * 100, 1) == 71.0

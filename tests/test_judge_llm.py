@@ -15,6 +15,7 @@ from memrecall.errors import ConfigError
 from memrecall.eval.qa_metrics import qa_metrics
 from memrecall.judge import judge_answers
 from memrecall.judge.llm_judge import PROMPT_HASHES, build_prompt, parse_verdict, prompt_kind
+from confs import group
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "judge_cases.yaml")
                        .read_text(encoding="utf-8"))["cases"]
@@ -67,10 +68,10 @@ def server():
 
 
 def judge_cfg(server, **over):
-    return {"name": "fake", "kind": "llm", "model": "openai/fake-judge", "api_base": server.url,
-            "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 5,
-            "thinking_budget": None, "concurrency": 4, "rpm": None, "timeout_s": 10,
-            "num_retries": 1, "retry_backoff_s": 0.01, **over}
+    return group("judge", "gpt4o", **{
+        "name": "fake", "model": "openai/fake-judge", "api_base": server.url,
+        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 5, "concurrency": 4, "timeout_s": 10,
+        "num_retries": 1, "backoff_s": 0.01, **over})
 
 
 # ---- prompt assembly -----------------------------------------------------------------------

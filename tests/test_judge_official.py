@@ -18,6 +18,7 @@ from memrecall.errors import MemrecallError
 from memrecall.hashing import sha256_file
 from memrecall.judge import judge_answers, strict_disagreements
 from memrecall.judge.official import OFFICIAL_REPO, load_prompt_function, official_label
+from confs import group
 
 STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
            / "evaluate_qa.py")
@@ -96,11 +97,9 @@ def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypat
     fn, sha = load_prompt_function(STANDIN)
     q, a = tables()
     with FakeOpenAIServer(answer=fake_official_judge) as srv:
-        cfg = {"name": "official", "kind": "official", "official_script": str(STANDIN),
-               "provider": "openai", "model": "gpt-4o-2024-08-06", "api_base": srv.url,
-               "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 10,
-               "thinking_budget": None, "concurrency": 2, "rpm": None, "timeout_s": 10,
-               "num_retries": 0}
+        cfg = group("judge", "official", official_script=str(STANDIN), api_base=srv.url,
+                    api_key_env="MEMRECALL_FAKE_KEY", concurrency=2, timeout_s=10,
+                    num_retries=0)
         v = judge_answers(q, a, cfg)
         bodies = list(srv.bodies)
 
@@ -137,11 +136,9 @@ def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, mon
                        pl.lit(0.0).alias("latency_s"), pl.lit(False).alias("refused"))
     write_table(a, ap, table="answers", stage="read")
     with FakeOpenAIServer(answer=fake_official_judge) as srv:
-        cfg = {"name": "official", "kind": "official", "official_script": str(STANDIN),
-               "provider": "openai", "model": "gpt-4o-2024-08-06", "api_base": srv.url,
-               "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 10,
-               "thinking_budget": None, "concurrency": 2, "rpm": None, "timeout_s": 10,
-               "num_retries": 0}
+        cfg = group("judge", "official", official_script=str(STANDIN), api_base=srv.url,
+                    api_key_env="MEMRECALL_FAKE_KEY", concurrency=2, timeout_s=10,
+                    num_retries=0)
         run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts.parquet")
     meta = read_meta(tmp_path / "verdicts.parquet")
     assert meta["official_script_sha256"] == sha256_file(STANDIN)

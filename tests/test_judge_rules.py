@@ -14,6 +14,8 @@ import yaml
 from memrecall.judge.rules import abstains, judge_one, normalize, quantities, tokens
 from memrecall.schema import QUESTION_TYPES
 
+from conftest import shared_file
+
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
 CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
 ORACLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "longmemeval" / \
@@ -105,21 +107,19 @@ def test_empty_response_is_wrong_for_every_type():
         assert judge_one(t, "Q?", "A", None).label is False
 
 
-@pytest.mark.skipif(not ORACLE.exists(), reason="shared LongMemEval data not present")
 def test_reference_as_response_is_correct_on_all_500_real_questions():
     """The rules must accept the reference itself for every real question (incl. _abs)."""
-    data = json.loads(ORACLE.read_text(encoding="utf-8"))
+    data = json.loads(shared_file(ORACLE).read_text(encoding="utf-8"))
     wrong = [x["question_id"] for x in data
              if not judge_one(x["question_type"], x["question"], str(x["answer"]),
                               str(x["answer"]), is_abstention="_abs" in x["question_id"]).label]
     assert len(data) == 500 and wrong == []
 
 
-@pytest.mark.skipif(not ORACLE.exists(), reason="shared LongMemEval data not present")
 def test_another_questions_reference_is_rarely_accepted():
     """Swapping in the reference of another question of the same type should almost always be
     judged wrong (the rare accepts are coincidences such as two answers of '5 days')."""
-    data = [x for x in json.loads(ORACLE.read_text(encoding="utf-8"))
+    data = [x for x in json.loads(shared_file(ORACLE).read_text(encoding="utf-8"))
             if "_abs" not in x["question_id"]]
     rng = random.Random(0)
     by_type = collections.defaultdict(list)

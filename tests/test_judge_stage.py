@@ -15,9 +15,10 @@ from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import InputError
 from memrecall.judge import judge_answers
 from memrecall.schema import VERDICTS, polars_schema
+from confs import group
 
 REPO = Path(__file__).resolve().parents[1]
-RULE = {"name": "rule", "kind": "rule", "model": "rule-v1"}
+RULE = group("judge", "rule")
 
 
 def questions():
@@ -97,7 +98,7 @@ def test_stage_script_writes_reproducible_verdicts(tmp_path):
     assert read_meta(out)["params"] == RULE and read_meta(out)["stage"] == "judge"
     assert stage().returncode == 0 and out.read_bytes() == first
 
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"judge": {"name": "x",
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"judge": {**RULE, "name": "x",
                                                                     "kind": "magic"}}))
     r = stage()
     assert r.returncode == 1 and "error: unknown value 'magic' for config key 'judge.kind'" \

@@ -15,7 +15,8 @@ from memrecall.errors import ConfigError, MemrecallError
 
 from conftest import REPO
 
-STAGES = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
+STAGES = ["sources", "download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
+          "aggregate"]
 GROUPS = {
     "dataset": ["sample", "longmemeval_s_cleaned", "longmemeval_s", "longmemeval_m_cleaned",
                 "longmemeval_oracle", "local"],
@@ -39,7 +40,7 @@ def _outs(stage):
     return [next(iter(o)) if isinstance(o, dict) else o for o in items]
 
 
-def test_dvc_yaml_has_the_eight_stages_in_order():
+def test_dvc_yaml_has_the_stages_in_order():
     assert list(_dvc_yaml()["stages"]) == STAGES
 
 
@@ -71,7 +72,7 @@ def test_stage_scripts_exist_and_are_thin():
 
 
 # Where each stage's logic lives: a package of src/memrecall (no stage is a loose module).
-STAGE_PACKAGES = {"download": "data", "embed": "retrieval", "retrieve": "retrieval",
+STAGE_PACKAGES = {"sources": "data", "download": "data", "embed": "retrieval", "retrieve": "retrieval",
                   "rerank": "retrieval", "rewrite": "rewrite", "read": "read", "judge": "judge",
                   "aggregate": "report"}
 
@@ -107,13 +108,16 @@ def test_every_option_names_the_code_dvc_watches(group):
     judge=official: `${.official_script}`), which the user gives."""
     stage = {"retrieval": "retrieve", "reader": "read", "judge": "judge"}[group]
     assert f"${{{group}.code}}" in _dvc_yaml()["stages"][stage]["deps"]
-    for path in sorted((REPO / "conf" / group).glob("*.yaml")):
-        cfg = yaml.safe_load(path.read_text())
-        code = cfg.get("code")
-        own = re.fullmatch(r"\$\{\.(\w+)\}", str(code))
-        if own:
-            assert own.group(1) in cfg, f"{path}: code={code!r} names no key of its own"
+    from memrecall.compose import compose_config
+
+    for path in sorted((REPO / "conf" / group).glob("*.yaml")):  # composed: bases set it
+        option = compose_config([f"{group}={path.stem}"], root=REPO)[group]
+        raw = yaml.safe_load(path.read_text()).get("code")
+        own = re.fullmatch(r"\$\{\.(\w+)\}", str(raw))
+        if own:  # a file the user names (reader.path, judge.official_script)
+            assert own.group(1) in option, f"{path}: code={raw!r} names no key of its own"
             continue
+        code = option["code"]
         assert isinstance(code, str) and (REPO / code).exists(), f"{path}: code={code!r}"
 
 

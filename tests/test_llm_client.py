@@ -21,6 +21,7 @@ from memrecall.llm import CallResult, LLMClient, request_hash
 from memrecall.llm.cache import read_journal
 
 from fake_openai_server import FakeOpenAIServer, body_key, default_answer
+from confs import group
 
 REPO = Path(__file__).resolve().parents[1]
 # litellm's price for gpt-4o-2024-08-06 (its bundled price list), USD per token
@@ -34,10 +35,10 @@ def server():
 
 
 def cfg(server, **over) -> dict:
-    return {"model": "openai/gpt-4o-2024-08-06", "provider": "openai", "api_base": server.url,
-            "api_key_env": "MEMRECALL_TEST_KEY", "temperature": 0.0, "max_tokens": 16,
-            "thinking_budget": None, "concurrency": 4, "rpm": None, "timeout_s": 0.5,
-            "num_retries": 3, "retry_backoff_s": 0.01, **over}
+    return group("reader", "gpt4o", **{
+        "model": "openai/gpt-4o-2024-08-06", "api_base": server.url,
+        "api_key_env": "MEMRECALL_TEST_KEY", "max_tokens": 16, "concurrency": 4,
+        "timeout_s": 0.5, "num_retries": 3, "backoff_s": 0.01, **over})
 
 
 @pytest.fixture(autouse=True)
@@ -161,7 +162,7 @@ def test_rpm_limit_spaces_request_starts(fresh_cache):
 def test_retry_after_header_is_honoured(fresh_cache):
     with FakeOpenAIServer(retry_after=0.6) as srv:
         srv.plan("wait", ["429"])
-        client = LLMClient(cfg(srv, retry_backoff_s=0.01), "read", progress=False)
+        client = LLMClient(cfg(srv, backoff_s=0.01), "read", progress=False)
         t0 = time.perf_counter()
         assert client.complete(convs("wait")[0]).ok
         assert time.perf_counter() - t0 >= 0.6
@@ -195,9 +196,9 @@ def test_missing_key_fails_only_when_a_call_must_be_paid(server, fresh_cache, mo
         LLMClient(cfg(server), "read", progress=False).complete_many(convs("a", "b"))
 
 
-@pytest.mark.parametrize("over,key", [({"concurrency": 0}, "reader.concurrency"),
-                                      ({"timeout_s": -1}, "reader.timeout_s"),
-                                      ({"num_retries": 1.5}, "reader.num_retries"),
+@pytest.mark.parametrize("over,key", [({"concurrency": 0}, "reader.runtime.concurrency"),
+                                      ({"timeout_s": -1}, "reader.runtime.timeout_s"),
+                                      ({"num_retries": 1.5}, "reader.runtime.num_retries"),
                                       ({"max_tokens": 0}, "reader.max_tokens"),
                                       ({"provider": "acme"}, "reader.provider"),
                                       ({"model": ""}, "reader.model")])

@@ -15,12 +15,19 @@ from memrecall.llm.providers import (call_spec, effort_for_budget, read_api_key,
                                      thinking_kwargs)
 
 from fake_openai_server import FakeOpenAIServer
+from confs import group
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 READERS = ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "ark"]
 JUDGES = ["gpt4o", "deepseek", "kimi", "glm", "minimax", "gemini", "ark", "local"]
-LLM_KEYS = {"model", "api_base", "api_key_env", "temperature", "max_tokens", "thinking_budget",
-            "concurrency", "rpm", "timeout_s", "num_retries"}
+def llm(model, provider, **over) -> dict:
+    """An LLM block as conf/llm/base.yaml shapes it."""
+    return group("reader", "gpt4o", **{"model": model, "provider": provider, "api_key_env": None,
+                                        "max_tokens": None, **over})
+
+
+LLM_KEYS = {"provider", "model", "temperature", "max_tokens", "thinking_budget",
+            "input_cost_per_mtok", "output_cost_per_mtok", "runtime"}
 
 
 @pytest.mark.parametrize("provider,model,budget,expected", [
@@ -57,32 +64,30 @@ def test_bad_budget_is_a_config_error(budget):
 
 def test_local_has_no_thinking_control():
     with pytest.raises(ConfigError, match="no thinking control"):
-        call_spec({"model": "memrecall-local/smollm2-135m", "provider": "local",
-                   "thinking_budget": 100})
+        call_spec(llm("memrecall-local/smollm2-135m", "local", thinking_budget=100))
 
 
 def test_call_spec_prefix_aliases_and_key_env():
-    s = call_spec({"model": "gpt-4o-2024-08-06", "provider": "openai", "temperature": 0,
-                   "max_tokens": 10, "api_base": None})
+    s = call_spec(llm("gpt-4o-2024-08-06", "openai", temperature=0, max_tokens=10))
     assert s.litellm_model == "openai/gpt-4o-2024-08-06"
     assert s.kwargs == {"temperature": 0, "max_tokens": 10} and s.key_env == "OPENAI_API_KEY"
-    s = call_spec({"model": "glm-4.6", "provider": "glm", "thinking_budget": 0})
+    s = call_spec(llm("glm-4.6", "glm", thinking_budget=0))
     assert (s.provider, s.litellm_model, s.key_env) == ("zai", "zai/glm-4.6", "ZAI_API_KEY")
-    s = call_spec({"model": "ep-20250101-abc", "provider": "ark", "api_key_env": "MY_ARK"})
+    s = call_spec(llm("ep-20250101-abc", "ark", api_key_env="MY_ARK"))
     assert (s.provider, s.litellm_model, s.key_env) == ("volcengine", "volcengine/ep-20250101-abc",
                                                         "MY_ARK")
-    assert call_spec({"model": "deepseek/deepseek-chat"}).provider == "deepseek"  # inferred
+    assert call_spec(llm("deepseek/deepseek-chat", None)).provider == "deepseek"  # inferred
     with pytest.raises(ConfigError, match="provider 'local' serves only"):
-        call_spec({"model": "openai/gpt-4o", "provider": "local"})
+        call_spec(llm("openai/gpt-4o", "local"))
 
 
 def test_read_api_key_names_the_variable_not_the_value(monkeypatch):
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     with pytest.raises(MemrecallError, match="DEEPSEEK_API_KEY"):
-        read_api_key({"model": "deepseek/deepseek-chat"}, "deepseek", "reader")
+        read_api_key(llm("deepseek/deepseek-chat", None), "deepseek", "reader")
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-x")
-    assert read_api_key({"model": "deepseek/deepseek-chat"}, "deepseek") == "sk-x"
-    assert read_api_key({"model": "memrecall-local/smollm2-135m"}, "local") is None
+    assert read_api_key(llm("deepseek/deepseek-chat", None), "deepseek") == "sk-x"
+    assert read_api_key(llm("memrecall-local/smollm2-135m", None), "local") is None
 
 
 @pytest.mark.parametrize("provider,model,budget,field,value", [
@@ -102,9 +107,8 @@ def test_thinking_reaches_the_wire(provider, model, budget, field, value, fresh_
     (Gemini speaks its own protocol, so it is covered by the mapping test only)."""
     monkeypatch.setenv("MEMRECALL_TEST_KEY", "k")
     with FakeOpenAIServer() as srv:
-        cfg = {"model": model, "provider": provider, "api_base": srv.url,
-               "api_key_env": "MEMRECALL_TEST_KEY", "temperature": 0.0, "max_tokens": 64,
-               "thinking_budget": budget, "timeout_s": 5, "num_retries": 0}
+        cfg = llm(model, provider, api_base=srv.url, api_key_env="MEMRECALL_TEST_KEY",
+                  max_tokens=64, thinking_budget=budget, timeout_s=5, num_retries=0)
         r = LLMClient(cfg, "read", progress=False).complete([{"role": "user", "content": "q"}])
         assert r.ok, r.error
         body = srv.bodies[-1]
@@ -114,8 +118,8 @@ def test_thinking_reaches_the_wire(provider, model, budget, field, value, fresh_
         assert "reasoning_effort" not in body or provider == "deepseek"
 
 
-def _load(group, name):
-    return yaml.safe_load((CONF / group / f"{name}.yaml").read_text())
+def _load(name, option):
+    return group(name, option)  # composed: the option with the bases it extends
 
 
 def test_reader_options_share_keys_and_are_valid():
@@ -147,7 +151,7 @@ def test_temperature_spelled_0_or_0_0_is_the_same_request():
     from memrecall.llm import request_hash
 
     msgs = [{"role": "user", "content": "hi"}]
-    a = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0, "max_tokens": 8}))
-    b = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0.0, "max_tokens": 8}))
-    c = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0.5, "max_tokens": 8}))
+    a = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0, "max_tokens": 8, "thinking_budget": None}))
+    b = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0.0, "max_tokens": 8, "thinking_budget": None}))
+    c = request_hash("openai/gpt-4o", msgs, gen_params({"temperature": 0.5, "max_tokens": 8, "thinking_budget": None}))
     assert a == b != c

@@ -9,6 +9,7 @@ import logging
 from memrecall.llm import LLMClient
 
 from fake_openai_server import FakeOpenAIServer
+from confs import group
 
 SECRET = "fake-key-memrecall-SECRET-0123456789abcdef"  # not a real key
 
@@ -20,9 +21,9 @@ def test_api_key_is_used_but_never_written(tmp_path, fresh_cache, monkeypatch, c
         # A careless server that quotes the Authorization header back in its error message.
         srv.plan("echo", ["echo401"])
         srv.plan("flaky", ["500", "hang"])
-        cfg = {"model": "openai/gpt-4o-2024-08-06", "api_base": srv.url,
-               "api_key_env": "MEMRECALL_SECRET_KEY", "temperature": 0.0, "max_tokens": 8,
-               "concurrency": 2, "timeout_s": 0.5, "num_retries": 2, "retry_backoff_s": 0.01}
+        cfg = group("reader", "gpt4o", model="openai/gpt-4o-2024-08-06", api_base=srv.url,
+                    api_key_env="MEMRECALL_SECRET_KEY", max_tokens=8, concurrency=2,
+                    timeout_s=0.5, num_retries=2, backoff_s=0.01)
         client = LLMClient(cfg, "read", progress=True)
         res = client.complete_many([[{"role": "user", "content": t}]
                                     for t in ("hello", "echo", "flaky")], desc="read")
@@ -54,8 +55,9 @@ def test_key_cut_by_error_truncation_is_still_masked(fresh_cache, monkeypatch):
         raise EchoAuthError("x" * 260 + f" Authorization: Bearer {api_key} rejected")
 
     monkeypatch.setattr(LLMClient, "_attempt", attempt)
-    cfg = {"model": "openai/gpt-4o-2024-08-06", "api_base": "http://127.0.0.1:9/v1",
-           "api_key_env": "MEMRECALL_SECRET_KEY", "num_retries": 0}
+    cfg = group("reader", "gpt4o", model="openai/gpt-4o-2024-08-06",
+                api_base="http://127.0.0.1:9/v1", api_key_env="MEMRECALL_SECRET_KEY",
+                num_retries=0)
     res = LLMClient(cfg, "read", progress=False).complete([{"role": "user", "content": "hi"}])
     assert res.error and "HTTP 401" in res.error
     assert SECRET[:8] not in res.error, res.error

@@ -1,6 +1,7 @@
 """The whole DAG on a 2-question slice, in a temporary copy of the repo: every stage runs, a
-no-op repro runs nothing, a reader-prompt change reruns only read → judge → aggregate, and an
-unchanged request is never sent to the model twice."""
+no-op repro runs nothing (but the `sources` fingerprint, which runs every time), a runtime knob
+reruns nothing, a reader-prompt change reruns only read → judge → aggregate, and an unchanged
+request is never sent to the model twice."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from memrecall.artifacts import read_meta, read_table
 from repo_copy import copy_repo, dvc, pipeline_env, set_params, stages_run
 
 pytestmark = pytest.mark.slow
-ALL = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
+ALL = ["sources", "download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
+       "aggregate"]
+ALWAYS = ["sources"]  # always_changed: hashes the files params name
 
 
 def _repro(repo: Path, env, *args) -> list[str]:
@@ -44,7 +47,15 @@ def test_dag_reruns_only_what_changed(tmp_path):
     assert {"qa", "retrieval", "cost_usd", "refusal_rate", "judge_errors"} <= set(metrics)
     first_answers = (repo / "artifacts/answers.parquet").read_bytes()
 
-    assert _repro(repo, env) == []  # no-op
+    assert _repro(repo, env) == ALWAYS  # no-op
+
+    # Runtime knobs are not results: nothing reruns and no artifact changes.
+    arts = {p.name: p.read_bytes() for p in (repo / "artifacts").glob("*.parquet")}
+    set_params(repo, **{"reader.runtime.concurrency": 3, "reader.runtime.timeout_s": 30,
+                        "embedder.runtime.batch_size": 4, "reranker.runtime.batch_size": 2,
+                        "rewrite.llm.runtime.num_retries": 1})
+    assert _repro(repo, env) == ALWAYS
+    assert {p.name: p.read_bytes() for p in (repo / "artifacts").glob("*.parquet")} == arts
 
     # Forcing read with unchanged requests: zero model calls, byte-identical answers,
     # so nothing downstream runs.
@@ -56,11 +67,11 @@ def test_dag_reruns_only_what_changed(tmp_path):
     # (Chain-of-Note changes every request; type_aware equals default for these two types,
     # so it would rerun read with 0 calls.)
     set_params(repo, **{"reader.prompt": "con"})
-    assert _repro(repo, env) == ["read", "judge", "aggregate"]
+    assert _repro(repo, env) == ALWAYS + ["read", "judge", "aggregate"]
     assert len(_model_calls(cache)) == 4
     assert read_meta(repo / "artifacts/answers.parquet")["params"]["prompt"] == "con"
 
     # A judge change reruns judge and aggregate only (and the rule judge calls no model).
     set_params(repo, **{"judge.model": "rule-v1-renamed"})
-    assert _repro(repo, env) == ["judge", "aggregate"]
+    assert _repro(repo, env) == ALWAYS + ["judge", "aggregate"]
     assert len(_model_calls(cache)) == 4

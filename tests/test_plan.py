@@ -18,6 +18,7 @@ from memrecall.judge import run_judge
 
 from fake_openai_server import FakeOpenAIServer
 from test_read_stage import answer, cfg, write_inputs
+from confs import group
 
 STAGES = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
 
@@ -41,11 +42,12 @@ def project(tmp_path, fresh_cache, monkeypatch):
 
 
 def params(server, **reader_over):
-    judge = {"name": "fake-judge", "kind": "llm", "model": "openai/fake-judge",
-             "api_base": server.url, "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0,
-             "max_tokens": 5, "concurrency": 2, "timeout_s": 10, "num_retries": 1,
-             "retry_backoff_s": 0.01, "input_cost_per_mtok": 2.0, "output_cost_per_mtok": 8.0}
-    return {"rewrite": {"name": "off"}, "judge": judge,
+    judge = group("judge", "gpt4o", **{
+        "name": "fake-judge", "model": "openai/fake-judge", "api_base": server.url,
+        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 5, "concurrency": 2, "timeout_s": 10,
+        "num_retries": 1, "backoff_s": 0.01, "input_cost_per_mtok": 2.0,
+        "output_cost_per_mtok": 8.0})
+    return {"rewrite": group("rewrite", "off"), "judge": judge,
             "reader": cfg(server, input_cost_per_mtok=1.0, output_cost_per_mtok=4.0,
                           **reader_over)}
 

@@ -18,6 +18,7 @@ from memrecall.read.reader import run_read
 from conftest import REPO
 from fake_openai_server import FakeOpenAIServer, last_user
 from test_plugin_retrieval import write_plugin
+from confs import group
 
 SESSIONS = {f"s{i}": [("user", f"My favourite number is {i}.", True),
                       ("assistant", f"Noted: {i}.", False)] for i in range(4)}
@@ -56,6 +57,8 @@ def tables(tmp_path):
 
 
 def read(tables, cfg):
+    # the shape conf/ gives a stage (runtime knobs given flat); no options unless the test sets them
+    cfg = group("reader", "plugin", **{"options": {}, **cfg})
     return run_read(cfg, questions=tables["questions"], sessions=tables["sessions"],
                     turns=tables["turns"], candidates=tables["candidates"], out=tables["out"])
 
@@ -69,7 +72,7 @@ OPENAI_CFG = {"name": "plugin", "callable": "examples.openai_reader:OpenAIReader
               "options": {"model": "local-model", "input_cost_per_mtok": 2.0,
                           "output_cost_per_mtok": 8.0},
               "code": "examples/openai_reader.py", "top_k_context": 3, "concurrency": 3,
-              "timeout_s": 30, "num_retries": 1, "retry_backoff_s": 0.01}
+              "timeout_s": 30, "num_retries": 1, "backoff_s": 0.01}
 
 
 def test_openai_example_against_a_local_server(tables, fresh_cache, monkeypatch):

@@ -20,6 +20,7 @@ from memrecall.retrieval.retrieve import run_retrieve
 
 from conftest import REPO
 from test_retrieval_stages import EMBEDDER, SESSIONS, inputs  # noqa: F401  (fixture)
+from confs import group
 
 _names = itertools.count()
 
@@ -40,6 +41,7 @@ def cfg(name, obj="Ret", options=None, top_k=3, code=None):
 
 
 def run(inputs, rcfg, out="cand.parquet", emb=None):  # noqa: F811
+    rcfg = group("retrieval", "plugin", **rcfg)  # the shape conf/ gives a stage
     d = inputs["dir"]
     return run_retrieve(rcfg, EMBEDDER, questions=inputs["questions"],
                         embeddings=emb or str(d / "missing_embeddings.parquet"),
@@ -148,7 +150,8 @@ def test_identity_follows_code_and_options(tmp_path, monkeypatch):
     assert a["code"]["file"] == f"{name}.py" and a["code"]["sha256"] != b["code"]["sha256"]
     assert b["code"] == c["code"] and b != c
     # An installed distribution is known by its version.
-    tq = plugin_identity({"callable": "tqdm.auto:tqdm", "code": sys.modules["tqdm"].__path__[0]},
+    tq = plugin_identity({"callable": "tqdm.auto:tqdm", "options": {},
+                          "code": sys.modules["tqdm"].__path__[0]},
                          "retrieval")
     import tqdm
     assert tq["code"] == {"distribution": "tqdm", "version": tqdm.__version__}
@@ -163,7 +166,7 @@ def test_module_in_a_package_hashes_the_package(tmp_path, monkeypatch):
     (pkg / "sub" / "ret.py").write_text("from ..helpers import X\nclass Ret:\n    pass\n")
     (pkg / "helpers.py").write_text("X = 1\n")
     importlib.invalidate_caches()
-    spec = {"callable": f"{pkg.name}.sub.ret:Ret", "code": pkg.name}
+    spec = {"callable": f"{pkg.name}.sub.ret:Ret", "options": {}, "code": pkg.name}
     a = plugin_identity(spec, "retrieval")
     (pkg / "helpers.py").write_text("X = 2\n")  # a helper module changes: so does the identity
     b = plugin_identity(spec, "retrieval")

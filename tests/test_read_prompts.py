@@ -11,6 +11,7 @@ import pytest
 from memrecall.errors import ConfigError
 from memrecall.read import prompts as P
 from memrecall.read.reader import reader_settings
+from confs import group
 
 HIST = "### Session 1:\nSession Date: 2023/01/01 (Sun) 10:00\nSession Content:\nuser: hi"
 
@@ -103,10 +104,7 @@ def test_braces_in_history_or_question_are_kept_verbatim():
 
 
 def _cfg(**over):
-    cfg = {"prompt": "default", "history_format": "json", "reading": "direct",
-           "top_k_context": 3, "max_chars_per_session": 1200}
-    cfg.update(over)
-    return cfg
+    return group("reader", "local", **over)
 
 
 def test_reader_settings_checks_every_knob():

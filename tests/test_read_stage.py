@@ -18,6 +18,7 @@ from memrecall.read.reader import answer_messages, build_contexts, reader_settin
 from memrecall.schema import ANSWERS, polars_schema
 
 from fake_openai_server import FakeOpenAIServer, last_user
+from confs import group
 
 QUESTIONS = [  # id, type, question, date
     ("q1", "single-session-user", "Where do I live?", "2023/04/01 (Sat) 08:00"),
@@ -78,12 +79,12 @@ def env(tmp_path, fresh_cache, monkeypatch):
 
 
 def cfg(server, **over):
-    return {"name": "fake", "model": "openai/fake-reader", "api_base": server.url,
-            "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 32,
-            "thinking_budget": None, "concurrency": 2, "rpm": None, "timeout_s": 10,
-            "num_retries": 1, "retry_backoff_s": 0.01, "prompt": "default",
-            "history_format": "nl", "reading": "direct",
-            "top_k_context": 2, "max_chars_per_session": 200, **over}
+    return group("reader", "gpt4o", **{
+        "name": "fake", "model": "openai/fake-reader", "api_base": server.url,
+        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 32, "concurrency": 2,
+        "timeout_s": 10, "num_retries": 1, "backoff_s": 0.01, "prompt": "default",
+        "history_format": "nl", "reading": "direct", "top_k_context": 2,
+        "max_chars_per_session": 200, **over})
 
 
 def calls(cache: Path) -> int:

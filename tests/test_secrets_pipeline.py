@@ -27,8 +27,8 @@ def test_api_key_never_written_by_an_experiment_or_mlflow(tmp_path):
     with FakeOpenAIServer() as srv:
         proc = dvc(repo, env, "exp", "run", "-n", "remote-reader",
                    "-S", "dataset.limit=2", "-S", "reader=gpt4o",
-                   "-S", f"reader.api_base={srv.url}",
-                   "-S", "reader.api_key_env=MEMRECALL_TEST_API_KEY")
+                   "-S", f"reader.runtime.api_base={srv.url}",
+                   "-S", "reader.runtime.api_key_env=MEMRECALL_TEST_API_KEY")
         outputs += [proc.stdout, proc.stderr]
         assert srv.auth_headers == {f"Bearer {SECRET}"}  # the key was really used
         assert srv.total_requests == 2

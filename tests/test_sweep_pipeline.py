@@ -28,8 +28,8 @@ def test_reader_sweep_computes_upstream_stages_once(tmp_path):
     with FakeOpenAIServer() as srv:
         proc = subprocess.run(
             [sys.executable, "stages/sweep.py", "-m", "reader.prompt=default,con", "reader=gpt4o",
-             f"reader.api_base={srv.url}", "reader.model=openai/fake-reader",
-             "reader.api_key_env=MEMRECALL_FAKE_KEY", "reader.concurrency=2", "dataset.limit=2",
+             f"reader.runtime.api_base={srv.url}", "reader.model=openai/fake-reader",
+             "reader.runtime.api_key_env=MEMRECALL_FAKE_KEY", "reader.runtime.concurrency=2", "dataset.limit=2",
              "--jobs", "2", "++sweep.track=false", "++sweep.poll_s=1"],
             cwd=repo, env=env, capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]

@@ -33,3 +33,15 @@ def compose_params(overrides: list[str] | None = None, *, root: Path | None = No
     finally:
         GlobalHydra.instance().clear()
     return root / output
+
+
+def compose_config(overrides: list[str] | None = None, *, root: Path | None = None) -> dict:
+    """conf/ composed in memory, as params.yaml would hold it (for benchmarks and tests)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    conf = (root or project_root()) / "conf"
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(conf.resolve()), version_base="1.3"):
+        return OmegaConf.to_container(compose("config", list(overrides or [])), resolve=True)

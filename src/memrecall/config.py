@@ -16,6 +16,12 @@ from .errors import ConfigError, MemrecallError
 
 PARAMS_FILE = "params.yaml"
 
+# The one rule of what is a result: every key of a config group is part of the results (a DVC
+# param of the stages that read the group, and hashed into their artifacts' metadata) except the
+# keys under a `runtime:` node, which only say how work is done (concurrency, timeouts, retries,
+# endpoint, batch size, device) and must not change any artifact. README, "What is a result".
+RUNTIME = "runtime"
+
 
 def load_yaml(text: str, where: str | Path) -> Any:
     """The one YAML reader of the project: YAML 1.2, as DVC and Hydra read it, so `name: off`
@@ -40,17 +46,32 @@ def load_params(path: str | Path = PARAMS_FILE) -> dict:
     return data
 
 
+class ConfigGroup(dict):
+    """A config group (or a node of one) as stages get it. Code reads keys by index, because
+    conf/ holds every default; a key params.yaml lacks (written by hand, or composed before conf/
+    gained the key) is then a clear error naming it, not a KeyError traceback."""
+
+    def __init__(self, data: dict, where: str):
+        super().__init__({k: ConfigGroup(v, f"{where}.{k}") if isinstance(v, dict) else v
+                          for k, v in data.items()})
+        self.where = where
+
+    def __missing__(self, key):
+        raise MemrecallError(f"params lack the key '{self.where}.{key}': recompose params.yaml "
+                             f"from conf/ (`memrecall compose` or `dvc exp run`)")
+
+
 def section(params: dict, name: str, path: str | Path = PARAMS_FILE) -> dict:
     """One config group of params.yaml, e.g. section(p, 'reader')."""
     if name not in params or not isinstance(params[name], dict):
         raise MemrecallError(f"{path} lacks the config group '{name}' (field '{name}')")
-    return params[name]
+    return ConfigGroup(params[name], name)
 
 
 def choice(cfg: dict, key: str, choices: Iterable[str], *, group: str) -> str:
     """cfg[key], checked against `choices`; the error names `group.key` and the valid values."""
     choices = list(choices)
-    value = cfg.get(key)
+    value = cfg[key] if key in cfg else "(missing)"
     if value not in choices:
         raise ConfigError(f"{group}.{key}", value, choices)
     return value
@@ -86,3 +107,35 @@ def flatten(cfg: dict, prefix: str = "") -> dict:
         else:
             out[dotted] = value
     return out
+def identity(cfg: Any) -> Any:
+    """`cfg` without its `runtime` nodes (at any depth): what an artifact's metadata records."""
+    if isinstance(cfg, dict):
+        return {k: identity(v) for k, v in cfg.items() if k != RUNTIME}
+    return cfg
+
+
+def _holds_runtime(cfg: dict) -> bool:
+    return RUNTIME in cfg or any(isinstance(v, dict) and _holds_runtime(v) for v in cfg.values())
+
+
+def identity_keys(cfg: dict, prefix: str) -> list[str]:
+    """The dotted params a stage reading group `prefix` declares in dvc.yaml: every key but the
+    runtime ones; a node that holds a runtime node (an LLM block) is listed key by key."""
+    out = []
+    for k, v in cfg.items():
+        if k == RUNTIME:
+            continue
+        if isinstance(v, dict) and _holds_runtime(v):
+            out += identity_keys(v, f"{prefix}.{k}")
+        else:
+            out.append(f"{prefix}.{k}")
+    return out
+
+
+def runtime(cfg: dict, where: str) -> dict:
+    """The `runtime` node of a group (how work is done, not what it computes)."""
+    rt = cfg.get(RUNTIME)
+    if not isinstance(rt, dict):
+        raise MemrecallError(f"params lack the mapping {where}.{RUNTIME} "
+                             f"(recompose params.yaml: `memrecall compose` or `dvc exp run`)")
+    return rt

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+SOURCES = "artifacts/sources.json"
 QUESTIONS = "artifacts/questions.parquet"
 SESSIONS = "artifacts/sessions.parquet"
 TURNS = "artifacts/turns.parquet"

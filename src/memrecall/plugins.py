@@ -66,11 +66,11 @@ def parse_spec(spec, where: str) -> tuple[str, str]:
 
 
 def plugin_options(cfg: dict, where: str) -> dict:
-    options = cfg.get("options")
+    options = cfg["options"]
     if options is None:
         return {}
     if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-        raise PluginError(cfg.get("callable"), f"options {options!r} are not a mapping",
+        raise PluginError(cfg["callable"], f"options {options!r} are not a mapping",
                           where=where, expected=f"{where}.options: a mapping of keyword arguments")
     return dict(options)
 
@@ -161,8 +161,8 @@ def plugin_identity(cfg: dict, where: str) -> dict:
     """{callable, code, options}: what makes a plug-in's results what they are. Also checks
     that `<where>.code`, the path dvc.yaml lists as the stage's dep, holds the plug-in's module,
     or DVC would not rerun the stage when that code changes."""
-    spec = cfg.get("callable")
-    origin, watched = module_file(spec, where), cfg.get("code")
+    spec = cfg["callable"]
+    origin, watched = module_file(spec, where), cfg["code"]
     base = Path(watched).expanduser() if isinstance(watched, str) and watched else None
     base = (base if base is None or base.is_absolute() else Path.cwd() / base)
     if base is None or not base.exists() or not (origin == base.resolve()
@@ -177,7 +177,7 @@ def plugin_identity(cfg: dict, where: str) -> dict:
 
 def load_plugin(cfg: dict, where: str, *, methods: tuple[str, ...] = ()):
     """Import `cfg['callable']`, call it with `**cfg['options']`, check it has `methods`."""
-    spec = cfg.get("callable")
+    spec = cfg["callable"]
     module_name, name = parse_spec(spec, where)
     options = plugin_options(cfg, where)
     _find_module(module_name, spec, where)

@@ -29,15 +29,15 @@ def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
            n_in_file: int) -> str:
     s = summary
     lines = [
-        f"# Data card: {cfg.get('name', '?')}",
+        f"# Data card: {cfg['name']}",
         "",
-        f"Release: {release_line(cfg.get('release'))}",
+        f"Release: {release_line(cfg['release'])}",
         "",
         "## Source",
         "",
         "| | |",
         "|---|---|",
-        f"| dataset | `{cfg.get('name')}` (source: {source['kind']}) |",
+        f"| dataset | `{cfg['name']}` (source: {source['kind']}) |",
     ]
     if source["kind"] == "hub":
         lines += [

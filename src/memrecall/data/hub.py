@@ -56,14 +56,14 @@ def local_hint(repo_id: str, filename: str, revision: str) -> str:
 
 
 def _spec(cfg: dict) -> tuple[str, str, str, str | None]:
-    repo_id, filename = cfg.get("repo_id"), cfg.get("filename")
+    repo_id, filename = cfg["repo_id"], cfg["filename"]
     if not isinstance(repo_id, str) or repo_id.count("/") != 1:
         raise ConfigError("dataset.repo_id", repo_id, hint="expected 'owner/name' of a hub dataset")
     if not isinstance(filename, str) or not filename or filename.startswith("/") \
             or ".." in Path(filename).parts:
         raise ConfigError("dataset.filename", filename, hint="expected a file name in the repo")
-    revision = cfg.get("revision") or "main"
-    sha = cfg.get("sha256")
+    revision = cfg["revision"] or "main"
+    sha = cfg["sha256"]
     if sha is not None and (not isinstance(sha, str) or not SHA256_RE.fullmatch(sha.lower())):
         raise ConfigError("dataset.sha256", sha, hint="expected 64 hex digits or null")
     return repo_id, filename, str(revision), sha.lower() if sha else None

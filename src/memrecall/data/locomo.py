@@ -331,7 +331,7 @@ def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
                 n_in_file: int) -> str:
     """reports/data_card.md for a LoCoMo run (deterministic text)."""
     lines = [
-        f"# Data card: {cfg.get('name', '?')}",
+        f"# Data card: {cfg['name']}",
         "",
         "Benchmark: **LoCoMo** (Maharana et al., ACL 2024; snap-research/locomo, CC BY-NC 4.0).",
         "",
@@ -339,7 +339,7 @@ def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
         "",
         "| | |",
         "|---|---|",
-        f"| dataset | `{cfg.get('name')}` (source: {source['kind']}, format: locomo) |",
+        f"| dataset | `{cfg['name']}` (source: {source['kind']}, format: locomo) |",
     ]
     if source.get("url"):
         lines.append(f"| url | `{source['url']}` |")

@@ -21,7 +21,7 @@ FORMATS = ("longmemeval", "locomo")
 def detect_format(cfg: dict, file: str) -> str:
     """dataset.format when set, else by shape: LoCoMo items are conversations (conversation +
     qa), LongMemEval items are questions. Only the first item is read (M is 2.7 GB)."""
-    fmt = cfg.get("format")
+    fmt = cfg["format"]
     if fmt is None:
         first = next(iter_records(file), None)
         return "locomo" if locomo.is_locomo([first] if first is not None else []) \
@@ -47,13 +47,13 @@ def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
         got = url.fetch(cfg, raw_dir)
         return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
                 "verified_by": "dataset.sha256", "url": got.url}
-    path = cfg.get("path")
+    path = cfg["path"]
     if not isinstance(path, str) or not path or path == "???":
         raise ConfigError("dataset.path", path,
                           hint=f"dataset source '{kind}' needs a file: dataset.path=FILE "
                                f"(.json or .json.gz)")
     file = resolve_path(path)
-    want = cfg.get("sha256")
+    want = cfg["sha256"]
     sha = sha256_file(file) if file.is_file() else None
     if want and sha and sha != want.lower():
         raise ConfigError("dataset.sha256", want, hint=f"{file} has sha256 {sha}")
@@ -70,7 +70,7 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     src = resolve_source(cfg, raw_dir)
     file = str(src["file"])
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
-            "release": cfg.get("release")}
+            "release": cfg["release"]}
     kw = dict(stage="download", params=cfg, input_files=[file], extra_meta=meta)
     if detect_format(cfg, file) == "locomo":  # ten conversations: small enough to load whole
         records = load_records(file)
@@ -96,7 +96,7 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     write_table(ds.sessions, sessions, table="sessions", **kw)
     atomic_write_text(card_path, card_text)
 
-    print(f"download: {cfg.get('name')}: {summ['n_questions']:,} questions "
+    print(f"download: {cfg['name']}: {summ['n_questions']:,} questions "
           f"({summ['n_abstention']:,} abstention) of {n_in_file:,} in {file}")
     print(f"download: sessions {summ['sessions_total']:,} in haystacks, "
           f"{summ['sessions_unique']:,} unique; turns {summ['turns_total']:,} in haystacks, "

@@ -60,7 +60,7 @@ def read_id_file(path: str | Path) -> list[str]:
 
 
 def wanted_ids(cfg: dict) -> list[str] | None:
-    spec = cfg.get("question_ids")
+    spec = cfg["question_ids"]
     if spec is None:
         return None
     if isinstance(spec, str):
@@ -71,7 +71,7 @@ def wanted_ids(cfg: dict) -> list[str] | None:
 
 
 def wanted_types(cfg: dict, valid=QUESTION_TYPES) -> list[str] | None:
-    spec = cfg.get("question_types")
+    spec = cfg["question_types"]
     if spec is None:
         return None
     types = [spec] if isinstance(spec, str) else spec
@@ -139,12 +139,12 @@ def select(records: list[dict], cfg: dict, file: str, *, types=QUESTION_TYPES
     if types is not None:
         records = [r for r in records if r["question_type"] in types]
         steps.append(f"question_types: {', '.join(types)}")
-    if cfg.get("stratified") is not None:
+    if cfg["stratified"] is not None:
         records = stratified(records, cfg["stratified"])
         spec = cfg["stratified"]
         what = f"n={spec['n']}" if "n" in spec else f"per_type={spec['per_type']}"
         steps.append(f"stratified: {what}, seed={spec.get('seed', 0)}")
-    if cfg.get("limit") is not None:
+    if cfg["limit"] is not None:
         limit = _pos_int(cfg["limit"], "dataset.limit")
         records = records[:limit]
         steps.append(f"limit: first {limit} in file order")

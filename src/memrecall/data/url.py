@@ -44,15 +44,15 @@ class Fetched:
 
 
 def _spec(cfg: dict) -> tuple[str, str, Path]:
-    url = cfg.get("url")
+    url = cfg["url"]
     if not isinstance(url, str) or urlparse(url).scheme not in ("http", "https") \
             or not urlparse(url).netloc:
         raise ConfigError("dataset.url", url, hint="expected an http(s) URL")
-    sha = cfg.get("sha256")
+    sha = cfg["sha256"]
     if not isinstance(sha, str) or not SHA256_RE.fullmatch(sha.lower()):
         raise ConfigError("dataset.sha256", sha, hint="a URL download needs its 64-hex-digit "
                                                       "sha256 pinned (dataset.sha256)")
-    name = cfg.get("filename") or PurePosixPath(urlparse(url).path).name
+    name = cfg["filename"] or PurePosixPath(urlparse(url).path).name
     rel = PurePosixPath(str(name))
     if not rel.parts or rel.is_absolute() or ".." in rel.parts:
         raise ConfigError("dataset.filename", name, hint="expected a relative file name")

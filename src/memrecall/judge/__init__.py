@@ -22,6 +22,7 @@ from pathlib import Path
 import polars as pl
 
 from ..artifacts import read_table, write_table
+from ..config import choice, identity
 from ..errors import ConfigError, InputError
 from ..hashing import sha256_text
 from ..schema import polars_schema
@@ -38,10 +39,20 @@ VERDICT_SCHEMA = polars_schema("verdicts")
 STRICT_COLUMN = {"strict_label": pl.Boolean}
 
 
+# The LLM keys every judge option carries (dvc.yaml declares the same params for all of them):
+# a rule judge and imported labels (file) call no model, so they take none of them.
+LLM_ONLY_KEYS = ("provider", "temperature", "max_tokens", "thinking_budget",
+                 "input_cost_per_mtok", "output_cost_per_mtok")
+
+
 def judge_kind(judge_cfg: dict) -> str:
-    kind = judge_cfg.get("kind") or ("rule" if judge_cfg.get("name") == "rule" else "llm")
-    if kind not in JUDGE_KINDS:
-        raise ConfigError("judge.kind", kind, JUDGE_KINDS)
+    kind = choice(judge_cfg, "kind", JUDGE_KINDS, group="judge")
+    if kind in ("rule", "file"):
+        for key in LLM_ONLY_KEYS:
+            if judge_cfg[key] is not None:
+                raise ConfigError(f"judge.{key}", judge_cfg[key],
+                                  hint=f"a {kind} judge calls no model: leave it null, or pick "
+                                       "an LLM judge (judge=gpt4o, ...)")
     return kind
 
 
@@ -87,7 +98,7 @@ def judge_answers(questions: pl.DataFrame, answers: pl.DataFrame, judge_cfg: dic
 def _judge(questions, answers, judge_cfg, answers_file, client=None) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
     items = _items(questions, answers, answers_file)
-    model = str(judge_cfg.get("model") or (RULES_VERSION if kind == "rule" else ""))
+    model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
     failed = [it for it in items if it["reader_error"]]
     todo = [it for it in items if not it["reader_error"]]
     rows: dict[str, dict] = {}
@@ -147,7 +158,7 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     df, stats = _judge(read_table(questions, "questions"), read_table(answers, "answers"),
                        judge_cfg, str(answers))
     extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256") if k in stats}
-    write_table(df, out, table="verdicts", stage="judge", params=judge_cfg,
+    write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
                 input_files=[questions, answers], extra_meta=extra or None)
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height
     n_reader = int(df["reader_failed"].sum())
@@ -157,7 +168,7 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     if kind == "official":
         calls += (f"; official script sha256 {stats['official_script_sha256'][:12]}…, strict "
                   f"parse disagrees on {strict_disagreements(df)}")
-    print(f"judge ({judge_cfg.get('name', kind)}): {df.height} verdicts, "
+    print(f"judge ({judge_cfg['name']}): {df.height} verdicts, "
           f"{int(df['label'].fill_null(False).sum())} correct, {n_null} judge errors, "
           f"{n_reader} reader errors; {calls}")
     return df

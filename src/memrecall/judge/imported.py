@@ -20,7 +20,7 @@ from ..interchange import read_eval_results
 
 def judge_from_log(items: list[dict], judge_cfg: dict) -> tuple[list[dict], dict]:
     """(rows, stats) for the answered items; `items` are all questions (see judge._items)."""
-    if not judge_cfg.get("path"):
+    if not judge_cfg["path"]:
         raise MemrecallError("judge=file needs judge.path: an official eval-results log "
                              "(JSON lines with autoeval_label: {model, label})")
     path = resolve_path(str(judge_cfg["path"]))

@@ -145,7 +145,7 @@ def judge_with_llm(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             label, error = parse_verdict(res.text)
         rows.append({
             "question_id": it["question_id"], "label": label,
-            "judge_model": res.model or judge_cfg.get("model"), "raw": res.text, "error": error,
+            "judge_model": res.model or judge_cfg["model"], "raw": res.text, "error": error,
             "prompt_hash": p.prompt_hash, "request_hash": res.request_hash,
             "input_tokens": int(res.input_tokens or 0),
             "output_tokens": int(res.output_tokens or 0),

@@ -95,7 +95,7 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
     plan's dry-run client, or one built from judge_cfg)."""
     from ..hashing import sha256_text
 
-    fn, script_sha = load_prompt_function(judge_cfg.get("official_script"))
+    fn, script_sha = load_prompt_function(judge_cfg["official_script"])
     prompts = build_prompts(items, fn)
     if client is None:
         from ..llm import LLMClient
@@ -115,7 +115,7 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             strict, _ = parse_verdict(res.text)
         rows.append({
             "question_id": it["question_id"], "label": label, "strict_label": strict,
-            "judge_model": res.model or judge_cfg.get("model"), "raw": res.text, "error": error,
+            "judge_model": res.model or judge_cfg["model"], "raw": res.text, "error": error,
             "prompt_hash": sha256_text(p)[:12], "request_hash": res.request_hash,
             "input_tokens": int(res.input_tokens or 0),
             "output_tokens": int(res.output_tokens or 0),

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from ..errors import ConfigError, MemrecallError
+from ..config import runtime
 from ..hashing import OPERATIONAL_KEYS
 
 BUDGET_KEYS = OPERATIONAL_KEYS
@@ -37,14 +38,12 @@ class BudgetExceeded(MemrecallError):
 
 
 def stage_limit(cfg: dict, where: str) -> float | None:
-    """The stage's max_cost_usd (also accepted under a `runtime:` sub-node), checked."""
-    v = cfg.get("max_cost_usd")
-    if v is None and isinstance(cfg.get("runtime"), dict):
-        v = cfg["runtime"].get("max_cost_usd")
+    """The stage's runtime.max_cost_usd (conf/llm/base.yaml), checked."""
+    v = runtime(cfg, where)["max_cost_usd"]
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        raise ConfigError(f"{where}.max_cost_usd", v, hint="a number of USD >= 0, or null")
+        raise ConfigError(f"{where}.runtime.max_cost_usd", v, hint="a number of USD >= 0, or null")
     return float(v)
 
 

@@ -7,8 +7,9 @@
   attempt; litellm's Router rpm did not throttle, NOTES.md); optional `rpm` spaces request
   starts evenly (60/rpm s apart).
 - Faults: 429, 408/409, 5xx, timeouts (`timeout_s` per attempt), connection errors and malformed
-  responses (bad JSON, no choices) are retried up to `num_retries` times with exponential backoff
-  and jitter (Retry-After honoured). 400/401/403/404 and context-length errors are not retried.
+  responses (bad JSON, no choices) are retried up to `num_retries` times by tenacity, with
+  exponential backoff and jitter (Retry-After honoured up to `backoff_max_s`).
+  400/401/403/404 and context-length errors are not retried.
   A call that still fails returns text=None and error="<reason>"; it is not cached, so the next
   run asks again. Callers record it as an error, never as a wrong answer.
 - Cache: each successful call is committed to the sqlite cache the moment it returns (cache.py),
@@ -20,9 +21,10 @@
 - Latency is that of the attempt that succeeded (retry waits excluded); cost is litellm's price
   for the reported usage (0 for the local model; 0 plus a warning when litellm knows no price).
 
-Optional config keys beyond the conf files: retry_backoff_s (1.0), retry_backoff_max_s (60),
-input_cost_per_mtok / output_cost_per_mtok (USD per million tokens; override litellm's price).
-MEMRECALL_PROGRESS=0 turns the progress bar and the one-line summary off.
+Config (conf/llm/base.yaml): model, provider, generation params and prices are the identity of
+the calls; `runtime` (api_base, api_key_env, concurrency, rpm, timeout_s, num_retries, backoff_s,
+backoff_max_s, max_cost_usd) only says how they are made. MEMRECALL_PROGRESS=0 turns the progress
+bar and the one-line summary off.
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ from typing import Any
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-list download on import
 os.environ.setdefault("LITELLM_LOG", "ERROR")
 
+from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception,  # noqa: E402
+                      stop_after_attempt)
 from tqdm.auto import tqdm  # noqa: E402
 
+from ..config import runtime  # noqa: E402
 from ..errors import ConfigError, MemrecallError  # noqa: E402
 from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for  # noqa: E402
 from .cache import CallCache, request_hash  # noqa: E402
@@ -52,7 +57,8 @@ from .providers import call_spec, gen_params, read_api_key  # noqa: E402
 log = logging.getLogger(__name__)
 
 # Where each stage keeps its LLM config, so config errors name the right params key.
-_CFG_GROUP = {"read": "reader", "judge": "judge", "rewrite": "rewrite.llm"}
+_CFG_GROUP = {"read": "reader", "judge": "judge", "rewrite": "rewrite.llm",
+              "embed": "embedder.expansion_llm"}
 _THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>\s*|$)", re.DOTALL)
 _HARD_TIMEOUT_GRACE_S = 5.0
 _BUDGET_ERROR = "not sent: spend limit reached (max_cost_usd)"
@@ -137,8 +143,11 @@ class _RateLimiter:
             await asyncio.sleep(t - now)
 
 
-def _number(cfg, key, where, *, default, integer=False, minimum=0.0, allow_none=False):
-    v = cfg.get(key, default)
+def _number(cfg, key, where, *, integer=False, minimum=0.0, allow_none=False):
+    if key not in cfg:
+        raise ConfigError(f"{where}.{key}", "(missing)", hint="recompose params.yaml "
+                          "(`memrecall compose` or `dvc exp run`); conf/llm/base.yaml sets it")
+    v = cfg[key]
     if v is None and allow_none:
         return None
     ok = isinstance(v, (int, float)) and not isinstance(v, bool) and v >= minimum and (
@@ -165,16 +174,15 @@ class LLMClient:
         self.model = self.spec.model
         self.params = gen_params(self.cfg)
         w = self.where
-        self.concurrency = _number(self.cfg, "concurrency", w, default=1, integer=True, minimum=1)
-        self.rpm = _number(self.cfg, "rpm", w, default=None, minimum=1e-9, allow_none=True)
-        self.timeout_s = _number(self.cfg, "timeout_s", w, default=120, minimum=1e-3)
-        self.num_retries = _number(self.cfg, "num_retries", w, default=4, integer=True)
-        self.backoff_s = _number(self.cfg, "retry_backoff_s", w, default=1.0)
-        self.backoff_max_s = _number(self.cfg, "retry_backoff_max_s", w, default=60.0)
-        self.input_price = _number(self.cfg, "input_cost_per_mtok", w, default=None,
-                                   allow_none=True)
-        self.output_price = _number(self.cfg, "output_cost_per_mtok", w, default=None,
-                                    allow_none=True)
+        rt = runtime(self.cfg, w)
+        self.concurrency = _number(rt, "concurrency", f"{w}.runtime", integer=True, minimum=1)
+        self.rpm = _number(rt, "rpm", f"{w}.runtime", minimum=1e-9, allow_none=True)
+        self.timeout_s = _number(rt, "timeout_s", f"{w}.runtime", minimum=1e-3)
+        self.num_retries = _number(rt, "num_retries", f"{w}.runtime", integer=True)
+        self.backoff_s = _number(rt, "backoff_s", f"{w}.runtime")
+        self.backoff_max_s = _number(rt, "backoff_max_s", f"{w}.runtime")
+        self.input_price = _number(self.cfg, "input_cost_per_mtok", w, allow_none=True)
+        self.output_price = _number(self.cfg, "output_cost_per_mtok", w, allow_none=True)
         if progress is None:
             progress = os.environ.get("MEMRECALL_PROGRESS", "1") not in ("0", "false", "no")
         self.progress = progress
@@ -315,47 +323,68 @@ class LLMClient:
         return result
 
     async def _send(self, h: str, messages: list[dict], api_key, sem, limiter) -> CallResult:
-        attempt = 0
-        while True:
-            attempt += 1
+        last = {"latency": 0.0}
+
+        async def attempt():
             if limiter is not None:
                 await limiter.wait()
             async with sem:
                 t0 = time.perf_counter()
                 try:
                     resp = await self._attempt(messages, api_key)
-                    text, n_in, n_out, n_reason = _parse(resp)
-                    err = None
-                except asyncio.CancelledError:
-                    raise
-                except Exception as e:  # classified below; nothing escapes a single call
-                    err = e
-                latency = time.perf_counter() - t0
-            if err is None:
-                cost = self._cost(resp, n_in, n_out)
-                row = {"model": self.model, "text": text, "input_tokens": n_in,
-                       "output_tokens": n_out, "reasoning_tokens": n_reason,
-                       "cost_usd": cost, "latency_s": round(latency, 4)}
-                self.cache.put(h, row, self.stage, messages)  # committed now: survives kill -9
-                self.cache.log_call(h, self.model, self.stage, True, attempt)
-                self.stats["calls"] += 1
-                for k in ("input_tokens", "output_tokens", "reasoning_tokens"):
-                    self.stats[k] += row[k]
-                self.stats["cost_usd"] += cost
-                return CallResult(text=text, model=self.model, request_hash=h, input_tokens=n_in,
-                                  output_tokens=n_out, reasoning_tokens=n_reason, cost_usd=cost,
-                                  latency_s=row["latency_s"], error=None, cached=False)
-            retryable, reason, retry_after = _classify(err, self.timeout_s, api_key)
-            if not retryable or attempt > self.num_retries:
-                self.cache.log_call(h, self.model, self.stage, False, attempt)
-                self.stats["calls"] += 1
-                reason = _scrub(f"{reason} (after {attempt} attempt"
-                                f"{'s' if attempt > 1 else ''})", api_key)
-                log.debug("call %s failed: %s", h[:12], reason)
-                return CallResult(text=None, model=self.model, request_hash=h,
-                                  latency_s=round(latency, 4), error=reason, cached=False)
+                    return resp, _parse(resp), time.perf_counter() - t0
+                finally:
+                    last["latency"] = time.perf_counter() - t0
+
+        def retryable(err: BaseException) -> bool:
+            return not isinstance(err, asyncio.CancelledError) and _classify(
+                err, self.timeout_s, api_key)[0]
+
+        def count_retry(state: RetryCallState) -> None:
             self.stats["retries"] += 1
-            await asyncio.sleep(self._backoff(attempt, retry_after))
+
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.num_retries + 1),
+                                 wait=self._wait(api_key), retry=retry_if_exception(retryable),
+                                 before_sleep=count_retry, reraise=True)
+        n_attempts = 0
+        try:
+            async for try_ in retrying:
+                with try_:
+                    n_attempts = try_.retry_state.attempt_number
+                    resp, (text, n_in, n_out, n_reason), latency = await attempt()
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # classified; nothing escapes a single call
+            _, reason, _ = _classify(err, self.timeout_s, api_key)
+            self.cache.log_call(h, self.model, self.stage, False, n_attempts)
+            self.stats["calls"] += 1
+            reason = _scrub(f"{reason} (after {n_attempts} attempt"
+                            f"{'s' if n_attempts > 1 else ''})", api_key)
+            log.debug("call %s failed: %s", h[:12], reason)
+            return CallResult(text=None, model=self.model, request_hash=h,
+                              latency_s=round(last["latency"], 4), error=reason, cached=False)
+        cost = self._cost(resp, n_in, n_out)
+        row = {"model": self.model, "text": text, "input_tokens": n_in,
+               "output_tokens": n_out, "reasoning_tokens": n_reason,
+               "cost_usd": cost, "latency_s": round(latency, 4)}
+        self.cache.put(h, row, self.stage, messages)  # committed now: survives kill -9
+        self.cache.log_call(h, self.model, self.stage, True, n_attempts)
+        self.stats["calls"] += 1
+        for k in ("input_tokens", "output_tokens", "reasoning_tokens"):
+            self.stats[k] += row[k]
+        self.stats["cost_usd"] += cost
+        return CallResult(text=text, model=self.model, request_hash=h, input_tokens=n_in,
+                          output_tokens=n_out, reasoning_tokens=n_reason, cost_usd=cost,
+                          latency_s=row["latency_s"], error=None, cached=False)
+
+    def _wait(self, api_key):
+        """tenacity wait: exponential with jitter (half fixed, half random), so a burst of 429s
+        spreads out; a Retry-After longer than that is honoured up to backoff_max_s."""
+        def wait(state: RetryCallState) -> float:
+            err = state.outcome.exception() if state.outcome is not None else None
+            retry_after = _classify(err, self.timeout_s, api_key)[2] if err else None
+            return self._backoff(state.attempt_number, retry_after)
+        return wait
 
     # ---- budgets (budget.py) ----------------------------------------------------------------
     def _check_budget_prices(self) -> None:
@@ -367,7 +396,7 @@ class LLMClient:
             raise ConfigError(what, self._budgets[0].limit, hint=(
                 f"{self._prices.source}, so a call's cost cannot be bounded before it is sent; "
                 f"set {self.where}.input_cost_per_mtok and output_cost_per_mtok"))
-        if self.cfg.get("max_tokens") is None and self._prices.output_per_mtok > 0:
+        if self.cfg["max_tokens"] is None and self._prices.output_per_mtok > 0:
             raise ConfigError(what, self._budgets[0].limit, hint=(
                 f"{self.where}.max_tokens is unset, so a call's output cost has no bound; set it"))
 
@@ -376,7 +405,7 @@ class LLMClient:
         from .pricing import count_tokens
 
         n_in = count_tokens(self.spec.litellm_model, messages) * INPUT_MARGIN
-        return self._prices.cost(n_in, float(self.cfg.get("max_tokens") or 0))
+        return self._prices.cost(n_in, float(self.cfg["max_tokens"] or 0))
 
     def _reserve(self, messages: list[dict]):
         """Reservation tokens in every budget, or None (and no new call from now on)."""
@@ -407,7 +436,6 @@ class LLMClient:
                 f"higher {b.what} (or none) to continue; nothing is paid twice.")
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        # Exponential with jitter (half fixed, half random), so a burst of 429s spreads out.
         cap = min(self.backoff_max_s, self.backoff_s * 2 ** (attempt - 1))
         delay = cap * (0.5 + 0.5 * random.random())
         if retry_after is not None:

@@ -45,7 +45,7 @@ def prices_for(cfg: dict, provider: str, litellm_model: str) -> Prices:
     """The price table a call of this config is costed with (see module docstring)."""
     if provider == "local":
         return Prices(0.0, 0.0, "local model (free)")
-    pin, pout = cfg.get("input_cost_per_mtok"), cfg.get("output_cost_per_mtok")
+    pin, pout = cfg["input_cost_per_mtok"], cfg["output_cost_per_mtok"]
     if pin is not None or pout is not None:
         return Prices(float(pin or 0.0), float(pout or 0.0), "config prices (per Mtok)")
     try:

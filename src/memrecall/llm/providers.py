@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ..config import check_int
+from ..config import check_int, runtime
 from ..errors import ConfigError, MemrecallError
 
 LOCAL_PROVIDER = "memrecall-local"
@@ -41,18 +41,18 @@ ALIASES = {"kimi": "moonshot", "glm": "zai", "zhipu": "zai", "ark": "volcengine"
 # level that covers it.
 EFFORT_LEVELS = (("low", 1024), ("medium", 2048), ("high", 4096))
 
-# Generation parameters that change what a model answers: they (not concurrency, timeouts or the
-# endpoint) go into the request hash. None-valued keys are left out, so adding an optional knob
-# later does not change the hash of existing requests.
-GEN_KEYS = ("temperature", "max_tokens", "thinking_budget", "top_p", "seed", "stop")
+# Generation parameters that change what a model answers: they (not the `runtime` node:
+# concurrency, timeouts, the endpoint) go into the request hash. None-valued keys are left out,
+# so adding an optional knob later does not change the hash of existing requests.
+GEN_KEYS = ("temperature", "max_tokens", "thinking_budget")
 
 
 def canonical_provider(cfg: dict, where: str = "llm") -> str:
-    model = cfg.get("model")
+    model = cfg["model"]
     if not isinstance(model, str) or not model.strip():
         raise ConfigError(f"{where}.model", model, hint="set a litellm model name, "
                           "e.g. deepseek/deepseek-chat or memrecall-local/smollm2-135m")
-    raw = cfg.get("provider")
+    raw = cfg["provider"]
     if raw is None:  # infer from the model's prefix
         raw = "local" if model.startswith(LOCAL_PROVIDER + "/") else (
             model.split("/", 1)[0] if "/" in model else "openai")
@@ -101,19 +101,19 @@ def litellm_model(provider: str, model: str) -> str:
     return f"{provider}/{model}"
 
 
-def key_env(cfg: dict, provider: str) -> str | None:
-    return cfg.get("api_key_env") or PROVIDERS[provider][0]
+def key_env(cfg: dict, provider: str, where: str = "llm") -> str | None:
+    return runtime(cfg, where)["api_key_env"] or PROVIDERS[provider][0]
 
 
 def read_api_key(cfg: dict, provider: str, where: str = "llm") -> str | None:
     """The key from the environment; a clear error (naming the variable, not any value) if unset."""
-    env = key_env(cfg, provider)
+    env = key_env(cfg, provider, where)
     if env is None:
         return None
     key = os.environ.get(env)
     if not key:
         raise MemrecallError(
-            f"{where}: model {cfg.get('model')!r} needs an API key in the environment variable "
+            f"{where}: model {cfg['model']!r} needs an API key in the environment variable "
             f"{env} (it is not set). Keys are read only from the environment, never from params.")
     return key
 
@@ -127,7 +127,7 @@ def gen_params(cfg: dict) -> dict:
     """The generation parameters that go into the request hash (None values dropped)."""
     def norm(k, v):
         return float(v) if k in _FLOAT_KEYS and type(v) is int else v
-    return {k: norm(k, cfg[k]) for k in GEN_KEYS if cfg.get(k) is not None}
+    return {k: norm(k, cfg[k]) for k in GEN_KEYS if cfg[k] is not None}
 
 
 @dataclass(frozen=True)
@@ -144,17 +144,18 @@ def call_spec(cfg: dict, where: str = "llm") -> CallSpec:
     provider = canonical_provider(cfg, where)
     model = cfg["model"]
     kwargs: dict = {}
-    for k in ("temperature", "max_tokens", "top_p", "seed", "stop"):
-        if cfg.get(k) is not None:
+    for k in ("temperature", "max_tokens"):
+        if cfg[k] is not None:
             kwargs[k] = cfg[k]
-    mt = cfg.get("max_tokens")
+    mt = cfg["max_tokens"]
     if mt is not None:
         check_int(mt, f"{where}.max_tokens", minimum=1, hint="must be a positive integer or null")
-    t = cfg.get("temperature")
+    t = cfg["temperature"]
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0):
         raise ConfigError(f"{where}.temperature", t, hint="must be a number >= 0 or null")
-    kwargs.update(thinking_kwargs(provider, model, cfg.get("thinking_budget"), where))
-    if cfg.get("api_base"):
-        kwargs["api_base"] = cfg["api_base"]
+    kwargs.update(thinking_kwargs(provider, model, cfg["thinking_budget"], where))
+    api_base = runtime(cfg, where)["api_base"]
+    if api_base:
+        kwargs["api_base"] = api_base
     return CallSpec(provider=provider, model=model, litellm_model=litellm_model(provider, model),
-                    kwargs=kwargs, key_env=key_env(cfg, provider))
+                    kwargs=kwargs, key_env=key_env(cfg, provider, where))

@@ -30,7 +30,7 @@ _SCHEMA = {k: v for k, v in polars_schema("answers").items()
 
 
 def hypotheses_path(reader_cfg: dict) -> Path:
-    path = reader_cfg.get("path")
+    path = reader_cfg["path"]
     if not path:
         raise MemrecallError("reader=file needs reader.path: a hypothesis file, JSON lines or a "
                              "JSON list of {question_id, hypothesis} (the official format)")
@@ -49,7 +49,7 @@ def answers_from_file(questions: pl.DataFrame, reader_cfg: dict) -> pl.DataFrame
                              "subset options)", file=str(path), line=e["line"],
                              question_id=e["question_id"], field="question_id")
     by_id = {e["question_id"]: e["hypothesis"] for e in entries}
-    model = str(reader_cfg.get("model") or f"file:{path.name}")
+    model = str(reader_cfg["model"] or f"file:{path.name}")
     rows = []
     for qid in sorted(known):
         hyp = by_id.get(qid)

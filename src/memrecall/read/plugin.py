@@ -37,7 +37,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..config import check_int
+from ..config import check_int, runtime
 from ..errors import ConfigError
 from ..hashing import sha256_json
 from ..haystack import Session
@@ -71,10 +71,9 @@ SHAPE = ("a str, an Answer(text, model=None, input_tokens=0, output_tokens=0, "
          "reasoning_tokens=0, cost_usd=0.0), or a dict with 'text' and optional usage keys")
 
 
-def _knob(cfg: dict, key: str, default):
-    """An operational knob: under `reader.runtime` when the config has one, else top level."""
-    runtime = cfg.get("runtime") if isinstance(cfg.get("runtime"), dict) else {}
-    return runtime.get(key, cfg.get(key, default))
+def _knob(cfg: dict, key: str):
+    """An operational knob: under `reader.runtime` (conf/reader/plugin.yaml)."""
+    return runtime(cfg, "reader")[key]
 
 
 def _number(value, key: str, minimum: float) -> float:
@@ -93,12 +92,12 @@ class PluginSettings:
 
     @classmethod
     def from_cfg(cls, cfg: dict) -> "PluginSettings":
-        top_k = cfg.get("top_k_context")
+        top_k = cfg["top_k_context"]
         return cls(
-            concurrency=check_int(_knob(cfg, "concurrency", 1), "reader.concurrency", minimum=1),
-            timeout_s=_number(_knob(cfg, "timeout_s", 300), "timeout_s", 1e-3),
-            num_retries=check_int(_knob(cfg, "num_retries", 2), "reader.num_retries", minimum=0),
-            backoff_s=_number(_knob(cfg, "retry_backoff_s", 1.0), "retry_backoff_s", 0.0),
+            concurrency=check_int(_knob(cfg, "concurrency"), "reader.runtime.concurrency", minimum=1),
+            timeout_s=_number(_knob(cfg, "timeout_s"), "timeout_s", 1e-3),
+            num_retries=check_int(_knob(cfg, "num_retries"), "reader.runtime.num_retries", minimum=0),
+            backoff_s=_number(_knob(cfg, "backoff_s"), "backoff_s", 0.0),
             top_k_context=None if top_k is None else check_int(top_k, "reader.top_k_context",
                                                                minimum=1))
 
@@ -118,7 +117,7 @@ class PluginResult:
 
 class PluginReader:
     def __init__(self, cfg: dict, cache=None):
-        self.spec = cfg.get("callable")
+        self.spec = cfg["callable"]
         self.settings = PluginSettings.from_cfg(cfg)
         self.identity = plugin_identity(cfg, WHERE)
         self.obj = load_plugin(cfg, WHERE, methods=("answer",))
@@ -298,7 +297,7 @@ def reader_questions(questions, ranked: dict[str, list[str]], builder, top_k: in
 
 # Operational knobs: they change how answers are fetched, not what they are, so they stay out
 # of the artifact's params (changing them reruns nothing downstream).
-RUNTIME_KEYS = ("runtime", "concurrency", "timeout_s", "num_retries", "retry_backoff_s", "rpm")
+RUNTIME_KEYS = ("runtime", "concurrency", "timeout_s", "num_retries", "backoff_s", "rpm")
 
 
 def run_plugin_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from ..artifacts import atomic_write_text, read_table, write_table
-from ..config import check_int, choice
+from ..config import check_int, choice, identity
 from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
 from ..plugins import result_params
@@ -45,22 +45,21 @@ class ReaderSettings:
 
 
 def _positive_int(cfg: dict, key: str) -> int:
-    return check_int(cfg.get(key), f"reader.{key}", minimum=1, hint="expected a positive integer")
+    return check_int(cfg[key], f"reader.{key}", minimum=1, hint="expected a positive integer")
 
 
 def reader_settings(cfg: dict, *, two_person: bool = False) -> ReaderSettings:
     """Check the reader group's reading knobs; errors name the key and the choices.
     `two_person`: a LoCoMo run, whose prompts are read/locomo_prompts.py's."""
     prompts = locomo_prompts.PROMPTS if two_person else PROMPTS
-    if cfg.get("prompt") not in prompts:
-        raise ConfigError("reader.prompt", cfg.get("prompt"), list(prompts),
+    if cfg["prompt"] not in prompts:
+        raise ConfigError("reader.prompt", cfg["prompt"], list(prompts),
                           hint="LoCoMo runs use the prompts for two-person conversations "
                                "(read/locomo_prompts.py)" if two_person else "")
     return ReaderSettings(
         prompt=prompts[cfg["prompt"]] if two_person else get_prompt(cfg["prompt"]),
         history_format=choice(cfg, "history_format", HISTORY_FORMATS, group="reader"),
-        reading=choice({"reading": cfg.get("reading", "direct")}, "reading", READINGS,
-                       group="reader"),
+        reading=choice(cfg, "reading", READINGS, group="reader"),
         top_k_context=_positive_int(cfg, "top_k_context"),
         max_chars_per_session=_positive_int(cfg, "max_chars_per_session"),
     )
@@ -163,14 +162,14 @@ def rendered_prompts(settings: ReaderSettings, contexts: list[QuestionContext],
 def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
              turns: str | Path, candidates: str | Path, out: str | Path,
              prompts_out: str | Path | None = None) -> pl.DataFrame:
-    if reader_cfg.get("callable") is not None:  # reader=plugin (plugin.py)
+    if reader_cfg["callable"] is not None:  # reader=plugin (plugin.py)
         from .plugin import run_plugin_read
 
         return run_plugin_read(reader_cfg, questions=questions, sessions=sessions, turns=turns,
                                candidates=candidates, out=out, prompts_out=prompts_out)
     from ..llm import LLMClient
 
-    if reader_cfg.get("kind") == "file":  # reader=file: imported answers, no model
+    if reader_cfg["kind"] == "file":  # reader=file: imported answers, no model
         from .imported import run_read_file
         return run_read_file(reader_cfg, questions=questions, out=out, prompts_out=prompts_out)
     turns_df = read_table(turns, "turns")
@@ -180,14 +179,14 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                               read_table(candidates, "candidates"), str(candidates))
     client = LLMClient(reader_cfg, stage="read")
     df, pending = answer_questions(reader_cfg, settings, contexts, client)
-    write_table(df, out, table="answers", stage="read", params=result_params(reader_cfg),
+    write_table(df, out, table="answers", stage="read", params=result_params(identity(reader_cfg)),
                 input_files=[questions, sessions, turns, candidates])
     if prompts_out is not None:
         atomic_write_text(prompts_out, json.dumps(rendered_prompts(settings, contexts, pending),
                                                   indent=1, sort_keys=True,
                                                   ensure_ascii=False) + "\n")
     s = client.stats
-    print(f"read: {len(df)} answers; model calls {s.get('calls', 0)}, cached "
+    print(f"read ({reader_cfg['name']}): {len(df)} answers; model calls {s.get('calls', 0)}, cached "
           f"{s.get('cached', 0)}, failed {s.get('failed', 0)}; prompt {settings.prompt_id}",
           file=sys.stderr)
     return df
@@ -233,7 +232,7 @@ def _row(ctx, settings, res, pre, err, cfg) -> dict:
     return {
         "question_id": ctx.question_id,
         "hypothesis": hypothesis,
-        "model": (res.model if res is not None and res.model else cfg.get("model")),
+        "model": (res.model if res is not None and res.model else cfg["model"]),
         "prompt_id": settings.prompt_id,
         "request_hash": res.request_hash if res is not None else None,
         "input_tokens": sum(int(c.input_tokens or 0) for c in calls),

@@ -194,8 +194,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     """Compute and write every report of one run; returns the metrics.json content.
     `candidates`: {stage: path} for the stages to report (retrieve, rerank, rewrite);
     `rewrites`: the rewrite stage's rewrites.parquet, for the cost of its LLM calls."""
-    n_boot = report_cfg.get("bootstrap_samples", 2000)
-    seed = report_cfg.get("seed", 0)
+    n_boot = report_cfg["bootstrap_samples"]
+    seed = report_cfg["seed"]
     check_int(n_boot, "report.bootstrap_samples", minimum=100, hint="an integer >= 100")
     check_int(seed, "report.seed", hint="an integer")
     out = Path(out_dir)

@@ -33,11 +33,11 @@ MEMO_TEXTS = 50_000  # tokenised texts kept for reuse (a haystack's sessions rec
 
 class BM25Scorer:
     def __init__(self, cfg: dict):
-        sw = str(cfg.get("bm25_stopwords", "en"))
+        sw = str(cfg["bm25_stopwords"])
         if sw not in STOPWORDS:
             raise ConfigError("retrieval.bm25_stopwords", sw, list(STOPWORDS))
         self.stopwords = frozenset(STOPWORDS[sw])
-        stem = str(cfg.get("bm25_stemmer", "english"))
+        stem = str(cfg["bm25_stemmer"])
         if stem not in STEMMERS:
             raise ConfigError("retrieval.bm25_stemmer", stem, list(STEMMERS))
         self.stem = None
@@ -48,9 +48,9 @@ class BM25Scorer:
                 raise ConfigError("retrieval.bm25_stemmer", stem, hint="needs the PyStemmer "
                                   "package (pip install PyStemmer)") from None
             self.stem = Stemmer.Stemmer("english").stemWords
-        self.k1 = float(cfg.get("bm25_k1", 1.5))
-        self.b = float(cfg.get("bm25_b", 0.75))
-        self.method = str(cfg.get("bm25_method", "lucene"))
+        self.k1 = float(cfg["bm25_k1"])
+        self.b = float(cfg["bm25_b"])
+        self.method = str(cfg["bm25_method"])
         if self.method not in METHODS:
             raise ConfigError("retrieval.bm25_method", self.method, list(METHODS))
         self._tokens: dict[str, list[str]] = {}

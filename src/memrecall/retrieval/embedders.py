@@ -31,7 +31,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from ..artifacts import read_table, write_table
-from ..config import choice
+from ..config import check_int, choice, identity, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
 from .store import vector_store
@@ -85,16 +85,31 @@ def _model_folder(root: Path) -> Path | None:
     return found[0] if found else None
 
 
-def _device(cfg: dict) -> str:
-    device = str(cfg.get("device") or "cpu")
+def _device(cfg: dict, group: str) -> str:
+    """runtime.device, checked. Device is not a result: in fp32, cpu and cuda compute the same
+    vectors up to float rounding (as batch sizes do), and the cache, keyed without the device,
+    serves either's vectors to both. fp16, which changes the vectors, is a result (`fp16`)."""
+    device = str(runtime(cfg, group)["device"])
     if device.startswith("cuda"):
         import torch
 
         if not torch.cuda.is_available():
-            raise ConfigError("embedder.device", device, hint="no CUDA device is visible; use cpu")
+            raise ConfigError(f"{group}.runtime.device", device,
+                              hint="no CUDA device is visible; use cpu")
     elif device != "cpu":
-        raise ConfigError("embedder.device", device, ["cpu", "cuda", "cuda:N"])
+        raise ConfigError(f"{group}.runtime.device", device, ["cpu", "cuda", "cuda:N"])
     return device
+
+
+def _fp16(cfg: dict, group: str) -> bool:
+    """`fp16`, which needs a cuda device (on cpu it would silently stay fp32)."""
+    fp16 = cfg["fp16"]
+    if not isinstance(fp16, bool):
+        raise ConfigError(f"{group}.fp16", fp16, hint="true or false")
+    if fp16 and not str(runtime(cfg, group)["device"]).startswith("cuda"):
+        raise ConfigError(f"{group}.fp16", fp16,
+                          hint=f"half precision needs {group}.runtime.device=cuda")
+    return fp16
 
 
 class FlagEncoder:
@@ -102,16 +117,17 @@ class FlagEncoder:
 
     def __init__(self, cfg: dict):
         self.model_class = choice(cfg, "model_class", MODEL_CLASSES, group="embedder")
-        self.path, self.identity = resolve_model(cfg.get("model"))
-        self.max_length = int(cfg.get("max_length") or 512)
-        self.batch_size = int(cfg.get("batch_size") or 32)
-        device = _device(cfg)
-        fp16 = bool(cfg.get("fp16")) and device.startswith("cuda")  # fp16 only pays off on GPU
+        self.path, self.identity = resolve_model(cfg["model"])
+        self.max_length = check_int(cfg["max_length"], "embedder.max_length", minimum=1)
+        self.batch_size = check_int(runtime(cfg, "embedder")["batch_size"],
+                                    "embedder.runtime.batch_size", minimum=1)
+        device = _device(cfg, "embedder")
+        fp16 = _fp16(cfg, "embedder")
         try:
             if self.model_class == "flag":
                 from FlagEmbedding import FlagModel
 
-                pooling = choice(cfg, "pooling", POOLINGS, group="embedder")
+                pooling = _pooling(cfg)
                 self.model = FlagModel(self.path, pooling_method=pooling, normalize_embeddings=True,
                                        use_fp16=fp16, devices=device, batch_size=self.batch_size,
                                        query_max_length=self.max_length,
@@ -125,7 +141,7 @@ class FlagEncoder:
                                             passage_max_length=self.max_length)
         except (OSError, ValueError) as e:
             raise MemrecallError(
-                f"cannot load embedder.model {cfg.get('model')!r} ({self.path}): {e}. Offline, "
+                f"cannot load embedder.model {cfg['model']!r} ({self.path}): {e}. Offline, "
                 f"point embedder.model at a local folder.") from None
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -139,14 +155,20 @@ class FlagEncoder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
 
+def _pooling(cfg: dict) -> str:
+    pooling = choice(cfg, "pooling", POOLINGS, group="embedder")
+    if cfg["model_class"] == "bgem3" and pooling != "cls":
+        raise ConfigError("embedder.pooling", pooling, hint="BGEM3FlagModel pools by cls only")
+    return pooling
+
+
 def embedding_space(cfg: dict) -> dict:
-    """What determines a vector besides its text: the cache namespace."""
-    model_class = cfg.get("model_class") or "flag"
-    _, identity = resolve_model(cfg.get("model"))
-    return {"model": identity, "class": model_class,
-            "pooling": cfg.get("pooling") if model_class == "flag" else "cls",
-            "max_length": int(cfg.get("max_length") or 512),
-            "fp16": bool(cfg.get("fp16")) and str(cfg.get("device", "cpu")).startswith("cuda")}
+    """What determines a vector besides its text: the cache namespace (no runtime keys)."""
+    model_class = choice(cfg, "model_class", MODEL_CLASSES, group="embedder")
+    _, model_id = resolve_model(cfg["model"])
+    return {"model": model_id, "class": model_class, "pooling": _pooling(cfg),
+            "max_length": check_int(cfg["max_length"], "embedder.max_length", minimum=1),
+            "fp16": _fp16(cfg, "embedder")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +282,8 @@ def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dic
     turns_df = read_table(turns, table="turns")
     encoder = CachedEncoder(embedder_cfg)
     df = build_embeddings(sessions_df, turns_df, embedder_cfg, encoder)
-    write_table(df, out, stage="embed", params=embedder_cfg, input_files=[sessions, turns])
+    write_table(df, out, stage="embed", params=identity(embedder_cfg),
+                input_files=[sessions, turns])
     s = encoder.stats
     print(f"embed: {len(df)} units, {df.get_column('key_hash').n_unique()} unique texts, "
           f"{s['encoded']} embedded, {s['cached']} from cache", file=sys.stderr)

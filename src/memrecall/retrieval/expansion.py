@@ -16,7 +16,7 @@ import sys
 
 import polars as pl
 
-from ..config import choice
+from ..config import check_int, choice
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +30,6 @@ PROMPT = (
     "If the user reveals nothing personal, write NONE.\n\n"
     "User messages:\n{messages}\n\nFacts:"
 )
-
-DEFAULT_LLM = {"model": "memrecall-local/smollm2-135m", "api_base": None, "api_key_env": None,
-               "temperature": 0.0, "max_tokens": 256, "thinking_budget": None, "concurrency": 1,
-               "rpm": None, "timeout_s": 300, "num_retries": 2}
-
 
 def fact_messages(user_turns: list[str], max_chars: int) -> list[dict]:
     text = "\n".join(f"- {t}" for t in user_turns)[:max_chars]
@@ -56,8 +51,9 @@ def session_facts(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_c
     """{session_id: facts text} for every session with user turns; {} when expansion is none."""
     if choice(embedder_cfg, "expansion", EXPANSIONS, group="embedder") == "none":
         return {}
-    llm_cfg = {**DEFAULT_LLM, **(embedder_cfg.get("expansion_llm") or {})}
-    max_chars = int(embedder_cfg.get("expansion_max_chars") or 6000)
+    llm_cfg = embedder_cfg["expansion_llm"]
+    max_chars = check_int(embedder_cfg["expansion_max_chars"], "embedder.expansion_max_chars",
+                          minimum=1)
     user = turns.filter(pl.col("role") == "user").sort("session_id", "turn_index")
     if sessions is not None:
         user = user.filter(pl.col("session_id").is_in(sessions.get_column("session_id").implode()))

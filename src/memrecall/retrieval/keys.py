@@ -49,14 +49,14 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     """
     granularity = choice(embedder_cfg, "granularity", GRANULARITIES, group="embedder")
     key = choice(embedder_cfg, "key", KEYS, group="embedder")
-    max_chars = embedder_cfg.get("max_chars") if granularity != "passage" else None
+    max_chars = embedder_cfg["max_chars"] if granularity != "passage" else None
     splitter = None
     if granularity == "passage":
         from .passages import PassageSplitter
 
         splitter = PassageSplitter(embedder_cfg)
     facts = facts or {}
-    facts_only = embedder_cfg.get("expansion") == "fact_only"
+    facts_only = embedder_cfg["expansion"] == "fact_only"
 
     missing = [c for c in ("session_id", "turn_index", "role", "content") if c not in turns.columns]
     if missing:

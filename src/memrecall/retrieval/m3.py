@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from ..config import runtime
 from ..errors import ConfigError
 from ..hashing import sha256_text
 from .embedders import embedding_space
@@ -26,13 +27,13 @@ MODES = ("dense", "sparse", "colbert")
 
 
 def m3_settings(retrieval_cfg: dict, embedder_cfg: dict) -> tuple[int, np.ndarray]:
-    if embedder_cfg.get("model_class") != "bgem3":
+    if embedder_cfg["model_class"] != "bgem3":
         raise ConfigError("retrieval.method", "m3", hint="needs embedder.model_class=bgem3 "
                           "(embedder=bge_m3): only BGE-M3 has sparse and ColBERT outputs")
-    pool = retrieval_cfg.get("m3_pool")
+    pool = retrieval_cfg["m3_pool"]
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
         raise ConfigError("retrieval.m3_pool", pool, hint="a positive integer (sessions)")
-    w = retrieval_cfg.get("m3_weights")
+    w = retrieval_cfg["m3_weights"]
     if (not isinstance(w, (list, tuple)) or len(w) != 3
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in w)):
         raise ConfigError("retrieval.m3_weights", w, hint="three numbers: dense, sparse, colbert")
@@ -59,8 +60,9 @@ class M3Scorer:
         return self._model
 
     def _encode(self, texts: list[str]) -> dict:
-        return self.model.encode(texts, batch_size=int(self.cfg.get("batch_size") or 16),
-                                 max_length=int(self.cfg.get("max_length") or 8192),
+        batch = int(runtime(self.cfg, "embedder")["batch_size"])
+        return self.model.encode(texts, batch_size=batch,
+                                 max_length=int(self.cfg["max_length"]),
                                  return_dense=True, return_sparse=True, return_colbert_vecs=True)
 
     def scores(self, query: str, texts: list[str]) -> np.ndarray:

@@ -49,14 +49,14 @@ class PassageSplitter:
     `tokenizers.Tokenizer`); by default the embedder's own."""
 
     def __init__(self, embedder_cfg: dict, tokenizer=None):
-        self.budget = check_int(embedder_cfg.get("passage_tokens"), "embedder.passage_tokens",
+        self.budget = check_int(embedder_cfg["passage_tokens"], "embedder.passage_tokens",
                                 minimum=1)
-        self.overlap = check_int(embedder_cfg.get("passage_overlap"), "embedder.passage_overlap",
+        self.overlap = check_int(embedder_cfg["passage_overlap"], "embedder.passage_overlap",
                                  minimum=0)
         if self.overlap >= self.budget:
             raise ConfigError("embedder.passage_overlap", self.overlap,
                               hint=f"must be below passage_tokens ({self.budget})")
-        max_length = embedder_cfg.get("max_length")
+        max_length = embedder_cfg["max_length"]
         if max_length is not None and self.budget > int(max_length) - 2:
             raise ConfigError("embedder.passage_tokens", self.budget, hint=(
                 f"must leave the 2 special tokens inside max_length ({max_length}), or the "
@@ -64,7 +64,7 @@ class PassageSplitter:
         if tokenizer is None:
             from .embedders import resolve_model
 
-            tokenizer = _tokenizer(resolve_model(embedder_cfg.get("model"))[0])
+            tokenizer = _tokenizer(resolve_model(embedder_cfg["model"])[0])
         self.tok = tokenizer
 
     def split(self, key: str) -> list[str]:

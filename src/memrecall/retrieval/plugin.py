@@ -47,7 +47,7 @@ class PluginRetriever:
     """A loaded retriever plug-in with its answers checked."""
 
     def __init__(self, cfg: dict):
-        self.spec = cfg.get("callable")
+        self.spec = cfg["callable"]
         self.identity = plugin_identity(cfg, WHERE)
         self.obj = load_plugin(cfg, WHERE, methods=("index",))
         self.granularity = getattr(self.obj, "granularity", "session")

@@ -22,7 +22,8 @@ from tqdm import tqdm
 from ..artifacts import read_table, write_table
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
-from .embedders import _device, resolve_model
+from ..config import check_int, choice, identity, runtime
+from .embedders import _device, _fp16, resolve_model
 from .keys import KEYS, session_text
 from .ranking import rank_order
 from .store import score_store
@@ -40,16 +41,17 @@ class FlagCrossEncoder:
     def __init__(self, cfg: dict):
         from FlagEmbedding import FlagReranker
 
-        path, _ = resolve_model(cfg.get("model"))
-        device = _device(cfg)
-        self.batch_size = int(cfg.get("batch_size") or 16)
-        self.max_length = int(cfg.get("max_length") or 512)
+        path, _ = resolve_model(cfg["model"])
+        device = _device(cfg, "reranker")
+        self.batch_size = check_int(runtime(cfg, "reranker")["batch_size"],
+                                    "reranker.runtime.batch_size", minimum=1)
+        self.max_length = check_int(cfg["max_length"], "reranker.max_length", minimum=1)
         try:
-            self.model = FlagReranker(path, use_fp16=bool(cfg.get("fp16")) and device != "cpu",
+            self.model = FlagReranker(path, use_fp16=_fp16(cfg, "reranker"),
                                       devices=device, batch_size=self.batch_size,
                                       max_length=self.max_length, normalize=False)
         except (OSError, ValueError) as e:
-            raise MemrecallError(f"cannot load reranker.model {cfg.get('model')!r} ({path}): {e}. "
+            raise MemrecallError(f"cannot load reranker.model {cfg['model']!r} ({path}): {e}. "
                                  f"Offline, point reranker.model at a local folder.") from None
 
     def score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -64,10 +66,11 @@ class CachedReranker:
 
     def __init__(self, reranker_cfg: dict, model=None):
         self.cfg = reranker_cfg
-        _, identity = resolve_model(reranker_cfg.get("model"))
-        self.space = {"model": identity, "max_length": int(reranker_cfg.get("max_length") or 512),
-                      "fp16": bool(reranker_cfg.get("fp16"))
-                      and str(reranker_cfg.get("device", "cpu")).startswith("cuda")}
+        _, model_id = resolve_model(reranker_cfg["model"])
+        self.space = {"model": model_id,
+                      "max_length": check_int(reranker_cfg["max_length"], "reranker.max_length",
+                                              minimum=1),
+                      "fp16": _fp16(reranker_cfg, "reranker")}
         self.store = score_store(self.space)
         self._model = model
         self.stats = {"scored": 0, "cached": 0, "model_calls": 0}
@@ -109,20 +112,25 @@ def session_passages(turns: pl.DataFrame, session_ids: set[str], key: str,
 
 def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
            reranker_cfg: dict, reranker: CachedReranker | None = None) -> pl.DataFrame:
-    top_k = int(reranker_cfg.get("top_k") or 15)
+    # Every key is checked, also for `none`, so a bad value fails before a sweep switches the
+    # reranker on.
+    top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
+    pool = check_int(reranker_cfg["pool"], "reranker.pool", minimum=1)
+    key = choice(reranker_cfg, "key", KEYS, group="reranker")
+    max_chars = reranker_cfg["max_chars"]
+    check_int(reranker_cfg["max_length"], "reranker.max_length", minimum=1)
+    _fp16(reranker_cfg, "reranker")
+    check_int(runtime(reranker_cfg, "reranker")["batch_size"], "reranker.runtime.batch_size",
+              minimum=1)
     cands = candidates.sort("question_id", "rank")
-    if reranker_cfg.get("name") in (None, "none"):
+    if reranker_cfg["name"] == "none":
         return cands.filter(pl.col("rank") <= top_k)
-    if not reranker_cfg.get("model"):
+    if not reranker_cfg["model"]:
         raise ConfigError("reranker.model", None, hint="a reranker other than `none` needs a "
                           "model (package:NAME, a local folder or a hub id)")
-    key = reranker_cfg.get("key", "user")
-    if key not in KEYS:
-        raise ConfigError("reranker.key", key, list(KEYS))
-    pool = int(reranker_cfg.get("pool") or 50)
     cands = cands.filter(pl.col("rank") <= pool)
     passages = session_passages(turns, set(cands.get_column("session_id").to_list()), key,
-                                reranker_cfg.get("max_chars"))
+                                max_chars)
     qtext = dict(questions.select("question_id", "question").iter_rows())
     pairs = [(qtext[q], passages[s]) for q, s in
              cands.select("question_id", "session_id").iter_rows()]
@@ -144,6 +152,6 @@ def run_rerank(reranker_cfg: dict, *, questions: str, turns: str, candidates: st
     tdf = read_table(turns, table="turns")
     cdf = read_table(candidates, table="candidates")
     result = rerank(qdf, tdf, cdf, reranker_cfg)
-    write_table(result, out, table="candidates", stage="rerank", params=reranker_cfg,
+    write_table(result, out, table="candidates", stage="rerank", params=identity(reranker_cfg),
                 input_files=[questions, turns, candidates])
     return result

@@ -30,7 +30,7 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from ..artifacts import read_table, write_table
-from ..config import choice
+from ..config import check_int, choice, identity
 from ..errors import InputError
 from ..plugins import result_params
 from ..schema import CANDIDATES, TURN_INDICES
@@ -97,7 +97,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
     sorted by (question_id, rank). `plugin`: (PluginRetriever, HaystackBuilder) for
     method=plugin."""
     method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
-    top_k = int(retrieval_cfg.get("top_k") or 50)
+    top_k = check_int(retrieval_cfg["top_k"], "retrieval.top_k", minimum=1)
     qids = questions.get_column("question_id").to_list()
     haystacks = [_haystack(h) for h in questions.get_column("haystack_session_ids").to_list()]
     if method == "plugin":
@@ -125,11 +125,11 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
     if use_dense:
         encoder = encoder or CachedEncoder(embedder_cfg)
         qvecs = encoder.encode(qtexts, desc="queries")
-    granularity = embedder_cfg.get("granularity")
+    granularity = embedder_cfg["granularity"]
     rounds = granularity == "round"
     session_level = granularity == "passage"  # BM25 and fusion on sessions, not on passages
-    fuse_kw = {"rrf_k": float(retrieval_cfg.get("rrf_k", 60)),
-               "dense_weight": float(retrieval_cfg.get("dense_weight", 0.5))}
+    fuse_kw = {"rrf_k": float(retrieval_cfg["rrf_k"]),
+               "dense_weight": float(retrieval_cfg["dense_weight"])}
     ranges = question_time_ranges(questions, timing) if timing.enabled else {}
     boosted = 0
 
@@ -216,7 +216,8 @@ def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, emb
                  turns: str | None = None) -> pl.DataFrame:
     qdf = read_table(questions, table="questions")
     method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
-    params = {"retrieval": result_params(retrieval_cfg), "embedder": embedder_cfg}
+    params = {"retrieval": result_params(identity(retrieval_cfg)),
+              "embedder": identity(embedder_cfg)}
     plugin, inputs = None, [questions] + list(extra_inputs)
     if method == "plugin":
         from .plugin import open_plugin

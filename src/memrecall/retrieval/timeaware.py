@@ -75,13 +75,13 @@ class TimeSettings:
 
 
 def time_settings(cfg: dict) -> TimeSettings:
-    enabled = cfg.get("time_aware")
+    enabled = cfg["time_aware"]
     if not isinstance(enabled, bool):
         raise ConfigError("retrieval.time_aware", enabled, [True, False])
-    boost = cfg.get("time_boost")
+    boost = cfg["time_boost"]
     if isinstance(boost, bool) or not isinstance(boost, (int, float)) or boost < 0:
         raise ConfigError("retrieval.time_boost", boost, hint="a number >= 0")
-    pad = check_int(cfg.get("time_pad_days"), "retrieval.time_pad_days", minimum=0)
+    pad = check_int(cfg["time_pad_days"], "retrieval.time_pad_days", minimum=0)
     return TimeSettings(enabled, float(boost), pad)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from ..artifacts import read_table, write_table
-from ..config import check_int, choice
+from ..config import check_int, choice, identity
 from ..dates import parse_date, question_session_dates
 from ..errors import ConfigError, InputError, MemrecallError
 from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
@@ -48,8 +48,8 @@ class RewriteSettings:
     time_types: tuple[str, ...]
 
 
-def _types(cfg: dict, key: str, default) -> tuple[str, ...]:
-    value = cfg.get(key, default)
+def _types(cfg: dict, key: str) -> tuple[str, ...]:
+    value = cfg[key]
     value = [value] if isinstance(value, str) else list(value or [])
     for t in value:
         if t not in QUESTION_TYPES:
@@ -58,21 +58,20 @@ def _types(cfg: dict, key: str, default) -> tuple[str, ...]:
 
 
 def rewrite_settings(cfg: dict) -> RewriteSettings:
-    mode = cfg.get("name", "off")
-    mode = choice({"name": mode}, "name", MODES, group="rewrite")
-    n = cfg.get("n_variants", 3)
+    mode = choice(cfg, "name", MODES, group="rewrite")
+    n = cfg["n_variants"]
     check_int(n, "rewrite.n_variants", minimum=0)
-    time_aware = cfg.get("time_aware", False)
+    time_aware = cfg["time_aware"]
     if not isinstance(time_aware, bool):
         raise ConfigError("rewrite.time_aware", time_aware, [True, False])
     if mode == "off" and time_aware:
         raise ConfigError("rewrite.time_aware", time_aware, hint=(
             "time-aware reordering is part of rewrite=multiangle; with rewrite=off everything "
             "passes through (for time-aware alone use rewrite=multiangle rewrite.n_variants=0)"))
-    prompt = cfg.get("prompt", "multiangle")
+    prompt = cfg["prompt"]
     get_variant_prompt(prompt)
-    return RewriteSettings(mode, _types(cfg, "types", ["single-session-user"]), n, prompt,
-                           time_aware, _types(cfg, "time_types", ["temporal-reasoning"]))
+    return RewriteSettings(mode, _types(cfg, "types"), n, prompt, time_aware,
+                           _types(cfg, "time_types"))
 
 
 # --- time-aware reordering (pure functions, tested on hand-made inputs) -----------------------
@@ -198,7 +197,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     if multi or timed:
         from ..llm import LLMClient
 
-        llm_cfg = rewrite_cfg.get("llm")
+        llm_cfg = rewrite_cfg["llm"]
         if not isinstance(llm_cfg, dict):
             raise ConfigError("rewrite.llm", llm_cfg, hint="expected the LLM settings mapping")
         client = LLMClient(llm_cfg, stage="rewrite")
@@ -255,8 +254,8 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
         [{**{k: v for k, v in rec.items() if k != "errors"},
           "error": "; ".join(rec["errors"]) or None} for rec in records.values()],
         schema=REWRITES_SCHEMA)
-    params = {"rewrite": rewrite_cfg, "embedder": embedder_cfg, "reranker": reranker_cfg,
-              **plugin_params}
+    params = {"rewrite": identity(rewrite_cfg), "embedder": identity(embedder_cfg),
+              "reranker": identity(reranker_cfg), **plugin_params}
     inputs = [questions, sessions, turns, candidates_rerank, candidates_retrieve, embeddings]
     write_table(cands, out, table="candidates", stage="rewrite", params=params,
                 input_files=inputs)
@@ -279,7 +278,7 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
     from ..retrieval.embedders import CachedEncoder, vectors_matrix
     from ..retrieval.ranking import session_max, top_ranked
 
-    top_k = int(reranker_cfg.get("top_k") or DEFAULT_TOP_K)
+    top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
     pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
                                    + [s for s, _ in retrieved.get(q, [])])) for q in qids}
     needed = sorted({s for p in pools.values() for s in p})
@@ -301,15 +300,15 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
     encoder_stats.update(encoder.stats)
 
     # Same switch and passages as the rerank stage, so its cached pair scores are reused.
-    use_reranker = reranker_cfg.get("name") not in (None, "none") and bool(
-        reranker_cfg.get("model") or reranker is not None)
+    use_reranker = reranker_cfg["name"] != "none" and bool(
+        reranker_cfg["model"] or reranker is not None)
     passages = {}
     if use_reranker:
         from ..retrieval.keys import KEYS
         from ..retrieval.rerank import CachedReranker, session_passages
 
-        key = choice({"key": reranker_cfg.get("key", "user")}, "key", KEYS, group="reranker")
-        passages = session_passages(turns, set(needed), key, reranker_cfg.get("max_chars"))
+        key = choice(reranker_cfg, "key", KEYS, group="reranker")
+        passages = session_passages(turns, set(needed), key, reranker_cfg["max_chars"])
         reranker = reranker or CachedReranker(reranker_cfg)
 
     out, offset = {}, 0
