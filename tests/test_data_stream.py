@@ -19,6 +19,7 @@ from memrecall.data.subset import select
 from memrecall.errors import InputError
 from memrecall.hashing import sha256_file
 
+from confs import group
 from conftest import DEV_FILE, SAMPLE_FILE
 
 TABLES = ("questions", "sessions", "turns")
@@ -51,8 +52,7 @@ def streamed(path, cfg, out, tmp_path):
 def test_streaming_is_byte_identical(tmp_path, path, subset):
     if not path.exists():
         pytest.skip(f"{path} not available")
-    cfg = {"name": "local", "source": "local", "path": str(path), "release": "cleaned",
-           "sha256": None, **subset}
+    cfg = group("dataset", "local", path=str(path), release="cleaned", **subset)
     want = in_memory(path, cfg, tmp_path / "a")
     got = streamed(path, cfg, tmp_path / "b", tmp_path)
     for name in TABLES:
@@ -62,7 +62,7 @@ def test_streaming_is_byte_identical(tmp_path, path, subset):
 
 
 def test_many_spill_files_and_row_groups(tmp_path, monkeypatch):
-    cfg = {"name": "local", "source": "local", "path": str(SAMPLE_FILE), "release": None}
+    cfg = group("dataset", "local", path=str(SAMPLE_FILE), release=None)
     in_memory(SAMPLE_FILE, cfg, tmp_path / "a")
     monkeypatch.setattr(stream, "SPILL_BYTES", 20_000)
     monkeypatch.setattr(stream, "FLUSH_ROWS", 7)
@@ -92,7 +92,7 @@ def test_shared_sessions_merge_and_conflicts(tmp_path):
                                            "2023/05/01 (Mon) 10:00"], [True, False, False])]
     f = tmp_path / "d.json.gz"
     f.write_bytes(gzip.compress(json.dumps(recs).encode(), mtime=0))
-    cfg = {"name": "local", "source": "local", "path": str(f), "release": None}
+    cfg = group("dataset", "local", path=str(f), release=None)
     want = in_memory(f, cfg, tmp_path / "a")
     got = streamed(f, cfg, tmp_path / "b", tmp_path)
     assert got == want and got["duplicates_in_haystack"] == 1 and got["has_answer_merged"] == 2

@@ -14,6 +14,7 @@ from memrecall.data.prepare import detect_format, run_download
 from memrecall.data.subset import select
 from memrecall.errors import ConfigError, InputError, MemrecallError
 
+from confs import group
 from conftest import REPO, SAMPLE_FILE
 
 LOCOMO_FILE = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev2.json"
@@ -52,7 +53,7 @@ def conversation(sample_id="conv-x") -> dict:
 
 
 def normalised(records):
-    flat, _ = select(locomo.flatten(records), {}, "f.json",
+    flat, _ = select(locomo.flatten(records), group("dataset", "local"), "f.json",
                      types=tuple(locomo.CATEGORIES.values()))
     return locomo.normalise(records, flat)
 
@@ -133,20 +134,21 @@ def test_dates():
 def test_format_detection(tmp_path):
     conv = tmp_path / "conv.json"
     conv.write_text(json.dumps([conversation()]))
-    assert detect_format({}, str(conv)) == "locomo"
-    assert detect_format({}, str(SAMPLE_FILE)) == "longmemeval"  # gzipped, first item only
-    assert detect_format({"format": "locomo"}, "never-read.json") == "locomo"
+    auto = group("dataset", "local", format=None)
+    assert detect_format(auto, str(conv)) == "locomo"
+    assert detect_format(auto, str(SAMPLE_FILE)) == "longmemeval"  # gzipped, first item only
+    assert detect_format(group("dataset", "local", format="locomo"), "never-read.json") == "locomo"
     with pytest.raises(ConfigError, match="dataset.format"):
-        detect_format({"format": "csv"}, "never-read.json")
+        detect_format(group("dataset", "local", format="csv"), "never-read.json")
 
 
 def test_subset_by_category_name():
     flat = locomo.flatten([conversation()])
-    kept, _ = select(flat, {"question_types": ["adversarial"]}, "f",
+    kept, _ = select(flat, group("dataset", "local", question_types=["adversarial"]), "f",
                      types=tuple(locomo.CATEGORIES.values()))
     assert [r["question_id"] for r in kept] == ["conv-x_q002"]
     with pytest.raises(ConfigError, match="multi-hop"):
-        select(flat, {"question_types": ["multi-session"]}, "f",
+        select(flat, group("dataset", "local", question_types=["multi-session"]), "f",
                types=tuple(locomo.CATEGORIES.values()))
 
 
@@ -174,7 +176,7 @@ def test_real_dev_slice():
 @needs_dev
 def test_download_stage_on_the_dev_slice(tmp_path):
     out = {k: tmp_path / f"{k}.parquet" for k in ("questions", "sessions", "turns")}
-    cfg = {"name": "local", "source": "local", "path": str(LOCOMO_FILE), "limit": 5}
+    cfg = group("dataset", "local", path=str(LOCOMO_FILE), limit=5)
     summ = run_download(cfg, **out, card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
     assert summ["n_questions"] == 5
     q = pl.read_parquet(out["questions"])
@@ -191,6 +193,6 @@ def test_bad_file_shape_names_the_file(tmp_path):
     f.write_text(json.dumps([conv]))
     out = {k: tmp_path / f"{k}.parquet" for k in ("questions", "sessions", "turns")}
     with pytest.raises(MemrecallError, match=r"qa\[0\]\.category"):
-        run_download({"name": "local", "source": "local", "path": str(f)}, **out,
+        run_download(group("dataset", "local", path=str(f)), **out,
                      card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
     assert not any(p.exists() for p in out.values())

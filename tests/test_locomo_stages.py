@@ -19,6 +19,7 @@ from memrecall.read.reader import answer_messages, build_contexts, reader_settin
 from memrecall.report.aggregate import run_aggregate
 from memrecall.retrieval.keys import session_keys
 
+from confs import group
 from fake_openai_server import FakeOpenAIServer, last_user
 from test_locomo_data import conversation, normalised
 
@@ -51,14 +52,14 @@ def candidates() -> pl.DataFrame:
 
 
 def test_keys_carry_speaker_names(ds):
-    keys = session_keys(ds.sessions, ds.turns, {"granularity": "round", "key": "user"})
+    keys = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="round"))
     by_unit = dict(zip(keys["unit_id"], keys["text"]))
     # every turn is a round of its own (both speakers are people), ids follow turn order
     assert by_unit == {"conv-x_D1_1": "Ann: I adopted a dog yesterday.",
                        "conv-x_D1_2": "Bo: Look at mine! and shared a photo of a cat on a sofa.",
                        "conv-x_D2_1": "Bo: I moved to Paris.",
                        "conv-x_D2_2": "Ann: I started painting."}
-    sess = session_keys(ds.sessions, ds.turns, {"granularity": "session", "key": "user"})
+    sess = session_keys(ds.sessions, ds.turns, group("embedder", "minilm"))
     assert sess["text"][1] == "Bo: I moved to Paris.\nAnn: I started painting."
 
 
@@ -76,9 +77,8 @@ def test_turn_gold_is_each_questions_own_evidence(ds):
 
 
 def test_reader_context_shows_speakers_and_uses_the_two_person_prompt(ds):
-    settings = reader_settings({"prompt": "default", "history_format": "nl",
-                                "top_k_context": 2, "max_chars_per_session": 1000},
-                               two_person=True)
+    settings = reader_settings(group("reader", "local", history_format="nl", top_k_context=2,
+                                     max_chars_per_session=1000), two_person=True)
     assert settings.prompt.name == "locomo_default"
     ctx = {c.question_id: c for c in build_contexts(settings, ds.questions, ds.sessions,
                                                     ds.turns, candidates())}
@@ -89,8 +89,8 @@ def test_reader_context_shows_speakers_and_uses_the_two_person_prompt(ds):
     # sessions in date order, with their dates
     assert text.index("2023/05/08 (Mon) 13:56") < text.index("2023/06/01 (Thu) 10:05")
     with pytest.raises(ConfigError, match="two-person"):
-        reader_settings({"prompt": "type_aware", "history_format": "nl", "top_k_context": 2,
-                         "max_chars_per_session": 1000}, two_person=True)
+        reader_settings(group("reader", "local", prompt="type_aware", history_format="nl",
+                              top_k_context=2, max_chars_per_session=1000), two_person=True)
 
 
 def answers_frame(hyp=HYP, errors=None) -> pl.DataFrame:
@@ -104,12 +104,12 @@ def answers_frame(hyp=HYP, errors=None) -> pl.DataFrame:
 
 
 def test_rule_judge_by_category(ds):
-    v = judge_answers(ds.questions, answers_frame(), {"name": "rule", "kind": "rule"})
+    v = judge_answers(ds.questions, answers_frame(), group("judge", "rule"))
     assert dict(zip(v["question_id"], v["label"])) == {
         "conv-x_q000": True, "conv-x_q001": False, "conv-x_q002": True, "conv-x_q003": True}
     # an adversarial question answered with the misleading answer is wrong
     v = judge_answers(ds.questions, answers_frame({**HYP, "conv-x_q002": "Bo painted a cat"}),
-                      {"name": "rule", "kind": "rule"})
+                      group("judge", "rule"))
     assert v.filter(pl.col("question_id") == "conv-x_q002")["label"][0] is False
 
 
@@ -122,9 +122,9 @@ def test_llm_judge_prompts(ds, fresh_cache, monkeypatch):
 
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     with FakeOpenAIServer(answer=fake) as srv:
-        cfg = {"name": "fake", "kind": "llm", "model": "openai/fake-judge", "api_base": srv.url,
-               "api_key_env": "MEMRECALL_FAKE_KEY", "temperature": 0.0, "max_tokens": 5,
-               "concurrency": 2, "timeout_s": 10, "num_retries": 0}
+        cfg = group("judge", "gpt4o", name="fake", model="openai/fake-judge", api_base=srv.url,
+                    api_key_env="MEMRECALL_FAKE_KEY", max_tokens=5, concurrency=2,
+                    timeout_s=10, num_retries=0)
         v = judge_answers(ds.questions, answers_frame(), cfg)
     assert v["label"].to_list() == [True] * 4 and len(seen) == 4
     adv = next(p for p in seen if "What did Bo paint?" in p)
@@ -147,7 +147,7 @@ def write_run(tmp_path, ds, answers):
     write_table(answers, paths["answers"], table="answers", stage="read")
     cands = a / "candidates_retrieve.parquet"
     write_table(candidates(), cands, table="candidates", stage="retrieve")
-    run_judge({"name": "rule", "kind": "rule", "model": "rule-v1"},
+    run_judge(group("judge", "rule"),
               questions=paths["questions"], answers=paths["answers"], out=paths["verdicts"])
     return {"questions": paths["questions"], "turns": paths["turns"],
             "answers": paths["answers"], "verdicts": paths["verdicts"],
@@ -211,9 +211,8 @@ def test_the_run_records_the_two_person_prompt(ds):
     # reports/prompts.json (what MLflow logs) names the LoCoMo prompt the run really sent
     from memrecall.read.reader import rendered_prompts
 
-    settings = reader_settings({"prompt": "default", "history_format": "nl",
-                                "top_k_context": 2, "max_chars_per_session": 1000},
-                               two_person=True)
+    settings = reader_settings(group("reader", "local", history_format="nl", top_k_context=2,
+                                     max_chars_per_session=1000), two_person=True)
     ctxs = build_contexts(settings, ds.questions, ds.sessions, ds.turns, candidates())
     pending = [(ctxs[0], [], answer_messages(settings, ctxs[0]))]
     rec = rendered_prompts(settings, ctxs, pending)
@@ -225,7 +224,7 @@ def test_the_run_records_the_two_person_prompt(ds):
 def test_bm25_reuses_a_conversations_index_with_identical_scores():
     from memrecall.retrieval.bm25 import BM25Scorer
 
-    cfg = {"bm25_stopwords": "en", "bm25_stemmer": "english"}
+    cfg = group("retrieval", "bm25")
     conv_a = ["Ann adopted a dog", "Bo moved to Paris", "Ann started painting"]
     conv_b = ["the dog barked at night", "a cat sat on the sofa"]
     shared = BM25Scorer(cfg)

