@@ -40,6 +40,7 @@ from tqdm.auto import tqdm
 from ..config import check_int, runtime
 from ..errors import ConfigError
 from ..hashing import sha256_json
+from ..llm.client import CallResult
 from ..haystack import Session
 from ..plugins import PluginError, load_plugin, plugin_identity, result_params
 
@@ -102,17 +103,9 @@ class PluginSettings:
                                                                minimum=1))
 
 
-@dataclass(frozen=True)
-class PluginResult:
-    text: str | None
-    model: str
-    request_hash: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    error: str | None = None
+# A plug-in's answer takes the shape of an LLM call's result, so the answers table is built
+# from either the same way.
+PluginResult = CallResult
 
 
 class PluginReader:
