@@ -74,6 +74,10 @@ def dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
     return proc
 
 
+# `sources` is always_changed (it hashes the files params name), so every repro runs it.
+ALWAYS = ["sources"]
+
+
 def stages_run(proc: subprocess.CompletedProcess) -> list[str]:
     return re.findall(r"Running stage '(\w+)'", proc.stdout)
 

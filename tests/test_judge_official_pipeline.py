@@ -18,7 +18,7 @@ from memrecall.hashing import sha256_file
 from memrecall.interchange import read_eval_results, write_hypotheses
 from memrecall.judge.official import load_prompt_function
 
-from repo_copy import copy_repo, dvc, pipeline_env, stages_run
+from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, stages_run
 
 pytestmark = pytest.mark.slow
 STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
@@ -38,8 +38,8 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
     with FakeOpenAIServer(answer=lambda m: "Yes, it is correct.") as srv:
         out = dvc(repo, env, "exp", "run", "-S", "dataset.limit=2", "-S", "reader=file",
                   "-S", f"reader.path={hyp}", "-S", "judge=official",
-                  "-S", f"judge.official_script={script}", "-S", f"judge.api_base={srv.url}",
-                  "-S", "judge.api_key_env=MEMRECALL_FAKE_KEY")
+                  "-S", f"judge.official_script={script}", "-S", f"judge.runtime.api_base={srv.url}",
+                  "-S", "judge.runtime.api_key_env=MEMRECALL_FAKE_KEY")
         bodies = list(srv.bodies)
         fn, sha = load_prompt_function(script)
         questions = read_table(repo / "artifacts/questions.parquet", "questions")
@@ -63,7 +63,7 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
         # The script is the judge stage's dep: editing it reruns judge and aggregate.
         script.write_text(script.read_text().replace("STAND-IN general", "STAND-IN plain"))
         ran = stages_run(dvc(repo, env, "repro"))
-        assert ran == ["judge", "aggregate"], out
+        assert ran == ALWAYS + ["judge", "aggregate"], out
         m2 = json.loads((repo / "reports/metrics.json").read_text())
         assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha
 
@@ -71,5 +71,5 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
         # judge and aggregate, and the new answer is what the judge is sent.
         write_hypotheses(hyp, [{"question_id": r["question_id"], "hypothesis": f"edited {i}"}
                                for i, r in enumerate(records)])
-        assert stages_run(dvc(repo, env, "repro")) == ["read", "judge", "aggregate"]
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + ["read", "judge", "aggregate"]
         assert any("edited 0" in b["messages"][0]["content"] for b in srv.bodies)

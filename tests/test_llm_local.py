@@ -5,20 +5,16 @@ asserted (the model is weak; NOTES.md)."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
-import yaml
-
 from memrecall.llm import LLMClient
 from memrecall.llm.cache import read_journal
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
+from confs import group
 
 
 def local_cfg(**over) -> dict:
-    cfg = yaml.safe_load((CONF / "reader" / "local.yaml").read_text())
-    return {**cfg, "max_tokens": 6, **over}
+    return group("reader", "local", **{"max_tokens": 6, **over})
 
 
 @pytest.mark.slow

@@ -12,12 +12,11 @@ import pytest
 
 from memrecall.artifacts import read_meta, read_table
 
-from repo_copy import copy_repo, dvc, pipeline_env, set_params, stages_run
+from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, set_params, stages_run
 
 pytestmark = pytest.mark.slow
 ALL = ["sources", "download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
        "aggregate"]
-ALWAYS = ["sources"]  # always_changed: hashes the files params name
 
 
 def _repro(repo: Path, env, *args) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from memrecall.artifacts import read_meta, read_table
 
 from fake_openai_server import FakeOpenAIServer, last_user
-from repo_copy import copy_repo, dvc, git, pipeline_env, set_params, stages_run
+from repo_copy import ALWAYS, copy_repo, dvc, git, pipeline_env, set_params, stages_run
 
 # Five DVC runs: minutes on a loaded 2-core machine, past the suite's default timeout.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -31,7 +31,7 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(tmp_path):
                    "-S", "retrieval=plugin", "-S", "retrieval.options.fusion=weighted",
                    "-S", "reader=plugin", "-S", "+reader.options.input_cost_per_mtok=1.0",
                    "-S", "dataset.limit=1")
-        assert stages_run(proc) == ["download", "embed", *AFTER_RETRIEVE]
+        assert stages_run(proc) == ALWAYS + ["download", "embed", *AFTER_RETRIEVE]
         assert srv.total_requests == 1
 
         cands = read_table(repo / "artifacts/candidates_retrieve.parquet", "candidates")
@@ -54,26 +54,26 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(tmp_path):
         assert params["reader"]["callable"] == "examples.openai_reader:OpenAIReader"
         assert run["data"]["metrics"]["reports/metrics.json"]["data"]["n_questions"] == 1
 
-        assert stages_run(dvc(repo, env, "repro")) == []  # no-op
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS  # no-op
 
         # The retriever's code changes: retrieve and everything after it rerun; the reader is
         # not asked again (same question, same candidates, same reader identity).
         path = repo / "examples/memesh_fts5.py"
         path.write_text(path.read_text() + "\n# tuned\n")
         assert "examples/memesh_fts5.py" in dvc(repo, env, "status", "retrieve").stdout
-        assert stages_run(dvc(repo, env, "repro")) == AFTER_RETRIEVE
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + AFTER_RETRIEVE
         assert srv.total_requests == 1
 
         # The reader's code changes: read, judge, aggregate, with new requests.
         path = repo / "examples/openai_reader.py"
         path.write_text(path.read_text() + "\n# tuned\n")
-        assert stages_run(dvc(repo, env, "repro")) == ["read", "judge", "aggregate"]
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + ["read", "judge", "aggregate"]
         assert srv.total_requests == 2
         answers = (repo / "artifacts/answers.parquet").read_bytes()
 
-        # An operational knob: read reruns from the cache, byte-identical, nothing after it.
-        set_params(repo, **{"reader.concurrency": 1})
-        assert stages_run(dvc(repo, env, "repro")) == ["read"]
+        # An operational knob (under reader.runtime, not a declared param): nothing reruns.
+        set_params(repo, **{"reader.runtime.concurrency": 1})
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS
         assert srv.total_requests == 2
         assert (repo / "artifacts/answers.parquet").read_bytes() == answers
     assert git(repo, "status", "--porcelain", "examples")  # the edits were real
