@@ -27,7 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import MemrecallError
-from .hashing import canonical_json, identity_params, sha256_file, sha256_json
+from .config import identity
+from .hashing import canonical_json, sha256_file, sha256_json
 from .schema import TABLES
 
 META_PREFIX = "memrecall."
@@ -35,7 +36,7 @@ META_PREFIX = "memrecall."
 
 def inputs_hash(params, input_files=()) -> str:
     """sha256 over the params a stage depends on and the content of its input files."""
-    params = identity_params(params)
+    params = identity(params)  # runtime knobs never count, whoever forgot to strip them
     files = {str(Path(p).name): sha256_file(p) for p in input_files}
     return sha256_json({"params": params, "files": files})
 
@@ -80,7 +81,7 @@ ROW_GROUP_ROWS = 1024 * 1024
 
 
 def _meta(stage, params, input_files, extra_meta) -> dict[bytes, bytes]:
-    params = identity_params(params)
+    params = identity(params)
     meta = {
         META_PREFIX + "stage": stage,
         META_PREFIX + "inputs_sha256": inputs_hash(params, input_files),

@@ -7,18 +7,6 @@ import json
 from pathlib import Path
 
 
-# Operational knobs that change whether a call is sent, never what a stage computes: left out of
-# artifact identity (and, not being generation params, of request hashes). See llm/budget.py.
-OPERATIONAL_KEYS = ("max_cost_usd",)
-
-
-def identity_params(value):
-    """`value` without operational keys (at any depth)."""
-    if isinstance(value, dict):
-        return {k: identity_params(v) for k, v in value.items() if k not in OPERATIONAL_KEYS}
-    return value
-
-
 def canonical_json(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 

@@ -11,8 +11,8 @@ only for what is not cached, so raising the limit (or removing it) continues whe
 stopped. When a call returns, its reservation becomes its real cost.
 
 Budgets are operational knobs: they change whether a call is sent, never what it answers, so
-they are left out of request hashes (providers.GEN_KEYS) and of artifact identity
-(hashing.identity_params).
+they live under the stage's `runtime` node, so they are left out of request hashes
+(providers.GEN_KEYS) and of artifact identity (config.identity).
 """
 
 from __future__ import annotations
@@ -25,9 +25,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, MemrecallError
 from ..config import runtime
-from ..hashing import OPERATIONAL_KEYS
 
-BUDGET_KEYS = OPERATIONAL_KEYS
 INPUT_MARGIN = 1.10  # tokenizers differ by provider: reserve 10% more input than litellm counts
 SWEEP_LIMIT_ENV = "MEMRECALL_SWEEP_MAX_COST_USD"
 SWEEP_ID_ENV = "MEMRECALL_SWEEP_ID"

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..config import check_int, runtime
+from ..config import check_int, identity, runtime
 from ..errors import ConfigError
 from ..hashing import sha256_json
 from ..llm.client import CallResult
@@ -288,11 +288,6 @@ def reader_questions(questions, ranked: dict[str, list[str]], builder, top_k: in
     return out
 
 
-# Operational knobs: they change how answers are fetched, not what they are, so they stay out
-# of the artifact's params (changing them reruns nothing downstream).
-RUNTIME_KEYS = ("runtime", "concurrency", "timeout_s", "num_retries", "backoff_s", "rpm")
-
-
 def run_plugin_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                     turns: str | Path, candidates: str | Path, out: str | Path,
                     prompts_out: str | Path | None = None, cache=None):
@@ -332,8 +327,7 @@ def run_plugin_read(reader_cfg: dict, *, questions: str | Path, sessions: str | 
             "error": res.error, "raw": res.text,
             "context_session_ids": [s.session_id for s in q.sessions]})
     df = pl.DataFrame(rows, schema=polars_schema("answers"))
-    params = result_params({k: v for k, v in reader_cfg.items() if k not in RUNTIME_KEYS},
-                           reader.identity)
+    params = result_params(identity(reader_cfg), reader.identity)
     write_table(df, out, table="answers", stage="read", params=params,
                 input_files=[questions, sessions, turns, candidates])
     if prompts_out is not None:  # no prompt of ours: what answered instead (for MLflow)
