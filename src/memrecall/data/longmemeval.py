@@ -184,111 +184,122 @@ class _Session:
     hash: str
     first_qid: str
     date: str
-    dt: datetime
+    best: tuple          # (datetime, question_id) of the date kept
     roles: list
-    contents: list
     has_answer: list
     dates: set
 
 
-def normalise(records: list[dict], file: str) -> Normalised:
-    """Validated records -> the three tables, rows sorted, sessions stored once.
+class HaystackMerger:
+    """Haystacks merged into one table of sessions as questions arrive, in any order (in memory,
+    or streamed from a file): a session id is stored once, its text must be the same in every
+    haystack, its has_answer marks are OR-ed, and it keeps its earliest date (ties: the smallest
+    question id). `add` returns the question's row; `stats` gives the figures the data card
+    shows. Turn text is handed to `on_new(session_id, turns)` once per session."""
 
-    A session id seen with different text in two haystacks is an error naming both questions.
-    """
-    dates = _Dates(file)
-    sessions: dict[str, _Session] = {}
-    q_rows = {k: [] for k in ("question_id", "question_type", "is_abstention", "question", "answer",
-                              "question_date", "haystack_session_ids", "answer_session_ids",
-                              "haystack_dates")}
-    total_sessions = total_turns = dup_in_haystack = 0
-    has_answer_merged: set[str] = set()  # sessions whose has_answer marks differ by haystack
-    evidence_missing: list[str] = []
-    for rec in sorted(records, key=lambda r: r["question_id"]):
+    def __init__(self, file: str, on_new=None):
+        self.file, self.dates, self.on_new = file, _Dates(file), on_new
+        self.sessions: dict[str, _Session] = {}
+        self.total_sessions = self.total_turns = self.dup_in_haystack = 0
+        self.has_answer_merged: set[str] = set()  # sessions whose marks differ by haystack
+        self.evidence_missing: list[str] = []
+
+    def add(self, rec: dict) -> dict:
         qid = rec["question_id"]
         ids, hdates = [], []
         seen_here: set[str] = set()
         for i, (sid, date, turns) in enumerate(zip(rec["haystack_session_ids"],
                                                    rec["haystack_dates"],
                                                    rec["haystack_sessions"])):
-            total_sessions += 1
-            total_turns += len(turns)
-            h = content_hash(turns)
-            flags = [bool(t.get("has_answer", False)) for t in turns]
-            s = sessions.get(sid)
-            if s is None:
-                dt = dates.parse(date, qid, f"haystack_dates[{i}]")
-                sessions[sid] = _Session(h, qid, date, dt, [t["role"] for t in turns],
-                                         [t["content"] for t in turns], flags, {date})
-            else:
-                if s.hash != h:
-                    raise InputError(
-                        f"session {sid!r} has different content here than in the haystack of "
-                        f"question {s.first_qid!r}", file=file, question_id=qid,
-                        field=f"haystack_sessions[{i}]")
-                if flags != s.has_answer:
-                    has_answer_merged.add(sid)
-                    s.has_answer = [a or b for a, b in zip(s.has_answer, flags)]
-                if date not in s.dates:
-                    s.dates.add(date)
-                    dt = dates.parse(date, qid, f"haystack_dates[{i}]")
-                    if dt < s.dt:
-                        s.date, s.dt = date, dt
+            self._merge(qid, i, sid, date, turns)
             if sid in seen_here:  # same session listed twice in one haystack: keep the first
-                dup_in_haystack += 1
+                self.dup_in_haystack += 1
                 continue
             seen_here.add(sid)
             ids.append(sid)
             hdates.append(date)
         if not set(rec["answer_session_ids"]) <= seen_here:
-            evidence_missing.append(qid)
+            self.evidence_missing.append(qid)
         ans = rec["answer"]
-        q_rows["question_id"].append(qid)
-        q_rows["question_type"].append(rec["question_type"])
-        q_rows["is_abstention"].append(is_abstention_id(qid))
-        q_rows["question"].append(rec["question"])
-        q_rows["answer"].append(ans if isinstance(ans, str) else str(ans))
-        q_rows["question_date"].append(rec["question_date"])
-        q_rows["haystack_session_ids"].append(ids)
-        q_rows["answer_session_ids"].append(list(rec["answer_session_ids"]))
-        q_rows["haystack_dates"].append(hdates)
-    if evidence_missing:
-        log.warning("%d questions name evidence sessions missing from their haystack (e.g. %s)",
-                    len(evidence_missing), evidence_missing[0])
+        return {"question_id": qid, "question_type": rec["question_type"],
+                "is_abstention": is_abstention_id(qid), "question": rec["question"],
+                "answer": ans if isinstance(ans, str) else str(ans),
+                "question_date": rec["question_date"], "haystack_session_ids": ids,
+                "answer_session_ids": list(rec["answer_session_ids"]), "haystack_dates": hdates}
 
-    questions = pl.DataFrame(q_rows, schema=polars_schema("questions"))
+    def _merge(self, qid: str, i: int, sid: str, date: str, turns: list[dict]) -> None:
+        self.total_sessions += 1
+        self.total_turns += len(turns)
+        h = content_hash(turns)
+        flags = [bool(t.get("has_answer", False)) for t in turns]
+        best = (self.dates.parse(date, qid, f"haystack_dates[{i}]"), qid)
+        s = self.sessions.get(sid)
+        if s is None:
+            self.sessions[sid] = _Session(h, qid, date, best, [t["role"] for t in turns], flags,
+                                          {date})
+            if self.on_new is not None:
+                self.on_new(sid, turns)
+            return
+        if s.hash != h:
+            a, b = sorted((s.first_qid, qid))
+            raise InputError(f"session {sid!r} has different content here than in the haystack "
+                             f"of question {a!r}", file=self.file, question_id=b,
+                             field=f"haystack_sessions[{i}]")
+        if flags != s.has_answer:
+            self.has_answer_merged.add(sid)
+            s.has_answer = [x or y for x, y in zip(s.has_answer, flags)]
+        s.dates.add(date)
+        if best < s.best:
+            s.date, s.best = date, best
 
-    sids = sorted(sessions)
-    s_date, s_hash = [], []
+    def sessions_table(self, sids: list[str]) -> pl.DataFrame:
+        return pl.DataFrame({"session_id": sids,
+                             "date": [self.sessions[s].date for s in sids],
+                             "content_hash": [self.sessions[s].hash for s in sids]},
+                            schema=polars_schema("sessions"))
+
+    def stats(self) -> dict:
+        self.evidence_missing.sort()
+        if self.evidence_missing:
+            log.warning("%d questions name evidence sessions missing from their haystack "
+                        "(e.g. %s)", len(self.evidence_missing), self.evidence_missing[0])
+        return {
+            "sessions_total": self.total_sessions,
+            "sessions_unique": len(self.sessions),
+            "turns_total": self.total_turns,
+            "turns_unique": sum(len(v.roles) for v in self.sessions.values()),
+            "duplicates_in_haystack": self.dup_in_haystack,
+            "sessions_multi_date": sum(len(s.dates) > 1 for s in self.sessions.values()),
+            "has_answer_merged": len(self.has_answer_merged),
+            "evidence_missing_from_haystack": self.evidence_missing,
+        }
+
+
+def normalise(records: list[dict], file: str) -> Normalised:
+    """Validated records -> the three tables, rows sorted, sessions stored once (HaystackMerger).
+    Everything in memory: the download stage streams instead (stream.normalise_file); this is
+    the small-data path and the reference the streaming one is tested against."""
+    contents: dict[str, list[str]] = {}
+    merger = HaystackMerger(file, lambda sid, turns: contents.setdefault(
+        sid, [t["content"] for t in turns]))
+    rows = [merger.add(rec) for rec in sorted(records, key=lambda r: r["question_id"])]
+    stats = merger.stats()
+    questions = pl.DataFrame(rows, schema=polars_schema("questions"))
+    sids = sorted(merger.sessions)
     t_sid, t_idx, t_role, t_content, t_ans = [], [], [], [], []
     for sid in sids:
-        s = sessions[sid]
-        s_date.append(s.date)
-        s_hash.append(s.hash)
+        s = merger.sessions[sid]
         n = len(s.roles)
         t_sid.extend([sid] * n)
         t_idx.extend(range(n))
         t_role.extend(s.roles)
-        t_content.extend(s.contents)
+        t_content.extend(contents[sid])
         t_ans.extend(s.has_answer)
-    sessions_df = pl.DataFrame(
-        {"session_id": sids, "date": s_date, "content_hash": s_hash},
-        schema=polars_schema("sessions"))
     turns_df = pl.DataFrame(
         {"session_id": t_sid, "turn_index": t_idx, "role": t_role, "content": t_content,
          "has_answer": t_ans},
         schema=polars_schema("turns"))
-    stats = {
-        "sessions_total": total_sessions,
-        "sessions_unique": len(sids),
-        "turns_total": total_turns,
-        "turns_unique": turns_df.height,
-        "duplicates_in_haystack": dup_in_haystack,
-        "sessions_multi_date": sum(len(s.dates) > 1 for s in sessions.values()),
-        "has_answer_merged": len(has_answer_merged),
-        "evidence_missing_from_haystack": evidence_missing,
-    }
-    return Normalised(questions, sessions_df, turns_df, stats)
+    return Normalised(questions, merger.sessions_table(sids), turns_df, stats)
 
 
 def summary(ds: Normalised) -> dict:

@@ -20,7 +20,6 @@ among equal times that of the question with the smallest id (normalise walks que
 from __future__ import annotations
 
 import gzip
-import logging
 import math
 import tempfile
 import zlib
@@ -34,11 +33,9 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from ..errors import InputError
-from ..eval.gold import is_abstention_id
 from ..schema import polars_schema
-from .longmemeval import _Dates, content_hash, summarise, validate_record
+from .longmemeval import HaystackMerger, _Dates, summarise, validate_record
 
-log = logging.getLogger(__name__)
 
 SPILL_BYTES = 256e6          # text per spill file (memory while it is sorted)
 FLUSH_ROWS = 20_000          # turns buffered before a write to a spill file
@@ -122,17 +119,6 @@ def scan(path: str | Path) -> Scan:
     return out
 
 
-@dataclass
-class _Sess:
-    hash: str
-    first_qid: str
-    date: str
-    best: tuple          # (datetime, question_id) of the date kept
-    roles: list
-    has_answer: list
-    dates: set
-
-
 class _Spill:
     """K Arrow IPC files; a session's turns go to the file of its rank range."""
 
@@ -201,69 +187,20 @@ def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_o
     questions and sessions tables and the stats normalise() gives."""
     from ..artifacts import write_table_parts
 
-    file = str(path)
-    dates = _Dates(file)
     kept = [q["question_id"] for q in sc.light if keep is None or q["question_id"] in keep]
     sids = sorted({s for q in kept for s in sc.sessions_of[q]})
     rank = {s: i for i, s in enumerate(sids)}
     k = max(1, math.ceil(sc.json_bytes * (len(kept) / max(1, len(sc.light))) / SPILL_BYTES))
-    sessions: dict[str, _Sess] = {}
     q_rows: dict[str, dict] = {}
-    total_sessions = total_turns = dup_in_haystack = 0
-    has_answer_merged: set[str] = set()
-    evidence_missing: list[str] = []
     keep_set = set(kept)
     with tempfile.TemporaryDirectory(prefix="memrecall-stream-", dir=tmp_dir) as tmp:
         spill = _Spill(Path(tmp), k, len(sids))
+        merger = HaystackMerger(str(path), lambda sid, turns: spill.add(rank[sid], turns))
         for rec in iter_records(path):
-            qid = rec["question_id"]
-            if qid not in keep_set:
-                continue
-            ids, hdates = [], []
-            seen_here: set[str] = set()
-            for i, (sid, date, turns) in enumerate(zip(rec["haystack_session_ids"],
-                                                       rec["haystack_dates"],
-                                                       rec["haystack_sessions"])):
-                total_sessions += 1
-                total_turns += len(turns)
-                h = content_hash(turns)
-                flags = [bool(t.get("has_answer", False)) for t in turns]
-                s = sessions.get(sid)
-                if s is None:
-                    dt = dates.parse(date, qid, f"haystack_dates[{i}]")
-                    sessions[sid] = _Sess(h, qid, date, (dt, qid), [t["role"] for t in turns],
-                                          flags, {date})
-                    spill.add(rank[sid], turns)
-                else:
-                    if s.hash != h:
-                        a, b = sorted((s.first_qid, qid))
-                        raise InputError(
-                            f"session {sid!r} has different content here than in the haystack "
-                            f"of question {a!r}", file=file, question_id=b,
-                            field=f"haystack_sessions[{i}]")
-                    if flags != s.has_answer:
-                        has_answer_merged.add(sid)
-                        s.has_answer = [x or y for x, y in zip(s.has_answer, flags)]
-                    s.dates.add(date)
-                    dt = dates.parse(date, qid, f"haystack_dates[{i}]")
-                    if (dt, qid) < s.best:
-                        s.date, s.best = date, (dt, qid)
-                if sid in seen_here:  # same session listed twice in one haystack: keep the first
-                    dup_in_haystack += 1
-                    continue
-                seen_here.add(sid)
-                ids.append(sid)
-                hdates.append(date)
-            if not set(rec["answer_session_ids"]) <= seen_here:
-                evidence_missing.append(qid)
-            ans = rec["answer"]
-            q_rows[qid] = {
-                "question_id": qid, "question_type": rec["question_type"],
-                "is_abstention": is_abstention_id(qid), "question": rec["question"],
-                "answer": ans if isinstance(ans, str) else str(ans),
-                "question_date": rec["question_date"], "haystack_session_ids": ids,
-                "answer_session_ids": list(rec["answer_session_ids"]), "haystack_dates": hdates}
+            if rec["question_id"] in keep_set:
+                q_rows[rec["question_id"]] = merger.add(rec)
         spill.close()
+        sessions = merger.sessions
 
         def parts():
             for b in range(spill.k):
@@ -283,15 +220,10 @@ def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_o
 
         write_table_parts(parts(), turns_out, table="turns", **write_kw)
 
-    evidence_missing.sort()
-    if evidence_missing:
-        log.warning("%d questions name evidence sessions missing from their haystack (e.g. %s)",
-                    len(evidence_missing), evidence_missing[0])
-    rows = [q_rows[q] for q in sorted(q_rows)]
-    questions = pl.DataFrame(rows, schema=polars_schema("questions"))
-    sessions_df = pl.DataFrame(
-        {"session_id": sids, "date": [sessions[s].date for s in sids],
-         "content_hash": [sessions[s].hash for s in sids]}, schema=polars_schema("sessions"))
+    stats = merger.stats()
+    questions = pl.DataFrame([q_rows[q] for q in sorted(q_rows)],
+                             schema=polars_schema("questions"))
+    sessions_df = merger.sessions_table(sids)
     marked = [(s, i) for s in sids for i, (f, r) in enumerate(zip(sessions[s].has_answer,
                                                                    sessions[s].roles))
               if f and r == "user"]
@@ -300,16 +232,6 @@ def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_o
          "role": ["user"] * len(marked), "has_answer": [True] * len(marked)},
         schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
                 "has_answer": pl.Boolean})
-    stats = {
-        "sessions_total": total_sessions,
-        "sessions_unique": len(sids),
-        "turns_total": total_turns,
-        "turns_unique": sum(len(v.roles) for v in sessions.values()),
-        "duplicates_in_haystack": dup_in_haystack,
-        "sessions_multi_date": sum(len(s.dates) > 1 for s in sessions.values()),
-        "has_answer_merged": len(has_answer_merged),
-        "evidence_missing_from_haystack": evidence_missing,
-    }
     return Streamed(questions, sessions_df, stats, marked_df)
 
 
