@@ -21,8 +21,18 @@ def release_line(release: str | None) -> str:
                         "`dataset.release=cleaned` or `original` to record which).")
 
 
-def _num(x) -> str:
+def num(x) -> str:
     return f"{x:g}" if isinstance(x, float) else f"{x:,}"
+
+
+def file_rows(source: dict, subset_steps: list[str], n_in_file: int) -> list[str]:
+    """The source table's rows on the file's checksum and the subset (every benchmark's card)."""
+    return [
+        f"| sha256 | `{source['sha256']}` |",
+        f"| sha256 checked against | {source['verified_by']} |",
+        f"| questions in file | {n_in_file:,} |",
+        f"| subset | {'; '.join(subset_steps) if subset_steps else 'none (all questions)'} |",
+    ]
 
 
 def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
@@ -49,10 +59,7 @@ def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
         lines.append(f"| file | `{source['shown']}` |")
         lines.append("| revision | n/a (not from the hub) |")
     lines += [
-        f"| sha256 | `{source['sha256']}` |",
-        f"| sha256 checked against | {source['verified_by']} |",
-        f"| questions in file | {n_in_file:,} |",
-        f"| subset | {'; '.join(subset_steps) if subset_steps else 'none (all questions)'} |",
+        *file_rows(source, subset_steps, n_in_file),
         "",
         "## Questions",
         "",
@@ -73,7 +80,7 @@ def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
     for label, key in (("sessions per haystack", "sessions_per_haystack"),
                        ("evidence sessions per question", "evidence_per_question")):
         m = s[key]
-        lines.append(f"| {label} | {_num(m['min'])} | {_num(m['median'])} | {_num(m['max'])} |")
+        lines.append(f"| {label} | {num(m['min'])} | {num(m['median'])} | {num(m['max'])} |")
     lines += [
         "",
         "| | in haystacks | unique |",

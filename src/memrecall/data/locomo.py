@@ -39,6 +39,7 @@ import polars as pl
 
 from ..dates import DATE_FORMAT  # the LongMemEval format every stage already reads
 from ..errors import InputError
+from .card import file_rows, num
 from ..schema import LOCOMO_EXTRA, polars_schema
 from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
 from ..schema import LOCOMO_CATEGORIES as CATEGORIES
@@ -323,10 +324,6 @@ def summary(ds: Normalised) -> dict:
             "turns_total": ds.turns.height, **ds.stats}
 
 
-def _num(x) -> str:
-    return f"{x:g}" if isinstance(x, float) else f"{x:,}"
-
-
 def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
                 n_in_file: int) -> str:
     """reports/data_card.md for a LoCoMo run (deterministic text)."""
@@ -345,10 +342,7 @@ def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
         lines.append(f"| url | `{source['url']}` |")
     lines += [
         f"| file | `{source['shown']}` |",
-        f"| sha256 | `{source['sha256']}` |",
-        f"| sha256 checked against | {source['verified_by']} |",
-        f"| questions in file | {n_in_file:,} |",
-        f"| subset | {'; '.join(subset_steps) if subset_steps else 'none (all questions)'} |",
+        *file_rows(source, subset_steps, n_in_file),
         "",
         "## Questions",
         "",
@@ -370,7 +364,7 @@ def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
                        ("sessions per conversation", "sessions_per_conversation"),
                        ("evidence turns per question", "evidence_turns_per_question")):
         m = s[key]
-        lines.append(f"| {label} | {_num(m['min'])} | {_num(m['median'])} | {_num(m['max'])} |")
+        lines.append(f"| {label} | {num(m['min'])} | {num(m['median'])} | {num(m['max'])} |")
     lines += [
         "",
         f"- Conversations: {s['conversations']:,}; sessions {s['sessions_unique']:,}; turns "
