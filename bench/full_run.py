@@ -57,27 +57,17 @@ RUNNER = ("import runpy, sys, atexit\n"
           "runpy.run_path(sys.argv[0], run_name='__main__')\n")
 
 
-def copy_project(dst: Path) -> Path:
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.split()
-    for rel in files:
-        src = REPO / rel
-        if src.is_file() and not rel.startswith(("reports/", "tests/")):
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst / rel)
-    return dst
-
-
 def overrides(data: str, limit: int | None, url: str) -> list[str]:
     ov = ["dataset=local", f"dataset.path={data}"] + ([f"dataset.limit={limit}"] if limit else [])
     for group, model, prices in (("reader", "openai/standin-reader", READER_PRICES),
                                  ("judge", "openai/standin-judge", JUDGE_PRICES)):
+        rt = f"{group}.runtime"
         ov += [f"{group}={'deepseek' if group == 'reader' else 'gpt4o'}",
-               f"{group}.model={model}", f"{group}.provider=openai", f"{group}.api_base={url}",
-               f"{group}.api_key_env={KEY_ENV}", f"{group}.concurrency=32",
-               f"{group}.num_retries=8", f"{group}.timeout_s=30", f"+{group}.retry_backoff_s=0.5",
-               f"+{group}.input_cost_per_mtok={prices[0]}",
-               f"+{group}.output_cost_per_mtok={prices[1]}"]
+               f"{group}.model={model}", f"{group}.provider=openai", f"{rt}.api_base={url}",
+               f"{rt}.api_key_env={KEY_ENV}", f"{rt}.concurrency=32",
+               f"{rt}.num_retries=8", f"{rt}.timeout_s=30", f"{rt}.backoff_s=0.5",
+               f"{group}.input_cost_per_mtok={prices[0]}",
+               f"{group}.output_cost_per_mtok={prices[1]}"]
     return ov + ["reader.max_tokens=256"]
 
 
@@ -158,13 +148,14 @@ def main() -> None:
     a = ap.parse_args()
 
     from fake_openai_server import FakeOpenAIServer
+    from repo_copy import copy_repo
     from memrecall import plan as planmod
     from memrecall.compose import compose_params
     from memrecall.config import load_params
 
     shared = Path(os.environ.get("MEMRECALL_CACHE_DIR") or REPO / ".memrecall" / "cache")
     tmp = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="memrecall_full_run_"))
-    root = copy_project(tmp / "project")
+    root = copy_repo(tmp / "project")
     cache = tmp / "cache"
     (cache).mkdir(parents=True, exist_ok=True)
     (shared / "embeddings").mkdir(parents=True, exist_ok=True)

@@ -18,21 +18,14 @@ from memrecall.llm.cache import CallCache, read_journal
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.artifacts import read_table
 
-from fake_openai_server import FakeOpenAIServer
-from test_read_stage import answer, cfg, run, write_inputs
+from test_read_stage import cfg, run, server  # noqa: F401 (server: a fixture)
+from test_read_stage import env as read_env  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
-def server():
-    with FakeOpenAIServer(answer=answer) as srv:
-        yield srv
-
-
-@pytest.fixture
-def env(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def env(read_env, monkeypatch):
     monkeypatch.delenv(SWEEP_LIMIT_ENV, raising=False)
-    return write_inputs(tmp_path)
+    return read_env
 
 
 def priced(server, **over):
