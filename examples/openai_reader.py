@@ -7,7 +7,7 @@ Ollama, LM Studio, ...) through the `openai` client directly, not through litell
 The server's address comes from the environment variable named by `base_url_env` (and the key,
 if the server wants one, from `api_key_env`), so moving the server reruns nothing: only
 `options` (model, prompt knobs, prices) are part of the plug-in's identity. `answer` is async,
-so memrecall runs up to `reader.concurrency` questions at once; its retries are memrecall's
+so memrecall runs up to `reader.runtime.concurrency` questions at once; its retries are memrecall's
 (the client's own are off, so no request is resent unseen). Usage comes from the server's
 `usage` field; cost from `input_cost_per_mtok` / `output_cost_per_mtok` (0 for a local server).
 It returns a plain dict, so it needs nothing from memrecall.

@@ -50,7 +50,7 @@ def paid_cost() -> float:
 
 def test_budget_stops_before_the_limit_and_a_rerun_completes(server, env):
     limit = 1.5 * max(worst_case(priced(server), env))
-    with pytest.raises(BudgetExceeded, match=r"reader.max_cost_usd=.* reached: this run paid"):
+    with pytest.raises(BudgetExceeded, match=r"reader.runtime.max_cost_usd=.* reached: this run paid"):
         run(env, priced(server, max_cost_usd=limit))
     first = read_journal()
     assert 1 <= len(first) < 3, "the budget let some calls through and stopped the rest"

@@ -1,5 +1,5 @@
-"""Spend limits for new LLM calls: `reader.max_cost_usd`, `judge.max_cost_usd`,
-`rewrite.llm.max_cost_usd` (one run of that stage) and `sweep.max_cost_usd` (every experiment of
+"""Spend limits for new LLM calls: `reader.runtime.max_cost_usd`, `judge.runtime.max_cost_usd`,
+`rewrite.llm.runtime.max_cost_usd` (one run of that stage) and `sweep.max_cost_usd` (every experiment of
 a sweep together, across processes).
 
 Before a call is sent, its worst-case cost is reserved: its input tokens as litellm counts them,
@@ -139,7 +139,7 @@ def budgets_for(cfg: dict, where: str, db_path: Path) -> list[Budget]:
     out = []
     limit = stage_limit(cfg, where)
     if limit is not None:
-        out.append(Budget(limit, f"{where}.max_cost_usd"))
+        out.append(Budget(limit, f"{where}.runtime.max_cost_usd"))
     sweep = os.environ.get(SWEEP_LIMIT_ENV)
     if sweep:
         try:
