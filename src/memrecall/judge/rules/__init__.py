@@ -21,9 +21,13 @@ follow the same per-type policy without a model, so the default pipeline runs of
   off-by-one for day/week/month/year counts, and the reference's own "N is also acceptable".
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
 - order questions: the reference's named entities must appear in the response in that order.
-- either-or questions ("A or B?"): the response names the reference's option, and names it
-  first if it names both; a response that reasons over both is read from its conclusion (its
-  last sentence naming an option with a decision word, the clause after a "but").
+- either-or questions ("A or B?"): for which-came-first/last questions, the option the response
+  places with a placing word ("B came first", "A happened after that", "B predates A"; the
+  question's own word wins over synonyms, the last such statement over earlier ones, and an
+  indirect question "whether A or B came first" is no statement). Otherwise the response names
+  the reference's option, and names it first if it names both; a response that reasons over both
+  is read from its conclusion. A response that opens by saying the information is missing and
+  places neither option chooses neither.
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are aliases;
