@@ -69,6 +69,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             out.append(Quantity(hour * 60 + minute, clock=True,
                                 ampm_known=bool(ampm) or hour > 12))
             continue
+        if re.match(r"/\d", rest):
+            continue  # a date or a fraction ("7/22", "3/4"), not a count
         if re.match(r"(?:st|nd|rd|th)\b", rest) or re.match(r"[a-z]", rest):
             continue  # ordinal, or glued to letters ("5k", "200mm")
         if _word_before(s, start) in _MONTHS or re.match(r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS)
@@ -141,7 +143,11 @@ def quantity_verdict(question_type: str, question: str, answer: str,
     alts, ranges = _alternatives(alts_text, unit)
     tol = 1.0 if (question_type == "temporal-reasoning" and unit in _CALENDAR_UNITS) else 0.0
     counts = [q for q in hyp_qs if not q.clock]
-    if unit in _UNIT_SCALE:
+    if unit == "time":
+        # "How many times ...": "10 rides", "12 games", "4 baking sessions" count the same
+        # occurrences; "times" is how the question counts, not a unit to convert.
+        pool = [q for q in counts if q.unit in ("time", None)]
+    elif unit in _UNIT_SCALE:
         pool = [q for q in counts if q.unit and _convert(q, unit) is not None]
         # A bare number counts only when it is the whole answer ("14", "It was 14.").
         pool = pool or [q for q in counts if q.unit is None and len(counts) == 1]
