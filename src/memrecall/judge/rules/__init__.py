@@ -31,8 +31,10 @@ follow the same per-type policy without a model, so the default pipeline runs of
   places neither option chooses neither.
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
-  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are aliases;
-  a sentence-long reference's framing ("I recommended", "meaning", "as examples") is optional.
+  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
+  "(or 25:50)" are other forms; a sentence-long reference's framing ("I recommended", "meaning",
+  "as examples") is optional, and one word in six of it may be missing (never a number, nor the
+  word that makes a choice the question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
 "twice" → 2 times), thousands separators, a.m./p.m., possessives, light plural/-ed stemming.
