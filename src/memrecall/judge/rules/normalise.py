@@ -123,3 +123,17 @@ def split_acceptable(answer: str) -> tuple[str, str]:
     main = [p for p in parts if "acceptable" not in p.lower()]
     alts = [p for p in parts if "acceptable" in p.lower()]
     return " ".join(main) or answer, " ".join(alts)
+
+
+# Where a reasoning transcript gives its answer: "**Step 3: Draw a conclusion**", "Final answer:",
+# "In conclusion", "Therefore". The last such marker starts the conclusion.
+_CONCLUSION = re.compile(
+    r"(?im)^[\W_]*(?:step \d+\W+(?:\w+ ){0,3}(?:conclusion|answer)\b|(?:final )?answer\b\W|"
+    r"(?:in )?conclusion\b|therefore\b|thus\b|in summary\b|to summari[sz]e\b)"
+    r"|(?:^|(?<=[.!?]\s))(?:therefore|thus|in conclusion)\b")
+
+
+def conclusion(text: str) -> str:
+    """The part of a response after its last conclusion marker; the whole text if it has none."""
+    marks = list(_CONCLUSION.finditer(text or ""))
+    return text[marks[-1].start():] if marks else (text or "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .normalise import fmt, normalize, split_acceptable
+from .normalise import conclusion, fmt, normalize, split_acceptable
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {
@@ -132,6 +132,11 @@ def quantity_verdict(question_type: str, question: str, answer: str,
         return None
     gold = gold_qs[0]
     hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900)
+    concluded = quantities(conclusion(hypothesis), keep_years=gold.value >= 1900)
+    if concluded and len(concluded) < len(hyp_qs):
+        # A reasoning transcript ("Step 1: extract ... Step 3: conclusion: 1 project") answers
+        # in its conclusion; the numbers in the evidence it lists are not its answer.
+        hyp_qs = concluded
     if gold.clock:
         for q in hyp_qs:
             if q.clock:
