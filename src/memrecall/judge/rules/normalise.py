@@ -136,4 +136,4 @@ _CONCLUSION = re.compile(
 def conclusion(text: str) -> str:
     """The part of a response after its last conclusion marker; the whole text if it has none."""
     marks = list(_CONCLUSION.finditer(text or ""))
-    return text[marks[-1].start():] if marks else (text or "")
+    return text[marks[-1].start():] if marks else text
