@@ -148,3 +148,14 @@ def test_rules_hold_no_question_ids():
         assert not found, f"{f.name} names question ids {found[:5]}"
         shaped = re.findall(r"\b(?:gpt4_)?[0-9a-f]{8}(?:_abs)?\b", text)
         assert not shaped, f"{f.name} holds question-id-like tokens {shaped[:5]}"
+
+
+def test_conclusion_of_a_reasoning_transcript():
+    from memrecall.judge.rules.normalise import conclusion
+    text = ("**Step 1: Extract**\n* Session 1: 3 trips.\n\n**Step 2: Reason**\nSo far 3.\n\n"
+            "**Step 3: Draw a conclusion**\nYou took 4 trips.")
+    assert conclusion(text).strip().startswith("**Step 3")
+    assert conclusion("Final answer: 4 trips.") == "Final answer: 4 trips."
+    assert conclusion("... Therefore, it was 4.").startswith("Therefore")
+    plain_answer = "You took 4 trips, so you are well travelled."
+    assert conclusion(plain_answer) is plain_answer  # no marker: the whole response

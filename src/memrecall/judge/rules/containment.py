@@ -34,6 +34,9 @@ def _acronym_form(text: str, paren: re.Match) -> str | None:
 def _gold_forms(answer: str) -> list[str]:
     """The reference without its parenthetical asides, plus one form per acronym alias."""
     main, _ = split_acceptable(answer)
+    # "Mod Podge or another sealant": the open alternative adds nothing to look for.
+    main = re.sub(r",?\s+or (?:another|any other|some other|other|a similar|similar)\b[^.;,]*",
+                  "", main, flags=re.IGNORECASE) or main
     unparen = lambda t: re.sub(r"\([^()]*\)", " ", t)  # noqa: E731
     forms = [unparen(main)]
     for p in re.finditer(r"\(([^()]*)\)", main):
