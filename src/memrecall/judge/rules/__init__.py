@@ -14,7 +14,11 @@ follow the same per-type policy without a model, so the default pipeline runs of
   noun or number ("I don't have your history, but here are general tips").
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
   determine that. The messages mention ...") is wrong, whatever facts it lists.
-- yes/no references ("Yes."): the response's first yes/no word must agree.
+- yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
+  "there is no mention", is not one).
+- reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is"):
+  numbers, yes/no and contained words are read from the conclusion, not from the evidence
+  listed before it.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
   hours↔minutes); dates ("7/22"), ordinals and years are not read as counts, and "how many

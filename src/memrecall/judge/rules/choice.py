@@ -8,13 +8,18 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import content_tokens, normalize, tokens
+from .normalise import conclusion, content_tokens, normalize, tokens
 from .verdict import RuleVerdict
 
 def polarity(text: str) -> str | None:
-    for t in re.findall(r"[a-z]+", normalize(text)):
-        if t in ("yes", "no"):
-            return t
+    """The response's yes or no, read from its conclusion when it reasons first. "no" as a
+    determiner ("there is no mention of ...") is not an answer: an answering "no" stands alone
+    ("No, ...", "no.") or opens a line."""
+    s = normalize(conclusion(text))
+    for m in re.finditer(r"\b(yes|no)\b", s):
+        if m.group(1) == "yes" or re.match(r"\s*(?:[,.!;:]|$)", s[m.end():]) or \
+                re.search(r"(?:^|\n)[\W_]*$", s[:m.start()]):
+            return m.group(1)
     return None
 
 
