@@ -95,7 +95,9 @@ def test_abstention_phrases():
     for text in ("You never told me about a trip to Korea.",
                  "That information is not available in our chats.",
                  "I can't determine that from what you shared.",
-                 "You mentioned Japan, but not Korea."):
+                 "You mentioned Japan, but not Korea.",
+                 "Korea wasn't mentioned.", "There isn't a record of it.",
+                 "I can’t tell from our chats."):
         assert abstains(text), text
     for text in ("You stayed in Korea for two weeks.", "It was Sarah.", "Yes, definitely."):
         assert not abstains(text), text
