@@ -25,6 +25,8 @@ follow the same per-type policy without a model, so the default pipeline runs of
   times" is answered by any count ("10 rides", "12 games"). temporal-reasoning accepts
   off-by-one for day/week/month/year counts, and the reference's own "N is also acceptable".
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
+- frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
+  the reference's period, so "every two weeks" is not "every week".
 - order questions: the reference's named entities must appear in the response in that order.
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response
   places with a placing word ("B came first", "A happened after that", "B predates A"; the

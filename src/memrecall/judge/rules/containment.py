@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .normalise import content_tokens, split_acceptable, stem, tokens
+from .normalise import content_tokens, normalize, split_acceptable, stem, tokens
 from .verdict import RuleVerdict
 
 _OPTIONAL_PAREN = re.compile(r"^\s*(?:e\.g\.|i\.e\.|from|including|such as|for example|or|"
@@ -62,7 +62,39 @@ suggests referring refer refers namely specifically
 """.split())
 
 
+# How often something happens, as (count, unit): "every week" = "weekly" = (1, week);
+# "every other week" = "biweekly" = "every two weeks" = (2, week).
+_PERIOD_UNITS = "day|week|month|year|weekend"
+_FREQUENCY = re.compile(
+    rf"\bevery (?:(other|second)|(\d+))? ?({_PERIOD_UNITS})s?\b|\b(bi-?weekly|fortnightly)\b|"
+    r"\b(daily|weekly|monthly|yearly|annually)\b")
+_ADVERB_UNIT = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year",
+                "annually": "year"}
+
+
+def _frequencies(text: str) -> set[tuple[int, str]]:
+    out = set()
+    for m in _FREQUENCY.finditer(normalize(text)):
+        other, n, unit, bi, adverb = m.groups()
+        if unit:
+            out.add((2 if other else int(n or 1), unit))
+        elif bi:
+            out.add((2, "week"))
+        else:
+            out.add((1, _ADVERB_UNIT[adverb]))
+    return out
+
+
 def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
+    gold_freq = _frequencies(split_acceptable(answer)[0])
+    if len(gold_freq) == 1:
+        # "every week" is not contained in "every two weeks": compare how often, not words.
+        (n, unit), = gold_freq
+        if (n, unit) not in _frequencies(hypothesis):
+            return RuleVerdict(False, f"frequency: not every {n} {unit}(s)")
+        rest = _FREQUENCY.sub(" ", normalize(split_acceptable(answer)[0]))
+        if not content_tokens(rest):
+            return RuleVerdict(True, f"frequency: every {n} {unit}(s)")
     q_tokens = set(tokens(question)) | _NARRATION
     hyp = set(tokens(hypothesis))
     best_missing: list[str] | None = None
