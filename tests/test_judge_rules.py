@@ -89,6 +89,8 @@ def test_normalisation():
     assert normalize("Twenty-one thousand, and the SEVENTH one") == \
         "21000, and the 7th 1"
     assert tokens("Tokyo's 3rd St. shops") == ["tokyo", "3", "street", "shop"]
+    assert tokens("planting planted learning string taking") == [
+        "plant", "plant", "learn", "string", "taking"]
 
 
 def test_abstention_phrases():

@@ -86,7 +86,8 @@ _ABBREVIATIONS = {"st": "street", "ave": "avenue", "mt": "mount", "dept": "depar
 
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
-    """A deliberately light stemmer: plurals and -ed, so 'pads'/'pad', 'increased'/'increase'."""
+    """A deliberately light stemmer: plurals, -ed and -ing, so 'pads'/'pad',
+    'increased'/'increase', 'planting'/'planted'."""
     w = _ABBREVIATIONS.get(word, word)
     if w.isdigit() or len(w) <= 3:
         return w
@@ -98,6 +99,8 @@ def stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("ed") and len(w) > 4:
         w = w[:-2]
+    elif w.endswith("ing") and len(w) > 6:
+        w = w[:-3]  # planting/planted -> plant, learning -> learn (short words keep -ing)
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     return w
