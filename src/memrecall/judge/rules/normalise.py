@@ -49,7 +49,9 @@ def _ordinal(n: int) -> str:
 @lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
     """Lower-cased text with number words as digits; punctuation is kept (quantities need it)."""
-    s = unicodedata.normalize("NFKC", text or "").translate(_TRANSLATE).lower()
+    s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
+    s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)                      # "½" alone -> 0.5
+    s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)               # a.m. -> am
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)                        # 12,000 -> 12000
     s = re.sub(r"\bonce\b", "1 time", s)
@@ -57,6 +59,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\bthrice\b", "3 times", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
     s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)          # "5 and a half" -> 5.5
     s = re.sub(r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
                lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]), s)
     s = re.sub(r"\bmore than\b", "over", s)

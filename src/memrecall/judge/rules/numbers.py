@@ -118,7 +118,7 @@ def _question_unit(question: str) -> str | None:
     m = _QUESTION_UNIT.search(q)
     if m:
         return m.group(1)
-    if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b", q):
+    if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b|\bages?\b", q):
         return "year"
     return None
 
