@@ -43,7 +43,8 @@ follow the same per-type policy without a model, so the default pipeline runs of
   word that makes a choice the question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
-"twice" → 2 times), thousands separators, a.m./p.m., possessives, light plural/-ed/-ing stemming.
+"twice" → 2 times, "5½" and "five and a half" → 5.5), thousands separators, a.m./p.m.,
+possessives, light plural/-ed/-ing stemming. An age question counts in years.
 
 These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
 hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.
