@@ -8,12 +8,17 @@ Each log is an official eval-results file (`autoeval_label: {model, label}` per 
 rule judge labels the same answers with the oracle file's questions and references. Logs of
 different judge models (gpt-4o vs gpt-4o-mini) are pooled apart: only gpt-4o-2024-08-06 is the
 official judge; the mini labels are a second opinion.
+
+`--dev REGEX` names the runs a rule change was developed on (their disagreements were read);
+every other run is held out, and the split table reports both groups apart, per judge model,
+so a change that helps only the runs it was written from shows up.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -46,7 +51,7 @@ def _types(rows):
                           "question_type": r["question_type"]} for r in rows])
 
 
-def measure(logs: list[str], oracle: str) -> dict:
+def measure(logs: list[str], oracle: str, dev: str | None = None) -> dict:
     ref = {str(q["question_id"]): q for q in load_records(oracle)}
     rows = []
     for path in logs:
@@ -61,12 +66,30 @@ def measure(logs: list[str], oracle: str) -> dict:
             rows.append({"run": run_name(path), "judge_model": e["model"],
                          "question_id": e["question_id"], "question_type": q["question_type"],
                          "official": e["label"], "rule": v.label})
-    out = {"runs": {}, "pooled": {}}
+    out = {"runs": {}, "pooled": {}, "split": {}}
     for model in sorted({r["judge_model"] for r in rows}):
         sub = [r for r in rows if r["judge_model"] == model]
         # Agreement of the rule judge (a) with the official labels (b).
         out["pooled"][model] = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"),
                                                _types(sub))
+    if dev is not None:
+        for model in sorted({r["judge_model"] for r in rows}):
+            for group in ("dev", "held-out"):
+                sub = [r for r in rows if r["judge_model"] == model
+                       and (re.search(dev, r["run"]) is not None) == (group == "dev")]
+                if not sub:
+                    continue
+                res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
+                runs = sorted({r["run"] for r in sub})
+                diffs = []
+                for run in runs:
+                    rr = [r for r in sub if r["run"] == run]
+                    diffs.append(abs(sum(r["rule"] for r in rr) - sum(r["official"] for r in rr))
+                                 / len(rr))
+                out["split"][f"{model} {group}"] = {
+                    "runs": runs, "overall": res["overall"], "by_type": res["by_type"],
+                    "abstention": res["abstention"], "max_abs_difference": max(diffs),
+                    "runs_over_2pt": sum(d > 0.02 + 1e-9 for d in diffs)}
     for run in dict.fromkeys(r["run"] for r in rows):
         sub = [r for r in rows if r["run"] == run]
         res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
@@ -95,6 +118,16 @@ def print_tables(result: dict) -> None:
             print(f"| {t} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
                   f"{_f(s['a_yes'])} | {_f(s['b_yes'])} | {s['a_only_yes']} | "
                   f"{s['b_only_yes']} |")
+    if result.get("split"):
+        print("\n## held-out protocol: runs whose disagreements were read (dev) vs the rest\n")
+        print("| labels, runs | n | agreement | kappa | runs | max abs(rule − official) | "
+              "runs > 2 pt |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for name, s in result["split"].items():
+            o = s["overall"]
+            print(f"| {name} | {o['n']} | {_f(o['agreement'])} | {_f(o['kappa'])} | "
+                  f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
+                  f"{s['runs_over_2pt']} |")
     print("\n## per run\n")
     print("| run | judge | n | agreement | kappa | official acc | rule acc | rule − official |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -109,9 +142,11 @@ def main(argv=None) -> None:
     ap.add_argument("--logs", nargs="+", required=True, help="official eval-results logs")
     ap.add_argument("--oracle", required=True, help="longmemeval_oracle.json (all questions)")
     ap.add_argument("--json", default=None, help="write every figure here")
+    ap.add_argument("--dev", default=None, metavar="REGEX",
+                    help="runs (by file name) the rules were developed on; the rest are held out")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    result = measure(args.logs, args.oracle)
+    result = measure(args.logs, args.oracle, args.dev)
     print_tables(result)
     print(f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
           f"{time.perf_counter() - t0:.1f} s")

@@ -89,13 +89,17 @@ def test_normalisation():
     assert normalize("Twenty-one thousand, and the SEVENTH one") == \
         "21000, and the 7th 1"
     assert tokens("Tokyo's 3rd St. shops") == ["tokyo", "3", "street", "shop"]
+    assert tokens("planting planted learning string taking") == [
+        "plant", "plant", "learn", "string", "taking"]
 
 
 def test_abstention_phrases():
     for text in ("You never told me about a trip to Korea.",
                  "That information is not available in our chats.",
                  "I can't determine that from what you shared.",
-                 "You mentioned Japan, but not Korea."):
+                 "You mentioned Japan, but not Korea.",
+                 "Korea wasn't mentioned.", "There isn't a record of it.",
+                 "I can’t tell from our chats."):
         assert abstains(text), text
     for text in ("You stayed in Korea for two weeks.", "It was Sarah.", "Yes, definitely."):
         assert not abstains(text), text
@@ -148,3 +152,14 @@ def test_rules_hold_no_question_ids():
         assert not found, f"{f.name} names question ids {found[:5]}"
         shaped = re.findall(r"\b(?:gpt4_)?[0-9a-f]{8}(?:_abs)?\b", text)
         assert not shaped, f"{f.name} holds question-id-like tokens {shaped[:5]}"
+
+
+def test_conclusion_of_a_reasoning_transcript():
+    from memrecall.judge.rules.normalise import conclusion
+    text = ("**Step 1: Extract**\n* Session 1: 3 trips.\n\n**Step 2: Reason**\nSo far 3.\n\n"
+            "**Step 3: Draw a conclusion**\nYou took 4 trips.")
+    assert conclusion(text).strip().startswith("**Step 3")
+    assert conclusion("Final answer: 4 trips.") == "Final answer: 4 trips."
+    assert conclusion("You took 3 trips in May. Therefore, it was 4.") == "Therefore, it was 4."
+    plain_answer = "You took 4 trips, so you are well travelled."
+    assert conclusion(plain_answer) is plain_answer  # no marker: the whole response

@@ -32,7 +32,7 @@ PHRASES = [
     r"\b(?:doesn't|does not|don't|do not) (?:appear|seem) to (?:have been |be )?(?:mentioned|"
     r"recorded|discussed|covered|included|in)\b",
     r"\bnothing (?:related|about|on|regarding|specific|mentioned|in|that)\b",
-    r"\bthere (?:is|are|was|were) no\b|\bthere (?:isn't|aren't|wasn't|weren't)\b",
+    r"\bthere (?:is|are|was|were) (?:no|not)\b",
     # "I don't have that information", also "I don't have access to our past conversations":
     # the official judge accepts both for `_abs` (the refusal classifier still flags the latter)
     r"\b(?:i|we) (?:don't|do not) (?:have|know|see)\b",
@@ -51,7 +51,12 @@ _RE = re.compile("|".join(f"(?:{p})" for p in PHRASES))
 
 
 def plain(text: str) -> str:
-    return unicodedata.normalize("NFKC", text or "").translate(_PLAIN).lower()
+    """Lower-cased, typographic quotes made plain, negative contractions spelled out ("wasn't
+    mentioned" = "was not mentioned"), so each phrase needs only its spelled-out form."""
+    s = unicodedata.normalize("NFKC", text or "").translate(_PLAIN).lower()
+    s = re.sub(r"\bcan't\b", "cannot", s)
+    s = re.sub(r"\bwon't\b", "will not", s)
+    return re.sub(r"\b(\w+)n't\b", r"\1 not", s)
 
 
 def says_missing(text: str | None) -> bool:

@@ -14,23 +14,37 @@ follow the same per-type policy without a model, so the default pipeline runs of
   noun or number ("I don't have your history, but here are general tips").
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
   determine that. The messages mention ...") is wrong, whatever facts it lists.
-- yes/no references ("Yes."): the response's first yes/no word must agree.
+- yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
+  "there is no mention", is not one).
+- reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is"):
+  numbers, yes/no and contained words are read from the conclusion, not from the evidence
+  listed before it.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
-  hours↔minutes); dates, ordinals and years are not read as counts. temporal-reasoning accepts
+  hours↔minutes); dates ("7/22"), ordinals and years are not read as counts, and "how many
+  times" is answered by any count ("10 rides", "12 games"). temporal-reasoning accepts
   off-by-one for day/week/month/year counts, and the reference's own "N is also acceptable".
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
+- frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
+  the reference's period, so "every two weeks" is not "every week".
 - order questions: the reference's named entities must appear in the response in that order.
-- either-or questions ("A or B?"): the response names the reference's option, and names it
-  first if it names both; a response that reasons over both is read from its conclusion (its
-  last sentence naming an option with a decision word, the clause after a "but").
+- either-or questions ("A or B?"): for which-came-first/last questions, the option the response
+  places with a placing word ("B came first", "A happened after that", "B predates A"; the
+  question's own word wins over synonyms, the last such statement over earlier ones, and an
+  indirect question "whether A or B came first" is no statement). Otherwise the response names
+  the reference's option, and names it first if it names both; a response that reasons over both
+  is read from its conclusion. A response that opens by saying the information is missing and
+  places neither option chooses neither.
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
-  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms are aliases;
-  a sentence-long reference's framing ("I recommended", "meaning", "as examples") is optional.
+  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
+  "(or 25:50)" are other forms; a sentence-long reference's framing ("I recommended", "meaning",
+  "as examples") is optional, and one word in six of it may be missing (never a number, nor the
+  word that makes a choice the question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
-"twice" → 2 times), thousands separators, a.m./p.m., possessives, light plural/-ed stemming.
+"twice" → 2 times, "5½" and "five and a half" → 5.5), thousands separators, a.m./p.m.,
+possessives, light plural/-ed/-ing stemming. An age question counts in years.
 
 These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
 hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.

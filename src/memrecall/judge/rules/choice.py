@@ -1,17 +1,25 @@
 """Yes/no references ("Yes."): the response's first yes/no word must agree. Either-or questions
-("A or B?"): the response names the reference's option, and names it first if it names both."""
+("A or B?"): for which-came-first questions, the option the response places first ("B came
+first", "A happened after that"); otherwise the response names the reference's option, and names
+it first if it names both."""
 
 from __future__ import annotations
 
 import re
 
-from .normalise import content_tokens, normalize, tokens
+from ...abstention import plain, says_missing
+from .normalise import conclusion, content_tokens, normalize, tokens
 from .verdict import RuleVerdict
 
 def polarity(text: str) -> str | None:
-    for t in re.findall(r"[a-z]+", normalize(text)):
-        if t in ("yes", "no"):
-            return t
+    """The response's yes or no, read from its conclusion when it reasons first. "no" as a
+    determiner ("there is no mention of ...") is not an answer: an answering "no" stands alone
+    ("No, ...", "no.") or opens a line."""
+    s = normalize(conclusion(text))
+    for m in re.finditer(r"\b(yes|no)\b", s):
+        if m.group(1) == "yes" or re.match(r"\s*(?:[,.!;:]|$)", s[m.end():]) or \
+                re.search(r"(?:^|\n)[\W_]*$", s[:m.start()]):
+            return m.group(1)
     return None
 
 
@@ -56,6 +64,14 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
     if max(share) < 0.5 or share[0] == share[1]:
         return None
     right, wrong = (options[0], options[1]) if share[0] > share[1] else (options[1], options[0])
+    stated = _stated_choice(question, hypothesis, right, wrong)
+    if stated is not None:
+        return RuleVerdict(stated is right, f"either-or: states '{' '.join(stated)}' "
+                                            f"{_direction(question)}")
+    if says_missing(re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]):
+        # No "X came first" statement and it opens by saying something is missing: the options
+        # it names are the question's own words, not a choice.
+        return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
     hyp = tokens(_conclusion(hypothesis, right, wrong))
     pos_right, pos_wrong = _mentions(right, hyp), _mentions(wrong, hyp)
     if pos_right is None:
@@ -63,6 +79,75 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
     if pos_wrong is not None and pos_wrong < pos_right:
         return RuleVerdict(False, f"either-or: names '{' '.join(wrong)}' first")
     return RuleVerdict(True, f"either-or: chose '{' '.join(right)}'")
+
+
+# Which-came-first questions ("Which did I buy first, A or B?"): words that place an event early
+# or late. A response answers by attaching one to an option ("B came first", "A happened after
+# that", "B predates A").
+_EARLY = frozenset("first earlier earliest before sooner prior predate predated predates "
+                   "preceded precede precedes".split())
+_LATE = frozenset("last latest later after recent recently afterward afterwards newer "
+                  "subsequently".split())
+_QUESTION_EARLY = re.compile(r"\b(?:first|earlier|earliest|sooner)\b", re.IGNORECASE)
+_QUESTION_LATE = re.compile(r"\b(?:last|latest|later|more recently|most recently|recent)\b",
+                            re.IGNORECASE)
+# "last week", "the first day": a time or an adjective, not a placing.
+_TIME_NOUN = frozenset(("day days week weeks weekend month months year years summer winter "
+                              "spring fall autumn night time times session sessions "
+                              "conversation conversations monday tuesday wednesday thursday "
+                              "friday saturday sunday").split())
+_DETERMINER = frozenset("the a an my your his her their its our this that".split())
+# An indirect question or a comparison it cannot make is not a statement ("I can't tell whether
+# A or B came first").
+_NOT_A_STATEMENT = re.compile(r"\b(?:whether|if|which|compare|comparison|determine|unclear|"
+                              r"not sure|can't|cannot|unable)\b")
+
+
+def _direction(question: str) -> str:
+    return "came first" if _QUESTION_EARLY.search(question) else "came last"
+
+
+def _stated_choice(question: str, hypothesis: str, right: list[str],
+                   wrong: list[str]) -> list[str] | None:
+    """The option the response places first (or last, as the question asks), read from its
+    statements: in each clause, a placing word ("first", "before", "more recent") belongs to the
+    nearest option named before it. Statements with the question's own word win over synonyms
+    ("first" for a "first" question); among them the last one counts, so a response that
+    corrects itself ("Wait, ... so the case came first") is read from its correction."""
+    if _QUESTION_EARLY.search(question):
+        ask = "early"
+    elif _QUESTION_LATE.search(question):
+        ask = "late"
+    else:
+        return None
+    own_words = {w for w in re.findall(r"[a-z]+", question.lower()) if w in (_EARLY | _LATE)}
+    only_right = set(right) - set(wrong)
+    only_wrong = set(wrong) - set(right)
+    exact, other = [], []
+    for clause in re.split(r"(?<=[.!?])\s+|\n+|[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b",
+                           hypothesis):
+        if not clause or _NOT_A_STATEMENT.search(normalize(clause)):
+            continue
+        # Raw words: normalisation would read "first" as the number 1.
+        words = re.findall(r"[a-z]+|\d+", plain(clause))
+        last_option = None
+        for i, w in enumerate(words):
+            if w in _EARLY or w in _LATE:
+                nxt = words[i + 1] if i + 1 < len(words) else ""
+                prev = words[i - 1] if i else ""
+                if last_option is None or nxt in _TIME_NOUN or prev in _DETERMINER:
+                    continue
+                chosen = last_option if (w in _EARLY) == (ask == "early") else (
+                    wrong if last_option is right else right)
+                (exact if w in own_words else other).append(chosen)
+                continue
+            toks = set(tokens(w))
+            if toks & only_right:
+                last_option = right
+            elif toks & only_wrong:
+                last_option = wrong
+    picked = exact or other
+    return picked[-1] if picked else None
 
 
 # Words that mark the sentence giving the answer to an either-or question.

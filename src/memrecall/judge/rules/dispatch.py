@@ -5,7 +5,7 @@ from __future__ import annotations
 from .abstention import abstains, opens_by_declining
 from .choice import either_or_verdict, polarity, yes_no_gold
 from .containment import containment_verdict
-from .normalise import content_tokens, split_acceptable
+from .normalise import conclusion, content_tokens, split_acceptable
 from .numbers import QUANTITY_QUESTION, quantity_verdict
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
@@ -43,4 +43,9 @@ def judge_one(question_type: str, question: str, answer: str, hypothesis: str | 
     verdict = either_or_verdict(question, main, hyp)
     if verdict is not None:
         return verdict
+    concluded = conclusion(hyp)
+    if concluded is not hyp and len(concluded.split()) >= 3:
+        # A reasoning transcript answers in its conclusion; what it quotes as evidence before
+        # ("Session 2: you visited Harvard") is not its answer.
+        return containment_verdict(question, answer, concluded)
     return containment_verdict(question, answer, hyp)

@@ -49,7 +49,9 @@ def _ordinal(n: int) -> str:
 @lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
     """Lower-cased text with number words as digits; punctuation is kept (quantities need it)."""
-    s = unicodedata.normalize("NFKC", text or "").translate(_TRANSLATE).lower()
+    s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
+    s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)                      # "½" alone -> 0.5
+    s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)               # a.m. -> am
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)                        # 12,000 -> 12000
     s = re.sub(r"\bonce\b", "1 time", s)
@@ -57,6 +59,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\bthrice\b", "3 times", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
     s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)          # "5 and a half" -> 5.5
     s = re.sub(r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
                lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]), s)
     s = re.sub(r"\bmore than\b", "over", s)
@@ -86,7 +89,8 @@ _ABBREVIATIONS = {"st": "street", "ave": "avenue", "mt": "mount", "dept": "depar
 
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
-    """A deliberately light stemmer: plurals and -ed, so 'pads'/'pad', 'increased'/'increase'."""
+    """A deliberately light stemmer: plurals, -ed and -ing, so 'pads'/'pad',
+    'increased'/'increase', 'planting'/'planted'."""
     w = _ABBREVIATIONS.get(word, word)
     if w.isdigit() or len(w) <= 3:
         return w
@@ -98,6 +102,8 @@ def stem(word: str) -> str:
         w = w[:-1]
     if w.endswith("ed") and len(w) > 4:
         w = w[:-2]
+    elif w.endswith("ing") and len(w) > 6:
+        w = w[:-3]  # planting/planted -> plant, learning -> learn (short words keep -ing)
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     return w
@@ -123,3 +129,17 @@ def split_acceptable(answer: str) -> tuple[str, str]:
     main = [p for p in parts if "acceptable" not in p.lower()]
     alts = [p for p in parts if "acceptable" in p.lower()]
     return " ".join(main) or answer, " ".join(alts)
+
+
+# Where a reasoning transcript gives its answer: "**Step 3: Draw a conclusion**", "Final answer:",
+# "In conclusion", "Therefore". The last such marker starts the conclusion.
+_CONCLUSION = re.compile(
+    r"(?im)^[\W_]*(?:step \d+\W+(?:\w+ ){0,3}(?:conclusion|answer)\b|(?:final )?answer\b\W|"
+    r"(?:in )?conclusion\b|therefore\b|thus\b|in summary\b|to summari[sz]e\b)"
+    r"|(?:^|(?<=[.!?]\s))(?:therefore|thus|in conclusion)\b")
+
+
+def conclusion(text: str) -> str:
+    """The part of a response after its last conclusion marker; the whole text if it has none."""
+    marks = list(_CONCLUSION.finditer(text or ""))
+    return text[marks[-1].start():] if marks else text

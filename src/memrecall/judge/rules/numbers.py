@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .normalise import fmt, normalize, split_acceptable
+from .normalise import conclusion, fmt, normalize, split_acceptable
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {
@@ -69,6 +69,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             out.append(Quantity(hour * 60 + minute, clock=True,
                                 ampm_known=bool(ampm) or hour > 12))
             continue
+        if re.match(r"/\d", rest):
+            continue  # a date or a fraction ("7/22", "3/4"), not a count
         if re.match(r"(?:st|nd|rd|th)\b", rest) or re.match(r"[a-z]", rest):
             continue  # ordinal, or glued to letters ("5k", "200mm")
         if _word_before(s, start) in _MONTHS or re.match(r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS)
@@ -116,7 +118,7 @@ def _question_unit(question: str) -> str | None:
     m = _QUESTION_UNIT.search(q)
     if m:
         return m.group(1)
-    if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b", q):
+    if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b|\bages?\b", q):
         return "year"
     return None
 
@@ -130,6 +132,11 @@ def quantity_verdict(question_type: str, question: str, answer: str,
         return None
     gold = gold_qs[0]
     hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900)
+    concluded = quantities(conclusion(hypothesis), keep_years=gold.value >= 1900)
+    if concluded and len(concluded) < len(hyp_qs):
+        # A reasoning transcript ("Step 1: extract ... Step 3: conclusion: 1 project") answers
+        # in its conclusion; the numbers in the evidence it lists are not its answer.
+        hyp_qs = concluded
     if gold.clock:
         for q in hyp_qs:
             if q.clock:
@@ -141,7 +148,11 @@ def quantity_verdict(question_type: str, question: str, answer: str,
     alts, ranges = _alternatives(alts_text, unit)
     tol = 1.0 if (question_type == "temporal-reasoning" and unit in _CALENDAR_UNITS) else 0.0
     counts = [q for q in hyp_qs if not q.clock]
-    if unit in _UNIT_SCALE:
+    if unit == "time":
+        # "How many times ...": "10 rides", "12 games", "4 baking sessions" count the same
+        # occurrences; "times" is how the question counts, not a unit to convert.
+        pool = [q for q in counts if q.unit in ("time", None)]
+    elif unit in _UNIT_SCALE:
         pool = [q for q in counts if q.unit and _convert(q, unit) is not None]
         # A bare number counts only when it is the whole answer ("14", "It was 14.").
         pool = pool or [q for q in counts if q.unit is None and len(counts) == 1]
