@@ -242,7 +242,11 @@ def prompt_name(stage: str, prompt_id: str) -> str:
     return f"memrecall-{stage}-{safe}"
 
 
-def _prompt_text(entry: dict) -> str:
+def _prompt_template(entry: dict) -> str | list[dict]:
+    """The registry's template: a chat template (the messages a stage sent, placeholders for
+    the question) or a text template with the reader's per-type guidance appended."""
+    if entry.get("messages"):
+        return [{"role": m["role"], "content": m["content"]} for m in entry["messages"]]
     text = entry.get("template") or ""
     guidance = entry.get("guidance") or {}
     if guidance:
@@ -259,11 +263,11 @@ def register_prompts(client, prompts: dict) -> list:
 
     versions = []
     for prompt_id, entry in sorted((prompts or {}).items()):
-        text = _prompt_text(entry)
+        text = _prompt_template(entry)
         if not text:
             continue
         name = prompt_name(entry.get("stage") or "read", prompt_id)
-        digest = sha256_text(text)
+        digest = sha256_text(text if isinstance(text, str) else json.dumps(text, sort_keys=True))
         found = None
         try:
             for pv in client.search_prompt_versions(name):
@@ -276,7 +280,9 @@ def register_prompts(client, prompts: dict) -> list:
             found = client.register_prompt(
                 name, text, commit_message=f"memrecall prompt {prompt_id}",
                 tags={PROMPT_HASH_TAG: digest, "memrecall.prompt_id": prompt_id,
-                      "memrecall.stage": entry.get("stage") or "read"})
+                      "memrecall.stage": entry.get("stage") or "read",
+                      **({"memrecall.script_sha256": entry["script_sha256"]}
+                         if entry.get("script_sha256") else {})})
         versions.append(found)
     return versions
 

@@ -26,6 +26,7 @@ from typing import Iterable
 
 from . import paths, timings, traces
 from .config import flatten, load_yaml
+from .artifacts import META_PREFIX
 from .errors import MemrecallError
 from .experiments import ExpRef, RevReader, list_experiments, read_experiment
 from .paths import project_root
@@ -46,7 +47,9 @@ TRACE_TABLES = {"questions": paths.QUESTIONS, "candidates_retrieve": paths.CANDI
                 "candidates_rewrite": paths.CANDIDATES_REWRITE, "rewrites": paths.REWRITES,
                 "answers": paths.ANSWERS, "verdicts": paths.VERDICTS}
 PARAM_VALUE_MAX = 6000  # MLflow's cap on a param value
-PROMPTS_FILE = "reports/prompts.json"
+PROMPTS_FILE = "reports/prompts.json"  # the read stage's prompts
+# Tables whose metadata holds the prompts their stage sent (judge, rewrite): key "prompts".
+PROMPT_TABLES = ("verdicts", "rewrites")
 _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- /]")
 
 
@@ -178,21 +181,30 @@ def _run_window(reader: RevReader, commit_time_ms: int) -> tuple[int, int, dict,
             {k: round(e - s, 3) for k, (s, e) in stages.items()}, "stage timings")
 
 
-def _trace_tables(reader: RevReader) -> dict:
-    """The run's artifacts as polars tables (from the DVC cache); questions and answers are
-    required, the rest optional."""
+def _trace_tables(reader: RevReader) -> tuple[dict, dict]:
+    """(the run's artifacts as polars tables, from the DVC cache; the prompts the judge and
+    rewrite stages recorded in their tables' metadata). Questions and answers are required,
+    the rest optional."""
     import io
 
     import polars as pl
+    import pyarrow.parquet as pq
 
-    out = {}
+    out, prompts = {}, {}
     for name, path in TRACE_TABLES.items():
         try:
-            out[name] = pl.read_parquet(io.BytesIO(reader.read_bytes(path)))
+            data = reader.read_bytes(path)
+            out[name] = pl.read_parquet(io.BytesIO(data))
         except Exception:  # noqa: BLE001  not produced by this run, or not in the local cache
             if name in ("questions", "answers"):
                 raise MemrecallError(f"{path} of this experiment is not in the local DVC cache")
-    return out
+            continue
+        if name in PROMPT_TABLES:
+            meta = pq.read_schema(io.BytesIO(data)).metadata or {}
+            raw = meta.get(f"{META_PREFIX}prompts".encode())
+            if raw:
+                prompts.update(json.loads(raw))
+    return out, prompts
 
 
 def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader, record,
@@ -208,12 +220,15 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
             prompts = json.loads(files[PROMPTS_FILE])
         except json.JSONDecodeError:
             prompts = {}
-    for version in traces.register_prompts(client, prompts):
-        client.link_prompt_version_to_run(run_id, version)
     try:
-        tables = _trace_tables(reader)
+        tables, stage_prompts = _trace_tables(reader)
     except MemrecallError as e:
-        return f"not logged: {e}"
+        tables, stage_prompts = None, {}
+        missing = f"not logged: {e}"
+    for version in traces.register_prompts(client, {**prompts, **stage_prompts}):
+        client.link_prompt_version_to_run(run_id, version)
+    if tables is None:
+        return missing
     traces.log_dataset_input(client, run_id, record.params, record.dataset_sha256,
                              tables["questions"].height)
     hashes = [h for name in ("answers", "verdicts") if name in tables
