@@ -11,13 +11,15 @@ go to MEMRECALL_CACHE_DIR (use the shared one: `export MEMRECALL_CACHE_DIR=/work
 Then it times `memrecall sync` (the CLI, in its own process, default sqlite store at the copy's
 root) three times: the first run alone, the second run (the first is then unchanged), and a
 re-sync of both. After each it counts, through MLflow's client API, the runs, traces,
-assessments (expectations and feedback) and linked prompts; the re-sync must add nothing.
+assessments (expectations and feedback) and linked prompts; the re-sync must add nothing (the
+same run, trace and assessment ids).
 With --keep the copy (and its mlflow.db) is kept, e.g. for bench/mlflow_screenshots.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -70,6 +72,7 @@ def counts(repo: Path) -> dict:
     runs = client.search_runs([exp.experiment_id])
     out = {"runs": len(runs), "traces": 0, "expectations": 0, "feedback": 0,
            "feedback_errors": 0, "linked_prompts": 0}
+    ids = {r.info.run_id for r in runs}
     for run in runs:
         token = None
         while True:
@@ -78,7 +81,9 @@ def counts(repo: Path) -> dict:
                                         page_token=token, include_spans=False)
             for t in page:
                 out["traces"] += 1
+                ids.add(t.info.trace_id)
                 for a in t.info.assessments:
+                    ids.add(a.assessment_id)
                     if a.expectation is not None:
                         out["expectations"] += 1
                     elif a.error is not None:
@@ -88,9 +93,9 @@ def counts(repo: Path) -> dict:
             token = page.token
             if not token:
                 break
-        out["linked_prompts"] += len(client.get_run(run.info.run_id).data.tags.get(
-            "mlflow.linkedPrompts", "[]").split('"name"')) - 1
-    return out
+        out["linked_prompts"] += len(json.loads(client.get_run(run.info.run_id).data.tags.get(
+            "mlflow.linkedPrompts", "[]")))
+    return out, ids
 
 
 def main() -> None:
@@ -120,10 +125,10 @@ def main() -> None:
                         (f"first sync, {names[1]} (the other unchanged)", []),
                         ("re-sync of both", [])):
         secs = sync(repo, env, *args)
-        c = counts(repo)
-        rows.append((label, secs, c))
+        c, ids = counts(repo)
+        rows.append((label, secs, c, ids))
         print(f"  {label:<55} {secs:6.1f} s  {c}", flush=True)
-    if rows[-1][2] != rows[-2][2]:
+    if rows[-1][3] != rows[-2][3]:  # the same runs, traces and assessments (ids)
         raise SystemExit("re-sync changed the store: it must add nothing")
     print("re-sync added nothing: OK")
     if not a.keep:

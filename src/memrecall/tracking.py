@@ -208,7 +208,7 @@ def _trace_tables(reader: RevReader) -> tuple[dict, dict]:
 
 
 def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader, record,
-                     start_ms: int) -> str:
+                     start_ms: int, end_ms: int) -> str:
     """Traces, assessments, prompts and the dataset input of one run (memrecall.traces);
     returns what was logged, for the run's tags."""
     from .llm.cache import CallCache
@@ -242,7 +242,7 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
     views = traces.question_views(tables, calls)
     ids = traces.log_question_traces(client, experiment_id, run_id, views,
                                      start_s=start_ms / 1000, run_name=record.name)
-    traces.log_assessments(client, run_id, ids, views)
+    traces.mark_evaluation_run(client, run_id, views, end_ms)
     return f"{len(ids)} questions"
 
 
@@ -293,7 +293,8 @@ def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(data)
                     client.log_artifacts(run_id, tmp)
-            logged = _log_genai_views(client, experiment_id, run_id, reader, record, start_ms)
+            logged = _log_genai_views(client, experiment_id, run_id, reader, record, start_ms,
+                                      end_ms)
             client.log_batch(run_id, tags=[RunTag(TAG_TRACES, logged),
                                            RunTag(TAG_COMPLETE, "true")])
             client.set_terminated(run_id, "FINISHED", end_time=end_ms)
