@@ -66,10 +66,13 @@ def _check_mlflow(repo, cache, tmp_path, monkeypatch):
 
     monkeypatch.setenv("MEMRECALL_CACHE_DIR", str(cache))  # the reader's cached calls
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    assert set(tracking.sync_experiments(repo, uri=uri, progress=False).values()) == {"created"}
+    synced = tracking.sync_experiments(repo, uri=uri, progress=False)
+    assert set(synced.values()) == {"created"}
     client = MlflowClient(uri)
     exp = client.get_experiment_by_name(tracking.experiment_name())
-    (run,) = client.search_runs([exp.experiment_id])
+    runs = client.search_runs([exp.experiment_id])
+    assert sorted(r.info.run_name for r in runs) == sorted(synced)  # the run and its rerun
+    run = runs[0]
     assert run.data.tags["mlflow.runType"] == "genai_evaluate"
     found = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id)
     by_cat = {t.info.tags["memrecall.category"]: t for t in found}
