@@ -4,7 +4,7 @@ question. Starts a real `mlflow server` on the store, loads the pages in headles
 (Debian's `chromium` package) and writes PNGs.
 
     python bench/mlflow_screenshots.py [--store sqlite:///ABS/mlflow.db] [--out docs/img]
-        [--run RUN_ID --compare RUN_ID]
+        [--run RUN_ID --compare RUN_ID] [--pages traces|compare|both]
 
 Without --run/--compare it takes the two most recent evaluation runs of the `memrecall`
 experiment (MEMRECALL_MLFLOW_EXPERIMENT).
@@ -68,6 +68,7 @@ def main() -> None:
     ap.add_argument("--out", default="docs/img")
     ap.add_argument("--run", default=None)
     ap.add_argument("--compare", default=None)
+    ap.add_argument("--pages", choices=("traces", "compare", "both"), default="both")
     args = ap.parse_args()
 
     from mlflow import MlflowClient
@@ -87,22 +88,28 @@ def main() -> None:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    # Served on 127.0.0.2, not 127.0.0.1: on localhost/127.0.0.1 the UI opens its assistant
+    # panel on first load, over a third of the page (a headless browser cannot close it).
+    host = "127.0.0.2"
     port = _free_port()
     with tempfile.TemporaryDirectory(prefix="memrecall-mlflow-ui-") as tmp:
         log = open(Path(tmp) / "server.log", "w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
+            [sys.executable, "-m", "mlflow", "server", "--host", host, "--port", str(port),
+             "--allowed-hosts", f"{host},{host}:{port}",
+             "--cors-allowed-origins", f"http://{host}:{port}",
              "--workers", "1", "--backend-store-uri", store],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
-        url = f"http://127.0.0.1:{port}"
+        url = f"http://{host}:{port}"
         try:
             _wait_up(url, proc)
             base = f"{url}/#/experiments/{exp.experiment_id}"
-            screenshot(f"{base}/runs/{run}/traces", out / "mlflow_run_traces.png")
-            if other:
+            if args.pages in ("traces", "both"):
+                screenshot(f"{base}/runs/{run}/traces", out / "mlflow_run_traces.png")
+            if other and args.pages in ("compare", "both"):
                 screenshot(f"{base}/evaluation-runs?selectedRunUuid={run}&compareToRunUuid={other}",
-                           out / "mlflow_compare_runs.png")
+                           out / "mlflow_compare_runs.png", width=1800)
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             log.close()

@@ -191,3 +191,28 @@ def test_braces_in_the_data_are_not_placeholders():
     text = p.messages[0]["content"]
     assert "What did I write: {answer}?" in text
     assert "{hypothesis} x" in text and "I wrote {question}" in text
+
+
+def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_cache,
+                                                                 monkeypatch):
+    from memrecall.judge.llm_judge import TEMPLATES, judge_with_llm
+
+    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+    by_id = {c["id"]: c for c in CASES}
+    used = [c for c in CASES if c["id"] not in UNPARSEABLE and c["id"] != FAILING][:6]
+    items = [{"question_id": c["id"], "question_type": c["type"],
+              "is_abstention": bool(c.get("abstention")), "question": c["question"],
+              "answer": str(c["answer"]), "hypothesis": c["hypothesis"]} for c in used]
+    _, stats = judge_with_llm(items, judge_cfg(server))
+    kinds = {prompt_kind(c["type"], bool(c.get("abstention"))) for c in used}
+    assert set(stats["prompts"]) == {f"{k}:{PROMPT_HASHES[k]}" for k in kinds}
+    sent = {b["messages"][0]["content"] for b in server.bodies}
+    for pid, rec in stats["prompts"].items():
+        kind = pid.split(":")[0]
+        assert rec == {"stage": "judge", "name": kind, "template": TEMPLATES[kind]}
+        # the recorded template, filled in for a question of that kind, is what was sent
+        c = next(by_id[it["question_id"]] for it in items
+                 if prompt_kind(it["question_type"], it["is_abstention"]) == kind)
+        filled = rec["template"].replace("{question}", c["question"].strip()).replace(
+            "{answer}", str(c["answer"]).strip()).replace("{hypothesis}", c["hypothesis"].strip())
+        assert filled in sent

@@ -15,7 +15,7 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.errors import MemrecallError
-from memrecall.hashing import sha256_file
+from memrecall.hashing import sha256_file, sha256_text
 from memrecall.judge import judge_answers, strict_disagreements
 from memrecall.judge.official import OFFICIAL_REPO, load_prompt_function, official_label
 from confs import group
@@ -142,3 +142,21 @@ def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, mon
         run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts.parquet")
     meta = read_meta(tmp_path / "verdicts.parquet")
     assert meta["official_script_sha256"] == sha256_file(STANDIN)
+    # The templates the script gave, one per (type, abstention) judged, for MLflow's registry:
+    # with the question, reference and reply filled in, each is the prompt that was sent.
+    prompts = meta["prompts"]
+    names = sorted(p["name"] for p in prompts.values())
+    assert names == sorted(["official-single-session-user", "official-multi-session",
+                            "official-temporal-reasoning", "official-knowledge-update",
+                            "official-single-session-preference",
+                            "official-single-session-assistant-abstention"])
+    fn, _ = load_prompt_function(STANDIN)
+    for pid, rec in prompts.items():
+        assert rec["stage"] == "judge" and rec["script_sha256"] == sha256_file(STANDIN)
+        assert pid == f"{rec['name']}:{sha256_text(rec['template'])[:12]}"
+    rec = next(r for r in prompts.values() if r["name"] == "official-multi-session")
+    _, _, q, ref, hyp, _ = ITEMS[1]
+    filled = rec["template"].replace("{question}", q).replace("{answer}", ref).replace(
+        "{response}", hyp)
+    assert filled == fn("multi-session", q, ref, hyp, abstention=False)
+    assert "sk-test" not in str(prompts)  # the key never reaches the record

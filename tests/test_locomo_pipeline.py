@@ -21,7 +21,7 @@ def _calls(cache) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-def test_locomo_file_runs_the_whole_dag(tmp_path):
+def test_locomo_file_runs_the_whole_dag(tmp_path, monkeypatch):
     repo = copy_repo(tmp_path / "repo", commit=True)
     data = tmp_path / "my_locomo.json"
     data.write_text(json.dumps([conversation("conv-a")]))
@@ -50,3 +50,51 @@ def test_locomo_file_runs_the_whole_dag(tmp_path):
     # The same experiment again: nothing is recomputed and no model call is sent.
     assert stages_run(dvc(repo, env, *args)) == ALWAYS
     assert _calls(cache) == 3
+
+    _check_mlflow(repo, cache, tmp_path, monkeypatch)
+
+
+def _check_mlflow(repo, cache, tmp_path, monkeypatch):
+    """The LoCoMo run in MLflow like a LongMemEval one: a trace per question with the
+    category's name as its type (and number as a tag), the gold as expectation, the verdict as
+    feedback; the adversarial question's gold is the refusal it expects, and the misleading
+    answer it invites is shown beside it, never taken as the gold."""
+    from mlflow import MlflowClient
+
+    from memrecall import tracking
+    from memrecall.data.locomo import UNANSWERABLE_REPLY
+
+    monkeypatch.setenv("MEMRECALL_CACHE_DIR", str(cache))  # the reader's cached calls
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    synced = tracking.sync_experiments(repo, uri=uri, progress=False)
+    assert set(synced.values()) == {"created"}
+    client = MlflowClient(uri)
+    exp = client.get_experiment_by_name(tracking.experiment_name())
+    runs = client.search_runs([exp.experiment_id])
+    assert sorted(r.info.run_name for r in runs) == sorted(synced)  # the run and its rerun
+    run = runs[0]
+    assert run.data.tags["mlflow.runType"] == "genai_evaluate"
+    found = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id)
+    by_cat = {t.info.tags["memrecall.category"]: t for t in found}
+    assert sorted(by_cat) == ["1", "2", "5"]
+    verdicts = {r["question_id"]: r["label"]
+                for r in read_table(repo / "artifacts/verdicts.parquet").iter_rows(named=True)}
+
+    def assessment(t, name):
+        return next(a for a in t.info.assessments if a.name == name)
+
+    for cat, t in by_cat.items():
+        root = t.data.spans[0]
+        assert root.name == "question" and root.inputs["category"] == int(cat)
+        assert t.info.tags["memrecall.question_type"] == root.inputs["question_type"]
+        qid = t.info.tags["memrecall.question_id"]
+        assert assessment(t, "correct").value is verdicts[qid]  # the rule judge's own verdict
+        read = next(s for s in t.data.spans if s.name == "read")
+        assert read.inputs["messages"][-1]["role"] == "user"  # the prompt actually sent
+    adv = by_cat["5"]
+    assert adv.info.tags["memrecall.question_type"] == "adversarial"
+    assert adv.info.tags["memrecall.is_abstention"] == "true"
+    assert assessment(adv, "expected_response").value == UNANSWERABLE_REPLY
+    assert adv.data.spans[0].inputs["adversarial_answer"] == "painting"
+    assert assessment(by_cat["2"], "expected_response").value == "7 May 2023"
+    assert "adversarial_answer" not in by_cat["2"].data.spans[0].inputs

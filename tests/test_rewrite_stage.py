@@ -196,6 +196,19 @@ def test_multiangle_rescoring_time_aware_and_pass_through(server, inputs, fresh_
     assert server.total_requests == 3 and calls(fresh_cache) == 3
     meta = read_meta(inputs["out"])
     assert meta["stage"] == "rewrite" and set(meta["params"]) == {"rewrite", "embedder", "reranker"}
+    # The chat templates sent (placeholders for the question), recorded for MLflow's prompt
+    # registry: filled in, each is a request the model received.
+    prompts = read_meta(inputs["out_rewrites"])["prompts"]
+    assert sorted(p["name"] for p in prompts.values()) == ["multiangle", "time_range"]
+    sent = [b["messages"] for b in server.bodies]
+    for pid, rec in prompts.items():
+        assert rec["stage"] == "rewrite" and pid.startswith(rec["name"] + ":")
+        qid, qtext = ("q_ssu", Q_SSU) if rec["name"] == "multiangle" else ("q_tr", Q_TR)
+        qdate = read_table(inputs["questions"]).filter(pl.col("question_id") == qid)[
+            "question_date"][0]
+        filled = [{**m, "content": m["content"].replace("{question_date}", qdate).replace(
+            "{question}", qtext)} for m in rec["messages"]]
+        assert filled in sent
 
 
 def test_rerun_is_free_and_byte_identical(server, inputs, fresh_cache):
@@ -264,6 +277,7 @@ def test_off_passes_everything_through(server, inputs):
     assert out.equals(read_table(inputs["candidates_rerank"], "candidates").sort(
         ["question_id", "rank"]))
     assert read_meta(inputs["out"])["params"] == {"rewrite": {"name": "off"}}
+    assert "prompts" not in read_meta(inputs["out_rewrites"])  # no prompt was sent
     assert dict(read_table(inputs["out_rewrites"]).schema) == polars_schema("rewrites")
 
 

@@ -83,9 +83,18 @@ else:
                   "output_tokens": [2] * 4, "latency_s": [0.5] * 4, "cost_usd": [0.0] * 4,
                   "error": [None, None, None, "timeout after 3 tries"],
                   }).write_parquet("artifacts/answers.parquet")
-    pl.DataFrame({"question_id": ids, "label": [i < factor for i in range(3)] + [None],
-                  "judge_model": ["rule-v1"] * 4, "raw": ["rule"] * 4,
-                  "error": [None] * 4}).write_parquet("artifacts/verdicts.parquet")
+    # an LLM judge and a rewrite stage record the prompts they sent in their tables' metadata
+    from memrecall.artifacts import write_table
+    from memrecall.judge.llm_judge import prompt_records as judge_prompts
+    from memrecall.rewrite.prompts import prompt_records as rewrite_prompts
+    write_table(pl.DataFrame({"question_id": ids, "label": [i < factor for i in range(3)] + [None],
+                              "judge_model": ["openai/judge"] * 4, "raw": ["yes"] * 4,
+                              "error": [None] * 4}),
+                "artifacts/verdicts.parquet", stage="judge",
+                extra_meta={"prompts": judge_prompts(["default"])})
+    write_table(pl.DataFrame({"question_id": ids[:1], "variants": [["variant of question 0"]]}),
+                "artifacts/rewrites.parquet", stage="rewrite",
+                extra_meta={"prompts": rewrite_prompts("multiangle", 3, False)})
 from memrecall.timings import record_stage  # noqa: E402  (what stage.run_stage does)
 record_stage(stage, started, time.time())
 '''
@@ -106,7 +115,7 @@ stages:
           cache: false
     outs: [reports/summary.md, reports/per_question.csv, reports/prompts.json,
            artifacts/questions.parquet, artifacts/candidates_retrieve.parquet,
-           artifacts/answers.parquet, artifacts/verdicts.parquet]
+           artifacts/answers.parquet, artifacts/verdicts.parquet, artifacts/rewrites.parquet]
 '''
 
 DATASET_SHA = "ab" * 32

@@ -115,7 +115,8 @@ def test_traces_assessments_prompts_and_dataset_in_mlflow(tmp_path, monkeypatch)
     views = traces.question_views(_tables(), {})
     ids = traces.log_question_traces(client, exp, run_id, views, start_s=1_700_000_000.0,
                                      run_name="r")
-    traces.log_assessments(client, run_id, ids, views)
+    assert set(ids) == {v.question_id for v in views}
+    traces.mark_evaluation_run(client, run_id, views, 1_700_000_100_000)
     prompts = {"default:abc": {"stage": "read", "template": "Answer: {question}",
                                "guidance": {"multi-session": "count each item once"}}}
     versions = traces.register_prompts(client, prompts)
@@ -153,6 +154,9 @@ def test_traces_assessments_prompts_and_dataset_in_mlflow(tmp_path, monkeypatch)
 
     run = client.get_run(run_id)
     assert run.data.tags.get("mlflow.runType") == "genai_evaluate"
+    assert run.data.metrics["correct/mean"] == 0.5  # over the two judged questions
+    assert assessment(ok, "correct").metadata["mlflow.assessment.sourceRunId"] == run_id
+    assert ok.info.request_time == 1_700_000_000_000 and ok.info.execution_duration == 1800
     ours = [d.dataset for d in run.inputs.dataset_inputs if d.dataset.name == "sample"]
     assert ours and json.loads(ours[0].profile)["num_questions"] == 4
     assert json.loads(ours[0].source)["sha256"] == "ab" * 32

@@ -236,7 +236,6 @@ def _check_genai_views(url: str, experiment_id: str, run_id: str) -> None:
     """What a person opening the run in `mlflow ui` sees: a trace per question with the
     verdict as feedback and the gold answer as expectation, an evaluation run, the prompt in
     the registry, the dataset as an input, a real duration. Read back through the client."""
-    import mlflow
     from mlflow import MlflowClient
 
     client = MlflowClient(url)
@@ -265,7 +264,23 @@ def _check_genai_views(url: str, experiment_id: str, run_id: str) -> None:
     assert json.loads(datasets["tiny"].profile)["num_questions"] == 4
     assert run.data.tags["memrecall.duration_source"] == "stage timings"
     assert run.info.end_time > run.info.start_time
+    # Every prompt the run sent, from the stage that sent it: the reader's (reports/prompts.json),
+    # the LLM judge's and the rewrite's (their tables' metadata); versions linked to the run.
+    from memrecall.judge.llm_judge import TEMPLATES
+    from memrecall.rewrite.prompts import get_variant_prompt
+
     linked = json.loads(run.data.tags["mlflow.linkedPrompts"])
-    assert linked == [{"name": "memrecall-read-type_aware", "version": "1"}]
-    assert mlflow.MlflowClient(url).get_prompt_version(
-        "memrecall-read-type_aware", 1).template == "template of type_aware"
+    assert sorted(linked, key=lambda p: p["name"]) == [
+        {"name": "memrecall-judge-default", "version": "1"},
+        {"name": "memrecall-read-type_aware", "version": "1"},
+        {"name": "memrecall-rewrite-multiangle", "version": "1"}]
+    assert client.get_prompt_version("memrecall-read-type_aware", 1).template == \
+        "template of type_aware"
+    judge = client.get_prompt_version("memrecall-judge-default", 1)
+    assert judge.template == TEMPLATES["default"]
+    assert judge.tags["memrecall.stage"] == "judge"
+    rewrite = client.get_prompt_version("memrecall-rewrite-multiangle", 1)
+    assert rewrite.template == get_variant_prompt("multiangle").messages("{question}", 3)
+    spans = {s.name: s for s in by_q["q0"].data.spans}
+    assert spans["judge"].attributes["judge_model"] == "openai/judge"
+    assert verdict(by_q["q0"]).source.source_type == "LLM_JUDGE"

@@ -19,7 +19,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     sub.add_parser("show", help="print the per-type table of the last run")
     sub.add_parser("export", help="paper tables from DVC experiments into reports/paper/")
-    sub.add_parser("sync", help="sync DVC experiments into MLflow (idempotent)")
+    p = sub.add_parser("sync", help="sync DVC experiments into MLflow (idempotent)")
+    p.add_argument("names", nargs="*", help="only these experiments (default: all)")
     sub.add_parser("agreement", add_help=False,
                    help="agreement of two labelings of the same answers (verdicts.parquet or "
                         "official eval-results logs): kappa, confusion, per type")
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
             export_paper_tables()
         elif args.command == "sync":
             from .tracking import sync_experiments
-            sync_experiments()
+            sync_experiments(names=args.names or None)
     except MemrecallError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(1)

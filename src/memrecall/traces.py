@@ -10,9 +10,9 @@ LLM call cache): no model is called again. Per question, a trace holds
     └── judge (EVALUATOR: the verdict and the judge's raw reply)
 
 The gold answer is an expectation (`expected_response`) and the verdict is feedback
-(`correct`), logged through `mlflow.genai.evaluate` with a scorer that reads the recorded
-verdict, so the run is an evaluation run and two runs compare question by question in the UI.
-A reader or judge failure makes the trace an error and the feedback an error, never `False`.
+(`correct`, tied to the run as MLflow's GenAI evaluation ties a scorer's feedback), and the run
+is marked as an evaluation run, so two runs compare question by question in the UI. A reader
+or judge failure makes the trace an error and the feedback an error, never `False`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -33,6 +35,8 @@ EXPECTATION = "expected_response"
 VERDICT = "correct"
 TAG_QUESTION_ID = "memrecall.question_id"
 TAG_QUESTION_TYPE = "memrecall.question_type"
+TAG_ABSTENTION = "memrecall.is_abstention"
+TAG_CATEGORY = "memrecall.category"  # LoCoMo
 CANDIDATE_STAGES = ("retrieve", "rerank", "rewrite")
 PROMPT_HASH_TAG = "memrecall.content_sha256"
 
@@ -46,6 +50,8 @@ class QuestionView:
     question_date: str
     answer: str
     is_abstention: bool
+    category: int | None = None            # LoCoMo: the category number (5: adversarial)
+    adversarial_answer: str | None = None  # LoCoMo category 5: the misleading answer it invites
     candidates: dict[str, list[dict]] = field(default_factory=dict)  # stage -> ranked sessions
     variants: list[str] = field(default_factory=list)               # rewrite's query variants
     reply: dict | None = None      # answers.parquet row
@@ -80,7 +86,8 @@ def question_views(tables: dict[str, pl.DataFrame], calls: dict[str, dict] | Non
         views[q["question_id"]] = QuestionView(
             question_id=q["question_id"], question_type=q["question_type"],
             question=q["question"], question_date=q.get("question_date") or "",
-            answer=q["answer"], is_abstention=bool(q.get("is_abstention")))
+            answer=q["answer"], is_abstention=bool(q.get("is_abstention")),
+            category=q.get("category"), adversarial_answer=q.get("adversarial_answer"))
     for stage in CANDIDATE_STAGES:
         df = tables.get(f"candidates_{stage}")
         if df is None:
@@ -121,71 +128,180 @@ def _messages_or_note(call: dict | None) -> object:
     return {"note": "the messages of this call were cached before memrecall kept them"}
 
 
+# Traces per store call: log_spans takes a batch in one transaction.
+TRACES_PER_BATCH = 100
+
+
+def _ids(run_id: str, question_id: str) -> tuple[bytes, str]:
+    """The question's OTel trace id (16 bytes) and MLflow trace id, derived from the run and
+    the question: one trace per question per run, whatever order they are written in."""
+    import hashlib
+
+    raw = hashlib.sha256(f"{run_id}\0{question_id}".encode()).digest()[:16]
+    return raw, "tr-" + raw.hex()
+
+
+class _TraceBuilder:
+    """One question's spans as MLflow Span entities, built in memory (no live tracing, no
+    exporter): they are written in batches afterwards."""
+
+    def __init__(self, otel_id: bytes, trace_id: str, experiment_id: str):
+        self.otel_id, self.trace_id, self.experiment_id = otel_id, trace_id, experiment_id
+        self.spans = []
+
+    def add(self, name: str, span_type: str, start_s: float, end_s: float, *, inputs, outputs,
+            attributes: dict | None = None, error: str | None = None,
+            parent: bytes | None = None) -> bytes:
+        import base64
+        import hashlib
+
+        from mlflow.entities import Span
+        from mlflow.tracing.constant import SpanAttributeKey as K
+
+        span_id = hashlib.sha256(self.otel_id + name.encode()).digest()[:8]
+        attrs = {K.REQUEST_ID: self.trace_id, K.SPAN_TYPE: span_type, K.INPUTS: inputs,
+                 K.OUTPUTS: outputs, **(attributes or {})}
+        if parent is None:
+            attrs[K.EXPERIMENT_ID] = self.experiment_id
+        b64 = lambda b: base64.b64encode(b).decode()  # noqa: E731  OTel's JSON form of ids
+        self.spans.append(Span.from_dict({
+            "trace_id": b64(self.otel_id), "span_id": b64(span_id),
+            "parent_span_id": b64(parent) if parent else None, "name": name,
+            "start_time_unix_nano": _ns(start_s), "end_time_unix_nano": _ns(end_s),
+            "events": [], "links": [],
+            "status": {"code": "STATUS_CODE_ERROR" if error else "STATUS_CODE_OK",
+                       "message": error or ""},
+            "attributes": {k: json.dumps(v, default=str, ensure_ascii=False)
+                           for k, v in attrs.items()}}))
+        return span_id
+
+
+def _question_trace(v: QuestionView, experiment_id: str, run_id: str, run_name: str,
+                    start_s: float):
+    """(TraceInfo with the gold answer and the verdict as assessments, its spans)."""
+    from mlflow.entities import SpanType, TraceInfo, TraceLocation, TraceState
+    from mlflow.tracing.constant import TraceMetadataKey, TraceTagKey
+
+    otel_id, trace_id = _ids(run_id, v.question_id)
+    b = _TraceBuilder(otel_id, trace_id, experiment_id)
+    reply, verdict = v.reply or {}, v.verdict or {}
+    latency = float(reply.get("latency_s") or 0.0)
+    jlat = float(verdict.get("latency_s") or 0.0)
+    end_s = start_s + latency + jlat
+    inputs = {"question_id": v.question_id, "question": v.question,
+              "question_date": v.question_date, "question_type": v.question_type}
+    if v.category is not None:  # LoCoMo: the type is the category's name; keep its number
+        inputs["category"] = v.category
+    if v.is_abstention:  # unanswerable: the gold is the refusal expected
+        inputs["unanswerable"] = True
+    if v.adversarial_answer:
+        inputs["adversarial_answer"] = v.adversarial_answer
+    outputs = {"hypothesis": reply.get("hypothesis")}
+    failed = v.reader_error or not v.reply
+    root = b.add(TRACE_NAME, SpanType.CHAIN, start_s, end_s, inputs=inputs, outputs=outputs,
+                 error=v.reader_error or v.judge_error)
+    for stage, ranked in v.candidates.items():
+        stage_in = {"query": v.question}
+        if stage == "rewrite" and v.variants:
+            stage_in["variants"] = v.variants
+        docs = [{"id": c["session_id"], "page_content": "",
+                 "metadata": {"doc_uri": c["session_id"], "rank": c["rank"],
+                              "score": c["score"]}} for c in ranked]
+        b.add(stage, SpanType.RETRIEVER, start_s, start_s, inputs=stage_in, outputs=docs,
+              parent=root)
+    tokens = {"input_tokens": int(reply.get("input_tokens") or 0),
+              "output_tokens": int(reply.get("output_tokens") or 0)}
+    tokens["total_tokens"] = tokens["input_tokens"] + tokens["output_tokens"]
+    b.add("read", SpanType.CHAT_MODEL, start_s, start_s + latency,
+          inputs=_messages_or_note(v.read_call),
+          outputs={"hypothesis": reply.get("hypothesis"), "error": v.reader_error},
+          attributes={"model": reply.get("model"), "prompt_id": reply.get("prompt_id"),
+                      "request_hash": reply.get("request_hash"),
+                      "cost_usd": reply.get("cost_usd"), "latency_s": latency,
+                      "refused": reply.get("refused"), "mlflow.chat.tokenUsage": tokens},
+          error=(v.reader_error or "no answer recorded") if failed else None, parent=root)
+    judge_in = {"answer": v.answer, "hypothesis": reply.get("hypothesis")}
+    if v.judge_call and v.judge_call.get("messages"):
+        judge_in["judge_messages"] = v.judge_call["messages"]
+    b.add("judge", SpanType.EVALUATOR, start_s + latency, end_s, inputs=judge_in,
+          outputs={"label": verdict.get("label"), "raw": verdict.get("raw"),
+                   "error": v.judge_error},
+          attributes={"judge_model": verdict.get("judge_model"),
+                      "cost_usd": verdict.get("cost_usd"), "latency_s": jlat},
+          error=v.judge_error, parent=root)
+
+    root_hex = root.hex()
+    gold = _gold_expectation(v, trace_id, root_hex)
+    feedback = verdict_feedback(v, trace_id, root_hex, run_id)
+    preview = lambda x: json.dumps(x, default=str, ensure_ascii=False)[:1000]  # noqa: E731
+    info = TraceInfo(
+        trace_id=trace_id, trace_location=TraceLocation.from_experiment_id(experiment_id),
+        request_time=round(start_s * 1000), execution_duration=round((end_s - start_s) * 1000),
+        state=TraceState.ERROR if (failed or v.judge_error) else TraceState.OK,
+        request_preview=preview(inputs), response_preview=preview(outputs),
+        trace_metadata={TraceMetadataKey.SOURCE_RUN: run_id,
+                        TraceMetadataKey.INPUTS: preview(inputs),
+                        TraceMetadataKey.OUTPUTS: preview(outputs),
+                        TraceMetadataKey.TOKEN_USAGE: json.dumps(tokens),
+                        "mlflow.trace_schema.version": "3"},
+        tags={TraceTagKey.TRACE_NAME: TRACE_NAME, TAG_QUESTION_ID: v.question_id,
+              TAG_QUESTION_TYPE: v.question_type, "memrecall.run": run_name,
+              TAG_ABSTENTION: str(v.is_abstention).lower(),
+              **({TAG_CATEGORY: str(v.category)} if v.category is not None else {})},
+        assessments=[gold, feedback])
+    return info, b.spans
+
+
 def log_question_traces(client, experiment_id: str, run_id: str, views: list[QuestionView], *,
                         start_s: float, run_name: str) -> dict[str, str]:
-    """Write one trace per question, linked to `run_id`; returns {question_id: trace_id}.
-    Span times are laid out from `start_s`; a call's span lasts its recorded latency."""
-    from mlflow.entities import SpanType
+    """Write one trace per question, linked to `run_id`, with the gold answer as expectation
+    and the verdict as feedback; returns {question_id: trace_id}. Span times are laid out from
+    `start_s`; a call's span lasts its recorded latency.
 
+    Why not the live tracing API and mlflow.genai.evaluate: they write each span, trace and
+    assessment in a transaction of its own (about 10 store calls a question: 500 questions
+    took 6 minutes on sqlite). Here the trace infos go in with their assessments, one store
+    call each, and all spans in a batched call per TRACES_PER_BATCH traces."""
+    from tqdm import tqdm
+
+    store = client._tracking_client.store  # the tracing client's store calls take entities
     out = {}
-    for v in views:
-        t = start_s
-        root = client.start_trace(
-            TRACE_NAME, span_type=SpanType.CHAIN, experiment_id=experiment_id, run_id=run_id,
-            inputs={"question_id": v.question_id, "question": v.question,
-                    "question_date": v.question_date, "question_type": v.question_type},
-            tags={TAG_QUESTION_ID: v.question_id, TAG_QUESTION_TYPE: v.question_type,
-                  "memrecall.run": run_name},
-            start_time_ns=_ns(t))
-        tid, parent = root.trace_id, root.span_id
-        for stage, ranked in v.candidates.items():
-            inputs = {"query": v.question}
-            if stage == "rewrite" and v.variants:
-                inputs["variants"] = v.variants
-            span = client.start_span(stage, tid, parent, span_type=SpanType.RETRIEVER,
-                                     inputs=inputs, start_time_ns=_ns(t))
-            docs = [{"id": c["session_id"], "page_content": "",
-                     "metadata": {"doc_uri": c["session_id"], "rank": c["rank"],
-                                  "score": c["score"]}} for c in ranked]
-            client.end_span(tid, span.span_id, outputs=docs, end_time_ns=_ns(t))
-        reply = v.reply or {}
-        latency = float(reply.get("latency_s") or 0.0)
-        span = client.start_span(
-            "read", tid, parent, span_type=SpanType.CHAT_MODEL,
-            inputs=_messages_or_note(v.read_call), start_time_ns=_ns(t),
-            attributes={"model": reply.get("model"), "prompt_id": reply.get("prompt_id"),
-                        "request_hash": reply.get("request_hash"),
-                        "cost_usd": reply.get("cost_usd"), "latency_s": latency,
-                        "refused": reply.get("refused"),
-                        "mlflow.chat.tokenUsage": {
-                            "input_tokens": int(reply.get("input_tokens") or 0),
-                            "output_tokens": int(reply.get("output_tokens") or 0),
-                            "total_tokens": int(reply.get("input_tokens") or 0)
-                            + int(reply.get("output_tokens") or 0)}})
-        t += latency
-        client.end_span(tid, span.span_id, end_time_ns=_ns(t),
-                        outputs={"hypothesis": reply.get("hypothesis"),
-                                 "error": v.reader_error},
-                        status="ERROR" if v.reader_error or not v.reply else "OK")
-        verdict = v.verdict or {}
-        jlat = float(verdict.get("latency_s") or 0.0)
-        span = client.start_span(
-            "judge", tid, parent, span_type=SpanType.EVALUATOR, start_time_ns=_ns(t),
-            inputs={"answer": v.answer, "hypothesis": reply.get("hypothesis"),
-                    **({"judge_messages": v.judge_call["messages"]}
-                       if v.judge_call and v.judge_call.get("messages") else {})},
-            attributes={"judge_model": verdict.get("judge_model"),
-                        "cost_usd": verdict.get("cost_usd"), "latency_s": jlat})
-        t += jlat
-        client.end_span(tid, span.span_id, end_time_ns=_ns(t),
-                        outputs={"label": verdict.get("label"), "raw": verdict.get("raw"),
-                                 "error": v.judge_error},
-                        status="ERROR" if v.judge_error else "OK")
-        client.end_trace(tid, outputs={"hypothesis": reply.get("hypothesis")},
-                         status="ERROR" if v.reader_error or v.judge_error else "OK",
-                         end_time_ns=_ns(t))
-        out[v.question_id] = tid
+    built = [(v.question_id, *_question_trace(v, experiment_id, run_id, run_name, start_s))
+             for v in views]
+    bar = tqdm(total=len(built), desc="mlflow traces", unit="q", file=sys.stderr,
+               disable=not sys.stderr.isatty())
+    for chunk in _chunks(built, TRACES_PER_BATCH):
+        with _one_transaction(store):
+            for qid, info, _ in chunk:
+                store.start_trace(info)
+                out[qid] = info.trace_id
+        store.log_spans(experiment_id, [s for _, _, spans in chunk for s in spans])
+        client.link_traces_to_run([info.trace_id for _, info, _ in chunk], run_id)
+        bar.update(len(chunk))
+    bar.close()
     return out
+
+
+@contextmanager
+def _one_transaction(store):
+    """A SQL store's calls inside share one session and commit once: on sqlite a commit per
+    trace (and the experiment lookup each does) was most of the time. Other stores (an MLflow
+    server over REST) are called as they are."""
+    maker = getattr(store, "ManagedSessionMaker", None)
+    if maker is None:
+        yield
+        return
+    with maker(read_only=False) as session:
+        store.ManagedSessionMaker = lambda *a, **k: nullcontext(session)
+        try:
+            yield
+        finally:
+            store.ManagedSessionMaker = maker
+
+
+def _chunks(items: list, n: int):
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
 
 
 def _judge_source(judge_model: str | None):
@@ -197,39 +313,45 @@ def _judge_source(judge_model: str | None):
     return AssessmentSource(source_type=kind, source_id=model)
 
 
-def recorded_verdict(trace):
-    """The run's own verdict of a question, read from its judge span: MLflow feedback with
-    the judge as its source, or an error (reader or judge failure), never a guessed label."""
+def _gold_expectation(v: QuestionView, trace_id: str, span_id: str):
+    from mlflow.entities import AssessmentSource, AssessmentSourceType, Expectation
+
+    return Expectation(name=EXPECTATION, value=v.answer, trace_id=trace_id, span_id=span_id,
+                       source=AssessmentSource(source_type=AssessmentSourceType.HUMAN,
+                                               source_id="dataset"))
+
+
+def verdict_feedback(v: QuestionView, trace_id: str | None = None, span_id: str | None = None,
+                     run_id: str | None = None):
+    """The run's own verdict of a question as MLflow feedback, with the judge as its source and
+    the judge's raw reply as rationale; a reader or judge failure is an error (NOT_JUDGED),
+    never a guessed label. Tied to the run as MLflow's evaluation ties a scorer's feedback."""
     from mlflow.entities import AssessmentError, Feedback
+    from mlflow.tracing.constant import AssessmentMetadataKey
 
-    span = next((s for s in trace.data.spans if s.name == "judge"), None)
-    outputs = (span.outputs if span is not None else None) or {}
-    attrs = span.attributes if span is not None else {}
-    source = _judge_source(attrs.get("judge_model"))
-    if outputs.get("error") or outputs.get("label") is None:
-        return Feedback(name=VERDICT, source=source, error=AssessmentError(
-            error_code="NOT_JUDGED", error_message=outputs.get("error") or "no verdict"))
-    return Feedback(name=VERDICT, value=bool(outputs["label"]), source=source,
-                    rationale=outputs.get("raw") or None)
+    verdict = v.verdict or {}
+    source = _judge_source(verdict.get("judge_model"))
+    meta = {AssessmentMetadataKey.SOURCE_RUN_ID: run_id} if run_id else None
+    common = dict(name=VERDICT, source=source, trace_id=trace_id, span_id=span_id,
+                  metadata=meta)
+    if v.judge_error or verdict.get("label") is None:
+        return Feedback(**common, error=AssessmentError(
+            error_code="NOT_JUDGED", error_message=v.judge_error or "no verdict"))
+    return Feedback(**common, value=bool(verdict["label"]), rationale=verdict.get("raw") or None)
 
 
-def log_assessments(client, run_id: str, trace_ids: dict[str, str],
-                    views: list[QuestionView]) -> None:
-    """Gold answers as expectations, then the verdicts as feedback through MLflow's GenAI
-    evaluation (which marks the run as an evaluation run)."""
-    import mlflow
-    from mlflow.entities import AssessmentSource, AssessmentSourceType
-    from mlflow.genai.scorers import scorer
+def mark_evaluation_run(client, run_id: str, views: list[QuestionView], time_ms: int) -> None:
+    """What mlflow.genai.evaluate leaves on a run besides the assessments: the run type that
+    lists it under the experiment's evaluation runs (compared there question by question) and
+    the scorer's mean, `correct/mean`, over the judged questions."""
+    from mlflow.entities import Metric, RunTag
+    from mlflow.utils.mlflow_tags import MLFLOW_RUN_TYPE, MLFLOW_RUN_TYPE_GENAI_EVALUATE
 
-    mlflow.flush_trace_async_logging()
-    gold = AssessmentSource(source_type=AssessmentSourceType.HUMAN, source_id="dataset")
-    for v in views:
-        mlflow.log_expectation(trace_id=trace_ids[v.question_id], name=EXPECTATION,
-                               value=v.answer, source=gold)
-    traces = [client.get_trace(trace_ids[v.question_id]) for v in views]
-    verdict_scorer = scorer(name=VERDICT)(recorded_verdict)
-    with mlflow.start_run(run_id=run_id):
-        mlflow.genai.evaluate(data=traces, scorers=[verdict_scorer])
+    labels = [bool(v.verdict["label"]) for v in views
+              if v.verdict and v.verdict.get("label") is not None and not v.judge_error]
+    metrics = [Metric(f"{VERDICT}/mean", sum(labels) / len(labels), time_ms, 0)] if labels else []
+    client.log_batch(run_id, metrics=metrics,
+                     tags=[RunTag(MLFLOW_RUN_TYPE, MLFLOW_RUN_TYPE_GENAI_EVALUATE)])
 
 
 # ---------------------------------------------------------------- prompts and dataset
@@ -242,7 +364,11 @@ def prompt_name(stage: str, prompt_id: str) -> str:
     return f"memrecall-{stage}-{safe}"
 
 
-def _prompt_text(entry: dict) -> str:
+def _prompt_template(entry: dict) -> str | list[dict]:
+    """The registry's template: a chat template (the messages a stage sent, placeholders for
+    the question) or a text template with the reader's per-type guidance appended."""
+    if entry.get("messages"):
+        return [{"role": m["role"], "content": m["content"]} for m in entry["messages"]]
     text = entry.get("template") or ""
     guidance = entry.get("guidance") or {}
     if guidance:
@@ -259,11 +385,11 @@ def register_prompts(client, prompts: dict) -> list:
 
     versions = []
     for prompt_id, entry in sorted((prompts or {}).items()):
-        text = _prompt_text(entry)
+        text = _prompt_template(entry)
         if not text:
             continue
         name = prompt_name(entry.get("stage") or "read", prompt_id)
-        digest = sha256_text(text)
+        digest = sha256_text(text if isinstance(text, str) else json.dumps(text, sort_keys=True))
         found = None
         try:
             for pv in client.search_prompt_versions(name):
@@ -276,7 +402,9 @@ def register_prompts(client, prompts: dict) -> list:
             found = client.register_prompt(
                 name, text, commit_message=f"memrecall prompt {prompt_id}",
                 tags={PROMPT_HASH_TAG: digest, "memrecall.prompt_id": prompt_id,
-                      "memrecall.stage": entry.get("stage") or "read"})
+                      "memrecall.stage": entry.get("stage") or "read",
+                      **({"memrecall.script_sha256": entry["script_sha256"]}
+                         if entry.get("script_sha256") else {})})
         versions.append(found)
     return versions
 

@@ -26,6 +26,7 @@ from typing import Iterable
 
 from . import paths, timings, traces
 from .config import flatten, load_yaml
+from .artifacts import META_PREFIX
 from .errors import MemrecallError
 from .experiments import ExpRef, RevReader, list_experiments, read_experiment
 from .paths import project_root
@@ -46,7 +47,9 @@ TRACE_TABLES = {"questions": paths.QUESTIONS, "candidates_retrieve": paths.CANDI
                 "candidates_rewrite": paths.CANDIDATES_REWRITE, "rewrites": paths.REWRITES,
                 "answers": paths.ANSWERS, "verdicts": paths.VERDICTS}
 PARAM_VALUE_MAX = 6000  # MLflow's cap on a param value
-PROMPTS_FILE = "reports/prompts.json"
+PROMPTS_FILE = "reports/prompts.json"  # the read stage's prompts
+# Tables whose metadata holds the prompts their stage sent (judge, rewrite): key "prompts".
+PROMPT_TABLES = ("verdicts", "rewrites")
 _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- /]")
 
 
@@ -178,25 +181,34 @@ def _run_window(reader: RevReader, commit_time_ms: int) -> tuple[int, int, dict,
             {k: round(e - s, 3) for k, (s, e) in stages.items()}, "stage timings")
 
 
-def _trace_tables(reader: RevReader) -> dict:
-    """The run's artifacts as polars tables (from the DVC cache); questions and answers are
-    required, the rest optional."""
+def _trace_tables(reader: RevReader) -> tuple[dict, dict]:
+    """(the run's artifacts as polars tables, from the DVC cache; the prompts the judge and
+    rewrite stages recorded in their tables' metadata). Questions and answers are required,
+    the rest optional."""
     import io
 
     import polars as pl
+    import pyarrow.parquet as pq
 
-    out = {}
+    out, prompts = {}, {}
     for name, path in TRACE_TABLES.items():
         try:
-            out[name] = pl.read_parquet(io.BytesIO(reader.read_bytes(path)))
+            data = reader.read_bytes(path)
+            out[name] = pl.read_parquet(io.BytesIO(data))
         except Exception:  # noqa: BLE001  not produced by this run, or not in the local cache
             if name in ("questions", "answers"):
                 raise MemrecallError(f"{path} of this experiment is not in the local DVC cache")
-    return out
+            continue
+        if name in PROMPT_TABLES:
+            meta = pq.read_schema(io.BytesIO(data)).metadata or {}
+            raw = meta.get(f"{META_PREFIX}prompts".encode())
+            if raw:
+                prompts.update(json.loads(raw))
+    return out, prompts
 
 
 def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader, record,
-                     start_ms: int) -> str:
+                     start_ms: int, end_ms: int) -> str:
     """Traces, assessments, prompts and the dataset input of one run (memrecall.traces);
     returns what was logged, for the run's tags."""
     from .llm.cache import CallCache
@@ -208,12 +220,15 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
             prompts = json.loads(files[PROMPTS_FILE])
         except json.JSONDecodeError:
             prompts = {}
-    for version in traces.register_prompts(client, prompts):
-        client.link_prompt_version_to_run(run_id, version)
     try:
-        tables = _trace_tables(reader)
+        tables, stage_prompts = _trace_tables(reader)
     except MemrecallError as e:
-        return f"not logged: {e}"
+        tables, stage_prompts = None, {}
+        missing = f"not logged: {e}"
+    for version in traces.register_prompts(client, {**prompts, **stage_prompts}):
+        client.link_prompt_version_to_run(run_id, version)
+    if tables is None:
+        return missing
     traces.log_dataset_input(client, run_id, record.params, record.dataset_sha256,
                              tables["questions"].height)
     hashes = [h for name in ("answers", "verdicts") if name in tables
@@ -227,7 +242,7 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
     views = traces.question_views(tables, calls)
     ids = traces.log_question_traces(client, experiment_id, run_id, views,
                                      start_s=start_ms / 1000, run_name=record.name)
-    traces.log_assessments(client, run_id, ids, views)
+    traces.mark_evaluation_run(client, run_id, views, end_ms)
     return f"{len(ids)} questions"
 
 
@@ -278,7 +293,8 @@ def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(data)
                     client.log_artifacts(run_id, tmp)
-            logged = _log_genai_views(client, experiment_id, run_id, reader, record, start_ms)
+            logged = _log_genai_views(client, experiment_id, run_id, reader, record, start_ms,
+                                      end_ms)
             client.log_batch(run_id, tags=[RunTag(TAG_TRACES, logged),
                                            RunTag(TAG_COMPLETE, "true")])
             client.set_terminated(run_id, "FINISHED", end_time=end_ms)

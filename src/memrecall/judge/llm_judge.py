@@ -83,9 +83,21 @@ def _template(kind: str) -> str:
         "{reference_label}", _REFERENCE_LABEL.get(kind, "Reference answer"))
 
 
+TEMPLATES = {kind: _template(kind) for kind in _INSTRUCTIONS}
 # The hash of each per-type prompt template: stored with every verdict, so a wording change is
 # visible in the artifact (and changes every request hash, so nothing stale comes from cache).
-PROMPT_HASHES = {kind: sha256_text(_template(kind))[:12] for kind in _INSTRUCTIONS}
+PROMPT_HASHES = {kind: sha256_text(text)[:12] for kind, text in TEMPLATES.items()}
+
+
+def prompt_records(kinds) -> dict:
+    """{prompt id: {stage, name, template}} of the per-type templates a run used: the judge
+    stage records them with its verdicts (MLflow's prompt registry reads them back)."""
+    from . import locomo
+
+    templates = {**TEMPLATES, **locomo.TEMPLATES}
+    hashes = {**PROMPT_HASHES, **locomo.PROMPT_HASHES}
+    return {f"{k}:{hashes[k]}": {"stage": "judge", "name": k, "template": templates[k]}
+            for k in sorted(set(kinds))}
 
 
 @dataclass(frozen=True)
@@ -152,4 +164,4 @@ def judge_with_llm(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             "reasoning_tokens": int(res.reasoning_tokens or 0),
             "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
         })
-    return rows, dict(client.stats)
+    return rows, {**client.stats, "prompts": prompt_records(p.kind for p in prompts)}

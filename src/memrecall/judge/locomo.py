@@ -70,8 +70,8 @@ Say yes if the response says the information is not available, not mentioned, or
 
 Is the response correct? Reply with one word: yes or no."""
 
-PROMPT_HASHES = {"locomo": sha256_text(_ANSWERABLE)[:12],
-                 "locomo-adversarial": sha256_text(_ADVERSARIAL)[:12]}
+TEMPLATES = {"locomo": _ANSWERABLE, "locomo-adversarial": _ADVERSARIAL}
+PROMPT_HASHES = {kind: sha256_text(text)[:12] for kind, text in TEMPLATES.items()}
 _PLACEHOLDER = re.compile(r"\{(question|answer|hypothesis|adversarial)\}")
 
 

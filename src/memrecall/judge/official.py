@@ -89,6 +89,29 @@ def build_prompts(items: list[dict], fn) -> list[str]:
     return out
 
 
+def prompt_records(items: list[dict], fn, script_sha: str) -> dict:
+    """{prompt id: {stage, name, template, script_sha256}}: the template the user's script
+    gives each (type, abstention) the run judged, rendered with placeholders in place of the
+    question, gold answer and response. Only what the script returned is kept (no key can be
+    in it: the script is called alone, with no client)."""
+    from ..hashing import sha256_text
+
+    out = {}
+    for task, abstention in sorted({(it["question_type"], is_abstention_id(it["question_id"]))
+                                    for it in items}):
+        name = f"official-{task}" + ("-abstention" if abstention else "")
+        try:
+            text = fn(task, "{question}", "{answer}", "{response}", abstention=abstention)
+        except Exception:  # noqa: BLE001 - it rendered the real questions: keep the script's hash
+            text = None
+        if not isinstance(text, str):
+            text = f"(the template of {FUNCTION} in the official script, sha256 {script_sha})"
+        out[f"{name}:{sha256_text(text)[:12]}"] = {"stage": "judge", "name": name,
+                                                   "template": text,
+                                                   "script_sha256": script_sha}
+    return out
+
+
 def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
     """(rows, stats): one verdict row per item, like llm_judge.judge_with_llm, plus
     strict_label; stats also holds the script's sha256. `client`: as for judge_with_llm (the
@@ -122,4 +145,5 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             "reasoning_tokens": int(res.reasoning_tokens or 0),
             "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
         })
-    return rows, {**client.stats, "official_script_sha256": script_sha}
+    return rows, {**client.stats, "official_script_sha256": script_sha,
+                  "prompts": prompt_records(items, fn, script_sha)}

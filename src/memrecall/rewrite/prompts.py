@@ -148,6 +148,24 @@ TIME_EXAMPLES = [
 ]
 
 
+def prompt_records(variant_prompt: str | None, n_variants: int, time_range: bool) -> dict:
+    """{prompt id: {stage, name, messages}} of the chat templates the rewrite stage sent
+    (placeholders for the question and its date): its record for MLflow's prompt registry."""
+    import hashlib
+
+    used = {}
+    if variant_prompt is not None:
+        used[variant_prompt] = get_variant_prompt(variant_prompt).messages("{question}",
+                                                                            n_variants)
+    if time_range:
+        used["time_range"] = time_range_messages("{question}", "{question_date}")
+    out = {}
+    for name, messages in used.items():
+        digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()[:12]
+        out[f"{name}:{digest}"] = {"stage": "rewrite", "name": name, "messages": messages}
+    return out
+
+
 def time_range_messages(question: str, question_date: str) -> list[dict]:
     msgs = [{"role": "system", "content": TIME_SYSTEM}]
     for qdate, q, a in TIME_EXAMPLES:

@@ -27,7 +27,8 @@ from ..config import check_int, choice, identity
 from ..dates import parse_date, question_session_dates
 from ..errors import ConfigError, InputError, MemrecallError
 from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
-from .prompts import TimeRange, get_variant_prompt, parse_time_range, time_range_messages
+from .prompts import (TimeRange, get_variant_prompt, parse_time_range, prompt_records,
+                      time_range_messages)
 
 MODES = ("off", "multiangle")
 WIDEN_DAYS = 2
@@ -259,7 +260,9 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     inputs = [questions, sessions, turns, candidates_rerank, candidates_retrieve, embeddings]
     write_table(cands, out, table="candidates", stage="rewrite", params=params,
                 input_files=inputs)
-    write_table(rewrites, out_rewrites, stage="rewrite", params=params, input_files=inputs)
+    used = prompt_records(settings.prompt if multi else None, settings.n_variants, bool(timed))
+    write_table(rewrites, out_rewrites, stage="rewrite", params=params, input_files=inputs,
+                extra_meta={"prompts": used} if used else None)
 
     s = client.stats if client is not None else {}
     failed = sum(1 for r in records.values() if r["errors"])
