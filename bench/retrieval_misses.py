@@ -43,10 +43,11 @@ from retrieval import load_cfg  # noqa: E402  (bench/retrieval.py)
 METHODS = {
     "dense": ({}, {"method": "dense"}),
     "bm25": ({}, {"method": "bm25"}),
-    "bm25_whole": ({"granularity": "passage"}, {"method": "bm25"}),
+    "hybrid_rrf": ({}, {"method": "hybrid", "fusion": "rrf"}),
     "hybrid_w": ({}, {"method": "hybrid", "fusion": "weighted"}),
     "dense_pass": ({"granularity": "passage"}, {"method": "dense"}),
-    "dense_pass_fair": ({"granularity": "passage"}, {"method": "dense", "pooling": "max_mean"}),
+    "dense_pass_fair": ({"granularity": "passage"}, {"method": "dense", "unit_pool": "max_fair"}),
+    "dense_pass_blend": ({"granularity": "passage"}, {"method": "dense", "unit_pool": "blend"}),
     "hybrid_w_pass": ({"granularity": "passage"}, {"method": "hybrid", "fusion": "weighted"}),
 }
 
