@@ -5,7 +5,7 @@ and where the evidence sits inside the gold session's key.
                                      [--methods dense bm25 ...] [--k 5]
 
 For every scored question (official gold rule, abstention excluded) and every gold session it
-prints the gold's rank under each method, and for the gold session's user-turn key: its length
+prints the gold's rank under each method (99: not in the top_k), and for the gold session's user-turn key: its length
 in characters and encoder tokens, and the token offset of its first `has_answer` user turn
 (the evidence) - beyond the encoder's window (max_length - 2 tokens) means a session-level dense
 vector never read it, beyond `max_chars` means the session key (dense and BM25) cut it off.
@@ -33,7 +33,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.gold import answer_turns, question_gold  # noqa: E402
-from memrecall.retrieval.embedders import CachedEncoder, build_embeddings, resolve_model  # noqa: E402
+from memrecall.retrieval.embedders import (CachedEncoder, build_embeddings,  # noqa: E402
+                                           resolve_model)
 from memrecall.retrieval.keys import JOINER  # noqa: E402
 from memrecall.retrieval.passages import _tokenizer  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
