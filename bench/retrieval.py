@@ -8,7 +8,8 @@ retrieval=plugin example examples/memesh_fts5.py as memesh_rrf / _max / _weighte
 prints the
 session-level recall_any@1/5/10, recall_all@5/10, ndcg_any@5/10 (official LongMemEval
 definitions, abstention excluded; see memrecall.eval.retrieval_metrics) overall and by type,
-with 95% bootstrap intervals for recall_any@5 and recall_all@10, plus recall_any@5 under the
+with 95% bootstrap intervals for recall_any@5 and recall_all@10 (and, paired over the same
+questions, for each method's difference from dense), plus recall_any@5 under the
 protocol of the published figures (every evidence session counts as gold;
 single-session-assistant included), which are printed beside it. Also: the embedding work (tokens
 the encoder reads, against plain session keys), the encoder's throughput (the bare model on a
@@ -199,6 +200,18 @@ def intervals(per_question) -> dict:
     return out
 
 
+def paired_vs(per_q: dict, base: dict) -> dict:
+    """{metric: [mean, low, high]} of per-question differences (this method - base) over the
+    same questions, percentile bootstrap: paired, so the shared hard questions cancel."""
+    out = {}
+    for i, metric in enumerate(CI_METRICS):
+        diffs = [per_q[q][i] - base[q][i] for q in per_q]
+        mean = sum(diffs) / len(diffs)
+        ci = bootstrap_ci(diffs, n_resamples=BOOT, seed=0) if any(diffs) else None
+        out[metric] = [mean, *(ci if ci else (mean, mean))]
+    return out
+
+
 def _ci(cell) -> str:
     return "–" if cell is None else f"{cell[0]:.3f} [{cell[1]:.2f},{cell[2]:.2f}]"
 
@@ -325,6 +338,15 @@ def main(argv=None) -> None:
         for name, r in results.items():
             cells = [_ci(r["ci"][metric].get(t)) for t in ("overall", *types)]
             print(f"{name:16} " + " ".join(f"{c:>23}" for c in cells))
+    if "dense" in results:
+        print("\nDifference from dense (the default), same questions: mean and 95% paired "
+              "bootstrap interval")
+        for name, r in results.items():
+            if name == "dense":
+                continue
+            r["vs_dense"] = paired_vs(r["per_question"], results["dense"]["per_question"])
+            print(f"{name:16} " + "   ".join(
+                f"{m} {v[0]:+.3f} [{v[1]:+.3f},{v[2]:+.3f}]" for m, v in r["vs_dense"].items()))
     n_pub = results[args.methods[0]]["published_protocol_n"]
     print(f"\nPublished figures use LongMemEval-S (500 q) and count every evidence session as "
           f"gold;\n'R@5 pub.prot.' applies that protocol here ({n_pub} questions).")

@@ -118,3 +118,47 @@ def test_best_passage_scores_the_session_and_bm25_reads_the_whole_key():
     assert hybrid["session_id"].to_list() == ["a", "b"]
     # rrf at session level: a is first in both rankings.
     assert hybrid["score"][0] == pytest.approx(2 / 61)
+
+
+def test_unit_pools_correct_max_pooling_for_session_length():
+    from memrecall.retrieval.ranking import expected_max_z, pool_units
+
+    # Blom's approximation against known expected maxima of n standard normals.
+    np.testing.assert_allclose(expected_max_z([1, 2, 5, 30]), [0.0, 0.564, 1.163, 2.043],
+                               atol=0.04)
+    # Session 0: one passage at 0.70; session 1: five passages, best 0.72 by chance.
+    scores = np.array([0.70, 0.72, 0.20, 0.30, 0.25, 0.22])
+    seg = np.array([0, 1, 1, 1, 1, 1])
+    first = np.array([True, True, False, False, False, False])
+    assert pool_units(scores, seg, 3, "max").tolist()[:2] == [0.70, 0.72]
+    fair = pool_units(scores, seg, 3, "max_fair")
+    assert fair[0] == pytest.approx(0.70)  # one unit: unchanged
+    assert fair[1] == pytest.approx(0.72 - np.std(scores) * expected_max_z([5])[0])
+    assert fair[0] > fair[1] and fair[2] == -np.inf  # session 2 has no unit
+    np.testing.assert_allclose(pool_units(scores, seg, 2, "max_mean"),
+                               [0.70, (0.72 + scores[1:].mean()) / 2])
+    np.testing.assert_allclose(pool_units(scores, seg, 2, "blend", first), [0.70, 0.72])
+    blend = pool_units(np.array([0.7, 0.1, 0.9]), np.array([0, 1, 1]), 2, "blend",
+                       np.array([True, True, False]))
+    np.testing.assert_allclose(blend, [0.7, 0.5])  # (whole key 0.1 + best window 0.9) / 2
+    with pytest.raises(ConfigError, match="retrieval.unit_pool"):
+        pool_units(scores, seg, 2, "blend")
+    with pytest.raises(ConfigError, match="retrieval.unit_pool"):
+        pool_units(scores, seg, 2, "mean")
+
+
+def test_unit_pool_reaches_the_retrieve_stage():
+    ecfg = group("embedder", "minilm", model="x", granularity="passage")
+    # a: one passage, cosine 0.8; b: a long session whose 4th window hits 0.85 by chance.
+    emb = _embeddings([("a_p1", "a", [0.8, 0.6], "short and on topic")]
+                      + [(f"b_p{j}", "b", v, "long") for j, v in
+                         enumerate([[0.0, 1.0], [0.1, 1.0], [0.2, 1.0], [0.85, 0.527]], 1)])
+    q = _questions([("q1", "question", ["b", "a"], ["a"])])
+    enc = FixedEncoder([[1.0, 0.0]])
+    assert retrieve(q, emb, RCFG, ecfg, encoder=enc)["session_id"].to_list() == ["b", "a"]
+    for pool in ("max_fair", "max_mean", "blend"):
+        got = retrieve(q, emb, {**RCFG, "unit_pool": pool}, ecfg, encoder=enc)
+        assert got["session_id"].to_list() == ["a", "b"], pool
+    with pytest.raises(ConfigError, match="retrieval.unit_pool"):
+        retrieve(q, emb, {**RCFG, "unit_pool": "blend"}, {**ecfg, "granularity": "round"},
+                 encoder=enc)

@@ -11,10 +11,10 @@ Methods (`retrieval.method`):
   upper bound for the reader, no model involved;
 - `plugin`: a retriever of your own, `retrieval.callable` (plugin.py).
 Units are sessions, rounds or passages (embedder.granularity); unit scores are aggregated to
-their session by max. Round candidates carry `turn_indices` (the session's user turns, best round
-first), which turn-level metrics use. At passage granularity BM25 reads each session's whole key
-(its first unit; BM25 has no window to fit) and hybrid fuses session scores: best passage with
-the session's BM25.
+their session by `retrieval.unit_pool` (ranking.pool_units; max by default). Round candidates
+carry `turn_indices` (the session's user turns, best round first), which turn-level metrics
+use. At passage granularity BM25 reads each session's whole key (its first unit; BM25 has no
+window to fit) and hybrid fuses session scores: pooled passages with the session's BM25.
 
 Time-aware retrieval (`retrieval.time_aware`, timeaware.py): for a question that names a time
 relative to its date, sessions dated inside that range (in that question's haystack) are boosted.
@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from ..artifacts import read_table, write_table
 from ..config import check_int, choice, identity
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..plugins import result_params
 from ..schema import CANDIDATES, TURN_INDICES
 from .bm25 import BM25Scorer
@@ -39,7 +39,7 @@ from .dense import cosine_scores
 from .embedders import CachedEncoder, vectors_matrix
 from .fusion import FUSIONS, fuse
 from .m3 import M3Scorer, m3_rescore, m3_settings
-from .ranking import rank_order, session_max
+from .ranking import UNIT_POOLS, pool_units, rank_order, session_max
 from .timeaware import boost, in_range_mask, question_time_ranges, time_settings
 
 METHODS = ("dense", "bm25", "hybrid", "m3", "oracle", "plugin")
@@ -113,6 +113,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
         return _frame(out_q, out_rank, out_sid, out_score, None)
 
     fusion = choice(retrieval_cfg, "fusion", FUSIONS, group="retrieval")
+    unit_pool = choice(retrieval_cfg, "unit_pool", UNIT_POOLS, group="retrieval")
     timing = time_settings(retrieval_cfg)
     use_dense, use_bm25 = method in ("dense", "hybrid", "m3"), method in ("bm25", "hybrid")
     if method == "m3":
@@ -128,6 +129,10 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
     granularity = embedder_cfg["granularity"]
     rounds = granularity == "round"
     session_level = granularity == "passage"  # BM25 and fusion on sessions, not on passages
+    if unit_pool == "blend" and granularity == "round":
+        raise ConfigError("retrieval.unit_pool", unit_pool, hint=(
+            "blend pools a session's whole key with its best passage: it needs "
+            "embedder.granularity=passage (rounds have no whole-session unit)"))
     fuse_kw = {"rrf_k": float(retrieval_cfg["rrf_k"]),
                "dense_weight": float(retrieval_cfg["dense_weight"])}
     ranges = question_time_ranges(questions, timing) if timing.enabled else {}
@@ -137,6 +142,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
                                          file=sys.stderr, disable=False)):
         rows, seg = index.units_of(hay, qid)
         n = len(hay)
+        first = None if rounds else np.r_[True, seg[1:] != seg[:-1]]  # each session's whole key
         dense = cosine_scores(qvecs[qi], index.vectors[rows]) if use_dense else None
         tiebreak = unit_scores = sess_tb = None
         if method == "m3":
@@ -147,7 +153,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
         elif session_level:
             sparse = (bm25.scores(qtexts[qi], [index.session_text(sid) for sid in hay])
                       if use_bm25 else None)
-            dense_s = session_max(dense, seg, n) if use_dense else None
+            dense_s = pool_units(dense, seg, n, unit_pool, first) if use_dense else None
             if method == "hybrid":
                 sess, sess_tb = fuse(dense_s, sparse, fusion, **fuse_kw)
             else:
@@ -161,7 +167,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
                 unit_scores, tiebreak = fuse(
                     dense, bm25.scores(qtexts[qi], [index.texts[r] for r in rows]), fusion,
                     **fuse_kw)
-            sess = session_max(unit_scores, seg, n)
+            sess = pool_units(unit_scores, seg, n, unit_pool, first)
             sess_tb = session_max(tiebreak, seg, n) if tiebreak is not None else None
         if qid in ranges:
             mask = in_range_mask(ranges[qid][0], [ranges[qid][1].get(sid) for sid in hay])
