@@ -34,12 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO / "tests"))
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+from _env import REPO
 
 STAGES = ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate")
 KEY_ENV = "MEMRECALL_STANDIN_KEY"
