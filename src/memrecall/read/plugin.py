@@ -172,6 +172,12 @@ class PluginReader:
             except BaseException:  # a wrong-shaped answer: stop asking the rest
                 for f in futures:
                     f.cancel()
+                # as_completed yields the futures already finished in no set order: raise the
+                # earliest question's error, so the message does not depend on thread timing
+                failed = sorted((i, f) for f, i in futures.items()
+                                if f.done() and not f.cancelled() and f.exception() is not None)
+                if failed:
+                    raise failed[0][1].exception() from None
                 raise
 
     async def _run_async(self, questions, hashes, todo, results, bar) -> None:
