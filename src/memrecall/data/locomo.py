@@ -31,7 +31,6 @@ import hashlib
 import logging
 import re
 import statistics
-from dataclasses import dataclass, field
 from datetime import datetime
 
 import orjson
@@ -40,6 +39,7 @@ import polars as pl
 from ..dates import DATE_FORMAT  # the LongMemEval format every stage already reads
 from ..errors import InputError
 from .card import file_rows, num
+from .longmemeval import Normalised  # the same three tables
 from ..schema import LOCOMO_EXTRA, polars_schema
 from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
 from ..schema import LOCOMO_CATEGORIES as CATEGORIES
@@ -204,14 +204,6 @@ def turn_content(turn: dict) -> str:
 
 def session_id(conv_id: str, n: int) -> str:
     return f"{conv_id}_D{n}"
-
-
-@dataclass
-class Normalised:
-    questions: pl.DataFrame
-    sessions: pl.DataFrame
-    turns: pl.DataFrame
-    stats: dict = field(default_factory=dict)
 
 
 def normalise(records: list[dict], selected: list[dict]) -> Normalised:

@@ -24,6 +24,7 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Iterable, Iterator
 
 import orjson
 import polars as pl
@@ -152,8 +153,9 @@ def _turn_problem(turn) -> str:
     return f"turn 'has_answer' must be true/false, got {turn['has_answer']!r}"
 
 
-def validate_records(records: list, file: str) -> None:
-    """Validate every question (also the ones a subset later drops: a broken file fails early)."""
+def validated(records: Iterable, file: str) -> Iterator[dict]:
+    """Each question as it comes, validated, with a repeated question_id refused (in memory, or
+    streamed from the file)."""
     dates = _Dates(file)
     seen: dict[str, int] = {}
     for i, rec in enumerate(records):
@@ -163,6 +165,13 @@ def validate_records(records: list, file: str) -> None:
             raise InputError(f"duplicate question_id (also question #{seen[qid]})", file=file,
                              question_id=qid, field="question_id")
         seen[qid] = i
+        yield rec
+
+
+def validate_records(records: list, file: str) -> None:
+    """Validate every question (also the ones a subset later drops: a broken file fails early)."""
+    for _ in validated(records, file):
+        pass
 
 
 def content_hash(turns: list[dict]) -> str:

@@ -34,7 +34,7 @@ import pyarrow.ipc as ipc
 
 from ..errors import InputError
 from ..schema import polars_schema
-from .longmemeval import HaystackMerger, _Dates, summarise, validate_record
+from .longmemeval import HaystackMerger, summarise, validated
 
 
 SPILL_BYTES = 256e6          # text per spill file (memory while it is sorted)
@@ -101,18 +101,10 @@ class Scan:
 
 
 def scan(path: str | Path) -> Scan:
-    file = str(path)
-    dates = _Dates(file)
     out = Scan()
-    seen: dict[str, int] = {}
     sizes: dict = {}
-    for i, rec in enumerate(iter_records(path, sizes)):
-        validate_record(rec, i, file, dates)
+    for rec in validated(iter_records(path, sizes), str(path)):
         qid = rec["question_id"]
-        if qid in seen:
-            raise InputError(f"duplicate question_id (also question #{seen[qid]})", file=file,
-                             question_id=qid, field="question_id")
-        seen[qid] = i
         out.light.append({"question_id": qid, "question_type": rec["question_type"]})
         out.sessions_of[qid] = rec["haystack_session_ids"]
     out.json_bytes = sizes.get("json_bytes", 0)
