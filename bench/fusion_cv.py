@@ -2,6 +2,7 @@
 
     python bench/fusion_cv.py --data FILE [--weights 0.3 0.4 0.5 0.6 0.7] [--folds 5]
                               [--repeats 20] [--embedder-set key=value ...]
+                              [--haystack-scale K]
 
 For every weight of the (small) grid, `retrieval=hybrid retrieval.fusion=weighted` is run once
 through the retrieve stage's own code (bundled MiniLM, vectors from the shared cache) and scored
@@ -35,7 +36,7 @@ from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
-from retrieval import _overrides, load_cfg  # noqa: E402  (bench/retrieval.py)
+from retrieval import _overrides, load_cfg, scale_haystacks  # noqa: E402  (bench/retrieval.py)
 
 METRICS = ("recall_any@5", "recall_all@10", "ndcg_any@10")
 
@@ -73,11 +74,15 @@ def main(argv=None) -> None:
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--embedder-set", nargs="*", default=[], metavar="KEY=VALUE")
     ap.add_argument("--retrieval-set", nargs="*", default=[], metavar="KEY=VALUE")
+    ap.add_argument("--haystack-scale", type=int, default=1, metavar="K",
+                    help="grow each haystack K-fold (bench/retrieval.py scale_haystacks)")
+    ap.add_argument("--scale-seed", type=int, default=0)
     args = ap.parse_args(argv)
 
     records = load_records(args.data)
     validate_records(records, str(args.data))
     ds = normalise(records, str(args.data))
+    questions = scale_haystacks(ds.questions, ds.sessions, args.haystack_scale, args.scale_seed)
     ecfg = load_cfg("embedder", "minilm", _overrides(args.embedder_set))
     rcfg = {**load_cfg("retrieval", "hybrid", _overrides(args.retrieval_set)),
             "fusion": "weighted"}
@@ -87,12 +92,13 @@ def main(argv=None) -> None:
     per_weight: dict[float, dict[str, dict]] = {}
     qtype: dict[str, str] = {}
     for w in args.weights:
-        cands = retrieve(ds.questions, emb, {**rcfg, "dense_weight": w}, ecfg, encoder=enc)
-        m = retrieval_metrics(ds.questions, ds.turns, cands, per_question=True)
+        cands = retrieve(questions, emb, {**rcfg, "dense_weight": w}, ecfg, encoder=enc)
+        m = retrieval_metrics(questions, ds.turns, cands, per_question=True)
         per_weight[w] = {q: v for q, _, v in m["per_question"]}
         qtype = {q: t for q, t, _ in m["per_question"]}
     qids = sorted(qtype)
-    print(f"{len(qids)} scored questions; granularity={ecfg['granularity']} "
+    print(f"{len(qids)} scored questions; haystacks x{args.haystack_scale}; "
+          f"granularity={ecfg['granularity']} "
           f"unit_pool={rcfg['unit_pool']}\n")
     print(f"{'dense_weight':>12} " + " ".join(f"{m:>13}" for m in METRICS) + "   (in-sample)")
     for w in args.weights:

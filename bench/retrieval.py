@@ -48,6 +48,7 @@ from memrecall.artifacts import write_table  # noqa: E402
 from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
+from memrecall.hashing import sha256_text  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402
 from memrecall.retrieval.keys import session_keys  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
@@ -148,6 +149,37 @@ def measure_throughput(embedder_cfg: dict, embeddings, n: int) -> float:
     return len(texts) / took
 
 
+def measure_cost_ratio(embedder_cfg: dict, sessions, turns, n: int, repeats: int = 2) -> dict:
+    """Wall time to embed the units of n sessions (a fixed sample, by session id hash) at this
+    config's granularity against their plain session keys, with the bare model (no cache), in
+    one process, alternating the two `repeats` times (this machine is noisy): the embedding
+    time ratio the issue budgets (at most 2x)."""
+    from memrecall.retrieval.embedders import FlagEncoder
+
+    ids = sorted(sessions["session_id"].to_list(), key=sha256_text)[:n]
+    pick = sessions.filter(sessions["session_id"].is_in(ids))
+    sub = turns.filter(turns["session_id"].is_in(ids))
+    units = list(dict.fromkeys(session_keys(pick, sub, embedder_cfg)["text"].to_list()))
+    keys = list(dict.fromkeys(session_keys(pick, sub, {**embedder_cfg, "granularity": "session"})
+                              ["text"].to_list()))
+    model = FlagEncoder(embedder_cfg)
+    model.encode(keys[:8])  # warm-up
+    took = {"session": 0.0, "config": 0.0}
+    for _ in range(repeats):
+        for name, texts in (("session", keys), ("config", units)):
+            t0 = time.perf_counter()
+            model.encode(texts)
+            took[name] += time.perf_counter() - t0
+    ratio = took["config"] / took["session"]
+    print(f"embedding time, bare model, {len(ids)} sessions x {repeats} alternating runs: session "
+          f"keys {len(keys)} texts {took['session'] / repeats:.1f}s, granularity="
+          f"{embedder_cfg['granularity']} {len(units)} texts {took['config'] / repeats:.1f}s: "
+          f"{ratio:.2f}x (batch_size {embedder_cfg['runtime']['batch_size']})")
+    return {"sessions": len(ids), "session_texts": len(keys), "texts": len(units),
+            "session_s": took["session"] / repeats, "config_s": took["config"] / repeats,
+            "ratio": ratio}
+
+
 def memesh_plugin(rcfg, questions, sessions, turns, embeddings):
     """(PluginRetriever, HaystackBuilder) as the retrieve stage builds them (from the repo root,
     where `examples.memesh_fts5` imports)."""
@@ -179,6 +211,32 @@ def encoder_tokens(embedder_cfg: dict, embeddings, sessions, turns) -> dict:
     base = session_keys(sessions, turns, {**embedder_cfg, "granularity": "session"})
     n0, t0 = count(base["text"].to_list())
     return {"texts": n, "tokens": t, "session_texts": n0, "session_tokens": t0}
+
+
+def scale_haystacks(questions, sessions, scale: int, seed: int):
+    """Each question's haystack grown to `scale` times its size with distractors: sessions of the
+    other questions' haystacks (other simulated users; their evidence sessions included, as S's
+    haystacks include them), drawn without replacement by a seeded generator, appended after the
+    question's own sessions with their own session dates. Gold is unchanged. A harder proxy of
+    the benchmark's questions: at S size the dev file sits at the ceiling (hybrid any@5 1.000),
+    where no change can show a gain; at M-like sizes (scale 10, ~500 sessions) misses appear."""
+    import numpy as np
+    import polars as pl
+
+    if scale <= 1:
+        return questions
+    date_of = dict(zip(sessions["session_id"].to_list(), sessions["date"].to_list()))
+    pool = sorted(date_of)
+    rng = np.random.default_rng(seed)
+    ids_out, dates_out = [], []
+    for ids, dates in questions.select("haystack_session_ids", "haystack_dates").iter_rows():
+        own = set(ids)
+        want = (scale - 1) * len(ids)
+        picks = [pool[i] for i in rng.permutation(len(pool)) if pool[i] not in own][:want]
+        ids_out.append(list(ids) + picks)
+        dates_out.append(list(dates) + [date_of[s] for s in picks])
+    return questions.with_columns(pl.Series("haystack_session_ids", ids_out),
+                                  pl.Series("haystack_dates", dates_out))
 
 
 BOOT = 2000
@@ -232,6 +290,13 @@ def main(argv=None) -> None:
     ap.add_argument("--no-rerun", action="store_true", help="skip the cached-rerun timing")
     ap.add_argument("--throughput-sample", type=int, default=256, metavar="N",
                     help="also time the bare model on N session keys, cache or not (0: skip)")
+    ap.add_argument("--haystack-scale", type=int, default=1, metavar="K",
+                    help="grow each haystack K-fold with other questions' sessions (a harder "
+                         "proxy: scale_haystacks); 1 = the file's own haystacks")
+    ap.add_argument("--scale-seed", type=int, default=0)
+    ap.add_argument("--cost-sample", type=int, default=0, metavar="N",
+                    help="time the bare model on N sessions' units vs their session keys, "
+                         "side by side (measure_cost_ratio; 0: skip)")
     args = ap.parse_args(argv)
 
     embedder_cfg = load_cfg("embedder", "minilm", _overrides(args.embedder_set))
@@ -245,6 +310,11 @@ def main(argv=None) -> None:
     print(f"data: {args.data}: {questions.height} questions "
           f"({int(questions['is_abstention'].sum())} abstention), {sessions.height} unique "
           f"sessions, {turns.height} turns; loaded in {time.perf_counter() - t0:.1f}s")
+    if args.haystack_scale > 1:
+        questions = scale_haystacks(questions, sessions, args.haystack_scale, args.scale_seed)
+        sizes = [len(h) for h in questions["haystack_session_ids"].to_list()]
+        print(f"haystacks grown {args.haystack_scale}x with other questions' sessions (seed "
+              f"{args.scale_seed}): {min(sizes)}-{max(sizes)} sessions per question")
     print(f"embedder: {embedder_cfg['model']} granularity={embedder_cfg['granularity']} "
           f"key={embedder_cfg['key']} max_chars={embedder_cfg['max_chars']} "
           f"max_length={embedder_cfg['max_length']}")
@@ -276,6 +346,8 @@ def main(argv=None) -> None:
           f"{cost['tokens'] / max(cost['session_tokens'], 1):.2f}x the embedding work")
     if args.throughput_sample:
         rate = measure_throughput(embedder_cfg, embeddings, args.throughput_sample)
+    cost_ratio = (measure_cost_ratio(embedder_cfg, sessions, turns, args.cost_sample)
+                  if args.cost_sample else None)
     timing = time_settings(base_retrieval)
     fired = question_time_ranges(questions, timing) if timing.enabled else {}
     qtype = dict(zip(questions["question_id"].to_list(), questions["question_type"].to_list()))
@@ -374,6 +446,8 @@ def main(argv=None) -> None:
     for r in results.values():
         r["encoder_texts_per_s"] = None if rate != rate else round(rate, 1)
         r["unique_texts"], r["total_texts"] = uniq, per_q_total
+        r["encoder_tokens"], r["session_tokens"] = cost["tokens"], cost["session_tokens"]
+        r["embedding_time_ratio"] = cost_ratio
 
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2, sort_keys=True))

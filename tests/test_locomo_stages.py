@@ -59,7 +59,7 @@ def test_keys_carry_speaker_names(ds):
                        "conv-x_D1_2": "Bo: Look at mine! and shared a photo of a cat on a sofa.",
                        "conv-x_D2_1": "Bo: I moved to Paris.",
                        "conv-x_D2_2": "Ann: I started painting."}
-    sess = session_keys(ds.sessions, ds.turns, group("embedder", "minilm"))
+    sess = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="session"))
     assert sess["text"][1] == "Bo: I moved to Paris.\nAnn: I started painting."
 
 

@@ -18,7 +18,7 @@ TURNS = pl.DataFrame(
      ("s2", 0, "assistant", "Hello, how can I help?", False)],
     schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
             "content": pl.String, "has_answer": pl.Boolean}, orient="row")
-CFG = group("embedder", "minilm")
+CFG = group("embedder", "minilm", granularity="session")
 
 
 def test_session_key_is_user_turns_joined():

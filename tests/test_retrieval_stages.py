@@ -13,7 +13,7 @@ from memrecall.retrieval.rerank import run_rerank
 from memrecall.retrieval.retrieve import run_retrieve
 from confs import group
 
-EMBEDDER = group("embedder", "minilm", max_length=128, batch_size=8)
+EMBEDDER = group("embedder", "minilm", max_length=128, batch_size=8, granularity="session")
 RETRIEVAL = group("retrieval", "dense", top_k=3, bm25_stemmer="none")
 RERANK_NONE = group("reranker", "none", top_k=2)
 

@@ -5,7 +5,9 @@ user turn together with the assistant reply that follows it, unit_id = `<session
 i is the user turn's index in the session (the official LongMemEval turn id), so turn-level
 metrics can refer to the same ids. Granularity `passage`: the session key (not cut at `max_chars`:
 reading the whole session is the point) and then the token windows after the first one
-(passages.py), unit_id = `<session_id>_p<j>` (j = 1, 2, ...).
+(passages.py), unit_id = `<session_id>_p<j>` (j = 1, 2, ...). Granularity `sentence`: the session
+key (unit_id `<session_id>_s0`, the same text as at `session` granularity) and then each
+first-person sentence of the user's turns (sentences.py), unit_id `<session_id>_s<j>`.
 
 Key `user` keeps user turns only (the official LongMemEval session key: user turns joined);
 `all` keeps both sides, each line prefixed by its role. `max_chars` truncates the key text
@@ -25,8 +27,9 @@ import polars as pl
 
 from ..config import choice
 from ..errors import InputError
+from .sentences import user_sentences
 
-GRANULARITIES = ("session", "round", "passage")
+GRANULARITIES = ("session", "round", "passage", "sentence")
 KEYS = ("user", "all")
 JOINER = "\n"
 
@@ -65,13 +68,29 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
            else sessions.get_column("session_id").unique())
     by_session: dict[str, list[tuple[int, str, str]]] = {sid: [] for sid in ids.to_list()}
     named = "speaker" in turns.columns
+    speaker_of: dict[tuple[str, int], str] = {}
     rows = turns.select("session_id", "turn_index", "role", "content",
                         *(["speaker"] if named else [])).sort(
         "session_id", "turn_index").iter_rows()
     for sid, idx, role, content, *speaker in rows:
         if sid in by_session:
             text = content or ""
+            if named:
+                speaker_of[sid, int(idx)] = speaker[0]
             by_session[sid].append((int(idx), role, f"{speaker[0]}: {text}" if named else text))
+
+    def sentences_of(sid: str, session) -> list[str]:
+        """The user's first-person sentences, each once, each with its speaker's name when
+        turns carry one (the turn's name prefix would otherwise reach its first only)."""
+        said: dict[str, None] = {}
+        for idx, role, text in session:
+            if role != "user":
+                continue
+            name = speaker_of.get((sid, idx))
+            raw = text[len(name) + 2:] if name else text
+            for sentence in user_sentences(raw):
+                said.setdefault(f"{name}: {sentence}" if name else sentence)
+        return list(said)
 
     unit_ids: list[str] = []
     session_ids: list[str] = []
@@ -88,11 +107,16 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
         if fact and facts_only:
             emit(sid if granularity == "session" else f"{sid}_facts", sid, fact)
             continue
-        if granularity in ("session", "passage"):
+        if granularity in ("session", "passage", "sentence"):
             body = JOINER.join(_line(r, c, key) for _, r, c in session
                                if key == "all" or r == "user")
             text = f"{fact}{JOINER}{body}" if fact else body
-            if splitter is None:
+            if granularity == "sentence":
+                emit(f"{sid}_s0", sid, text)
+                said = [x for x in sentences_of(sid, session) if x != text]  # not the key again
+                for j, sentence in enumerate(said, start=1):
+                    emit(f"{sid}_s{j}", sid, sentence)
+            elif splitter is None:
                 emit(sid, sid, text)
             else:
                 for j, part in enumerate(splitter.split(text), start=1):

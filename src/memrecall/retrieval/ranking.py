@@ -46,8 +46,9 @@ def pool_units(unit_scores: np.ndarray, unit_session: np.ndarray, n_sessions: in
       many units: sigma * E[max of n standard normals] (expected_max_z), sigma the standard
       deviation of all unit scores of this haystack. One unit: unchanged (session keys score
       as before); parameter-free.
-    - `blend` (passages only): the mean of the whole-session key's score (its first unit,
-      `first` marks it) and the best unit's: the topic of the session and its best window.
+    - `blend` (passages, sentences): the mean of the whole-session key's score (its first
+      unit, `first` marks it) and the best unit's: the topic of the session and its best
+      window or statement.
     - `max_mean`: the mean of the session's best and average unit.
     Sessions without units get -inf. At session granularity (one unit each) all are `max`."""
     best = session_max(unit_scores, unit_session, n_sessions)
@@ -65,7 +66,8 @@ def pool_units(unit_scores: np.ndarray, unit_session: np.ndarray, n_sessions: in
     if how == "blend":
         if first is None:
             raise ConfigError("retrieval.unit_pool", how, hint=(
-                "blend needs a whole-session unit: use it with embedder.granularity=passage"))
+                "blend needs a whole-session unit: use it with embedder.granularity=passage "
+                "or sentence"))
         whole = session_max(unit_scores[first], unit_session[first], n_sessions)
         return (best + whole) / 2
     raise ConfigError("retrieval.unit_pool", how, list(UNIT_POOLS))

@@ -10,11 +10,12 @@ Methods (`retrieval.method`):
 - `oracle`: the evidence sessions only (answer_session_ids), in haystack order, score 1.0; an
   upper bound for the reader, no model involved;
 - `plugin`: a retriever of your own, `retrieval.callable` (plugin.py).
-Units are sessions, rounds or passages (embedder.granularity); unit scores are aggregated to
-their session by `retrieval.unit_pool` (ranking.pool_units; max by default). Round candidates
+Units are sessions, rounds, passages or sentences (embedder.granularity); unit scores are
+aggregated to their session by `retrieval.unit_pool` (ranking.pool_units). Round candidates
 carry `turn_indices` (the session's user turns, best round first), which turn-level metrics
-use. At passage granularity BM25 reads each session's whole key (its first unit; BM25 has no
-window to fit) and hybrid fuses session scores: pooled passages with the session's BM25.
+use. At passage and sentence granularity BM25 reads each session's whole key (its first unit;
+BM25 has no window to fit and its length normalisation is per document) and hybrid fuses
+session scores: the pooled dense units with the session's BM25.
 
 Time-aware retrieval (`retrieval.time_aware`, timeaware.py): for a question that names a time
 relative to its date, sessions dated inside that range (in that question's haystack) are boosted.
@@ -128,11 +129,12 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
         qvecs = encoder.encode(qtexts, desc="queries")
     granularity = embedder_cfg["granularity"]
     rounds = granularity == "round"
-    session_level = granularity == "passage"  # BM25 and fusion on sessions, not on passages
+    # BM25 and fusion on sessions (the first unit: the whole key), not on passages or sentences
+    session_level = granularity in ("passage", "sentence")
     if unit_pool == "blend" and granularity == "round":
         raise ConfigError("retrieval.unit_pool", unit_pool, hint=(
-            "blend pools a session's whole key with its best passage: it needs "
-            "embedder.granularity=passage (rounds have no whole-session unit)"))
+            "blend pools a session's whole key with its best unit: it needs "
+            "embedder.granularity=passage or sentence (rounds have no whole-session unit)"))
     fuse_kw = {"rrf_k": float(retrieval_cfg["rrf_k"]),
                "dense_weight": float(retrieval_cfg["dense_weight"])}
     ranges = question_time_ranges(questions, timing) if timing.enabled else {}

@@ -230,18 +230,25 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     final = dict(reranked)
     encoder_stats = {}
     retrieve_df = read_table(candidates_retrieve, "candidates") if multi else None
-    plugin, plugin_params = None, {}
+    plugin, retrieval_meta = None, {}
+    unit_pool = "max"
     if multi and (retrieval_cfg or {}).get("method") == "plugin":
         from ..retrieval.plugin import open_plugin
 
         plugin, retrieval_params, _ = open_plugin(retrieval_cfg, qs, sessions=sessions,
                                                   turns=turns, embeddings=embeddings)
-        plugin_params = {"retrieval": retrieval_params}
+        retrieval_meta = {"retrieval": retrieval_params}
+    elif retrieval_cfg is not None:
+        # Sessions score from their units as the retrieve stage scores them (pool_units).
+        from ..retrieval.ranking import UNIT_POOLS
+
+        unit_pool = choice(retrieval_cfg, "unit_pool", UNIT_POOLS, group="retrieval")
+        retrieval_meta = {"retrieval": {"unit_pool": unit_pool}}
     if multi:
         final.update(_rescore(multi, rows, records, reranked, _by_question(retrieve_df),
                               embeddings, read_table(turns, "turns"),
                               embedder_cfg, reranker_cfg, encoder, reranker, encoder_stats,
-                              plugin))
+                              plugin, unit_pool))
     if timed:
         dates = question_session_dates(qs, read_table(sessions, "sessions"))
         for q in timed:
@@ -256,7 +263,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
           "error": "; ".join(rec["errors"]) or None} for rec in records.values()],
         schema=REWRITES_SCHEMA)
     params = {"rewrite": identity(rewrite_cfg), "embedder": identity(embedder_cfg),
-              "reranker": identity(reranker_cfg), **plugin_params}
+              "reranker": identity(reranker_cfg), **retrieval_meta}
     inputs = [questions, sessions, turns, candidates_rerank, candidates_retrieve, embeddings]
     write_table(cands, out, table="candidates", stage="rewrite", params=params,
                 input_files=inputs)
@@ -275,11 +282,12 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
 
 
 def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg, reranker_cfg,
-             encoder, reranker, encoder_stats, plugin=None) -> dict[str, list[tuple[str, float]]]:
+             encoder, reranker, encoder_stats, plugin=None, unit_pool: str = "max"
+             ) -> dict[str, list[tuple[str, float]]]:
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
     from ..retrieval.dense import cosine_scores
     from ..retrieval.embedders import CachedEncoder, vectors_matrix
-    from ..retrieval.ranking import session_max, top_ranked
+    from ..retrieval.ranking import pool_units, top_ranked
 
     top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
     pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
@@ -332,9 +340,13 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
                 plugin_queries(retriever, rows[q], queries[q], qv), pool)
             scores = np.asarray([by_id[s] for s in pool], dtype=np.float64)
         else:
+            # Each variant scores a session as retrieve does (unit_pool), the best variant wins.
             idx = [i for s in pool for i in by_session[s]]
             seg = np.asarray([pos for pos, s in enumerate(pool) for _ in by_session[s]], np.int64)
-            scores = session_max(cosine_scores(qv, unit_vecs[idx]), seg, len(pool))
+            first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, bool)
+            per_variant = [cosine_scores(v, unit_vecs[idx]) for v in np.atleast_2d(qv)]
+            scores = np.max([pool_units(c, seg, len(pool), unit_pool, first)
+                             for c in per_variant], axis=0)
         if use_reranker and pool:
             # Re-rank the whole pool by its best cross-encoder score over the same queries.
             pairs = [(text, passages[s]) for text in queries[q] for s in pool]
