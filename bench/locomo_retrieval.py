@@ -1,10 +1,10 @@
 """Retrieval benchmark on a LoCoMo file with the bundled MiniLM, through the pipeline's own code.
 
     python bench/locomo_retrieval.py --data ../shared/data/locomo/locomo_dev2.json [--json OUT]
-        [--granularities session round] [--methods dense bm25 hybrid] [--scale 1 2 4 8]
+        [--granularities session round sentence] [--methods dense bm25 hybrid] [--scale 1 2 4 8]
 
 For each granularity (session: one key per session; round: one key per turn, as LoCoMo's
-evidence is single turns) and method (dense, bm25, hybrid = RRF of both), it prints
+evidence is single turns; sentence: the session key plus each first-person sentence) and method (dense, bm25, hybrid = RRF of both), it prints
 recall_any@5, recall_any@10, recall_all@10 and ndcg_any@10 at session level (gold: the
 evidence's D<n> sessions) and turn level (gold: the evidence dia_ids), category 5 excluded
 (adversarial: unanswerable, as abstention is for LongMemEval), per category too with --by-category.
@@ -85,8 +85,8 @@ def bare_throughput(embedder_cfg: dict, texts: list[str]) -> float:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--data", required=True, help="a LoCoMo file (locomo10.json or a slice)")
-    ap.add_argument("--granularities", nargs="+", default=["session", "round"],
-                    choices=["session", "round"])
+    ap.add_argument("--granularities", nargs="+", default=["session", "round", "sentence"],
+                    choices=["session", "round", "passage", "sentence"])
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     ap.add_argument("--scale", nargs="*", type=int, default=[1, 2, 4, 8],
                     help="conversation-count multipliers for the growth timing ([] to skip)")

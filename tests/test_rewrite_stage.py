@@ -145,13 +145,14 @@ EMBEDDER = group("embedder", "minilm", name="fake", model="unused")
 NO_RERANKER = group("reranker", "none", top_k=4)
 
 
-def run(p, rcfg, reranker_cfg=NO_RERANKER, encoder=None, reranker=None):
+def run(p, rcfg, reranker_cfg=NO_RERANKER, encoder=None, reranker=None, retrieval_cfg=None):
     return run_rewrite(rcfg, EMBEDDER, reranker_cfg, questions=p["questions"],
                        sessions=p["sessions"], turns=p["turns"],
                        candidates_rerank=p["candidates_rerank"],
                        candidates_retrieve=p["candidates_retrieve"], embeddings=p["embeddings"],
                        out=p["out"], out_rewrites=p["out_rewrites"],
-                       encoder=encoder or FakeEncoder(), reranker=reranker)
+                       encoder=encoder or FakeEncoder(), reranker=reranker,
+                       retrieval_cfg=retrieval_cfg)
 
 
 def ranked(df, qid):
@@ -209,6 +210,21 @@ def test_multiangle_rescoring_time_aware_and_pass_through(server, inputs, fresh_
         filled = [{**m, "content": m["content"].replace("{question_date}", qdate).replace(
             "{question}", qtext)} for m in rec["messages"]]
         assert filled in sent
+
+
+def test_variants_pool_units_as_the_retrieve_stage_does(server, inputs):
+    # s4 has two units: its key (0,0,0,1) first, then (0,.6,.8,0). Under `max` its best cosine
+    # over the variants is 0.8 ("I mixed a drink" on the second unit); under `blend` each
+    # variant scores the mean of the key and the best unit, and "rum punch" wins with 1/sqrt(2).
+    pools = {}
+    for pool in ("max", "blend"):
+        run(inputs, rewrite_cfg(server, time_aware=False),
+            retrieval_cfg=group("retrieval", "dense", unit_pool=pool))
+        pools[pool] = dict(ranked(read_table(inputs["out"], "candidates"), "q_ssu"))
+        assert read_meta(inputs["out"])["params"]["retrieval"] == {"unit_pool": pool}
+    assert pools["max"]["s4"] == pytest.approx(0.8)
+    assert pools["blend"]["s4"] == pytest.approx(1 / np.sqrt(2))
+    assert pools["max"]["s3"] == pools["blend"]["s3"] == pytest.approx(1.0)  # one unit: the same
 
 
 def test_rerun_is_free_and_byte_identical(server, inputs, fresh_cache):
