@@ -34,7 +34,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import polars as pl  # noqa: E402
-import yaml  # noqa: E402
 
 from memrecall.data import locomo  # noqa: E402
 from memrecall.data.longmemeval import load_records  # noqa: E402
@@ -49,7 +48,10 @@ KS = (5, 10)
 
 
 def conf(group: str, option: str) -> dict:
-    return yaml.safe_load((REPO / "conf" / group / f"{option}.yaml").read_text())
+    """The option as the pipeline composes it (its defaults inherited from conf/base)."""
+    from memrecall.compose import compose_config
+
+    return compose_config([f"{group}={option}"], root=REPO)[group]
 
 
 def load(path: str, copies: int = 1) -> locomo.Normalised:
