@@ -2,7 +2,8 @@
 and where the evidence sits inside the gold session's key.
 
     python bench/retrieval_misses.py --data FILE [--types single-session-preference ...]
-                                     [--methods dense bm25 ...] [--k 5]
+                                     [--methods dense bm25 ...] [--k 5] [--haystack-scale 10]
+                                     [--show-top 3]
 
 For every scored question (official gold rule, abstention excluded) and every gold session it
 prints the gold's rank under each method (99: not in the top_k), and for the gold session's user-turn key: its length
@@ -10,11 +11,15 @@ in characters and encoder tokens, and the token offset of its first `has_answer`
 (the evidence) - beyond the encoder's window (max_length - 2 tokens) means a session-level dense
 vector never read it, beyond `max_chars` means the session key (dense and BM25) cut it off.
 Then, for all gold sessions and by type, how often the evidence lies beyond each limit, and
-the questions where any method ranks a gold session below --k.
+the questions where any method ranks a gold session below --k. `--show-top N` prints, for each
+listed question, the start of the gold sessions' keys and of the first method's top N sessions
+(the sessions that outranked the gold). `--haystack-scale K` grows each haystack K-fold with other
+questions' sessions (bench/retrieval.py scale_haystacks), where misses are common enough to read.
 
 Methods are the retrieve stage's own (`memrecall.retrieval.retrieve`) on the bundled MiniLM
 (conf/embedder/minilm.yaml) with vectors from the shared content-addressed cache
-(MEMRECALL_CACHE_DIR): session keys, passages (embedder.granularity=passage) and each pooling.
+(MEMRECALL_CACHE_DIR): session keys, passages (embedder.granularity=passage), sentence units
+(the default) and each pooling.
 """
 
 from __future__ import annotations
@@ -38,18 +43,23 @@ from memrecall.retrieval.embedders import (CachedEncoder, build_embeddings,  # n
 from memrecall.retrieval.keys import JOINER  # noqa: E402
 from memrecall.retrieval.passages import _tokenizer  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
-from retrieval import load_cfg  # noqa: E402  (bench/retrieval.py)
+from retrieval import load_cfg, scale_haystacks  # noqa: E402  (bench/retrieval.py)
 
 # name: (embedder overrides, retrieval overrides)
+SESSION = {"granularity": "session"}
+PASSAGE = {"granularity": "passage"}
+SENTENCE = {"granularity": "sentence"}
 METHODS = {
-    "dense": ({}, {"method": "dense"}),
-    "bm25": ({}, {"method": "bm25"}),
-    "hybrid_rrf": ({}, {"method": "hybrid", "fusion": "rrf"}),
-    "hybrid_w": ({}, {"method": "hybrid", "fusion": "weighted"}),
-    "dense_pass": ({"granularity": "passage"}, {"method": "dense"}),
-    "dense_pass_fair": ({"granularity": "passage"}, {"method": "dense", "unit_pool": "max_fair"}),
-    "dense_pass_blend": ({"granularity": "passage"}, {"method": "dense", "unit_pool": "blend"}),
-    "hybrid_w_pass": ({"granularity": "passage"}, {"method": "hybrid", "fusion": "weighted"}),
+    "dense": (SESSION, {"method": "dense"}),
+    "bm25": (SESSION, {"method": "bm25"}),
+    "hybrid_rrf": (SESSION, {"method": "hybrid", "fusion": "rrf"}),
+    "hybrid_w": (SESSION, {"method": "hybrid", "fusion": "weighted"}),
+    "dense_pass": (PASSAGE, {"method": "dense"}),
+    "dense_pass_fair": (PASSAGE, {"method": "dense", "unit_pool": "max_fair"}),
+    "dense_pass_blend": (PASSAGE, {"method": "dense", "unit_pool": "blend"}),
+    "hybrid_w_pass": (PASSAGE, {"method": "hybrid", "fusion": "weighted"}),
+    "dense_sent": (SENTENCE, {"method": "dense"}),
+    "hybrid_w_sent": (SENTENCE, {"method": "hybrid", "fusion": "weighted"}),
 }
 
 
@@ -59,17 +69,23 @@ def main(argv=None) -> None:
     ap.add_argument("--types", nargs="*", help="question types to list one by one (all: every)")
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--haystack-scale", type=int, default=1, metavar="K")
+    ap.add_argument("--scale-seed", type=int, default=0)
+    ap.add_argument("--show-top", type=int, default=0, metavar="N")
     args = ap.parse_args(argv)
 
     records = load_records(args.data)
     validate_records(records, str(args.data))
     ds = normalise(records, str(args.data))
     questions, sessions, turns = ds.questions, ds.sessions, ds.turns
+    questions = scale_haystacks(questions, sessions, args.haystack_scale, args.scale_seed)
     gold = question_gold(questions, turns)
     qinfo = {q: (t, text) for q, t, text in
              questions.select("question_id", "question_type", "question").iter_rows()}
 
     ranks: dict[str, dict[tuple[str, str], int]] = {}
+    top: dict[str, list[str]] = {}  # the first method's ranking, for --show-top
+    key_text: dict[str, str] = {}   # a session's key (its first unit's text)
     cfg0 = load_cfg("embedder", "minilm", {})
     for name in args.methods:
         eset, rset = METHODS[name]
@@ -80,6 +96,11 @@ def main(argv=None) -> None:
         cands = retrieve(questions, emb, rcfg, ecfg, encoder=enc)
         ranks[name] = {(q, s): r for q, r, s in
                        cands.select("question_id", "rank", "session_id").iter_rows()}
+        if not top:
+            for q, sid in cands.select("question_id", "session_id").iter_rows():
+                top.setdefault(q, []).append(sid)
+        for sid, text in emb.select("session_id", "text").iter_rows():
+            key_text.setdefault(sid, text)
 
     # Where the evidence sits in the user-turn key (as keys.py builds it, before any cut).
     tok = _tokenizer(resolve_model(cfg0["model"])[0])
@@ -135,6 +156,11 @@ def main(argv=None) -> None:
             cells = " ".join(f"{v:>13}" for v in r.values())
             print(f"{qid[:12]:12} {qtype[:10]:10} {chars:6} {ntok:6} {at_tok:6} {cells}  "
                   f"{text[:90]}")
+            if args.show_top:
+                print(f"    gold {sid}: {key_text.get(sid, '')[:160]!r}")
+                for i, other in enumerate(top.get(qid, [])[:args.show_top], start=1):
+                    print(f"    {args.methods[0]} #{i}{' (gold)' if other == sid else ''}: "
+                          f"{key_text.get(other, '')[:160]!r}")
 
 
 if __name__ == "__main__":

@@ -28,8 +28,10 @@ class Session:
 
 @dataclass(frozen=True)
 class UnitVectors:
-    """The bundled embedder's units of one haystack (embeddings.parquet): session or round keys,
-    as `embedder.granularity` says, with L2-normalised vectors (dot product = cosine)."""
+    """The bundled embedder's units of one haystack (embeddings.parquet), as
+    `embedder.granularity` says: sessions' keys and their first-person sentences (the default),
+    session keys, rounds or passages; a session may have several rows. L2-normalised vectors
+    (dot product = cosine)."""
     unit_ids: list[str]
     session_ids: list[str]
     texts: list[str]
