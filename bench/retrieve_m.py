@@ -2,6 +2,7 @@
 
     python bench/retrieve_m.py [--questions 500] [--haystack 500] [--unique 125000]
                                [--methods dense bm25] [--bm25-questions 50]
+                               [--units-per-session 1]
 
 Builds, in a temp folder: questions.parquet (500 questions, each a haystack of 500 session ids
 drawn from a pool of --unique sessions: 250,000 session instances) and embeddings.parquet (one
@@ -11,6 +12,9 @@ a temp vector cache, so no model loads: what is measured is the retrieve stage i
 (retrieval.retrieve.run_retrieve, as DVC runs it, in a fresh child process): wall time, peak RSS
 (VmHWM) and questions per second. BM25 builds one index per question over its 500 texts, so it
 is timed on --bm25-questions questions and extrapolated (printed as such).
+`--units-per-session N` (N > 1) gives each session its key and N - 1 sentence-sized units (~100
+characters) at `embedder.granularity=sentence`, the default: the retrieve stage then holds N
+vectors per session (the dev file averages 8.9 units per session).
 """
 
 from __future__ import annotations
@@ -31,7 +35,16 @@ sys.path.insert(0, str(REPO / "src"))
 DIM = 384
 
 
-def build(tmp: Path, n_q: int, hay: int, unique: int, seed: int = 0) -> None:
+def configs(method: str, units: int) -> tuple[dict, dict]:
+    """(embedder, retrieval) as the pipeline composes them."""
+    from memrecall.compose import compose_config
+
+    cfg = compose_config([f"retrieval={method}"], root=REPO)
+    emb = {**cfg["embedder"], "granularity": "sentence" if units > 1 else "session"}
+    return emb, cfg["retrieval"]
+
+
+def build(tmp: Path, n_q: int, hay: int, unique: int, units: int = 1, seed: int = 0) -> None:
     import numpy as np
     import polars as pl
     import pyarrow as pa
@@ -40,8 +53,6 @@ def build(tmp: Path, n_q: int, hay: int, unique: int, seed: int = 0) -> None:
     from memrecall.hashing import sha256_text
     from memrecall.retrieval.embedders import embedding_space, vectors_column
     from memrecall.retrieval.store import vector_store
-    from memrecall.config import load_yaml_file
-
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in range(20_000)]
     sids = [f"s{i:07d}" for i in range(unique)]
@@ -60,22 +71,29 @@ def build(tmp: Path, n_q: int, hay: int, unique: int, seed: int = 0) -> None:
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     pyrng = random.Random(seed)
     texts = [" ".join(pyrng.choices(words, k=400)) for _ in range(unique)]
-    tbl = pa.table({"unit_id": pa.array(sids), "session_id": pa.array(sids),
+    unit_ids, unit_sids = sids, sids
+    if units > 1:  # the key, then sentence-sized units: rows grouped by session, key first
+        unit_ids = [f"{s}_s{j}" for s in sids for j in range(units)]
+        unit_sids = [s for s in sids for _ in range(units)]
+        texts = [t if j == 0 else " ".join(pyrng.choices(words, k=16))
+                 for t in texts for j in range(units)]
+        vecs = rng.standard_normal((len(texts), DIM), dtype=np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    tbl = pa.table({"unit_id": pa.array(unit_ids), "session_id": pa.array(unit_sids),
                     "key_hash": pa.array([sha256_text(t) for t in texts]),
                     "vector": vectors_column(vecs), "text": pa.array(texts)})
     write_table(tbl, tmp / "embeddings.parquet", stage="bench")
-    cfg = load_yaml_file(REPO / "conf" / "embedder" / "minilm.yaml")
+    cfg, _ = configs("dense", units)
     qv = rng.standard_normal((n_q, DIM), dtype=np.float32)
     qv /= np.linalg.norm(qv, axis=1, keepdims=True)
     vector_store(embedding_space(cfg)).put_many(
         zip([sha256_text(t) for t in questions.get_column("question").to_list()], qv))
 
 
-def child(tmp: str, method: str, limit: int) -> None:
+def child(tmp: str, method: str, limit: int, units: int) -> None:
     import polars as pl
 
     from memrecall.artifacts import write_table
-    from memrecall.config import load_yaml_file
     from memrecall.retrieval.retrieve import run_retrieve
 
     tmp = Path(tmp)
@@ -84,8 +102,7 @@ def child(tmp: str, method: str, limit: int) -> None:
         q = pl.read_parquet(qpath).head(limit)
         qpath = tmp / f"questions_{limit}.parquet"
         write_table(q, qpath, table="questions", stage="bench")
-    emb_cfg = load_yaml_file(REPO / "conf" / "embedder" / "minilm.yaml")
-    ret_cfg = {**load_yaml_file(REPO / "conf" / "retrieval" / f"{method}.yaml")}
+    emb_cfg, ret_cfg = configs(method, units)
     t0, c0 = time.perf_counter(), time.process_time()
     cands = run_retrieve(ret_cfg, emb_cfg, questions=str(qpath),
                          embeddings=str(tmp / "embeddings.parquet"),
@@ -103,9 +120,10 @@ def _vm_hwm_mb() -> float:
     return float("nan")
 
 
-def measure(tmp: Path, method: str, limit: int) -> dict:
+def measure(tmp: Path, method: str, limit: int, units: int) -> dict:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, __file__, "--child", str(tmp), method, str(limit)],
+    proc = subprocess.run([sys.executable, __file__, "--child", str(tmp), method, str(limit),
+                           str(units)],
                           capture_output=True, text=True, env=os.environ)
     if proc.returncode:
         raise SystemExit(f"child failed ({method}):\n{proc.stderr[-3000:]}")
@@ -121,23 +139,25 @@ def main() -> None:
     ap.add_argument("--unique", type=int, default=125_000)
     ap.add_argument("--methods", nargs="*", default=["dense", "bm25"])
     ap.add_argument("--bm25-questions", type=int, default=50)
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--units-per-session", type=int, default=1, metavar="N")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        child(a.child[0], a.child[1], int(a.child[2]))
+        child(a.child[0], a.child[1], int(a.child[2]), int(a.child[3]))
         return
     with tempfile.TemporaryDirectory(prefix="memrecall_retrieve_m_") as tmp:
         tmp = Path(tmp)
         os.environ["MEMRECALL_CACHE_DIR"] = str(tmp / "cache")
         t0 = time.perf_counter()
-        build(tmp, a.questions, a.haystack, a.unique)
+        build(tmp, a.questions, a.haystack, a.unique, a.units_per_session)
         size = (tmp / "embeddings.parquet").stat().st_size / 1e6
         print(f"synthetic: {a.questions} questions x {a.haystack} sessions = "
-              f"{a.questions * a.haystack:,} session instances, {a.unique:,} unique sessions; "
+              f"{a.questions * a.haystack:,} session instances, {a.unique:,} unique sessions "
+              f"x {a.units_per_session} units; "
               f"embeddings.parquet {size:.0f} MB (built in {time.perf_counter() - t0:.0f} s)")
         for method in a.methods:
             limit = a.bm25_questions if method in ("bm25", "hybrid") else 0
-            r = measure(tmp, method, limit)
+            r = measure(tmp, method, limit, a.units_per_session)
             n = r["questions"]
             line = (f"{method:<7} {n} questions: stage {r['stage_s']:.1f} s wall, "
                     f"{r['stage_cpu_s']:.1f} s CPU ({n / r['stage_cpu_s']:.1f} questions per "
