@@ -167,3 +167,22 @@ def test_bench_cached_rerun_runs_the_stages_from_the_cache(fresh_cache, tmp_path
     assert cands["session_id"].to_list() in (["s1", "s2"], ["s2", "s1"])
     with pytest.raises(SystemExit, match=r"(?s)retrieve.py .*retrieval.method"):
         bench.cached_rerun(tmp_path, ecfg, {"bad": {**rcfg, "method": "splade"}})
+
+
+def test_vectors_read_in_batches_equal_the_whole_column(tmp_path):
+    import pyarrow as pa
+
+    from memrecall.artifacts import read_vectors, write_table
+    from memrecall.retrieval.embedders import vectors_column
+
+    vecs = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
+    path = tmp_path / "emb.parquet"
+    write_table(pl.from_arrow(pa.table({"unit_id": [f"u{i}" for i in range(10)],
+                                        "vector": vectors_column(vecs)})), path, stage="test")
+    for batch_rows in (3, 10, 64):  # batches that split the table, fit it, exceed it
+        got = read_vectors(path, batch_rows=batch_rows)
+        assert got.dtype == np.float32 and got.shape == (10, 4)
+        np.testing.assert_array_equal(got, vecs)
+    np.testing.assert_array_equal(read_vectors(path), vectors_matrix(pl.read_parquet(path)))
+    with pytest.raises(MemrecallError, match="missing artifact"):
+        read_vectors(tmp_path / "none.parquet")

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -135,6 +136,27 @@ def read_table(path: str | Path, table: str | None = None,
         if missing:
             raise MemrecallError(f"artifact {path} lacks columns {missing} of table '{table}'")
     return df
+
+
+def read_vectors(path: str | Path, column: str = "vector", batch_rows: int = 65_536) -> np.ndarray:
+    """A list<float32> column as one (rows, dim) float32 matrix, decoded batch by batch. Reading
+    it whole (read_table) holds the Parquet list decoding of a million-row group at once: at
+    LongMemEval-M's size with sentence units (1.1M vectors, 1.7 GB) that peaked at 6.5 GB, and
+    batches peak at ~3.7 GB (bench/retrieve_m.py)."""
+    path = Path(path)
+    if not path.exists():
+        raise MemrecallError(f"missing artifact {path}: run the upstream stage first (dvc repro)")
+    pf = pq.ParquetFile(path)
+    out, at = None, 0
+    for batch in pf.iter_batches(batch_size=batch_rows, columns=[column]):
+        arr = batch.column(0)
+        flat = arr.flatten().to_numpy(zero_copy_only=False)
+        dim = len(flat) // len(arr) if len(arr) else 0
+        if out is None:
+            out = np.empty((pf.metadata.num_rows, dim), dtype=np.float32)
+        out[at:at + len(arr)] = flat.reshape(len(arr), dim)
+        at += len(arr)
+    return out if out is not None else np.zeros((0, 0), np.float32)
 
 
 def read_meta(path: str | Path) -> dict:

@@ -30,7 +30,7 @@ import polars as pl
 import pyarrow as pa
 from tqdm import tqdm
 
-from ..artifacts import read_table, write_table
+from ..artifacts import read_table, read_vectors, write_table
 from ..config import check_int, choice, identity
 from ..errors import ConfigError, InputError
 from ..plugins import result_params
@@ -60,16 +60,22 @@ class UnitIndex:
     """The embeddings table, indexed by session: rows of each session's units, vectors, texts."""
 
     def __init__(self, embeddings: pl.DataFrame, need_vectors: bool, source: str = "embeddings",
-                 need_texts: bool = True):
+                 need_texts: bool = True, vectors: np.ndarray | None = None):
+        """`vectors`: the table's vector column, already read (artifacts.read_vectors), when
+        `embeddings` was read without it."""
         for col in (("unit_id", "session_id") + (("text",) if need_texts else ())
-                    + (("vector",) if need_vectors else ())):
+                    + (("vector",) if need_vectors and vectors is None else ())):
             if col not in embeddings.columns:
                 raise InputError("embeddings table lacks a column", file=source, field=col)
+        if vectors is not None and len(vectors) != embeddings.height:
+            raise InputError(f"{len(vectors)} vectors for {embeddings.height} units",
+                             file=source, field="vector")
         self.source = source
         self.unit_ids = embeddings.get_column("unit_id").to_list()
         # Key texts only for BM25: at LongMemEval-M's size they are the bulk of the table.
         self.texts = embeddings.get_column("text").to_list() if need_texts else None
-        self.vectors = vectors_matrix(embeddings) if need_vectors else None
+        self.vectors = (None if not need_vectors
+                        else vectors if vectors is not None else vectors_matrix(embeddings))
         self.rows: dict[str, list[int]] = {}
         for i, sid in enumerate(embeddings.get_column("session_id").to_list()):
             self.rows.setdefault(sid, []).append(i)
@@ -93,10 +99,11 @@ class UnitIndex:
 
 def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval_cfg: dict,
              embedder_cfg: dict, *, encoder: CachedEncoder | None = None,
-             source: str = "embeddings", plugin=None) -> pl.DataFrame:
+             source: str = "embeddings", plugin=None,
+             vectors: np.ndarray | None = None) -> pl.DataFrame:
     """Candidates: question_id, rank (1-based), session_id, score [+ turn_indices for rounds],
     sorted by (question_id, rank). `plugin`: (PluginRetriever, HaystackBuilder) for
-    method=plugin."""
+    method=plugin. `vectors`: the embeddings' vector column read apart (UnitIndex)."""
     method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
     top_k = check_int(retrieval_cfg["top_k"], "retrieval.top_k", minimum=1)
     qids = questions.get_column("question_id").to_list()
@@ -121,7 +128,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
         m3_pool, m3_weights = m3_settings(retrieval_cfg, embedder_cfg)
         m3 = M3Scorer(embedder_cfg)
     index = UnitIndex(embeddings, need_vectors=use_dense, source=source,
-                      need_texts=use_bm25 or method == "m3")
+                      need_texts=use_bm25 or method == "m3", vectors=vectors)
     bm25 = BM25Scorer(retrieval_cfg) if use_bm25 else None
     qtexts = questions.get_column("question").to_list()
     if use_dense:
@@ -226,7 +233,7 @@ def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, emb
     method = choice(retrieval_cfg, "method", METHODS, group="retrieval")
     params = {"retrieval": result_params(identity(retrieval_cfg)),
               "embedder": identity(embedder_cfg)}
-    plugin, inputs = None, [questions] + list(extra_inputs)
+    plugin, inputs, vectors = None, [questions] + list(extra_inputs), None
     if method == "plugin":
         from .plugin import open_plugin
 
@@ -236,12 +243,15 @@ def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, emb
         params["retrieval"] = plugin_params
         inputs += plugin_inputs
     else:
-        # Only the columns this method reads: at LongMemEval-M's size the others cost GBs.
-        cols = ["unit_id", "session_id"] + (["vector"] if method in ("dense", "hybrid") else [])\
-            + (["text"] if method in ("bm25", "hybrid") else [])
+        # Only the columns this method reads: at LongMemEval-M's size the others cost GBs. The
+        # vectors are decoded batch by batch straight into one matrix (read_vectors).
+        cols = ["unit_id", "session_id"] + (["text"] if method in ("bm25", "hybrid", "m3") else [])
         emb = None if method == "oracle" else read_table(embeddings, columns=cols)
+        if method in ("dense", "hybrid", "m3"):
+            vectors = read_vectors(embeddings)
         inputs += [] if method == "oracle" else [embeddings]
-    cands = retrieve(qdf, emb, retrieval_cfg, embedder_cfg, source=str(embeddings), plugin=plugin)
+    cands = retrieve(qdf, emb, retrieval_cfg, embedder_cfg, source=str(embeddings), plugin=plugin,
+                     vectors=vectors)
     write_table(cands, out, table="candidates", stage="retrieve", params=params,
                 input_files=inputs)
     return cands
