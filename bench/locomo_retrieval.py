@@ -1,7 +1,8 @@
 """Retrieval benchmark on a LoCoMo file with the bundled MiniLM, through the pipeline's own code.
 
     python bench/locomo_retrieval.py --data ../shared/data/locomo/locomo_dev2.json [--json OUT]
-        [--granularities session round sentence] [--methods dense bm25 hybrid] [--scale 1 2 4 8]
+        [--granularities session round sentence] [--methods dense bm25 hybrid]
+        [--scale 1 2 4 8]
 
 For each granularity (session: one key per session; round: one key per turn, as LoCoMo's
 evidence is single turns; sentence: the session key plus each first-person sentence) and method (dense, bm25, hybrid = RRF of both), it prints
@@ -41,17 +42,11 @@ from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, FlagEncoder, build_embeddings  # noqa: E402
 from memrecall.retrieval.keys import session_keys  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
+from retrieval import load_cfg  # noqa: E402  (bench/retrieval.py: configs as composed)
 
 METHODS = {"dense": ("dense", "rrf"), "bm25": ("bm25", "rrf"), "hybrid": ("hybrid", "rrf")}
 SHOWN = ("recall_any@5", "recall_any@10", "recall_all@10", "ndcg_any@10")
 KS = (5, 10)
-
-
-def conf(group: str, option: str) -> dict:
-    """The option as the pipeline composes it (its defaults inherited from conf/base)."""
-    from memrecall.compose import compose_config
-
-    return compose_config([f"{group}={option}"], root=REPO)[group]
 
 
 def load(path: str, copies: int = 1) -> locomo.Normalised:
@@ -105,9 +100,9 @@ def main(argv=None) -> None:
           f"{ds.sessions.height} sessions, {turns.height} turns")
     out: dict = {"data": str(args.data), "conversations": n_conv, "questions": q.height,
                  "results": {}, "timing": {}, "scaling": {}}
-    retrieval_base = conf("retrieval", "hybrid")
+    retrieval_base = load_cfg("retrieval", "hybrid", {})
     for gran in args.granularities:
-        ecfg = {**conf("embedder", "minilm"), "granularity": gran}
+        ecfg = load_cfg("embedder", "minilm", {"granularity": gran})
         keys = session_keys(ds.sessions, turns, ecfg)
         enc = CachedEncoder(ecfg)
         t0 = time.perf_counter()

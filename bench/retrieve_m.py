@@ -37,11 +37,10 @@ DIM = 384
 
 def configs(method: str, units: int) -> tuple[dict, dict]:
     """(embedder, retrieval) as the pipeline composes them."""
-    from memrecall.compose import compose_config
+    from retrieval import load_cfg  # bench/retrieval.py
 
-    cfg = compose_config([f"retrieval={method}"], root=REPO)
-    emb = {**cfg["embedder"], "granularity": "sentence" if units > 1 else "session"}
-    return emb, cfg["retrieval"]
+    return (load_cfg("embedder", "minilm", {"granularity": "sentence" if units > 1 else "session"}),
+            load_cfg("retrieval", method, {}))
 
 
 def build(tmp: Path, n_q: int, hay: int, unique: int, units: int = 1, seed: int = 0) -> None:

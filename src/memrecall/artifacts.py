@@ -149,14 +149,20 @@ def read_vectors(path: str | Path, column: str = "vector", batch_rows: int = 65_
     pf = pq.ParquetFile(path)
     out, at = None, 0
     for batch in pf.iter_batches(batch_size=batch_rows, columns=[column]):
-        arr = batch.column(0)
-        flat = arr.flatten().to_numpy(zero_copy_only=False)
-        dim = len(flat) // len(arr) if len(arr) else 0
+        part = list_matrix(batch.column(0))
         if out is None:
-            out = np.empty((pf.metadata.num_rows, dim), dtype=np.float32)
-        out[at:at + len(arr)] = flat.reshape(len(arr), dim)
-        at += len(arr)
+            out = np.empty((pf.metadata.num_rows, part.shape[1]), dtype=np.float32)
+        out[at:at + len(part)] = part
+        at += len(part)
     return out if out is not None else np.zeros((0, 0), np.float32)
+
+
+def list_matrix(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A list<float> Arrow column (equal-length rows) → (rows, dim) float32."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    flat = arr.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return flat.reshape(len(arr), -1) if len(arr) else np.zeros((0, 0), np.float32)
 
 
 def read_meta(path: str | Path) -> dict:

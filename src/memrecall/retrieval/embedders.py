@@ -30,7 +30,7 @@ import polars as pl
 import pyarrow as pa
 from tqdm import tqdm
 
-from ..artifacts import read_table, write_table
+from ..artifacts import list_matrix, read_table, write_table
 from ..config import check_int, choice, identity, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
@@ -248,11 +248,7 @@ def vectors_column(vecs: np.ndarray) -> pa.Array:
 
 def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
     """embeddings.parquet's list<float32> column → (n, d) float32."""
-    arr = df.get_column(column).to_arrow()
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    flat = arr.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-    return flat.reshape(len(df), -1) if len(df) else np.zeros((0, 0), np.float32)
+    return list_matrix(df.get_column(column).to_arrow())
 
 
 def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: dict,

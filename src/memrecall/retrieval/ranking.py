@@ -26,6 +26,15 @@ def session_max(unit_scores: np.ndarray, unit_session: np.ndarray, n_sessions: i
     return out
 
 
+def first_units(unit_session: np.ndarray) -> np.ndarray:
+    """True at each session's first unit (units grouped by session, in unit order): the whole
+    session key at passage and sentence granularity, what `blend` pools with the best unit."""
+    unit_session = np.asarray(unit_session)
+    if len(unit_session) == 0:
+        return np.zeros(0, dtype=bool)
+    return np.r_[True, unit_session[1:] != unit_session[:-1]]
+
+
 def expected_max_z(n: np.ndarray) -> np.ndarray:
     """Expected largest of n standard normal draws, by Blom's approximation
     Phi^-1((n - 0.375) / (n + 0.25)): 0 for n = 1, 0.59 for 2 (exact 0.56), 2.25 for 30."""

@@ -40,7 +40,7 @@ from .dense import cosine_scores
 from .embedders import CachedEncoder, vectors_matrix
 from .fusion import FUSIONS, fuse
 from .m3 import M3Scorer, m3_rescore, m3_settings
-from .ranking import UNIT_POOLS, pool_units, rank_order, session_max
+from .ranking import UNIT_POOLS, first_units, pool_units, rank_order, session_max
 from .timeaware import boost, in_range_mask, question_time_ranges, time_settings
 
 METHODS = ("dense", "bm25", "hybrid", "m3", "oracle", "plugin")
@@ -151,7 +151,7 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
                                          file=sys.stderr, disable=False)):
         rows, seg = index.units_of(hay, qid)
         n = len(hay)
-        first = None if rounds else np.r_[True, seg[1:] != seg[:-1]]  # each session's whole key
+        first = None if rounds else first_units(seg)  # each session's whole key
         dense = cosine_scores(qvecs[qi], index.vectors[rows]) if use_dense else None
         tiebreak = unit_scores = sess_tb = None
         if method == "m3":

@@ -287,7 +287,7 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
     from ..retrieval.dense import cosine_scores
     from ..retrieval.embedders import CachedEncoder, vectors_matrix
-    from ..retrieval.ranking import pool_units, top_ranked
+    from ..retrieval.ranking import first_units, pool_units, top_ranked
 
     top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
     pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
@@ -343,10 +343,9 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
             # Each variant scores a session as retrieve does (unit_pool), the best variant wins.
             idx = [i for s in pool for i in by_session[s]]
             seg = np.asarray([pos for pos, s in enumerate(pool) for _ in by_session[s]], np.int64)
-            first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, bool)
-            per_variant = [cosine_scores(v, unit_vecs[idx]) for v in np.atleast_2d(qv)]
-            scores = np.max([pool_units(c, seg, len(pool), unit_pool, first)
-                             for c in per_variant], axis=0)
+            units, first = unit_vecs[idx], first_units(seg)
+            scores = np.max([pool_units(cosine_scores(v, units), seg, len(pool), unit_pool, first)
+                             for v in np.atleast_2d(qv)], axis=0)
         if use_reranker and pool:
             # Re-rank the whole pool by its best cross-encoder score over the same queries.
             pairs = [(text, passages[s]) for text in queries[q] for s in pool]
