@@ -207,3 +207,135 @@ def test_check_int_rejects_bools_floats_and_small_values():
             check_int(bad, "reader.top_k_context", minimum=1)
     with pytest.raises(ConfigError, match="a positive integer"):
         check_int(-1, "dataset.limit", minimum=1, hint="expected a positive integer")
+
+
+# --- import cycles ------------------------------------------------------------------------------
+# Every import counts, also one inside a function: a lazy import that closes a loop still makes
+# two modules that cannot be understood (or changed) one without the other.
+
+def import_graph(root, package: str = "memrecall") -> dict[str, set[str]]:
+    """{module: modules of `package` it imports}, read with `ast` from the package folder
+    `root`. `from pkg import name` is an import of pkg.name when that is a module, else of pkg;
+    relative imports are resolved against the importing module's package."""
+    import ast
+    from pathlib import Path
+
+    root = Path(root)
+    files = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = (package, *path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        files[".".join(parts)] = path
+    packages = {m for m, p in files.items() if p.name == "__init__.py"}
+
+    def known(name: str) -> str | None:
+        """`name` or its longest prefix that is a module of the package."""
+        parts = name.split(".")
+        for n in range(len(parts), 0, -1):
+            if ".".join(parts[:n]) in files:
+                return ".".join(parts[:n])
+        return None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        here = module if module in packages else module.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [known(a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")[:len(here.split(".")) - node.level + 1]
+                    origin = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    origin = node.module or ""
+                targets = [known(f"{origin}.{a.name}") if f"{origin}.{a.name}" in files
+                           else known(origin) for a in node.names]
+            else:
+                continue
+            edges.update(t for t in targets if t is not None and t != module)
+        graph[module] = edges
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles of each strongly connected group of more than one module, as chains of module
+    names that start and end at the same module: a shortest one through each of the group's
+    modules that no chain before it passed (so every module of a loop is shown), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's algorithm; the graph is small enough to recurse
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    chains = []
+    for group in groups:
+        covered: set[str] = set()
+        for start in sorted(group - covered):
+            if start not in covered:
+                chains.append(_cycle_through(graph, group, start))
+                covered.update(chains[-1])
+    return sorted(chains)
+
+
+def _cycle_through(graph: dict[str, set[str]], group: set[str], start: str) -> list[str]:
+    """A shortest cycle from `start` back to itself, inside its strongly connected group."""
+    paths = {start: [start]}
+    todo = [start]
+    while todo:
+        v = todo.pop(0)
+        for w in sorted(graph[v] & group):
+            if w == start:
+                return paths[v] + [start]
+            if w not in paths:
+                paths[w] = paths[v] + [w]
+                todo.append(w)
+    raise AssertionError(f"no cycle through {sorted(group)}")  # a strong group always has one
+
+
+def test_no_import_cycles():
+    cycles = import_cycles(import_graph(REPO / "src" / "memrecall"))
+    assert not cycles, "import cycles in src/memrecall:\n" + "\n".join(
+        "  " + " -> ".join(c) for c in cycles)
+
+
+def test_import_graph_finds_a_planted_cycle(tmp_path):
+    """The check reads what it should: a cycle closed by a lazy, relative import inside a
+    function, and a `from pkg import module`, are found; an acyclic package passes."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from ..a import g\n")
+    (pkg / "c.py").write_text("import pkg.a\n")
+    graph = import_graph(pkg, package="pkg")
+    assert graph["pkg.a"] == {"pkg.sub.b"} and graph["pkg.sub.b"] == {"pkg.a"}
+    assert import_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.a"]]
+    (pkg / "sub" / "b.py").write_text("def f():\n    return 1\n")
+    assert import_cycles(import_graph(pkg, package="pkg")) == []
