@@ -34,7 +34,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
-from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402
+from memrecall.retrieval.embed import build_embeddings  # noqa: E402
+from memrecall.retrieval.embedders import CachedEncoder  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
 from retrieval import _overrides, load_cfg, scale_haystacks  # noqa: E402  (bench/retrieval.py)
 

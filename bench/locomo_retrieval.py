@@ -39,7 +39,8 @@ import polars as pl  # noqa: E402
 from memrecall.data import locomo  # noqa: E402
 from memrecall.data.longmemeval import load_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
-from memrecall.retrieval.embedders import CachedEncoder, FlagEncoder, build_embeddings  # noqa: E402
+from memrecall.retrieval.embed import build_embeddings  # noqa: E402
+from memrecall.retrieval.embedders import CachedEncoder, FlagEncoder  # noqa: E402
 from memrecall.retrieval.keys import session_keys  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
 from retrieval import load_cfg  # noqa: E402  (bench/retrieval.py: configs as composed)

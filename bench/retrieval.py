@@ -49,7 +49,8 @@ from memrecall.data.longmemeval import load_records, normalise, validate_records
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
 from memrecall.hashing import sha256_text  # noqa: E402
-from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402
+from memrecall.retrieval.embed import build_embeddings  # noqa: E402
+from memrecall.retrieval.embedders import CachedEncoder  # noqa: E402
 from memrecall.retrieval.keys import session_keys  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
 from memrecall.retrieval.timeaware import question_time_ranges, time_settings  # noqa: E402
@@ -185,7 +186,7 @@ def memesh_plugin(rcfg, questions, sessions, turns, embeddings):
     where `examples.memesh_fts5` imports)."""
     from memrecall.haystack import HaystackBuilder
     from memrecall.retrieval.plugin import PluginRetriever
-    from memrecall.retrieval.retrieve import UnitIndex
+    from memrecall.retrieval.units import UnitIndex
 
     os.chdir(REPO)
     retriever = PluginRetriever(rcfg)

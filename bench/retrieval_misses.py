@@ -38,8 +38,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.gold import answer_turns, question_gold  # noqa: E402
-from memrecall.retrieval.embedders import (CachedEncoder, build_embeddings,  # noqa: E402
-                                           resolve_model)
+from memrecall.retrieval.embed import build_embeddings  # noqa: E402
+from memrecall.retrieval.embedders import CachedEncoder, resolve_model  # noqa: E402
 from memrecall.retrieval.keys import JOINER  # noqa: E402
 from memrecall.retrieval.passages import _tokenizer  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402

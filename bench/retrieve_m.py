@@ -50,7 +50,8 @@ def build(tmp: Path, n_q: int, hay: int, unique: int, units: int = 1, seed: int 
 
     from memrecall.artifacts import write_table
     from memrecall.hashing import sha256_text
-    from memrecall.retrieval.embedders import embedding_space, vectors_column
+    from memrecall.retrieval.embed import vectors_column
+    from memrecall.retrieval.embedders import embedding_space
     from memrecall.retrieval.store import vector_store
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in range(20_000)]

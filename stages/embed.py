@@ -2,7 +2,7 @@
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section
-from memrecall.retrieval.embedders import run_embed
+from memrecall.retrieval.embed import run_embed
 from memrecall.stage import run_stage
 
 

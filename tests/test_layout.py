@@ -339,3 +339,14 @@ def test_import_graph_finds_a_planted_cycle(tmp_path):
     assert import_cycles(graph) == [["pkg.a", "pkg.sub.b", "pkg.a"]]
     (pkg / "sub" / "b.py").write_text("def f():\n    return 1\n")
     assert import_cycles(import_graph(pkg, package="pkg")) == []
+
+
+def test_metric_modules_read_no_files():
+    """eval/ computes metrics from tables it is given: reading files (data/, artifacts), reports
+    and commands live elsewhere (report/agreement.py loads labelings for the agreement metrics)."""
+    graph = import_graph(REPO / "src" / "memrecall")
+    banned = ("memrecall.data", "memrecall.cli", "memrecall.artifacts", "memrecall.report",
+              "memrecall.interchange")
+    found = {m: sorted(t for t in graph[m] if t.startswith(banned)) for m in graph
+             if m.startswith("memrecall.eval")}
+    assert not any(found.values()), {m: t for m, t in found.items() if t}

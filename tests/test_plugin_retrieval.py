@@ -15,7 +15,7 @@ import pytest
 from memrecall.artifacts import read_meta, read_table
 from memrecall.hashing import sha256_file
 from memrecall.plugins import PluginError, plugin_identity
-from memrecall.retrieval.embedders import run_embed
+from memrecall.retrieval.embed import run_embed
 from memrecall.retrieval.retrieve import run_retrieve
 
 from conftest import REPO

@@ -6,7 +6,8 @@ import polars as pl
 import pytest
 
 from memrecall.artifacts import write_table
-from memrecall.eval.agreement import cohen_kappa, judge_agreement, main
+from memrecall.eval.agreement import cohen_kappa, judge_agreement
+from memrecall.report.agreement import main
 
 
 def textbook():

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 
 from memrecall.errors import MemrecallError
-from memrecall.retrieval.embedders import (CachedEncoder, build_embeddings, embedding_space,
-                                           resolve_model, vectors_matrix)
+from memrecall.retrieval.embed import build_embeddings, vectors_matrix
+from memrecall.retrieval.embedders import CachedEncoder, embedding_space, resolve_model
 from confs import group
 
 CFG = group("embedder", "minilm", batch_size=8)
@@ -173,7 +173,7 @@ def test_vectors_read_in_batches_equal_the_whole_column(tmp_path):
     import pyarrow as pa
 
     from memrecall.artifacts import read_vectors, write_table
-    from memrecall.retrieval.embedders import vectors_column
+    from memrecall.retrieval.embed import vectors_column
 
     vecs = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
     path = tmp_path / "emb.parquet"

@@ -10,7 +10,7 @@ import pytest
 from memrecall.errors import ConfigError, InputError
 from memrecall.retrieval.bm25 import BM25Scorer
 from memrecall.retrieval.dense import cosine_scores
-from memrecall.retrieval.embedders import vectors_column
+from memrecall.retrieval.embed import vectors_column
 from memrecall.retrieval.fusion import fuse, minmax, ranks
 from memrecall.retrieval.ranking import rank_order, session_max, top_ranked
 from memrecall.retrieval.retrieve import retrieve

@@ -8,7 +8,7 @@ import pytest
 
 from memrecall.artifacts import read_table, write_table
 from memrecall.eval.retrieval_metrics import retrieval_metrics
-from memrecall.retrieval.embedders import run_embed
+from memrecall.retrieval.embed import run_embed
 from memrecall.retrieval.rerank import run_rerank
 from memrecall.retrieval.retrieve import run_retrieve
 from confs import group

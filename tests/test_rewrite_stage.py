@@ -15,7 +15,7 @@ import pytest
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.errors import InputError
 from memrecall.hashing import sha256_file
-from memrecall.retrieval.embedders import vectors_column
+from memrecall.retrieval.embed import vectors_column
 from memrecall.rewrite.rewriter import run_rewrite
 from memrecall.schema import polars_schema
 

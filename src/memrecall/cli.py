@@ -25,8 +25,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="agreement of two labelings of the same answers (verdicts.parquet or "
                         "official eval-results logs): kappa, confusion, per type")
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["agreement"]:  # its own argparse (memrecall.eval.agreement)
-        from .eval.agreement import main as agreement_main
+    if argv[:1] == ["agreement"]:  # its own argparse (memrecall.report.agreement)
+        from .report.agreement import main as agreement_main
         try:
             agreement_main(argv[1:], prog="memrecall agreement")
         except MemrecallError as e:

@@ -60,7 +60,7 @@ class HaystackBuilder:
 
     def __init__(self, questions: pl.DataFrame, sessions: pl.DataFrame, turns: pl.DataFrame,
                  units=None):
-        """`units`: retrieve.UnitIndex of the embeddings, for haystacks with vectors."""
+        """`units`: retrieval.units.UnitIndex of the embeddings, for haystacks with vectors."""
         self.dates = question_session_dates(questions, sessions)
         self.qdate = dict(questions.select("question_id", "question_date").iter_rows())
         self.turns: dict[str, tuple[Turn, ...]] = {}

@@ -44,11 +44,12 @@ from ..artifacts import atomic_write_text
 from ..config import load_yaml_file
 from ..errors import MemrecallError
 from ..experiments import question_set
-from ..eval.agreement import agreement_markdown, judge_agreement
+from ..eval.agreement import judge_agreement
 from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
 from ..schema import QUESTION_TYPES
 from . import locomo
+from .agreement import agreement_markdown
 from .figures import by_type_bars
 from .tables import (Column, Table, TYPE_SHORT, integer, number, pct, pvalue, signed_ci_pct,
                      signed_pct, text, usd)

@@ -26,12 +26,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-import polars as pl
-import pyarrow as pa
 from tqdm import tqdm
 
-from ..artifacts import list_matrix, read_table, write_table
-from ..config import check_int, choice, identity, runtime
+from ..config import check_int, choice, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
 from .store import vector_store
@@ -233,54 +230,3 @@ class CachedEncoder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([found[h] for h in hashes]).astype(np.float32, copy=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# The embed stage
-# ---------------------------------------------------------------------------------------------
-
-def vectors_column(vecs: np.ndarray) -> pa.Array:
-    """(n, d) float32 → Arrow list<float32> without a Python loop."""
-    n, d = vecs.shape if vecs.size else (len(vecs), 0)
-    offsets = pa.array(np.arange(n + 1, dtype=np.int32) * d)
-    return pa.ListArray.from_arrays(offsets, pa.array(vecs.reshape(-1), type=pa.float32()))
-
-
-def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
-    """embeddings.parquet's list<float32> column → (n, d) float32."""
-    return list_matrix(df.get_column(column).to_arrow())
-
-
-def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: dict,
-                     encoder: CachedEncoder | None = None) -> pl.DataFrame:
-    """The embeddings table: unit_id, session_id, key_hash, vector (+ text, for BM25 and
-    inspection), sorted by session_id and unit order."""
-    from .expansion import session_facts
-    from .keys import session_keys
-
-    facts = session_facts(sessions, turns, embedder_cfg)
-    keys = session_keys(sessions, turns, embedder_cfg, facts=facts)
-    encoder = encoder or CachedEncoder(embedder_cfg)
-    vecs = encoder.encode(keys.get_column("text").to_list(), desc="embed")
-    tbl = pa.table({
-        "unit_id": keys.get_column("unit_id").to_arrow(),
-        "session_id": keys.get_column("session_id").to_arrow(),
-        "key_hash": pa.array([sha256_text(t) for t in keys.get_column("text").to_list()],
-                             type=pa.string()),
-        "vector": vectors_column(vecs),
-        "text": keys.get_column("text").to_arrow(),
-    })
-    return pl.from_arrow(tbl)
-
-
-def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dict:
-    sessions_df = read_table(sessions, table="sessions")
-    turns_df = read_table(turns, table="turns")
-    encoder = CachedEncoder(embedder_cfg)
-    df = build_embeddings(sessions_df, turns_df, embedder_cfg, encoder)
-    write_table(df, out, stage="embed", params=identity(embedder_cfg),
-                input_files=[sessions, turns])
-    s = encoder.stats
-    print(f"embed: {len(df)} units, {df.get_column('key_hash').n_unique()} unique texts, "
-          f"{s['encoded']} embedded, {s['cached']} from cache", file=sys.stderr)
-    return s

@@ -29,8 +29,10 @@ import numpy as np
 import polars as pl
 from tqdm import tqdm
 
+from ..artifacts import read_table
 from ..haystack import Haystack, HaystackBuilder, Query
 from ..plugins import PluginError, load_plugin, plugin_identity, result_params
+from .units import UnitIndex
 
 WHERE = "retrieval"
 GRANULARITIES = ("session", "round")
@@ -188,10 +190,6 @@ def plugin_pool_scores(retriever: PluginRetriever, builder: HaystackBuilder, qid
 
 def open_plugin(cfg: dict, questions: pl.DataFrame, *, sessions, turns, embeddings):
     """The retrieve stage's setup: ((retriever, builder), metadata params, input files)."""
-    from ..artifacts import read_table
-
-    from .retrieve import UnitIndex
-
     retriever = PluginRetriever(cfg)
     units = (UnitIndex(read_table(embeddings), need_vectors=True, source=str(embeddings))
              if retriever.uses_vectors else None)

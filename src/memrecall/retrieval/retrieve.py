@@ -32,16 +32,18 @@ from tqdm import tqdm
 
 from ..artifacts import read_table, read_vectors, write_table
 from ..config import check_int, choice, identity
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError
 from ..plugins import result_params
 from ..schema import CANDIDATES, TURN_INDICES
 from .bm25 import BM25Scorer
 from .dense import cosine_scores
-from .embedders import CachedEncoder, vectors_matrix
+from .embedders import CachedEncoder
 from .fusion import FUSIONS, fuse
 from .m3 import M3Scorer, m3_rescore, m3_settings
+from .plugin import open_plugin, plugin_retrieve
 from .ranking import UNIT_POOLS, first_units, pool_units, rank_order, session_max
 from .timeaware import boost, in_range_mask, question_time_ranges, time_settings
+from .units import UnitIndex
 
 METHODS = ("dense", "bm25", "hybrid", "m3", "oracle", "plugin")
 
@@ -54,47 +56,6 @@ def _turn_index(unit_id: str, session_id: str) -> int | None:
     """`<session_id>_<i+1>` → i; None for session units and fact units."""
     tail = unit_id[len(session_id) + 1:] if unit_id.startswith(session_id + "_") else ""
     return int(tail) - 1 if tail.isdigit() else None
-
-
-class UnitIndex:
-    """The embeddings table, indexed by session: rows of each session's units, vectors, texts."""
-
-    def __init__(self, embeddings: pl.DataFrame, need_vectors: bool, source: str = "embeddings",
-                 need_texts: bool = True, vectors: np.ndarray | None = None):
-        """`vectors`: the table's vector column, already read (artifacts.read_vectors), when
-        `embeddings` was read without it."""
-        for col in (("unit_id", "session_id") + (("text",) if need_texts else ())
-                    + (("vector",) if need_vectors and vectors is None else ())):
-            if col not in embeddings.columns:
-                raise InputError("embeddings table lacks a column", file=source, field=col)
-        if vectors is not None and len(vectors) != embeddings.height:
-            raise InputError(f"{len(vectors)} vectors for {embeddings.height} units",
-                             file=source, field="vector")
-        self.source = source
-        self.unit_ids = embeddings.get_column("unit_id").to_list()
-        # Key texts only for BM25: at LongMemEval-M's size they are the bulk of the table.
-        self.texts = embeddings.get_column("text").to_list() if need_texts else None
-        self.vectors = (None if not need_vectors
-                        else vectors if vectors is not None else vectors_matrix(embeddings))
-        self.rows: dict[str, list[int]] = {}
-        for i, sid in enumerate(embeddings.get_column("session_id").to_list()):
-            self.rows.setdefault(sid, []).append(i)
-
-    def session_text(self, sid: str) -> str:
-        """The session's first unit's text: its whole key at passage granularity."""
-        return self.texts[self.rows[sid][0]]
-
-    def units_of(self, haystack: list[str], qid: str) -> tuple[np.ndarray, np.ndarray]:
-        """(unit rows, position of each unit's session in the haystack)."""
-        rows, seg = [], []
-        for pos, sid in enumerate(haystack):
-            r = self.rows.get(sid)
-            if r is None:
-                raise InputError(f"haystack session {sid!r} has no embedded unit (rerun embed)",
-                                 file=self.source, question_id=qid, field="haystack_session_ids")
-            rows.extend(r)
-            seg.extend([pos] * len(r))
-        return np.asarray(rows, dtype=np.int64), np.asarray(seg, dtype=np.int64)
 
 
 def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval_cfg: dict,
@@ -201,8 +162,6 @@ def retrieve(questions: pl.DataFrame, embeddings: pl.DataFrame | None, retrieval
 
 
 def _plugin_frame(questions, haystacks, top_k, embedder_cfg, encoder, retriever, builder):
-    from .plugin import plugin_retrieve
-
     qvecs = None
     if retriever.uses_vectors:
         encoder = encoder or CachedEncoder(embedder_cfg)
@@ -235,8 +194,6 @@ def run_retrieve(retrieval_cfg: dict, embedder_cfg: dict, *, questions: str, emb
               "embedder": identity(embedder_cfg)}
     plugin, inputs, vectors = None, [questions] + list(extra_inputs), None
     if method == "plugin":
-        from .plugin import open_plugin
-
         plugin, plugin_params, plugin_inputs = open_plugin(
             retrieval_cfg, qdf, sessions=sessions, turns=turns, embeddings=embeddings)
         emb = None

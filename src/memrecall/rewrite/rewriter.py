@@ -286,7 +286,8 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
              ) -> dict[str, list[tuple[str, float]]]:
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
     from ..retrieval.dense import cosine_scores
-    from ..retrieval.embedders import CachedEncoder, vectors_matrix
+    from ..retrieval.embed import vectors_matrix
+    from ..retrieval.embedders import CachedEncoder
     from ..retrieval.ranking import first_units, pool_units, top_ranked
 
     top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
