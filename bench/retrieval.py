@@ -197,10 +197,10 @@ def memesh_plugin(rcfg, questions, sessions, turns, embeddings):
 def encoder_tokens(embedder_cfg: dict, embeddings, sessions, turns) -> dict:
     """Tokens the encoder reads (each unique text up to max_length - 2), the machine-independent
     measure of embedding work, for this config and for plain session keys."""
-    from memrecall.retrieval.passages import _tokenizer
+    from memrecall.retrieval.passages import model_tokenizer
     from memrecall.retrieval.embedders import resolve_model
 
-    tok = _tokenizer(resolve_model(embedder_cfg["model"])[0])
+    tok = model_tokenizer(resolve_model(embedder_cfg["model"])[0])
     cap = int(embedder_cfg["max_length"]) - 2
 
     def count(texts):

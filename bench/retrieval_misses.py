@@ -41,7 +41,7 @@ from memrecall.eval.gold import answer_turns, question_gold  # noqa: E402
 from memrecall.retrieval.embed import build_embeddings  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, resolve_model  # noqa: E402
 from memrecall.retrieval.keys import JOINER  # noqa: E402
-from memrecall.retrieval.passages import _tokenizer  # noqa: E402
+from memrecall.retrieval.passages import model_tokenizer  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
 from retrieval import load_cfg, scale_haystacks  # noqa: E402  (bench/retrieval.py)
 
@@ -103,7 +103,7 @@ def main(argv=None) -> None:
             key_text.setdefault(sid, text)
 
     # Where the evidence sits in the user-turn key (as keys.py builds it, before any cut).
-    tok = _tokenizer(resolve_model(cfg0["model"])[0])
+    tok = model_tokenizer(resolve_model(cfg0["model"])[0])
     window, max_chars = int(cfg0["max_length"]) - 2, int(cfg0["max_chars"])
     marked = answer_turns(turns)
     user = {}

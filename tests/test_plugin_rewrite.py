@@ -11,6 +11,7 @@ import pytest
 
 from memrecall.artifacts import read_meta, read_table, write_table
 
+from confs import group
 from test_plugin_retrieval import write_plugin
 from test_rewrite_stage import (Q_BAD, Q_SSU, TEXT_VECS, FakeEncoder, inputs, ranked,  # noqa: F401
                                 rewrite_cfg, run, server)
@@ -39,8 +40,8 @@ OVERLAP = """
 
 def test_variants_reuse_one_index_per_question(server, inputs, tmp_path, monkeypatch):  # noqa: F811
     name = write_plugin(tmp_path, monkeypatch, OVERLAP)
-    retrieval = {"method": "plugin", "top_k": 50, "callable": f"{name}:Overlap", "options": {},
-                 "code": f"{name}.py"}
+    retrieval = group("retrieval", "plugin", callable=f"{name}:Overlap", options={},
+                      code=f"{name}.py")
     from memrecall.rewrite.rewriter import run_rewrite
     from test_rewrite_stage import EMBEDDER, NO_RERANKER
 

@@ -75,7 +75,7 @@ def test_bge_m3_class_gives_normalised_cls_vectors(tiny_xlmr, fresh_cache):
 def test_flag_reranker_plumbing_and_score_cache(tiny_xlmr, fresh_cache):
     from transformers import AutoModelForSequenceClassification
 
-    cfg = group("reranker", "bge_reranker_v2_m3", name="tiny", model=str(tiny_xlmr["rr"]),
+    cfg = group("reranker", "bge_reranker_v2_m3", model=str(tiny_xlmr["rr"]),
                 top_k=2, pool=3, batch_size=2, max_length=64)
     pairs = [("where is my cat?", "my cat sleeps on the sofa"),
              ("where is my cat?", "stocks fell today"), ("q", "p")]

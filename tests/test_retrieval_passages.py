@@ -9,7 +9,7 @@ import pytest
 from memrecall.errors import ConfigError
 from memrecall.hashing import sha256_text
 from memrecall.retrieval.keys import session_keys
-from memrecall.retrieval.passages import PassageSplitter
+from memrecall.retrieval.passages import PassageSplitter, passage_window
 from memrecall.retrieval.retrieve import retrieve
 from confs import group
 from test_retrieval_ranking import RCFG, FixedEncoder, _embeddings, _questions
@@ -31,8 +31,7 @@ class WordTokenizer:
 
 
 def test_windows_after_the_whole_key_overlap_and_reach_the_end():
-    split = PassageSplitter({"passage_tokens": 4, "passage_overlap": 1, "max_length": 6},
-                            tokenizer=WordTokenizer()).split
+    split = PassageSplitter(*passage_window(4, 1, max_length=6), WordTokenizer()).split
     key = "w0 w1 w2 w3 w4 w5 w6 w7 w8 w9"
     # The first passage is the key (the encoder reads its first 4 tokens); then windows
     # starting every 3 tokens, each sharing 1 token with the one before, up to the last word.
@@ -51,7 +50,12 @@ def test_windows_after_the_whole_key_overlap_and_reach_the_end():
 ])
 def test_bad_passage_settings_name_the_key(cfg, key):
     with pytest.raises(ConfigError, match=key):
-        PassageSplitter(cfg, tokenizer=WordTokenizer())
+        passage_window(cfg["passage_tokens"], cfg["passage_overlap"], cfg.get("max_length"))
+    # The stage checks them at its start, with the embedder group.
+    from memrecall.retrieval.embedders import embedder_settings
+
+    with pytest.raises(ConfigError, match=key):
+        embedder_settings({**MINILM, **cfg})
 
 
 def _turns(sessions: dict[str, list[str]]) -> pl.DataFrame:
@@ -78,10 +82,10 @@ def test_minilm_passages_cover_a_long_session_and_reuse_short_session_keys():
     # The fact at the very end, past what the encoder reads of the key, is in the last window,
     # and every window fits the encoder (254 tokens + [CLS] + [SEP]).
     assert "Miso" in long[-1] and "Miso" not in long[1]
-    from memrecall.retrieval.passages import _tokenizer
+    from memrecall.retrieval.passages import model_tokenizer
     from memrecall.retrieval.embedders import resolve_model
 
-    tok = _tokenizer(resolve_model(MINILM["model"])[0])
+    tok = model_tokenizer(resolve_model(MINILM["model"])[0])
     assert all(len(tok.encode(p, add_special_tokens=False).ids) <= 254 for p in long[1:])
     assert len(tok.encode(long[0], add_special_tokens=False).ids) > 254
     # A short session's one passage is its session key: same hash, so the cache is shared.

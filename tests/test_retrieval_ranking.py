@@ -76,7 +76,7 @@ def test_rerank_ranks_like_the_others(monkeypatch):
     cands = pl.DataFrame({"question_id": ["q1"] * 4 + ["q2"] * 2, "rank": [1, 2, 3, 4, 1, 2],
                           "session_id": list("abcdef"), "score": [0.0] * 6},
                          schema_overrides={"rank": pl.Int32})
-    cfg = group("reranker", "bge_reranker_v2_m3", name="fake", model="unused", top_k=4)
+    cfg = group("reranker", "bge_reranker_v2_m3", model="unused", top_k=4)
     out = rerank(q, t, cands, cfg, reranker=Fixed())
     assert out.select("question_id", "rank", "session_id").rows() == [
         ("q1", 1, "c"), ("q1", 2, "a"), ("q1", 3, "d"), ("q1", 4, "b"),

@@ -12,7 +12,7 @@ import pytest
 from memrecall.errors import ConfigError
 from memrecall.retrieval.retrieve import retrieve
 from memrecall.retrieval.timeaware import boost, in_range_mask, time_ranges, time_settings
-from test_retrieval_ranking import RCFG, FixedEncoder, _embeddings
+from test_retrieval_ranking import ECFG, RCFG, FixedEncoder, _embeddings
 
 ASKED = "2023/04/18 (Tue) 16:50"  # a Tuesday
 
@@ -94,11 +94,11 @@ def test_retrieve_boosts_in_range_sessions_only_for_questions_that_name_a_time()
                       "question_date": [ASKED, ASKED], "haystack_session_ids": [hay, hay],
                       "haystack_dates": [dates, dates], "answer_session_ids": [["recent"]] * 2})
     enc = FixedEncoder([[1.0, 0.0], [1.0, 0.0]])
-    off = retrieve(q, emb, RCFG, {"granularity": "session"}, encoder=enc)
+    session_keys = {**ECFG, "granularity": "session"}
+    off = retrieve(q, emb, RCFG, session_keys, encoder=enc)
     assert off.filter(pl.col("question_id") == "timed")["session_id"].to_list() == [
         "old", "recent", "other"]
-    on = retrieve(q, emb, {**RCFG, "time_aware": True, "time_boost": 0.5}, {"granularity":
-                                                                           "session"},
+    on = retrieve(q, emb, {**RCFG, "time_aware": True, "time_boost": 0.5}, session_keys,
                   encoder=enc)
     # normalised cosines 1, 0.8, 0 → 'recent' 0.8 + 0.5 passes 'old'; 'other' 0 + 0.5 does not.
     assert on.filter(pl.col("question_id") == "timed")["session_id"].to_list() == [
@@ -109,7 +109,7 @@ def test_retrieve_boosts_in_range_sessions_only_for_questions_that_name_a_time()
     assert (on.filter(pl.col("question_id") == "plain").to_dicts()
             == off.filter(pl.col("question_id") == "plain").to_dicts())
     # a boost above 1: every in-range session first
-    hard = retrieve(q, emb, {**RCFG, "time_aware": True, "time_boost": 2.0},
-                    {"granularity": "session"}, encoder=enc)
+    hard = retrieve(q, emb, {**RCFG, "time_aware": True, "time_boost": 2.0}, session_keys,
+                    encoder=enc)
     assert hard.filter(pl.col("question_id") == "timed")["session_id"].to_list() == [
         "recent", "other", "old"]

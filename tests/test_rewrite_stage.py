@@ -238,7 +238,7 @@ def test_rerun_is_free_and_byte_identical(server, inputs, fresh_cache):
 def test_reranker_rescores_the_union_by_max_over_queries(server, inputs):
     rr = WordOverlapReranker()
     run(inputs, rewrite_cfg(server, time_aware=False),
-        group("reranker", "bge_reranker_v2_m3", name="fake_ce", model="unused", top_k=4),
+        group("reranker", "bge_reranker_v2_m3", model="unused", top_k=4),
         reranker=rr)
     out = read_table(inputs["out"], "candidates")
     # Overlaps: s4 "i mixed a drink" 4, s3 "gin sour recipe" 3, s2 "rum punch" 2, s1/s5 0.
@@ -257,7 +257,7 @@ def test_a_nan_score_ranks_last_as_in_retrieve_and_rerank(server, inputs):
             return out
 
     run(inputs, rewrite_cfg(server, time_aware=False),
-        group("reranker", "bge_reranker_v2_m3", name="fake_ce", model="unused", top_k=5),
+        group("reranker", "bge_reranker_v2_m3", model="unused", top_k=5),
         reranker=NaNForGin())
     got = ranked(read_table(inputs["out"], "candidates"), "q_ssu")
     assert [s for s, _ in got] == ["s4", "s2", "s1", "s5", "s3"]  # s1/s5 tie: pool order

@@ -6,8 +6,9 @@ params.yaml is composed from conf/ by DVC's Hydra support (`dvc exp run`) or by
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -139,3 +140,36 @@ def runtime(cfg: dict, where: str) -> dict:
         raise MemrecallError(f"params lack the mapping {where}.{RUNTIME} "
                              f"(recompose params.yaml: `memrecall compose` or `dvc exp run`)")
     return rt
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of a config group: `settings` turns the group's node into typed settings
+    (checking every key, raising ConfigError), `run` is the code that uses them."""
+    settings: Callable[[dict], Any]
+    run: Callable[..., Any]
+
+
+class Registry:
+    """One config group's kinds, chosen by one key (e.g. `retrieval.method`): kind -> Kind.
+    A stage validates its group once, at its start (`settings`), and passes the settings down;
+    an unknown kind is a ConfigError naming the key and listing the valid kinds. Adding a kind
+    is one entry here and a module holding its settings and run."""
+
+    def __init__(self, group: str, key: str, kinds: dict[str, Kind]):
+        self.group, self.key, self.kinds = group, key, dict(kinds)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.kinds)
+
+    def kind(self, cfg: dict) -> str:
+        """The group's kind, checked against the registered ones."""
+        return choice(cfg, self.key, self.names, group=self.group)
+
+    def settings(self, cfg: dict) -> Any:
+        return self.kinds[self.kind(cfg)].settings(cfg)
+
+    def run(self, kind: str) -> Callable[..., Any]:
+        """The code of a kind whose settings were built by `settings`."""
+        return self.kinds[kind].run

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from dataclasses import dataclass
 
 import bm25s
 import numpy as np
@@ -31,28 +32,45 @@ METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 MEMO_TEXTS = 50_000  # tokenised texts kept for reuse (a haystack's sessions recur across questions)
 
 
+@dataclass(frozen=True)
+class BM25Settings:
+    stopwords: str
+    stemmer: str
+    k1: float
+    b: float
+    method: str
+
+
+def bm25_settings(cfg: dict | BM25Settings) -> BM25Settings:
+    """The retrieval group's bm25_* keys, checked (settings pass through unchanged)."""
+    if isinstance(cfg, BM25Settings):
+        return cfg
+    sw = str(cfg["bm25_stopwords"])
+    if sw not in STOPWORDS:
+        raise ConfigError("retrieval.bm25_stopwords", sw, list(STOPWORDS))
+    stem = str(cfg["bm25_stemmer"])
+    if stem not in STEMMERS:
+        raise ConfigError("retrieval.bm25_stemmer", stem, list(STEMMERS))
+    k1, b = float(cfg["bm25_k1"]), float(cfg["bm25_b"])
+    method = str(cfg["bm25_method"])
+    if method not in METHODS:
+        raise ConfigError("retrieval.bm25_method", method, list(METHODS))
+    return BM25Settings(sw, stem, k1, b, method)
+
+
 class BM25Scorer:
-    def __init__(self, cfg: dict):
-        sw = str(cfg["bm25_stopwords"])
-        if sw not in STOPWORDS:
-            raise ConfigError("retrieval.bm25_stopwords", sw, list(STOPWORDS))
-        self.stopwords = frozenset(STOPWORDS[sw])
-        stem = str(cfg["bm25_stemmer"])
-        if stem not in STEMMERS:
-            raise ConfigError("retrieval.bm25_stemmer", stem, list(STEMMERS))
+    def __init__(self, settings: dict | BM25Settings):
+        s = bm25_settings(settings)
+        self.stopwords = frozenset(STOPWORDS[s.stopwords])
         self.stem = None
-        if stem == "english":
+        if s.stemmer == "english":
             try:
                 import Stemmer
             except ImportError:
-                raise ConfigError("retrieval.bm25_stemmer", stem, hint="needs the PyStemmer "
+                raise ConfigError("retrieval.bm25_stemmer", s.stemmer, hint="needs the PyStemmer "
                                   "package (pip install PyStemmer)") from None
             self.stem = Stemmer.Stemmer("english").stemWords
-        self.k1 = float(cfg["bm25_k1"])
-        self.b = float(cfg["bm25_b"])
-        self.method = str(cfg["bm25_method"])
-        if self.method not in METHODS:
-            raise ConfigError("retrieval.bm25_method", self.method, list(METHODS))
+        self.k1, self.b, self.method = s.k1, s.b, s.method
         self._tokens: dict[str, list[str]] = {}
         self._last: tuple[tuple[str, ...], object] | None = None  # (docs, their index)
 

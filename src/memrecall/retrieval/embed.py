@@ -13,7 +13,7 @@ import pyarrow as pa
 from ..artifacts import list_matrix, read_table, write_table
 from ..config import identity
 from ..hashing import sha256_text
-from .embedders import CachedEncoder
+from .embedders import CachedEncoder, EmbedderSettings, embedder_settings
 from .expansion import session_facts
 from .keys import session_keys
 
@@ -30,13 +30,15 @@ def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
     return list_matrix(df.get_column(column).to_arrow())
 
 
-def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: dict,
+def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame,
+                     embedder: dict | EmbedderSettings,
                      encoder: CachedEncoder | None = None) -> pl.DataFrame:
     """The embeddings table: unit_id, session_id, key_hash, vector (+ text, for BM25 and
     inspection), sorted by session_id and unit order."""
-    facts = session_facts(sessions, turns, embedder_cfg)
-    keys = session_keys(sessions, turns, embedder_cfg, facts=facts)
-    encoder = encoder or CachedEncoder(embedder_cfg)
+    settings = embedder_settings(embedder)
+    facts = session_facts(sessions, turns, settings)
+    keys = session_keys(sessions, turns, settings, facts=facts)
+    encoder = encoder or CachedEncoder(settings)
     vecs = encoder.encode(keys.get_column("text").to_list(), desc="embed")
     tbl = pa.table({
         "unit_id": keys.get_column("unit_id").to_arrow(),
@@ -50,10 +52,11 @@ def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: 
 
 
 def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dict:
+    settings = embedder_settings(embedder_cfg)  # the whole group, checked before any work
     sessions_df = read_table(sessions, table="sessions")
     turns_df = read_table(turns, table="turns")
-    encoder = CachedEncoder(embedder_cfg)
-    df = build_embeddings(sessions_df, turns_df, embedder_cfg, encoder)
+    encoder = CachedEncoder(settings)
+    df = build_embeddings(sessions_df, turns_df, settings, encoder)
     write_table(df, out, stage="embed", params=identity(embedder_cfg),
                 input_files=[sessions, turns])
     s = encoder.stats

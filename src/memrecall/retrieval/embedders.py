@@ -23,20 +23,24 @@ import importlib.util
 import logging
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from ..config import check_int, choice, runtime
+from ..config import Kind, Registry, check_int, choice, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
+from .passages import passage_window
 from .store import vector_store
 
 log = logging.getLogger(__name__)
 
-MODEL_CLASSES = ("flag", "bgem3")
 POOLINGS = ("mean", "cls")
+GRANULARITIES = ("session", "round", "passage", "sentence")  # of the key texts (keys.py)
+KEYS = ("user", "all")  # which turns a key text holds (keys.py)
+EXPANSIONS = ("none", "fact", "fact_only")  # V+fact key expansion (expansion.py)
 # Texts per call to the model: big enough for efficient length-sorted batches, small enough
 # that an interrupted run keeps most of its work in the cache.
 CHUNK = 1024
@@ -82,23 +86,30 @@ def _model_folder(root: Path) -> Path | None:
     return found[0] if found else None
 
 
-def _device(cfg: dict, group: str) -> str:
-    """runtime.device, checked. Device is not a result: in fp32, cpu and cuda compute the same
-    vectors up to float rounding (as batch sizes do), and the cache, keyed without the device,
-    serves either's vectors to both. fp16, which changes the vectors, is a result (`fp16`)."""
+def device_setting(cfg: dict, group: str) -> str:
+    """runtime.device, checked for its form (whether CUDA is visible is checked when a model
+    loads: a fully cached run needs no device). Device is not a result: in fp32, cpu and cuda
+    compute the same vectors up to float rounding (as batch sizes do), and the cache, keyed
+    without the device, serves either's vectors to both. fp16, which changes the vectors, is a
+    result (`fp16`)."""
     device = str(runtime(cfg, group)["device"])
+    if not device.startswith("cuda") and device != "cpu":
+        raise ConfigError(f"{group}.runtime.device", device, ["cpu", "cuda", "cuda:N"])
+    return device
+
+
+def check_device_visible(device: str, group: str) -> str:
+    """`device`, when a model is about to load on it."""
     if device.startswith("cuda"):
         import torch
 
         if not torch.cuda.is_available():
             raise ConfigError(f"{group}.runtime.device", device,
                               hint="no CUDA device is visible; use cpu")
-    elif device != "cpu":
-        raise ConfigError(f"{group}.runtime.device", device, ["cpu", "cuda", "cuda:N"])
     return device
 
 
-def _fp16(cfg: dict, group: str) -> bool:
+def fp16_setting(cfg: dict, group: str) -> bool:
     """`fp16`, which needs a cuda device (on cpu it would silently stay fp32)."""
     fp16 = cfg["fp16"]
     if not isinstance(fp16, bool):
@@ -109,36 +120,98 @@ def _fp16(cfg: dict, group: str) -> bool:
     return fp16
 
 
+@dataclass(frozen=True)
+class EmbedderSettings:
+    """The embedder group, checked (`embedder_settings`). `kind` is `model_class`. The
+    expansion LLM's node is handed to the LLM layer, which checks it."""
+    kind: str
+    model: str
+    pooling: str
+    max_length: int
+    fp16: bool
+    granularity: str
+    key: str
+    max_chars: int | None
+    passage_tokens: int | None
+    passage_overlap: int | None
+    expansion: str
+    expansion_max_chars: int
+    expansion_llm: dict = field(compare=False)
+    device: str = field(compare=False)      # runtime: how, not what
+    batch_size: int = field(compare=False)  # runtime
+
+
+def _embedder_settings(cfg: dict) -> EmbedderSettings:
+    kind = cfg["model_class"]
+    pooling = choice(cfg, "pooling", POOLINGS, group="embedder")
+    if kind == "bgem3" and pooling != "cls":
+        raise ConfigError("embedder.pooling", pooling, hint="BGEM3FlagModel pools by cls only")
+    model = cfg["model"]
+    if not isinstance(model, str) or not model:
+        raise ConfigError("model", model, hint="give package:NAME, a local folder or a hub id")
+    max_length = check_int(cfg["max_length"], "embedder.max_length", minimum=1)
+    granularity = choice(cfg, "granularity", GRANULARITIES, group="embedder")
+    # Passage windows are checked (and used) at passage granularity only.
+    tokens, overlap = (passage_window(cfg["passage_tokens"], cfg["passage_overlap"], max_length)
+                       if granularity == "passage" else (None, None))
+    return EmbedderSettings(
+        kind=kind, model=model, pooling=pooling, max_length=max_length,
+        fp16=fp16_setting(cfg, "embedder"), granularity=granularity,
+        key=choice(cfg, "key", KEYS, group="embedder"),
+        max_chars=cfg["max_chars"] if granularity != "passage" else None,
+        passage_tokens=tokens, passage_overlap=overlap,
+        expansion=choice(cfg, "expansion", EXPANSIONS, group="embedder"),
+        expansion_max_chars=check_int(cfg["expansion_max_chars"], "embedder.expansion_max_chars",
+                                      minimum=1),
+        expansion_llm=cfg["expansion_llm"],
+        device=device_setting(cfg, "embedder"),
+        batch_size=check_int(runtime(cfg, "embedder")["batch_size"],
+                             "embedder.runtime.batch_size", minimum=1))
+
+
+def _load_flag(path: str, s: EmbedderSettings):
+    from FlagEmbedding import FlagModel
+
+    return FlagModel(path, pooling_method=s.pooling, normalize_embeddings=True, use_fp16=s.fp16,
+                     devices=s.device, batch_size=s.batch_size, query_max_length=s.max_length,
+                     passage_max_length=s.max_length)
+
+
+def _load_bgem3(path: str, s: EmbedderSettings):
+    from FlagEmbedding import BGEM3FlagModel
+
+    return BGEM3FlagModel(path, normalize_embeddings=True, use_fp16=s.fp16, devices=s.device,
+                          batch_size=s.batch_size, query_max_length=s.max_length,
+                          passage_max_length=s.max_length)
+
+
+# `embedder.model_class` -> (its settings, the FlagEmbedding model it loads). MiniLM needs
+# `flag` with mean pooling: FlagModel's default cls pooling silently gives wrong vectors for it.
+EMBEDDERS = Registry("embedder", "model_class", {
+    "flag": Kind(_embedder_settings, _load_flag),
+    "bgem3": Kind(_embedder_settings, _load_bgem3),
+})
+MODEL_CLASSES = EMBEDDERS.names
+
+
+def embedder_settings(cfg: dict | EmbedderSettings) -> EmbedderSettings:
+    """The embedder group checked once (settings pass through unchanged)."""
+    return cfg if isinstance(cfg, EmbedderSettings) else EMBEDDERS.settings(cfg)
+
+
 class FlagEncoder:
     """FlagEmbedding model with one `encode(texts) -> np.ndarray` for both model classes."""
 
-    def __init__(self, cfg: dict):
-        self.model_class = choice(cfg, "model_class", MODEL_CLASSES, group="embedder")
-        self.path, self.identity = resolve_model(cfg["model"])
-        self.max_length = check_int(cfg["max_length"], "embedder.max_length", minimum=1)
-        self.batch_size = check_int(runtime(cfg, "embedder")["batch_size"],
-                                    "embedder.runtime.batch_size", minimum=1)
-        device = _device(cfg, "embedder")
-        fp16 = _fp16(cfg, "embedder")
+    def __init__(self, embedder: dict | EmbedderSettings):
+        s = embedder_settings(embedder)
+        self.model_class, self.max_length, self.batch_size = s.kind, s.max_length, s.batch_size
+        self.path, self.identity = resolve_model(s.model)
+        check_device_visible(s.device, "embedder")
         try:
-            if self.model_class == "flag":
-                from FlagEmbedding import FlagModel
-
-                pooling = _pooling(cfg)
-                self.model = FlagModel(self.path, pooling_method=pooling, normalize_embeddings=True,
-                                       use_fp16=fp16, devices=device, batch_size=self.batch_size,
-                                       query_max_length=self.max_length,
-                                       passage_max_length=self.max_length)
-            else:
-                from FlagEmbedding import BGEM3FlagModel
-
-                self.model = BGEM3FlagModel(self.path, normalize_embeddings=True, use_fp16=fp16,
-                                            devices=device, batch_size=self.batch_size,
-                                            query_max_length=self.max_length,
-                                            passage_max_length=self.max_length)
+            self.model = EMBEDDERS.run(s.kind)(self.path, s)
         except (OSError, ValueError) as e:
             raise MemrecallError(
-                f"cannot load embedder.model {cfg['model']!r} ({self.path}): {e}. Offline, "
+                f"cannot load embedder.model {s.model!r} ({self.path}): {e}. Offline, "
                 f"point embedder.model at a local folder.") from None
 
     def encode(self, texts: list[str]) -> np.ndarray:
@@ -152,20 +225,12 @@ class FlagEncoder:
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
 
-def _pooling(cfg: dict) -> str:
-    pooling = choice(cfg, "pooling", POOLINGS, group="embedder")
-    if cfg["model_class"] == "bgem3" and pooling != "cls":
-        raise ConfigError("embedder.pooling", pooling, hint="BGEM3FlagModel pools by cls only")
-    return pooling
-
-
-def embedding_space(cfg: dict) -> dict:
+def embedding_space(embedder: dict | EmbedderSettings) -> dict:
     """What determines a vector besides its text: the cache namespace (no runtime keys)."""
-    model_class = choice(cfg, "model_class", MODEL_CLASSES, group="embedder")
-    _, model_id = resolve_model(cfg["model"])
-    return {"model": model_id, "class": model_class, "pooling": _pooling(cfg),
-            "max_length": check_int(cfg["max_length"], "embedder.max_length", minimum=1),
-            "fp16": _fp16(cfg, "embedder")}
+    s = embedder_settings(embedder)
+    _, model_id = resolve_model(s.model)
+    return {"model": model_id, "class": s.kind, "pooling": s.pooling,
+            "max_length": s.max_length, "fp16": s.fp16}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,9 +247,9 @@ class CachedEncoder:
     embedding space. stats: encoded (texts sent to the model), cached (unique texts found in the
     cache), model_calls, encode_s (seconds spent in the model)."""
 
-    def __init__(self, embedder_cfg: dict, model=None):
-        self.cfg = embedder_cfg
-        self.space = embedding_space(embedder_cfg)
+    def __init__(self, embedder: dict | EmbedderSettings, model=None):
+        self.settings = embedder_settings(embedder)
+        self.space = embedding_space(self.settings)
         self.store = vector_store(self.space)
         self._model = model
         self.stats = {"encoded": 0, "cached": 0, "model_calls": 0, "encode_s": 0.0}
@@ -192,7 +257,7 @@ class CachedEncoder:
     @property
     def model(self):
         if self._model is None:
-            self._model = FlagEncoder(self.cfg)
+            self._model = FlagEncoder(self.settings)
         return self._model
 
     def encode(self, texts: list[str], desc: str = "embed") -> np.ndarray:

@@ -16,11 +16,10 @@ import sys
 
 import polars as pl
 
-from ..config import check_int, choice
+from .embedders import EXPANSIONS, EmbedderSettings, embedder_settings
 
+__all__ = ["EXPANSIONS", "fact_messages", "parse_facts", "session_facts"]
 log = logging.getLogger(__name__)
-
-EXPANSIONS = ("none", "fact", "fact_only")
 
 PROMPT = (
     "Below are the user's messages from one conversation with an AI assistant.\n"
@@ -46,14 +45,13 @@ def parse_facts(text: str | None) -> str:
     return "\n".join(facts)
 
 
-def session_facts(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cfg: dict,
-                  client=None) -> dict[str, str]:
+def session_facts(sessions: pl.DataFrame | None, turns: pl.DataFrame,
+                  embedder: dict | EmbedderSettings, client=None) -> dict[str, str]:
     """{session_id: facts text} for every session with user turns; {} when expansion is none."""
-    if choice(embedder_cfg, "expansion", EXPANSIONS, group="embedder") == "none":
+    settings = embedder_settings(embedder)
+    if settings.expansion == "none":
         return {}
-    llm_cfg = embedder_cfg["expansion_llm"]
-    max_chars = check_int(embedder_cfg["expansion_max_chars"], "embedder.expansion_max_chars",
-                          minimum=1)
+    llm_cfg, max_chars = settings.expansion_llm, settings.expansion_max_chars
     user = turns.filter(pl.col("role") == "user").sort("session_id", "turn_index")
     if sessions is not None:
         user = user.filter(pl.col("session_id").is_in(sessions.get_column("session_id").implode()))

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..config import choice
 from ..errors import InputError
+from .embedders import GRANULARITIES, KEYS, EmbedderSettings, embedder_settings, resolve_model
+from .passages import PassageSplitter, model_tokenizer
 from .sentences import user_sentences
 
-GRANULARITIES = ("session", "round", "passage", "sentence")
-KEYS = ("user", "all")
+__all__ = ["GRANULARITIES", "KEYS", "JOINER", "session_keys", "session_text"]
 JOINER = "\n"
 
 
@@ -42,7 +42,8 @@ def _line(role: str, content: str, key: str) -> str:
     return content if key == "user" else f"{role}: {content}"
 
 
-def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cfg: dict,
+def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
+                 embedder: dict | EmbedderSettings,
                  facts: dict[str, str] | None = None) -> pl.DataFrame:
     """Key texts for every session of `sessions` (or of `turns` when sessions is None).
 
@@ -50,16 +51,14 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     Every session gets at least one unit (an empty text when it has no turn of the key's roles),
     so no haystack session is silently unreachable.
     """
-    granularity = choice(embedder_cfg, "granularity", GRANULARITIES, group="embedder")
-    key = choice(embedder_cfg, "key", KEYS, group="embedder")
-    max_chars = embedder_cfg["max_chars"] if granularity != "passage" else None
+    settings = embedder_settings(embedder)
+    granularity, key, max_chars = settings.granularity, settings.key, settings.max_chars
     splitter = None
     if granularity == "passage":
-        from .passages import PassageSplitter
-
-        splitter = PassageSplitter(embedder_cfg)
+        splitter = PassageSplitter(settings.passage_tokens, settings.passage_overlap,
+                                   model_tokenizer(resolve_model(settings.model)[0]))
     facts = facts or {}
-    facts_only = embedder_cfg["expansion"] == "fact_only"
+    facts_only = settings.expansion == "fact_only"
 
     missing = [c for c in ("session_id", "turn_index", "role", "content") if c not in turns.columns]
     if missing:

@@ -14,22 +14,25 @@ too large for a cache of every session.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..config import runtime
 from ..errors import ConfigError
 from ..hashing import sha256_text
-from .embedders import embedding_space
+from .embedders import EmbedderSettings, FlagEncoder, embedder_settings, embedding_space
 from .store import HashStore
 
 MODES = ("dense", "sparse", "colbert")
 
 
-def m3_settings(retrieval_cfg: dict, embedder_cfg: dict) -> tuple[int, np.ndarray]:
-    if embedder_cfg["model_class"] != "bgem3":
-        raise ConfigError("retrieval.method", "m3", hint="needs embedder.model_class=bgem3 "
-                          "(embedder=bge_m3): only BGE-M3 has sparse and ColBERT outputs")
+@dataclass(frozen=True)
+class M3Settings:
+    pool: int
+    weights: np.ndarray = field(compare=False)  # dense, sparse, colbert
+
+
+def m3_settings(retrieval_cfg: dict) -> M3Settings:
     pool = retrieval_cfg["m3_pool"]
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
         raise ConfigError("retrieval.m3_pool", pool, hint="a positive integer (sessions)")
@@ -37,15 +40,21 @@ def m3_settings(retrieval_cfg: dict, embedder_cfg: dict) -> tuple[int, np.ndarra
     if (not isinstance(w, (list, tuple)) or len(w) != 3
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in w)):
         raise ConfigError("retrieval.m3_weights", w, hint="three numbers: dense, sparse, colbert")
-    return pool, np.asarray(w, dtype=np.float64)
+    return M3Settings(pool, np.asarray(w, dtype=np.float64))
+
+
+def check_m3_embedder(embedder: EmbedderSettings) -> None:
+    if embedder.kind != "bgem3":
+        raise ConfigError("retrieval.method", "m3", hint="needs embedder.model_class=bgem3 "
+                          "(embedder=bge_m3): only BGE-M3 has sparse and ColBERT outputs")
 
 
 class M3Scorer:
     """scores(query, texts) -> (n, 3) array of (dense, sparse, colbert), cached per pair."""
 
-    def __init__(self, embedder_cfg: dict, model=None):
-        self.cfg = embedder_cfg
-        space = {**embedding_space(embedder_cfg), "scores": list(MODES)}
+    def __init__(self, embedder: dict | EmbedderSettings, model=None):
+        self.settings = embedder_settings(embedder)
+        space = {**embedding_space(self.settings), "scores": list(MODES)}
         self.store = HashStore("m3", space, column_type="TEXT", encode=json.dumps,
                                decode=json.loads)
         self._model = model
@@ -54,15 +63,12 @@ class M3Scorer:
     @property
     def model(self):
         if self._model is None:
-            from .embedders import FlagEncoder
-
-            self._model = FlagEncoder(self.cfg).model  # the BGEM3FlagModel itself
+            self._model = FlagEncoder(self.settings).model  # the BGEM3FlagModel itself
         return self._model
 
     def _encode(self, texts: list[str]) -> dict:
-        batch = int(runtime(self.cfg, "embedder")["batch_size"])
-        return self.model.encode(texts, batch_size=batch,
-                                 max_length=int(self.cfg["max_length"]),
+        return self.model.encode(texts, batch_size=self.settings.batch_size,
+                                 max_length=self.settings.max_length,
                                  return_dense=True, return_sparse=True, return_colbert_vecs=True)
 
     def scores(self, query: str, texts: list[str]) -> np.ndarray:

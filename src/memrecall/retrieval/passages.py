@@ -25,9 +25,10 @@ from ..errors import ConfigError
 
 
 @lru_cache(maxsize=4)
-def _tokenizer(path: str):
-    """The model's fast tokenizer: tokenizer.json through `tokenizers` when the folder has one
-    (no torch/transformers import), else transformers' AutoTokenizer (hub ids)."""
+def model_tokenizer(path: str):
+    """The fast tokenizer of the model at `path` (embedders.resolve_model): tokenizer.json
+    through `tokenizers` when the folder has one (no torch/transformers import), else
+    transformers' AutoTokenizer (hub ids)."""
     tj = Path(path) / "tokenizer.json"
     if tj.exists():
         from tokenizers import Tokenizer
@@ -43,29 +44,29 @@ def _tokenizer(path: str):
     return tok
 
 
+def passage_window(tokens, overlap, max_length: int | None) -> tuple[int, int]:
+    """(`embedder.passage_tokens`, `embedder.passage_overlap`), checked against each other and
+    the encoder's `max_length`."""
+    budget = check_int(tokens, "embedder.passage_tokens", minimum=1)
+    overlap = check_int(overlap, "embedder.passage_overlap", minimum=0)
+    if overlap >= budget:
+        raise ConfigError("embedder.passage_overlap", overlap,
+                          hint=f"must be below passage_tokens ({budget})")
+    if max_length is not None and budget > int(max_length) - 2:
+        raise ConfigError("embedder.passage_tokens", budget, hint=(
+            f"must leave the 2 special tokens inside max_length ({max_length}), or the "
+            f"encoder would not read a passage whole"))
+    return budget, overlap
+
+
 class PassageSplitter:
     """split(key) -> passage texts; see the module doc. `tokenizer` is anything with
     `encode(text, add_special_tokens=False)` returning an object with `.offsets` (a
-    `tokenizers.Tokenizer`); by default the embedder's own."""
+    `tokenizers.Tokenizer`, e.g. model_tokenizer(the embedder's model path)); `budget` and
+    `overlap` as passage_window returns them."""
 
-    def __init__(self, embedder_cfg: dict, tokenizer=None):
-        self.budget = check_int(embedder_cfg["passage_tokens"], "embedder.passage_tokens",
-                                minimum=1)
-        self.overlap = check_int(embedder_cfg["passage_overlap"], "embedder.passage_overlap",
-                                 minimum=0)
-        if self.overlap >= self.budget:
-            raise ConfigError("embedder.passage_overlap", self.overlap,
-                              hint=f"must be below passage_tokens ({self.budget})")
-        max_length = embedder_cfg["max_length"]
-        if max_length is not None and self.budget > int(max_length) - 2:
-            raise ConfigError("embedder.passage_tokens", self.budget, hint=(
-                f"must leave the 2 special tokens inside max_length ({max_length}), or the "
-                f"encoder would not read a passage whole"))
-        if tokenizer is None:
-            from .embedders import resolve_model
-
-            tokenizer = _tokenizer(resolve_model(embedder_cfg["model"])[0])
-        self.tok = tokenizer
+    def __init__(self, budget: int, overlap: int, tokenizer):
+        self.budget, self.overlap, self.tok = budget, overlap, tokenizer
 
     def split(self, key: str) -> list[str]:
         """[the whole key, then the windows after the first one]."""

@@ -1,8 +1,9 @@
 """The rerank stage: re-score the retriever's candidates with a cross-encoder, keep top_k (15).
 
-`reranker.name: none` passes each question's first top_k candidates through unchanged. Any other
-option loads `reranker.model` (package:NAME, a local folder or a hub id, as for the embedder) with
-FlagEmbedding's FlagReranker, scores (question, session passage) pairs in batches and keeps the
+`reranker.name` is the kind (RERANKERS; an unknown one lists the valid ones). `none` passes each
+question's first top_k candidates through unchanged. `bge_reranker_v2_m3` loads `reranker.model`
+(package:NAME, a local folder or a hub id, as for the embedder) with FlagEmbedding's
+FlagReranker, scores (question, session passage) pairs in batches and keeps the
 best top_k, ranked by ranking.py (ties keep the retriever's order). A session's passage is its
 key text (`reranker.key` user/all, `reranker.max_chars`), the model truncates it to
 `reranker.max_length` tokens.
@@ -14,6 +15,7 @@ space (model identity, max_length, precision), keyed by sha256 of the (query, pa
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -22,9 +24,10 @@ from tqdm import tqdm
 from ..artifacts import read_table, write_table
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
-from ..config import check_int, choice, identity, runtime
-from .embedders import _device, _fp16, resolve_model
-from .keys import KEYS, session_text
+from ..config import Kind, Registry, check_int, choice, identity, runtime
+from .embedders import (KEYS, check_device_visible, device_setting, fp16_setting,
+                        resolve_model)
+from .keys import session_text
 from .ranking import rank_order
 from .store import score_store
 
@@ -35,24 +38,55 @@ def pair_hash(query: str, passage: str) -> str:
     return sha256_text(query + "\x1f" + passage)
 
 
+@dataclass(frozen=True)
+class RerankerSettings:
+    """The reranker group, checked (`reranker_settings`); `kind` is `reranker.name`. Every key
+    is checked, also for `none`, so a bad value fails before a sweep switches the reranker on."""
+    kind: str
+    model: str | None
+    top_k: int
+    pool: int
+    key: str
+    max_chars: int | None
+    max_length: int
+    fp16: bool
+    device: str = field(compare=False)      # runtime: how, not what
+    batch_size: int = field(compare=False)  # runtime
+
+
+def _reranker_settings(cfg: dict) -> RerankerSettings:
+    kind = cfg["name"]
+    model = cfg["model"]
+    if kind != "none" and not model:
+        raise ConfigError("reranker.model", None, hint="a reranker other than `none` needs a "
+                          "model (package:NAME, a local folder or a hub id)")
+    return RerankerSettings(
+        kind=kind, model=model,
+        top_k=check_int(cfg["top_k"], "reranker.top_k", minimum=1),
+        pool=check_int(cfg["pool"], "reranker.pool", minimum=1),
+        key=choice(cfg, "key", KEYS, group="reranker"), max_chars=cfg["max_chars"],
+        max_length=check_int(cfg["max_length"], "reranker.max_length", minimum=1),
+        fp16=fp16_setting(cfg, "reranker"), device=device_setting(cfg, "reranker"),
+        batch_size=check_int(runtime(cfg, "reranker")["batch_size"],
+                             "reranker.runtime.batch_size", minimum=1))
+
+
 class FlagCrossEncoder:
     """FlagEmbedding's FlagReranker with `score(pairs) -> np.ndarray`."""
 
-    def __init__(self, cfg: dict):
+    def __init__(self, settings: RerankerSettings):
         from FlagEmbedding import FlagReranker
 
-        path, _ = resolve_model(cfg["model"])
-        device = _device(cfg, "reranker")
-        self.batch_size = check_int(runtime(cfg, "reranker")["batch_size"],
-                                    "reranker.runtime.batch_size", minimum=1)
-        self.max_length = check_int(cfg["max_length"], "reranker.max_length", minimum=1)
+        path, _ = resolve_model(settings.model)
+        device = check_device_visible(settings.device, "reranker")
+        self.batch_size, self.max_length = settings.batch_size, settings.max_length
         try:
-            self.model = FlagReranker(path, use_fp16=_fp16(cfg, "reranker"),
+            self.model = FlagReranker(path, use_fp16=settings.fp16,
                                       devices=device, batch_size=self.batch_size,
                                       max_length=self.max_length, normalize=False)
         except (OSError, ValueError) as e:
-            raise MemrecallError(f"cannot load reranker.model {cfg['model']!r} ({path}): {e}. "
-                                 f"Offline, point reranker.model at a local folder.") from None
+            raise MemrecallError(f"cannot load reranker.model {settings.model!r} ({path}): "
+                                 f"{e}. Offline, point reranker.model at a local folder.") from None
 
     def score(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         out = self.model.compute_score([list(p) for p in pairs], batch_size=self.batch_size,
@@ -64,13 +98,11 @@ class CachedReranker:
     """score(list[(query, passage)]) → np.ndarray of raw cross-encoder scores; every pair scored
     once per scoring space. stats: scored (pairs sent to the model), cached, model_calls."""
 
-    def __init__(self, reranker_cfg: dict, model=None):
-        self.cfg = reranker_cfg
-        _, model_id = resolve_model(reranker_cfg["model"])
-        self.space = {"model": model_id,
-                      "max_length": check_int(reranker_cfg["max_length"], "reranker.max_length",
-                                              minimum=1),
-                      "fp16": _fp16(reranker_cfg, "reranker")}
+    def __init__(self, reranker: dict | RerankerSettings, model=None):
+        self.settings = reranker_settings(reranker)
+        _, model_id = resolve_model(self.settings.model)
+        self.space = {"model": model_id, "max_length": self.settings.max_length,
+                      "fp16": self.settings.fp16}
         self.store = score_store(self.space)
         self._model = model
         self.stats = {"scored": 0, "cached": 0, "model_calls": 0}
@@ -78,7 +110,7 @@ class CachedReranker:
     @property
     def model(self):
         if self._model is None:
-            self._model = FlagCrossEncoder(self.cfg)
+            self._model = FlagCrossEncoder(self.settings)
         return self._model
 
     def score(self, pairs: list[tuple[str, str]], desc: str = "rerank") -> np.ndarray:
@@ -110,33 +142,24 @@ def session_passages(turns: pl.DataFrame, session_ids: set[str], key: str,
     return {sid: session_text(by.get(sid, []), key, max_chars) for sid in session_ids}
 
 
-def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
-           reranker_cfg: dict, reranker: CachedReranker | None = None) -> pl.DataFrame:
-    # Every key is checked, also for `none`, so a bad value fails before a sweep switches the
-    # reranker on.
-    top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
-    pool = check_int(reranker_cfg["pool"], "reranker.pool", minimum=1)
-    key = choice(reranker_cfg, "key", KEYS, group="reranker")
-    max_chars = reranker_cfg["max_chars"]
-    check_int(reranker_cfg["max_length"], "reranker.max_length", minimum=1)
-    _fp16(reranker_cfg, "reranker")
-    check_int(runtime(reranker_cfg, "reranker")["batch_size"], "reranker.runtime.batch_size",
-              minimum=1)
-    cands = candidates.sort("question_id", "rank")
-    if reranker_cfg["name"] == "none":
-        return cands.filter(pl.col("rank") <= top_k)
-    if not reranker_cfg["model"]:
-        raise ConfigError("reranker.model", None, hint="a reranker other than `none` needs a "
-                          "model (package:NAME, a local folder or a hub id)")
-    cands = cands.filter(pl.col("rank") <= pool)
-    passages = session_passages(turns, set(cands.get_column("session_id").to_list()), key,
-                                max_chars)
+def pass_through(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
+                 s: RerankerSettings, reranker=None) -> pl.DataFrame:
+    """`none`: each question's first top_k candidates, unchanged."""
+    return candidates.sort("question_id", "rank").filter(pl.col("rank") <= s.top_k)
+
+
+def cross_encode(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
+                 s: RerankerSettings, reranker: CachedReranker | None = None) -> pl.DataFrame:
+    """Each question's first `pool` candidates re-scored by the cross-encoder, best top_k kept."""
+    cands = candidates.sort("question_id", "rank").filter(pl.col("rank") <= s.pool)
+    passages = session_passages(turns, set(cands.get_column("session_id").to_list()), s.key,
+                                s.max_chars)
     qtext = dict(questions.select("question_id", "question").iter_rows())
-    pairs = [(qtext[q], passages[s]) for q, s in
+    pairs = [(qtext[q], passages[sid]) for q, sid in
              cands.select("question_id", "session_id").iter_rows()]
-    reranker = reranker or CachedReranker(reranker_cfg)
+    reranker = reranker or CachedReranker(s)
     scored = cands.with_columns(pl.Series("score", reranker.score(pairs), dtype=pl.Float64))
-    kept = [group[rank_order(group.get_column("score").to_numpy())[:top_k]]
+    kept = [group[rank_order(group.get_column("score").to_numpy())[:s.top_k]]
             for _, group in scored.group_by("question_id", maintain_order=True)]
     if not kept:
         return scored.head(0)
@@ -146,12 +169,32 @@ def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFram
             .sort("question_id", "rank"))
 
 
+# `reranker.name` -> (its settings, the code that re-ranks the retrieved candidates).
+RERANKERS = Registry("reranker", "name", {
+    "none": Kind(_reranker_settings, pass_through),
+    "bge_reranker_v2_m3": Kind(_reranker_settings, cross_encode),
+})
+
+
+def reranker_settings(cfg: dict | RerankerSettings) -> RerankerSettings:
+    """The reranker group checked once (settings pass through unchanged)."""
+    return cfg if isinstance(cfg, RerankerSettings) else RERANKERS.settings(cfg)
+
+
+def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
+           reranker_cfg: dict | RerankerSettings,
+           reranker: CachedReranker | None = None) -> pl.DataFrame:
+    s = reranker_settings(reranker_cfg)
+    return RERANKERS.run(s.kind)(questions, turns, candidates, s, reranker)
+
+
 def run_rerank(reranker_cfg: dict, *, questions: str, turns: str, candidates: str,
                out: str) -> pl.DataFrame:
+    settings = reranker_settings(reranker_cfg)  # the whole group, checked before any work
     qdf = read_table(questions, table="questions")
     tdf = read_table(turns, table="turns")
     cdf = read_table(candidates, table="candidates")
-    result = rerank(qdf, tdf, cdf, reranker_cfg)
+    result = rerank(qdf, tdf, cdf, settings)
     write_table(result, out, table="candidates", stage="rerank", params=identity(reranker_cfg),
                 input_files=[questions, turns, candidates])
     return result

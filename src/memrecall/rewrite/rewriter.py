@@ -16,21 +16,28 @@ by ±2 days move to the front, in their order, and none is dropped (hard filters
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from ..artifacts import read_table, write_table
-from ..config import check_int, choice, identity
+from ..config import Kind, Registry, check_int, identity
 from ..dates import parse_date, question_session_dates
 from ..errors import ConfigError, InputError, MemrecallError
+from ..retrieval.dense import cosine_scores
+from ..retrieval.embed import vectors_matrix
+from ..retrieval.embedders import CachedEncoder, EmbedderSettings, embedder_settings
+from ..retrieval.plugin import open_plugin, plugin_pool_scores, plugin_queries
+from ..retrieval.ranking import first_units, pool_units, top_ranked
+from ..retrieval.rerank import (CachedReranker, RerankerSettings, reranker_settings,
+                                session_passages)
+from ..retrieval.retrieve import RetrievalSettings, retrieval_settings
 from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
 from .prompts import (TimeRange, get_variant_prompt, parse_time_range, prompt_records,
                       time_range_messages)
 
-MODES = ("off", "multiangle")
 WIDEN_DAYS = 2
 DEFAULT_TOP_K = 15
 
@@ -47,6 +54,7 @@ class RewriteSettings:
     prompt: str
     time_aware: bool
     time_types: tuple[str, ...]
+    llm: dict | None = field(default=None, compare=False)  # the LLM layer checks this node
 
 
 def _types(cfg: dict, key: str) -> tuple[str, ...]:
@@ -58,8 +66,8 @@ def _types(cfg: dict, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def rewrite_settings(cfg: dict) -> RewriteSettings:
-    mode = choice(cfg, "name", MODES, group="rewrite")
+def _rewrite_settings(cfg: dict) -> RewriteSettings:
+    mode = cfg["name"]
     n = cfg["n_variants"]
     check_int(n, "rewrite.n_variants", minimum=0)
     time_aware = cfg["time_aware"]
@@ -71,8 +79,17 @@ def rewrite_settings(cfg: dict) -> RewriteSettings:
             "passes through (for time-aware alone use rewrite=multiangle rewrite.n_variants=0)"))
     prompt = cfg["prompt"]
     get_variant_prompt(prompt)
+    llm = cfg["llm"]
+    if not isinstance(llm, dict):
+        raise ConfigError("rewrite.llm", llm, hint="expected the LLM settings mapping")
     return RewriteSettings(mode, _types(cfg, "types"), n, prompt, time_aware,
-                           _types(cfg, "time_types"))
+                           _types(cfg, "time_types"), llm)
+
+
+def rewrite_settings(cfg: dict | RewriteSettings) -> RewriteSettings:
+    """The rewrite group checked once (settings pass through unchanged); `mode` is its kind
+    (`rewrite.name`)."""
+    return cfg if isinstance(cfg, RewriteSettings) else REWRITES.settings(cfg)
 
 
 # --- time-aware reordering (pure functions, tested on hand-made inputs) -----------------------
@@ -168,23 +185,67 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     `encoder`/`reranker` default to the cached ones built from the configs. With
     retrieval=plugin (`retrieval_cfg`), the plug-in scores the variants, one index per question
     (retrieval/plugin.py)."""
+    # Every group checked once, before any work; the metadata records the groups as given.
     settings = rewrite_settings(rewrite_cfg)
+    job = RewriteJob(
+        embedder=embedder_settings(embedder_cfg), reranker=reranker_settings(reranker_cfg),
+        retrieval=retrieval_settings(retrieval_cfg) if retrieval_cfg is not None else None,
+        groups={"rewrite": rewrite_cfg, "embedder": embedder_cfg, "reranker": reranker_cfg,
+                "retrieval": retrieval_cfg},
+        questions=questions, sessions=sessions, turns=turns,
+        candidates_rerank=candidates_rerank, candidates_retrieve=candidates_retrieve,
+        embeddings=embeddings, out=out, out_rewrites=out_rewrites, encoder=encoder,
+        reranker_model=reranker)
+    return REWRITES.run(settings.mode)(settings, job)
+
+
+@dataclass(frozen=True)
+class RewriteJob:
+    """What a rewrite kind works with: the other groups' settings, the groups as given (for the
+    metadata), the stage's files, and optional encoder / cross-encoder to use."""
+    embedder: EmbedderSettings
+    reranker: RerankerSettings
+    retrieval: RetrievalSettings | None
+    groups: dict
+    questions: str | Path
+    sessions: str | Path
+    turns: str | Path
+    candidates_rerank: str | Path
+    candidates_retrieve: str | Path
+    embeddings: str | Path
+    out: str | Path
+    out_rewrites: str | Path
+    encoder: object = None
+    reranker_model: object = None
+
+
+def pass_through(settings: RewriteSettings, job: RewriteJob
+                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`off`: every question's reranked candidates, unchanged."""
+    read_table(job.questions, "questions")
+    rerank_df = read_table(job.candidates_rerank, "candidates")
+    # Only the pass-through matters here, so the metadata holds only that: a change to an
+    # unused knob (n_variants, the embedder) leaves this file byte-identical.
+    cands = _candidates_frame(_by_question(rerank_df), rerank_df)
+    write_table(cands, job.out, table="candidates", stage="rewrite",
+                params={"rewrite": {"name": "off"}}, input_files=[job.candidates_rerank])
+    empty = pl.DataFrame(schema=REWRITES_SCHEMA)
+    write_table(empty, job.out_rewrites, stage="rewrite", params={"rewrite": {"name": "off"}},
+                input_files=[job.candidates_rerank])
+    print(f"rewrite: off, {cands.get_column('question_id').n_unique()} questions passed "
+          f"through", file=sys.stderr)
+    return cands, empty
+
+
+def multiangle(settings: RewriteSettings, job: RewriteJob
+               ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """LLM variants re-score the configured types' pools; optional time-aware reordering."""
+    questions, sessions, turns = job.questions, job.sessions, job.turns
+    candidates_rerank, candidates_retrieve = job.candidates_rerank, job.candidates_retrieve
+    embeddings, out, out_rewrites = job.embeddings, job.out, job.out_rewrites
     qs = read_table(questions, "questions")
     rerank_df = read_table(candidates_rerank, "candidates")
     reranked = _by_question(rerank_df)
-
-    if settings.mode == "off":
-        # Only the pass-through matters here, so the metadata holds only that: a change to an
-        # unused knob (n_variants, the embedder) leaves this file byte-identical.
-        cands = _candidates_frame(reranked, rerank_df)
-        write_table(cands, out, table="candidates", stage="rewrite",
-                    params={"rewrite": {"name": "off"}}, input_files=[candidates_rerank])
-        empty = pl.DataFrame(schema=REWRITES_SCHEMA)
-        write_table(empty, out_rewrites, stage="rewrite", params={"rewrite": {"name": "off"}},
-                    input_files=[candidates_rerank])
-        print(f"rewrite: off, {cands.get_column('question_id').n_unique()} questions passed "
-              f"through", file=sys.stderr)
-        return cands, empty
 
     rows = {r["question_id"]: r for r in qs.iter_rows(named=True)}
     requests = llm_requests(settings, rows)
@@ -198,10 +259,7 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     if multi or timed:
         from ..llm import LLMClient
 
-        llm_cfg = rewrite_cfg["llm"]
-        if not isinstance(llm_cfg, dict):
-            raise ConfigError("rewrite.llm", llm_cfg, hint="expected the LLM settings mapping")
-        client = LLMClient(llm_cfg, stage="rewrite")
+        client = LLMClient(settings.llm, stage="rewrite")
 
     if multi:
         prompt = get_variant_prompt(settings.prompt)
@@ -232,23 +290,20 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     retrieve_df = read_table(candidates_retrieve, "candidates") if multi else None
     plugin, retrieval_meta = None, {}
     unit_pool = "max"
-    if multi and (retrieval_cfg or {}).get("method") == "plugin":
-        from ..retrieval.plugin import open_plugin
-
-        plugin, retrieval_params, _ = open_plugin(retrieval_cfg, qs, sessions=sessions,
+    retrieval = job.retrieval
+    if multi and retrieval is not None and retrieval.kind == "plugin":
+        plugin, retrieval_params, _ = open_plugin(retrieval.plugin, qs, sessions=sessions,
                                                   turns=turns, embeddings=embeddings)
         retrieval_meta = {"retrieval": retrieval_params}
-    elif retrieval_cfg is not None:
+    elif retrieval is not None:
         # Sessions score from their units as the retrieve stage scores them (pool_units).
-        from ..retrieval.ranking import UNIT_POOLS
-
-        unit_pool = choice(retrieval_cfg, "unit_pool", UNIT_POOLS, group="retrieval")
+        unit_pool = retrieval.unit_pool
         retrieval_meta = {"retrieval": {"unit_pool": unit_pool}}
     if multi:
         final.update(_rescore(multi, rows, records, reranked, _by_question(retrieve_df),
                               embeddings, read_table(turns, "turns"),
-                              embedder_cfg, reranker_cfg, encoder, reranker, encoder_stats,
-                              plugin, unit_pool))
+                              job.embedder, job.reranker, job.encoder, job.reranker_model,
+                              encoder_stats, plugin, unit_pool))
     if timed:
         dates = question_session_dates(qs, read_table(sessions, "sessions"))
         for q in timed:
@@ -262,8 +317,9 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
         [{**{k: v for k, v in rec.items() if k != "errors"},
           "error": "; ".join(rec["errors"]) or None} for rec in records.values()],
         schema=REWRITES_SCHEMA)
-    params = {"rewrite": identity(rewrite_cfg), "embedder": identity(embedder_cfg),
-              "reranker": identity(reranker_cfg), **retrieval_meta}
+    params = {"rewrite": identity(job.groups["rewrite"]),
+              "embedder": identity(job.groups["embedder"]),
+              "reranker": identity(job.groups["reranker"]), **retrieval_meta}
     inputs = [questions, sessions, turns, candidates_rerank, candidates_retrieve, embeddings]
     write_table(cands, out, table="candidates", stage="rewrite", params=params,
                 input_files=inputs)
@@ -281,16 +337,12 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     return cands, rewrites
 
 
-def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg, reranker_cfg,
-             encoder, reranker, encoder_stats, plugin=None, unit_pool: str = "max"
+def _rescore(qids, rows, records, reranked, retrieved, emb, turns,
+             embedder: EmbedderSettings, reranking: RerankerSettings, encoder, reranker,
+             encoder_stats, plugin=None, unit_pool: str = "max"
              ) -> dict[str, list[tuple[str, float]]]:
     """Max-cosine (then optional cross-encoder) re-ranking of each question's candidate pool."""
-    from ..retrieval.dense import cosine_scores
-    from ..retrieval.embed import vectors_matrix
-    from ..retrieval.embedders import CachedEncoder
-    from ..retrieval.ranking import first_units, pool_units, top_ranked
-
-    top_k = check_int(reranker_cfg["top_k"], "reranker.top_k", minimum=1)
+    top_k = reranking.top_k
     pools = {q: list(dict.fromkeys([s for s, _ in reranked.get(q, [])]
                                    + [s for s, _ in retrieved.get(q, [])])) for q in qids}
     needed = sorted({s for p in pools.values() for s in p})
@@ -305,23 +357,18 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
     for i, sid in enumerate(unit_sessions):
         by_session.setdefault(sid, []).append(i)
 
-    encoder = encoder or CachedEncoder(embedder_cfg)
+    encoder = encoder or CachedEncoder(embedder)
     queries = {q: [rows[q]["question"], *records[q]["variants"]] for q in qids}
     flat = [t for q in qids for t in queries[q]]
     qvecs = encoder.encode(flat, desc="rewrite (embed variants)")
     encoder_stats.update(encoder.stats)
 
     # Same switch and passages as the rerank stage, so its cached pair scores are reused.
-    use_reranker = reranker_cfg["name"] != "none" and bool(
-        reranker_cfg["model"] or reranker is not None)
+    use_reranker = reranking.kind != "none" and bool(reranking.model or reranker is not None)
     passages = {}
     if use_reranker:
-        from ..retrieval.keys import KEYS
-        from ..retrieval.rerank import CachedReranker, session_passages
-
-        key = choice(reranker_cfg, "key", KEYS, group="reranker")
-        passages = session_passages(turns, set(needed), key, reranker_cfg["max_chars"])
-        reranker = reranker or CachedReranker(reranker_cfg)
+        passages = session_passages(turns, set(needed), reranking.key, reranking.max_chars)
+        reranker = reranker or CachedReranker(reranking)
 
     out, offset = {}, 0
     for q in qids:
@@ -333,8 +380,6 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
                 raise InputError(f"candidate session {s!r} has no embedded unit (rerun embed)",
                                  file=str(emb_path), question_id=q, field="session_id")
         if plugin is not None:  # the retriever plug-in's own scores, its index reused
-            from ..retrieval.plugin import plugin_pool_scores, plugin_queries
-
             retriever, builder = plugin
             by_id = plugin_pool_scores(
                 retriever, builder, q, list(dict.fromkeys(rows[q]["haystack_session_ids"])),
@@ -354,3 +399,11 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns, embedder_cfg,
                 len(queries[q]), len(pool)).max(axis=0)
         out[q] = top_ranked(pool, scores, top_k)  # ties keep the pool order
     return out
+
+
+# `rewrite.name` -> (its settings, the code that writes the stage's two tables).
+REWRITES = Registry("rewrite", "name", {
+    "off": Kind(_rewrite_settings, pass_through),
+    "multiangle": Kind(_rewrite_settings, multiangle),
+})
+MODES = REWRITES.names
