@@ -148,7 +148,8 @@ def _embedder_settings(cfg: dict) -> EmbedderSettings:
         raise ConfigError("embedder.pooling", pooling, hint="BGEM3FlagModel pools by cls only")
     model = cfg["model"]
     if not isinstance(model, str) or not model:
-        raise ConfigError("model", model, hint="give package:NAME, a local folder or a hub id")
+        raise ConfigError("embedder.model", model,
+                          hint="give package:NAME, a local folder or a hub id")
     max_length = check_int(cfg["max_length"], "embedder.max_length", minimum=1)
     granularity = choice(cfg, "granularity", GRANULARITIES, group="embedder")
     # Passage windows are checked (and used) at passage granularity only.

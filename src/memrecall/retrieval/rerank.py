@@ -174,6 +174,9 @@ RERANKERS = Registry("reranker", "name", {
     "none": Kind(_reranker_settings, pass_through),
     "bge_reranker_v2_m3": Kind(_reranker_settings, cross_encode),
 })
+# The kinds that score (query, passage) pairs with CachedReranker: rewrite re-scores its
+# variants' pools with them too.
+CROSS_ENCODERS = ("bge_reranker_v2_m3",)
 
 
 def reranker_settings(cfg: dict | RerankerSettings) -> RerankerSettings:

@@ -31,8 +31,8 @@ from ..retrieval.embed import vectors_matrix
 from ..retrieval.embedders import CachedEncoder, EmbedderSettings, embedder_settings
 from ..retrieval.plugin import open_plugin, plugin_pool_scores, plugin_queries
 from ..retrieval.ranking import first_units, pool_units, top_ranked
-from ..retrieval.rerank import (CachedReranker, RerankerSettings, reranker_settings,
-                                session_passages)
+from ..retrieval.rerank import (CROSS_ENCODERS, CachedReranker, RerankerSettings,
+                                reranker_settings, session_passages)
 from ..retrieval.retrieve import RetrievalSettings, retrieval_settings
 from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
 from .prompts import (TimeRange, get_variant_prompt, parse_time_range, prompt_records,
@@ -222,7 +222,7 @@ class RewriteJob:
 def pass_through(settings: RewriteSettings, job: RewriteJob
                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """`off`: every question's reranked candidates, unchanged."""
-    read_table(job.questions, "questions")
+    read_table(job.questions, "questions")  # checked even here: a bad file fails either way
     rerank_df = read_table(job.candidates_rerank, "candidates")
     # Only the pass-through matters here, so the metadata holds only that: a change to an
     # unused knob (n_variants, the embedder) leaves this file byte-identical.
@@ -364,7 +364,7 @@ def _rescore(qids, rows, records, reranked, retrieved, emb, turns,
     encoder_stats.update(encoder.stats)
 
     # Same switch and passages as the rerank stage, so its cached pair scores are reused.
-    use_reranker = reranking.kind != "none" and bool(reranking.model or reranker is not None)
+    use_reranker = reranking.kind in CROSS_ENCODERS
     passages = {}
     if use_reranker:
         passages = session_passages(turns, set(needed), reranking.key, reranking.max_chars)
