@@ -230,6 +230,23 @@ def test_stage_status_compares_params_with_dvc_lock():
     assert list(st.why) == list(stages) and st.why["judge"] == ["status unknown: no .dvc/"]
 
 
+def test_fact_expansion_calls_are_planned_from_the_embedders_llm(project):
+    """embedder.expansion=fact: one fact call per session with user turns, rendered by the
+    embed stage's own code with embedder.expansion_llm; the key texts that depend on facts not
+    yet paid for are counted as new (an estimate)."""
+    emb = group("embedder", "minilm", expansion="fact")
+    plan = plan_params({"embedder": emb}, project, status=status(embed=True))
+    sp = plan.stage("embed")
+    (facts,) = sp.llm
+    n_sessions = read_table(project / paths.TURNS).filter(
+        read_table(project / paths.TURNS)["role"] == "user")["session_id"].n_unique()
+    assert facts.label == "embed (fact expansion)" and facts.model == LLMClient(
+        emb["expansion_llm"], "embed", where="embedder.expansion_llm").model
+    assert (facts.requests, facts.new_calls) == (n_sessions, n_sessions)
+    (keys,) = sp.texts
+    assert keys.estimated and keys.total == keys.new > 0
+
+
 # ---------------------------------------------------------------- reader kinds
 
 def test_reader_file_costs_nothing_and_the_judge_is_planned_as_usual(server, project):

@@ -5,6 +5,9 @@ and rerank (a local model: nothing to pay)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 from .. import paths
 from ..hashing import sha256_text
 from ..plan.context import PlanContext
@@ -29,7 +32,9 @@ def plan_embed(ctx: PlanContext, sp: StagePlan) -> None:
 
         dry = DryRunClient(cfg["expansion_llm"], "embed", where="embedder.expansion_llm",
                            cache=ctx.cache)
-        facts = session_facts(sessions, turns, cfg, client=dry)
+        # The stage reports each call not sent as a failed extraction: by design here.
+        with contextlib.redirect_stderr(io.StringIO()):
+            facts = session_facts(sessions, turns, cfg, client=dry)
         work = LLMWork.from_dry_run(dry, "embed (fact expansion)")
         sp.llm.append(work)
         if work.new:
@@ -39,7 +44,7 @@ def plan_embed(ctx: PlanContext, sp: StagePlan) -> None:
     hashes = list(dict.fromkeys(sha256_text(t) for t in keys.get_column("text").to_list()))
     found, missing = vector_store(embedding_space(cfg)).lookup(hashes)
     sp.texts.append(TextWork("key texts", len(hashes), len(found), len(missing),
-                             estimated=bool(facts and sp.llm and sp.llm[0].new)))
+                             estimated=bool(sp.llm and sp.llm[0].new)))
 
 
 def plan_retrieve(ctx: PlanContext, sp: StagePlan) -> None:

@@ -16,6 +16,7 @@ One module per concern:
 - hydra_glue: the Hydra app's task function and end-of-multirun callback.
 """
 
+from ..pipeline import Stage, load_stages
 from .comparison import comparison, format_table
 from .hydra_glue import CALLBACK, SweepCallback, hydra_argv, hydra_job
 from .planning import (DRIVER_KEY, ExpSpec, SweepOptions, check_unique, expand_named_sweep,
@@ -23,7 +24,6 @@ from .planning import (DRIVER_KEY, ExpSpec, SweepOptions, check_unique, expand_n
                        plan_experiments, slug, slug_text)
 from .project import DvcProject
 from .runner import SweepResult, run_inline, run_queued, run_sweep
-from ..pipeline import Stage, load_stages
 from .scheduling import schedule_waves, stage_signatures
 
 __all__ = ["CALLBACK", "DRIVER_KEY", "DvcProject", "ExpSpec", "Stage", "SweepCallback",
