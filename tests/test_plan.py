@@ -295,12 +295,13 @@ def test_reader_kind_and_callable_are_read(server, project):
 
     base = params(server)
     for kind, callable_, match in (("bogus", None, r"reader\.kind.*llm, file, plugin"),
-                                   ("plugin", None, r"reader\.callable")):
+                                   ("plugin", None, r"reader\.callable"),
+                                   ("llm", "pkg.mod:Reader", r"reader\.callable.*kind=plugin")):
         reader = {**base["reader"], "kind": kind, "callable": callable_}
         with pytest.raises(ConfigError, match=match):
             plan_params({**base, "reader": reader}, project, status=status(read=True))
-    # A callable makes the reader a plug-in, as the read stage decides.
-    reader = {**base["reader"], "callable": "pkg.mod:Reader"}
+    # kind plugin with its callable: as the read stage dispatches it.
+    reader = {**base["reader"], "kind": "plugin", "callable": "pkg.mod:Reader"}
     plan = plan_params({**base, "reader": reader}, project, status=status(read=True))
     assert plan.stage("read").llm == [] and plan.stage("read").not_counted
 

@@ -16,26 +16,12 @@ from __future__ import annotations
 import polars as pl
 
 from .. import paths
-from ..config import choice
-from ..errors import ConfigError
 from ..plan.context import PlanContext
 from ..plan.work import LLMWork, StagePlan
 
-READER_KINDS = ("llm", "file", "plugin")  # conf/base/reader.yaml's `kind`
-
-
-def reader_kind(cfg: dict) -> str:
-    """llm | file | plugin. A `callable` makes the reader a plug-in (as run_read decides)."""
-    kind = choice(cfg, "kind", READER_KINDS, group="reader")
-    if cfg.get("callable") is not None:
-        return "plugin"
-    if kind == "plugin":
-        raise ConfigError("reader.callable", None, hint="reader.kind plugin needs a callable "
-                          "'package.module:name' (README, \"Plug-ins\")")
-    return kind
-
-
 def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
+    from .reader import reader_kind
+
     cfg = ctx.group("reader")
     kind = reader_kind(cfg)
     if kind == "file":
