@@ -13,12 +13,14 @@ import pytest
 
 from memrecall.errors import InputError, MemrecallError
 from memrecall.eval.qa_metrics import qa_metrics
-from memrecall.interchange import (MISSING, eval_results_path, official_metrics,
+from memrecall.benchmarks.longmemeval.interchange import official_metrics
+from memrecall.interchange import (MISSING, eval_results_path,
                                    read_eval_results, read_hypotheses, short_model_name,
                                    write_eval_results, write_hypotheses)
-from memrecall.judge import judge_answers
+from memrecall.judge.stage import judge_answers
 from memrecall.read.imported import answers_from_file
 from memrecall.report.aggregate import export_official_files
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -117,7 +119,7 @@ def test_reader_file_imports_answers_and_marks_missing_ones(tmp_path):
     assert got["a1"]["refused"] is True and got["a3_abs"]["refused"] is True  # empty = refusal
     assert got["a4"]["hypothesis"] is None and got["a4"]["error"].startswith(MISSING)
     # A missing answer is not judged and not counted as wrong: it leaves the accuracy alone.
-    v = judge_answers(QS, a, group("judge", "rule"))
+    v = judge_answers(LME, QS, a, group("judge", "rule"))
     m = qa_metrics(QS, v)
     assert m["n_judged"] == 3 and m["reader_errors"] == 1
     assert v.filter(pl.col("question_id") == "a4")["label"].to_list() == [None]
@@ -145,7 +147,7 @@ def test_judge_file_keeps_the_recorded_labels_and_model(tmp_path):
                                        for q in ("a1", "a2", "a3_abs")])
     a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
     log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
-    v = judge_answers(QS, a, group("judge", "file", path=str(log)))
+    v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     got = {r["question_id"]: r for r in v.iter_rows(named=True)}
     assert [got[q]["label"] for q in ("a1", "a2", "a3_abs", "a4")] == [True, False, True, None]
     assert got["a1"]["judge_model"] == "gpt-4o-2024-08-06" and got["a1"]["raw"] == "log.jsonl:1"
@@ -167,7 +169,7 @@ def test_judge_file_errors(tmp_path, entries, qid, field, words):
     a = answers_from_file(QS.filter(pl.col("question_id") != "a3_abs"),
                           group("reader", "file", path=str(hyp)))
     with pytest.raises(InputError) as e:
-        judge_answers(QS.filter(pl.col("question_id") != "a3_abs"), a,
+        judge_answers(LME, QS.filter(pl.col("question_id") != "a3_abs"), a,
                       group("judge", "file", path=str(_log(tmp_path, entries))))
     assert (e.value.question_id, e.value.field) == (qid, field) and words in str(e.value)
 
@@ -179,7 +181,7 @@ def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
                                        for q in ("a1", "a2", "a3_abs")])
     a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
     log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
-    v = judge_answers(QS, a, group("judge", "file", path=str(log)))
+    v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     out = tmp_path / "reports"
     (out).mkdir()
     (out / "hypotheses.jsonl.eval-results-old-judge").write_text("stale\n")
@@ -213,13 +215,13 @@ def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
     its answers imported with reader=file, its labels with judge=file; our metrics and the
     official metric rules on our exported files both give 71.0% exactly."""
     _needs_shared()
-    from memrecall.data.longmemeval import load_records, normalise
+    from memrecall.benchmarks.longmemeval.data import load_records, normalise
 
     q = normalise(load_records(ORACLE), str(ORACLE)).questions
     hyp = tmp_path / "hypotheses.jsonl"
     write_hypotheses(hyp, read_hypotheses(PUBLISHED))
     a = answers_from_file(q, group("reader", "file", path=str(hyp)))
-    v = judge_answers(q, a, group("judge", "file", path=str(PUBLISHED)))
+    v = judge_answers(LME, q, a, group("judge", "file", path=str(PUBLISHED)))
     m = qa_metrics(q, v)
     assert m["n_judged"] == 500 and m["reader_errors"] == 0 and m["judge_errors"] == 0
     assert m["n_correct"] == 355 and round(m["overall"] * 100, 1) == 71.0
@@ -244,9 +246,11 @@ def test_agreement_cli_on_two_logs(tmp_path, capsys):
     b = _write(tmp_path / "b.jsonl", [
         {"question_id": q, "hypothesis": f"h {q}", "autoeval_label": {"model": "m2", "label": x}}
         for q, x in (("a1", True), ("a2", False), ("a3_abs", False), ("a4", False))])
-    ref = _write(tmp_path / "ref.json", [{"question_id": q, "question_type": t}
-                                         for q, t in QS.select("question_id", "question_type")
-                                         .iter_rows()], as_list=True)
+    from test_data_longmemeval import make_record
+
+    ref = _write(tmp_path / "ref.json", [make_record(q, t) for q, t in
+                                         QS.select("question_id", "question_type").iter_rows()],
+                 as_list=True)
     out = tmp_path / "agreement.json"
     cli(["agreement", str(a), str(b), "--oracle", str(ref), "--json", str(out)])
     r = json.loads(out.read_text())

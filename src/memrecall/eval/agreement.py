@@ -13,7 +13,6 @@ from __future__ import annotations
 import polars as pl
 
 from ..errors import InputError
-from .gold import ABSTENTION_MARK
 from .qa_metrics import type_order
 
 
@@ -50,14 +49,16 @@ def judge_agreement(verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame,
                     questions: pl.DataFrame | None = None) -> dict:
     """{"overall": {...}, "by_type": {type: {...}}, "abstention": {...}, "skipped": n} where each
     {...} holds n, agreement, kappa, a_yes, b_yes and the confusion counts (see _summary).
-    by_type includes `_abs` questions in their type (as the official metrics do); "abstention"
-    is the `_abs` questions alone."""
-    if questions is not None:
-        types = questions.select("question_id", "question_type")
-    elif "question_type" in verdicts_a.columns:
-        types = verdicts_a.select("question_id", "question_type")
-    elif "question_type" in verdicts_b.columns:
-        types = verdicts_b.select("question_id", "question_type")
+    by_type includes abstention questions in their type (as the official metrics do);
+    "abstention" is the abstention questions alone (the is_abstention column of the questions
+    or verdicts)."""
+    source = next((t for t in (questions, verdicts_a, verdicts_b)
+                   if t is not None and "question_type" in t.columns), None)
+    if source is not None:
+        types = source.select("question_id", "question_type",
+                              (pl.col("is_abstention").fill_null(False)
+                               if "is_abstention" in source.columns else pl.lit(False))
+                              .alias("is_abstention"))
     else:
         raise InputError("verdicts lack question_type: pass the questions table",
                          field="question_type")
@@ -71,6 +72,6 @@ def judge_agreement(verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame,
     for t in type_order([t for t in both["question_type"].to_list() if t is not None]):
         sub = both.filter(pl.col("question_type") == t)
         out["by_type"][t] = _summary(sub["a"].to_list(), sub["b"].to_list())
-    ab = both.filter(pl.col("question_id").str.contains(ABSTENTION_MARK, literal=True))
+    ab = both.filter(pl.col("is_abstention").fill_null(False))
     out["abstention"] = _summary(ab["a"].to_list(), ab["b"].to_list())
     return out

@@ -38,7 +38,7 @@ def agreement_markdown(result: dict, name_a: str, name_b: str) -> str:
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     rows = [*result["by_type"].items()]
     if result.get("abstention", {}).get("n"):
-        rows.append(("abstention (`_abs`, also in their types)", result["abstention"]))
+        rows.append(("abstention (also in their types)", result["abstention"]))
     rows.append(("**all**", result["overall"]))
     for t, s in rows:
         lines.append(f"| {t} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
@@ -81,12 +81,15 @@ def load_labels(path: str | Path) -> pl.DataFrame:
 
 
 def dataset_types(path: str | Path) -> pl.DataFrame:
-    """question_id, question_type of a LongMemEval dataset file (e.g. the oracle file)."""
-    from ..data.longmemeval import load_records
+    """question_id, question_type, is_abstention of a dataset file (e.g. LongMemEval's oracle
+    file), by the benchmark that recognises it."""
+    from .. import benchmarks
 
-    recs = load_records(path)
-    return pl.DataFrame([{"question_id": str(r.get("question_id")),
-                          "question_type": str(r.get("question_type"))} for r in recs])
+    recs = benchmarks.recognise(path).question_records(Path(path))
+    return pl.DataFrame([{k: r[k] for k in ("question_id", "question_type", "is_abstention")}
+                         for r in recs],
+                        schema={"question_id": pl.String, "question_type": pl.String,
+                                "is_abstention": pl.Boolean})
 
 
 def compare_labelings(path_a: str | Path, path_b: str | Path, *, questions=None,

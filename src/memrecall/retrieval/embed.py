@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from .. import benchmarks
 from ..artifacts import list_matrix, read_table, write_table
 from ..config import identity
 from ..hashing import sha256_text
@@ -32,12 +33,14 @@ def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
 
 def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame,
                      embedder: dict | EmbedderSettings,
-                     encoder: CachedEncoder | None = None) -> pl.DataFrame:
+                     encoder: CachedEncoder | None = None, *,
+                     speaker_column: str | None = None) -> pl.DataFrame:
     """The embeddings table: unit_id, session_id, key_hash, vector (+ text, for BM25 and
-    inspection), sorted by session_id and unit order."""
+    inspection), sorted by session_id and unit order. `speaker_column`: the benchmark's column
+    naming who spoke (keys.session_keys)."""
     settings = embedder_settings(embedder)
     facts = session_facts(sessions, turns, settings)
-    keys = session_keys(sessions, turns, settings, facts=facts)
+    keys = session_keys(sessions, turns, settings, facts=facts, speaker_column=speaker_column)
     encoder = encoder or CachedEncoder(settings)
     vecs = encoder.encode(keys.get_column("text").to_list(), desc="embed")
     tbl = pa.table({
@@ -53,10 +56,12 @@ def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame,
 
 def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dict:
     settings = embedder_settings(embedder_cfg)  # the whole group, checked before any work
+    bench = benchmarks.of_artifact(turns)
     sessions_df = read_table(sessions, table="sessions")
     turns_df = read_table(turns, table="turns")
     encoder = CachedEncoder(settings)
-    df = build_embeddings(sessions_df, turns_df, settings, encoder)
+    df = build_embeddings(sessions_df, turns_df, settings, encoder,
+                          speaker_column=bench.speaker_column)
     write_table(df, out, stage="embed", params=identity(embedder_cfg),
                 input_files=[sessions, turns])
     s = encoder.stats

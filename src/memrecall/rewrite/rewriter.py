@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from .. import benchmarks
 from ..artifacts import read_table, write_table
 from ..config import Kind, Registry, check_int, identity
 from ..dates import parse_date, question_session_dates
@@ -34,7 +35,7 @@ from ..retrieval.ranking import first_units, pool_units, top_ranked
 from ..retrieval.rerank import (CROSS_ENCODERS, CachedReranker, RerankerSettings,
                                 reranker_settings, session_passages)
 from ..retrieval.retrieve import RetrievalSettings, retrieval_settings
-from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
+from ..schema import CANDIDATES, polars_schema
 from .prompts import (TimeRange, get_variant_prompt, parse_time_range, prompt_records,
                       time_range_messages)
 
@@ -58,11 +59,9 @@ class RewriteSettings:
 
 
 def _types(cfg: dict, key: str) -> tuple[str, ...]:
+    """Question types; which ones exist is the benchmark's to say (rewrite_settings)."""
     value = cfg[key]
     value = [value] if isinstance(value, str) else list(value or [])
-    for t in value:
-        if t not in QUESTION_TYPES:
-            raise ConfigError(f"rewrite.{key}", t, QUESTION_TYPES)
     return tuple(value)
 
 
@@ -86,10 +85,17 @@ def _rewrite_settings(cfg: dict) -> RewriteSettings:
                            _types(cfg, "time_types"), llm)
 
 
-def rewrite_settings(cfg: dict | RewriteSettings) -> RewriteSettings:
+def rewrite_settings(cfg: dict | RewriteSettings, question_types=None) -> RewriteSettings:
     """The rewrite group checked once (settings pass through unchanged); `mode` is its kind
-    (`rewrite.name`)."""
-    return cfg if isinstance(cfg, RewriteSettings) else REWRITES.settings(cfg)
+    (`rewrite.name`). `question_types`: the benchmark's, which `types` and `time_types` must
+    name when the rewrite is on (with rewrite=off they are not used)."""
+    settings = cfg if isinstance(cfg, RewriteSettings) else REWRITES.settings(cfg)
+    if question_types is not None and settings.mode != "off":
+        for key in ("types", "time_types"):
+            for t in getattr(settings, key):
+                if t not in question_types:
+                    raise ConfigError(f"rewrite.{key}", t, question_types)
+    return settings
 
 
 # --- time-aware reordering (pure functions, tested on hand-made inputs) -----------------------
@@ -187,9 +193,12 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     (retrieval/plugin.py)."""
     # Every group checked once, before any work; the metadata records the groups as given.
     settings = rewrite_settings(rewrite_cfg)
+    embedding, reranking = embedder_settings(embedder_cfg), reranker_settings(reranker_cfg)
+    retrieval = retrieval_settings(retrieval_cfg) if retrieval_cfg is not None else None
+    # The types it names are the benchmark's (download records it in the questions table).
+    settings = rewrite_settings(settings, benchmarks.of_artifact(questions).categories)
     job = RewriteJob(
-        embedder=embedder_settings(embedder_cfg), reranker=reranker_settings(reranker_cfg),
-        retrieval=retrieval_settings(retrieval_cfg) if retrieval_cfg is not None else None,
+        embedder=embedding, reranker=reranking, retrieval=retrieval,
         groups={"rewrite": rewrite_cfg, "embedder": embedder_cfg, "reranker": reranker_cfg,
                 "retrieval": retrieval_cfg},
         questions=questions, sessions=sessions, turns=turns,
