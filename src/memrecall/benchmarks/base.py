@@ -26,7 +26,7 @@ from ..errors import MemrecallError
 
 if TYPE_CHECKING:  # imported for annotations only: the benchmark modules import these lazily
     from ..eval.gold import Gold
-    from ..judge.prompt import JudgePrompt
+    from ..judge.llm_judge import JudgePrompt
     from ..judge.rules import RuleVerdict
     from ..read.prompts import ReaderPrompt
 
