@@ -13,7 +13,7 @@ import pytest
 from memrecall import benchmarks
 from memrecall.artifacts import read_meta, write_table
 from memrecall.benchmarks.base import Benchmark
-from memrecall.errors import ConfigError, MemrecallError
+from memrecall.errors import ConfigError, InputError, MemrecallError
 
 from conftest import REPO, SAMPLE_FILE, SHARED_DATA, shared_file
 
@@ -34,10 +34,14 @@ def test_recognise_asks_every_benchmark(tmp_path):
     assert benchmarks.recognise(SAMPLE_FILE).name == "longmemeval"  # gzipped, first item only
     assert benchmarks.recognise(shared_file(LOCOMO_FILE)).name == "locomo"
     other = tmp_path / "other.json"
-    other.write_text(json.dumps({"not": "a list"}))
-    with pytest.raises(MemrecallError, match="no registered benchmark recognises"):
+    other.write_text(json.dumps([{"id": 1, "text": "a shape nobody registered"}]))
+    with pytest.raises(MemrecallError, match="no registered benchmark recognises.*longmemeval"):
         benchmarks.recognise(other)
-    with pytest.raises(MemrecallError, match="no registered benchmark recognises"):
+    # a file no benchmark can read: the reason it could not be read, naming the file
+    other.write_text(json.dumps({"not": "a list"}))
+    with pytest.raises(InputError, match="expected a JSON list.*other.json"):
+        benchmarks.recognise(other)
+    with pytest.raises(InputError, match="not found.*missing.json"):
         benchmarks.recognise(tmp_path / "missing.json")
 
 

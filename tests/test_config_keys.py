@@ -141,8 +141,19 @@ def config_reads(path: Path) -> tuple[set[str], list[str]]:
 
 
 def _stage_modules(stage: str) -> set[Path]:
-    return _memrecall_imports(REPO / "stages" / f"{stage}.py", set()) | {
+    """The stage script and every memrecall module it imports; a stage that asks the benchmark
+    registry also runs the registered benchmarks' modules (loaded by name, not imported)."""
+    mods = _memrecall_imports(REPO / "stages" / f"{stage}.py", set()) | {
         REPO / "stages" / f"{stage}.py"}
+    registry = REPO / "src" / "memrecall" / "benchmarks" / "__init__.py"
+    if registry in mods:
+        from memrecall.benchmarks import BUILTIN
+
+        for target in BUILTIN.values():
+            package = REPO / "src" / Path(*target.split(":")[0].split("."))
+            for mod in sorted(package.rglob("*.py")):
+                mods |= _memrecall_imports(mod, set()) | {mod}
+    return mods
 
 
 def _group_cfgs(group: str) -> list[dict]:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from ..errors import ConfigError, MemrecallError
+from ..errors import ConfigError, InputError, MemrecallError
 from .base import Benchmark
 
 ENTRY_POINT_GROUP = "memrecall.benchmarks"
@@ -64,12 +64,22 @@ def get(name: str) -> Benchmark:
 
 
 def recognise(path: str | Path) -> Benchmark:
-    """The one registered benchmark that recognises `path`'s format."""
+    """The one registered benchmark that recognises `path`'s format. When none does, the first
+    reason a benchmark gave (a missing or malformed file: its InputError names the file) is
+    the error, else one that lists the registered benchmarks."""
     path = Path(path)
-    found = [b for b in map(get, names()) if b.recognises(path)]
+    found, reasons = [], []
+    for bench in map(get, names()):
+        try:
+            if bench.recognises(path):
+                found.append(bench)
+        except InputError as e:  # not readable as this benchmark's kind of file
+            reasons.append(e)
     if len(found) == 1:
         return found[0]
     if not found:
+        if reasons:
+            raise reasons[0]
         raise MemrecallError(f"{path}: no registered benchmark recognises this dataset "
                              f"({', '.join(names())}); set dataset.format to one of them")
     raise MemrecallError(f"{path}: several benchmarks recognise this dataset "

@@ -93,12 +93,11 @@ def _json_error(path, f, err) -> str:
 
 
 def first_item(path: str | Path) -> Any:
-    """The first item of a JSON list file, or None when the path is not such a file (a folder,
-    another JSON value, an empty list, unreadable): for recognising a format by its shape."""
+    """The first item of a JSON list file (None for an empty list or a folder), for recognising
+    a format by its shape. A file that is not a readable JSON list raises the InputError that
+    says why (missing, corrupt gzip, malformed JSON, another JSON value): the registry reports it
+    when no benchmark recognises the file."""
     path = Path(path)
-    if not path.is_file():
+    if path.is_dir():
         return None
-    try:
-        return next(iter_records(path), None)
-    except (InputError, OSError):
-        return None
+    return next(iter_records(path), None)
