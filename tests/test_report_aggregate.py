@@ -172,7 +172,9 @@ def test_only_the_official_judge_with_the_pinned_model_is_comparable(arts, tmp_p
     official = tmp_path / "v_official.parquet"
     write_table(v, official, table="verdicts", stage="judge",
                 params={"name": "official", "kind": "official", "model": "gpt-4o-2024-08-06"},
-                extra_meta={"official_script_sha256": "ab" * 32})
+                extra_meta={"official_script_sha256": "ab" * 32, "provenance": {
+                    "answers": 6, "endpoints": {"api.openai.com": 6},
+                    "response_models": {"gpt-4o-2024-08-06": 6}}})
     m = run({**arts, "verdicts": official})
     assert m["judge"]["comparable_to_published"] is True
     assert m["judge"]["official_script_sha256"] == "ab" * 32

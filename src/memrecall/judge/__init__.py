@@ -158,8 +158,8 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     df, stats = _judge(read_table(questions, "questions"), read_table(answers, "answers"),
                        judge_cfg, str(answers))
     # The prompt templates an LLM judge sent: the run's record of them (MLflow's registry).
-    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts")
-             if stats.get(k)}
+    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts",
+                                   "provenance") if stats.get(k)}
     write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
                 input_files=[questions, answers], extra_meta=extra or None)
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height

@@ -164,4 +164,12 @@ def judge_with_llm(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             "reasoning_tokens": int(res.reasoning_tokens or 0),
             "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
         })
-    return rows, {**client.stats, "prompts": prompt_records(p.kind for p in prompts)}
+    return rows, {**client.stats, "prompts": prompt_records(p.kind for p in prompts),
+                  **_provenance(client)}
+
+
+def _provenance(client) -> dict:
+    """{"provenance": where the verdicts came from} (provenance.py); {} for a client that
+    keeps none (the plan's dry run)."""
+    log = getattr(client, "provenance", None)
+    return {"provenance": log.summary()} if log is not None else {}

@@ -31,6 +31,8 @@ from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
+from ..llm.provenance import official_host
+from ..llm.provenance import problems as provenance_problems
 from . import locomo
 from .figures import by_type_bars
 from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
@@ -80,12 +82,21 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
              params.get("model") or (models[0] if models else None))
     kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
     official_model = OFFICIAL_JUDGE_MODEL in str(model or "")
-    comparable = bool(kind == "official" and official_model)
+    provenance = meta.get("provenance")
+    reasons: list[str] = []
+    if kind == "official":
+        if str(model).removeprefix("openai/") != OFFICIAL_JUDGE_MODEL:
+            reasons.append(f"configured model {model}, not {OFFICIAL_JUDGE_MODEL}")
+        # The config says what was asked for; only the calls' own record says who answered.
+        reasons += provenance_problems(provenance, host=official_host("openai"),
+                                       model=OFFICIAL_JUDGE_MODEL)
+    comparable = bool(kind == "official" and not reasons)
     if kind == "rule":
         why = "rule judge: not comparable"
     elif kind == "official":
-        why = ("official prompts and model: comparable" if comparable else
-               f"official prompts, model {model} (not {OFFICIAL_JUDGE_MODEL}): not comparable")
+        why = (f"official prompts, answered by {official_host('openai')} as "
+               f"{OFFICIAL_JUDGE_MODEL}: comparable" if comparable else
+               "official prompts, but not comparable: " + "; ".join(reasons))
     elif kind == "file":
         why = (f"imported labels of {', '.join(models) or 'an unknown judge'}: as comparable as "
                "the log's source (the official script with gpt-4o-2024-08-06 is)")
@@ -95,12 +106,23 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
         why = "own wording, not the official model: not comparable"
     info = {"name": params.get("name") or kind, "kind": kind, "model": model,
             "comparable_to_published": comparable, "comparability": why}
+    if provenance is not None:  # an LLM judge's calls: where they were answered
+        info["provenance"] = provenance
+    if reasons:
+        info["not_comparable_because"] = reasons
     if kind == "official":
         info["official_script_sha256"] = meta.get("official_script_sha256")
         info["strict_parse_disagreements"] = _strict_disagreements(verdicts)
     if kind == "file":
         info["log_sha256"] = meta.get("log_sha256")
     return info
+
+
+def _meta_or_none(path, key: str):
+    try:
+        return read_meta(path).get(key)
+    except Exception:  # a hand-made file without our metadata
+        return None
 
 
 def _strict_disagreements(verdicts: pl.DataFrame) -> int:
@@ -256,6 +278,9 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "reader_errors": qa["reader_errors"],
         "missing_answers": int(a["error"].fill_null("").str.starts_with(MISSING).sum()),
         "judge": judge,
+        # Where the reader's answers came from (the judge's: under "judge"); runtime facts,
+        # recorded beside the artifacts' identity (llm/provenance.py).
+        "reader_provenance": _meta_or_none(answers, "provenance"),
         "tokens": tokens,
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
