@@ -18,7 +18,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("overrides", nargs="*", help="e.g. reader=deepseek (none: params.yaml)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     sub.add_parser("show", help="print the per-type table of the last run")
-    sub.add_parser("export", help="paper tables from DVC experiments into reports/paper/")
+    p = sub.add_parser("export", help="paper tables from DVC experiments into reports/paper/ "
+                       "(default: the HEAD run and its finished experiments)")
+    p.add_argument("names", nargs="*", help="only these experiments (HEAD: the HEAD run)")
+    p.add_argument("--sweep", help="only the runs of this named sweep (their meta.sweep)")
+    p.add_argument("--revs", help="a git revision range A..B: the runs committed there and the "
+                   "experiments run from those commits, instead of HEAD's")
     p = sub.add_parser("sync", help="sync DVC experiments into MLflow (idempotent)")
     p.add_argument("names", nargs="*", help="only these experiments (default: all)")
     sub.add_parser("agreement", add_help=False,
@@ -46,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
             print_summary()
         elif args.command == "export":
             from .report.paper import export_paper_tables
-            export_paper_tables()
+            export_paper_tables(names=args.names or None, sweep=args.sweep, revs=args.revs)
         elif args.command == "sync":
             from .tracking import sync_experiments
             sync_experiments(names=args.names or None)

@@ -131,25 +131,35 @@ def paper_table(records: list[dict]):
     their overall, and category 5 apart."""
     from .tables import Column, Table
 
-    rows = []
+    from .paper import judge_of
+
+    rows, kinds = [], set()
     for r in records:
         m = r.get("metrics") or {}
         qa, f1 = m.get("qa") or {}, m.get("f1") or {}
         p = r.get("params") or {}
+        kinds.add((m.get("judge") or {}).get("kind"))
         row = {"run": r.get("name"), "reader": p.get("reader.name") or p.get("reader.model"),
+               "judge": (r.get("judge") or judge_of(r))[1],
                "n": m.get("n_questions"), "j_overall": qa.get("overall"),
                "f1_overall": f1.get("overall")}
         for c in CATEGORIES:
             row[f"j_{c}"] = (qa.get("by_category") or {}).get(str(c))
             row[f"f1_{c}"] = (f1.get("by_category") or {}).get(str(c))
         rows.append(row)
+    # "J" is what papers call an LLM judge's accuracy: a rule-judged column is not one.
+    acc = "J" if kinds and not kinds & {"rule", None} else ("rule" if kinds == {"rule"}
+                                                             else "acc")
     cols = [Column("run", "run", align="l"), Column("reader", "reader", align="l"),
-            Column("n", "n", integer)]
+            Column("judge", "judge", align="l"), Column("n", "n", integer)]
     for c in HEADLINE_CATEGORIES:
-        cols += [Column(f"j_{c}", f"J {CATEGORIES[c]}", pct),
+        cols += [Column(f"j_{c}", f"{acc} {CATEGORIES[c]}", pct),
                  Column(f"f1_{c}", f"F1 {CATEGORIES[c]}", pct)]
-    cols += [Column("j_overall", "J overall", pct), Column("f1_overall", "F1 overall", pct),
-             Column(f"j_{ADVERSARIAL}", f"J {CATEGORIES[ADVERSARIAL]}*", pct),
+    cols += [Column("j_overall", f"{acc} overall", pct), Column("f1_overall", "F1 overall", pct),
+             Column(f"j_{ADVERSARIAL}", f"{acc} {CATEGORIES[ADVERSARIAL]}*", pct),
              Column(f"f1_{ADVERSARIAL}", f"F1 {CATEGORIES[ADVERSARIAL]}*", pct)]
-    return Table("table_locomo", "LoCoMo: judge accuracy (J, %) and F1 (%) by category", cols,
-                 rows, notes=["* " + CAVEAT, "F1 as LoCoMo's released evaluation computes it."])
+    what = {"J": "LLM-judge accuracy (J, %)", "rule": "rule-judge accuracy (%)",
+            "acc": "accuracy under each row's judge (%)"}[acc]
+    return Table("table_locomo", f"LoCoMo: {what} and F1 (%) by category", cols,
+                 rows, notes=["* " + CAVEAT, "F1 as LoCoMo's released evaluation computes it.",
+                              f"`{acc}` columns: scored by the judge named in each row."])
