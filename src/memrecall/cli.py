@@ -29,7 +29,18 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("agreement", add_help=False,
                    help="agreement of two labelings of the same answers (verdicts.parquet or "
                         "official eval-results logs): kappa, confusion, per type")
+    sub.add_parser("audit-judge", add_help=False,
+                   help="each judge's false-accept and false-reject rates on answers planted "
+                        "from the gold answers (wrong number, vague, ...; paraphrase, ...)")
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["audit-judge"]:  # its own argparse (memrecall.audit.leniency)
+        from .audit.leniency import main as audit_main
+        try:
+            audit_main(argv[1:])
+        except MemrecallError as e:
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(1)
+        return
     if argv[:1] == ["agreement"]:  # its own argparse (memrecall.eval.agreement)
         from .eval.agreement import main as agreement_main
         try:
