@@ -1,7 +1,7 @@
 """The judge leniency audit on raw benchmark files (memrecall.audit), without a pipeline run:
 
     python bench/judge_audit.py --longmemeval ../shared/data/longmemeval/longmemeval_oracle.json \
-        --locomo ../shared/data/locomo/locomo_dev2.json --judge judge=rule --out OUT
+        --locomo ../shared/data/locomo/locomo_dev2.json --judge rule --out OUT
 
 Each file's questions are normalised as the download stage would, answers are planted from their
 golds, and every `--judge` (Hydra overrides; LLM judges through the cached client) labels them.
@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from memrecall.audit.leniency import (audit_judges, judge_configs,  # noqa: E402
-                                      report_markdown, write_report)
+from memrecall.audit.leniency import audit_judges, report_markdown, write_report  # noqa: E402
+from memrecall.judge.panel import member_configs  # noqa: E402
 
 
 def questions_of(kind: str, path: str):
@@ -35,10 +35,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--longmemeval", help="a LongMemEval JSON file")
     p.add_argument("--locomo", help="a LoCoMo JSON file")
-    p.add_argument("--judge", action="append", dest="judges", metavar="OVERRIDES")
+    p.add_argument("--judge", action="append", dest="judges", metavar="OPTION")
     p.add_argument("--out", default="reports")
     args = p.parse_args()
-    judges = judge_configs(args.judges or ["judge=rule"])
+    judges = member_configs(args.judges or ["rule"])
     for kind in ("longmemeval", "locomo"):
         path = getattr(args, kind)
         if not path:

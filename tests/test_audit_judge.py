@@ -13,8 +13,8 @@ import pytest
 from conftest import ORACLE_FILE, SHARED, shared_file
 from fake_openai_server import FakeOpenAIServer
 from memrecall.audit import planting
-from memrecall.audit.leniency import (audit_judges, judge_configs, main, planted_tables, rates,
-                                      report_markdown)
+from memrecall.audit.leniency import audit_judges, main, planted_tables, rates, report_markdown
+from memrecall.judge.panel import member_configs
 from memrecall.audit.planting import (CLASSES, RIGHT, WRONG, Planted, either_or, names, plant,
                                       plant_all)
 from memrecall.eval.stats import wilson_interval
@@ -127,7 +127,7 @@ def test_an_llm_judge_that_says_yes_accepts_every_wrong_answer_and_pays_once(fre
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
         cfg = group("judge", "gpt4o", api_base=srv.url, api_key_env="MEMRECALL_FAKE_KEY",
                     timeout_s=10, num_retries=0)
-        report = audit_judges(q, {"yes-server": cfg, **judge_configs(["judge=rule"])})
+        report = audit_judges(q, {"yes-server": cfg, **member_configs(["rule"])})
         sent = srv.total_requests
         again = audit_judges(q, {"yes-server": cfg})
         assert srv.total_requests == sent  # every verdict came from the cache
@@ -174,7 +174,7 @@ def test_rule_judge_on_the_real_dev_files(path):
     else:
         from memrecall.data.longmemeval import load_records, normalise
         q = normalise(load_records(path), str(path)).questions
-    report = audit_judges(q, judge_configs(["judge=rule"]))
+    report = audit_judges(q, member_configs(["rule"]))
     c = report["judges"]["rule"]["classes"]
     assert all(report["planted"][k] > 0 for k in CLASSES), report["planted"]
     for k in ("vague", "abstention", "wrong_date"):

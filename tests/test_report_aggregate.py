@@ -217,3 +217,21 @@ def test_bad_report_config(arts):
         run(arts, bootstrap_samples="many")
     with pytest.raises(ConfigError, match="report.seed"):
         run(arts, seed=1.5)
+
+
+def test_a_panel_run_reports_every_judge_and_the_band(arts, tmp_path):
+    v = pl.read_parquet(arts["verdicts"])
+    lenient = pl.when(pl.col("label").is_null()).then(None).otherwise(True)
+    v = v.with_columns(pl.col("label").alias("label:rule"), lenient.alias("label:lenient"))
+    panel = tmp_path / "v_panel.parquet"
+    write_table(v, panel, table="verdicts", stage="judge",
+                params={"name": "panel", "kind": "panel", "model": None})
+    m = run({**arts, "verdicts": panel})
+    assert m["qa"]["overall"] == pytest.approx(4 / 6)          # the first member's labels
+    p = m["panel"]
+    assert p["judges"] == ["rule", "lenient"] and p["n_common"] == 6
+    assert p["band"]["low"] == pytest.approx(4 / 6) and p["band"]["high"] == 1.0
+    assert p["pairs"][0]["flips_no_to_yes"] == 2
+    assert "**Band: 66.7–100.0%**" in (arts["out_dir"] / "panel.md").read_text()
+    run(arts)  # back to a single judge: no stale panel report
+    assert not (arts["out_dir"] / "panel.md").exists()

@@ -235,17 +235,19 @@ def test_the_reference_row_shows_its_absolute_per_type_scores():
 
 def test_a_rule_judged_locomo_column_is_not_called_J():
     from memrecall.report.locomo import paper_table
+    from memrecall.report.paper import annotate
 
     m = {"n_questions": 3, "qa": {"overall": 0.5, "by_category": {"1": 0.5}},
          "f1": {"overall": 0.4, "by_category": {"1": 0.4}}, "judge": {"kind": "rule"}}
     rule_run = {"name": "r", "params": {"reader.name": "local", "judge.name": "rule"},
                 "metrics": m}
+    rule_run = annotate(rule_run)
     t = paper_table([rule_run])
     headers = [c.header for c in t.columns]
     assert "rule multi-hop" in headers and not any(h.startswith("J ") for h in headers)
     assert t.rows[0]["judge"] == "rule"
-    llm = {**rule_run, "metrics": {**m, "judge": {"kind": "llm", "name": "locomo_j",
-                                                  "model": "gpt-4o-mini"}}}
+    llm = annotate({**rule_run, "metrics": {**m, "judge": {"kind": "llm", "name": "locomo_j",
+                                                           "model": "gpt-4o-mini"}}})
     assert "J multi-hop" in [c.header for c in paper_table([llm]).columns]
     assert "acc multi-hop" in [c.header for c in paper_table([rule_run, llm]).columns]
 

@@ -32,11 +32,15 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("audit-judge", add_help=False,
                    help="each judge's false-accept and false-reject rates on answers planted "
                         "from the gold answers (wrong number, vague, ...; paraphrase, ...)")
+    sub.add_parser("rejudge", add_help=False,
+                   help="score finished experiments' answers under a judge panel: each "
+                        "judge's accuracy, the band, kappa and flips (reports/panel/)")
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["audit-judge"]:  # its own argparse (memrecall.audit.leniency)
-        from .audit.leniency import main as audit_main
+    own_parsers = {"audit-judge": "memrecall.audit.leniency", "rejudge": "memrecall.rejudge"}
+    if argv[:1] and argv[0] in own_parsers:  # commands with their own argparse
+        import importlib
         try:
-            audit_main(argv[1:])
+            importlib.import_module(own_parsers[argv[0]]).main(argv[1:])
         except MemrecallError as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(1)

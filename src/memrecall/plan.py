@@ -28,6 +28,7 @@ import polars as pl
 from . import paths
 from .artifacts import read_table
 from .config import get as get_dotted
+from .config import runtime
 from .errors import MemrecallError
 
 PLANNED = "not in the LLM cache (plan: not sent)"
@@ -485,6 +486,12 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
     cfg = params.get("judge") or {}
     if judge_kind(cfg) == "rule":
         return []
+    if judge_kind(cfg) == "panel":  # each member as if it ran alone (calls are cached apart)
+        from .judge.panel import member_configs, member_specs
+        members = member_configs(member_specs(cfg["members"]),
+                                 runtime_overrides=runtime(cfg, "judge")["per_member"])
+        return [w for m in members.values() for w in plan_judge(
+            root, {**params, "judge": m}, answers, read_mode, cache, data_fresh, answer_tokens)]
     dry = DryRunClient(cfg, "judge", cache=cache)
     have_q = data_fresh and _have(root, paths.QUESTIONS)
     if answers is None or not have_q:

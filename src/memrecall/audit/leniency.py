@@ -131,41 +131,24 @@ def write_report(report: dict, out_dir: str | Path, name: str = "judge_audit") -
             atomic_write_text(out / f"{name}.md", report_markdown(report))]
 
 
-def judge_configs(specs: list[str], root: Path | None = None) -> dict[str, dict]:
-    """{label: judge config} from Hydra override strings, one per judge ("judge=rule",
-    "judge=gpt4o judge.runtime.api_base=URL"); a label is the judge's name, numbered when
-    two share one."""
-    import shlex
-
-    from ..compose import compose_config
-
-    out: dict[str, dict] = {}
-    for spec in specs:
-        cfg = compose_config(shlex.split(spec), root=root)["judge"]
-        label, i = str(cfg["name"]), 2
-        while label in out:
-            label, i = f"{cfg['name']}-{i}", i + 1
-        out[label] = cfg
-    return out
-
-
 def main(argv: list[str] | None = None, prog: str = "memrecall audit-judge") -> None:
     import argparse
 
     from ..artifacts import read_table
+    from ..judge.panel import member_configs
 
     p = argparse.ArgumentParser(prog=prog, description="How lenient or strict each judge is, "
                                 "on answers planted from the gold answers by rule.")
     p.add_argument("--questions", default="artifacts/questions.parquet",
                    help="a questions table as the download stage writes it (any benchmark)")
-    p.add_argument("--judge", action="append", dest="judges", metavar="OVERRIDES",
-                   help='one judge as Hydra overrides, e.g. "judge=rule" or "judge=gpt4o"; '
-                        "repeat for several (default: judge=rule)")
+    p.add_argument("--judge", action="append", dest="judges", metavar="OPTION",
+                   help='a judge option ("gpt4o") or Hydra overrides ("official '
+                        'judge.official_script=PATH"); repeat for several (default: rule)')
     p.add_argument("--out", default="reports", help="folder for judge_audit.{md,json}")
     p.add_argument("--name", default="judge_audit", help="file stem of the report")
     args = p.parse_args(argv)
     questions = read_table(args.questions, "questions")
-    report = audit_judges(questions, judge_configs(args.judges or ["judge=rule"]))
+    report = audit_judges(questions, member_configs(args.judges or ["rule"]))
     for path in write_report(report, args.out, args.name):
         print(f"wrote {path}")
     print(report_markdown(report))

@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 
 from ..artifacts import read_table, write_table
-from ..config import choice, identity
+from ..config import choice, identity, runtime
 from ..errors import ConfigError, InputError
 from ..hashing import sha256_text
 from ..schema import polars_schema
@@ -31,7 +31,7 @@ from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION, judge_one
 from .rules.verdict import RULES_HASH
 
-JUDGE_KINDS = ("rule", "llm", "official", "file")
+JUDGE_KINDS = ("rule", "llm", "official", "file", "panel")
 _RULES_HASH = RULES_HASH
 
 VERDICT_SCHEMA = polars_schema("verdicts")
@@ -47,7 +47,7 @@ LLM_ONLY_KEYS = ("provider", "temperature", "max_tokens", "thinking_budget",
 
 def judge_kind(judge_cfg: dict) -> str:
     kind = choice(judge_cfg, "kind", JUDGE_KINDS, group="judge")
-    if kind in ("rule", "file"):
+    if kind in ("rule", "file", "panel"):
         for key in LLM_ONLY_KEYS:
             if judge_cfg[key] is not None:
                 raise ConfigError(f"judge.{key}", judge_cfg[key],
@@ -97,6 +97,11 @@ def judge_answers(questions: pl.DataFrame, answers: pl.DataFrame, judge_cfg: dic
 
 def _judge(questions, answers, judge_cfg, answers_file, client=None) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
+    if kind == "panel":  # several judges on the same answers (panel.py)
+        from .panel import judge_panel, member_configs, member_specs
+        members = member_configs(member_specs(judge_cfg["members"]),
+                                 runtime_overrides=runtime(judge_cfg, "judge")["per_member"])
+        return judge_panel(questions, answers, members, answers_file=answers_file)
     items = _items(questions, answers, answers_file)
     model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
     failed = [it for it in items if it["reader_error"]]
@@ -159,7 +164,7 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
                        judge_cfg, str(answers))
     # The prompt templates an LLM judge sent: the run's record of them (MLflow's registry).
     extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts",
-                                   "provenance") if stats.get(k)}
+                                   "provenance", "members") if stats.get(k)}
     write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
                 input_files=[questions, answers], extra_meta=extra or None)
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height
@@ -167,6 +172,10 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     calls = (f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
              f"failed {stats.get('failed', 0)}" if kind in ("llm", "official")
              else "no model calls")
+    if kind == "panel":
+        calls = (f"panel of {', '.join(stats['members'])} (the first gives the verdicts); "
+                 f"model calls {stats['calls']}, cached {stats['cached']}, failed "
+                 f"{stats['failed']}")
     if kind == "official":
         calls += (f"; official script sha256 {stats['official_script_sha256'][:12]}…, strict "
                   f"parse disagrees on {strict_disagreements(df)}")

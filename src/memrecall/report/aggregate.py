@@ -29,6 +29,7 @@ from ..config import check_int
 from ..eval.gold import question_gold
 from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
+from ..eval.panel import panel_labels, panel_markdown, panel_stats
 from ..eval.stats import qa_intervals
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
 from ..llm.provenance import official_host
@@ -285,6 +286,9 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
     }
+    panel = panel_labels(v)
+    if panel is not None:  # judge=panel: every member's labels of the same answers
+        metrics["panel"] = panel_stats(*panel)
     if is_locomo:
         f1_rows = locomo.f1_rows(q, a)
         metrics["qa"].update(locomo.qa_by_category(pq, q))
@@ -304,6 +308,11 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
             if context is not None else "The reader's context is unknown: no cell is filled.")
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
     atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
+    panel_md = out / "panel.md"
+    if "panel" in metrics:
+        atomic_write_text(panel_md, panel_markdown(metrics["panel"]))
+    elif panel_md.exists():
+        panel_md.unlink()  # from a panel this run no longer uses
     atomic_write_text(out / "per_question.csv", per_question_csv(pq, a))
     export_official_files(a, v, judge, out)
     atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics)))

@@ -127,11 +127,10 @@ def by_category_markdown(metrics: dict, judge_lines: list[str]) -> str:
 
 
 def paper_table(records: list[dict]):
-    """The paper export's LoCoMo table: per run, judge accuracy (J) and F1 for categories 1-4,
-    their overall, and category 5 apart."""
+    """The paper export's LoCoMo table: per run (annotated by paper.annotate), its judge, judge
+    accuracy (J when LLM-judged) and F1 for categories 1-4, their overall, and category 5
+    apart."""
     from .tables import Column, Table
-
-    from .paper import judge_of
 
     rows, kinds = [], set()
     for r in records:
@@ -140,7 +139,7 @@ def paper_table(records: list[dict]):
         p = r.get("params") or {}
         kinds.add((m.get("judge") or {}).get("kind"))
         row = {"run": r.get("name"), "reader": p.get("reader.name") or p.get("reader.model"),
-               "judge": (r.get("judge") or judge_of(r))[1],
+               "judge": r["judge"][1],  # paper.annotate: (key, label)
                "n": m.get("n_questions"), "j_overall": qa.get("overall"),
                "f1_overall": f1.get("overall")}
         for c in CATEGORIES:
