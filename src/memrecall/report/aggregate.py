@@ -292,6 +292,7 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     if is_locomo:
         f1_rows = locomo.f1_rows(q, a)
         metrics["qa"].update(locomo.qa_by_category(pq, q))
+        metrics["qa"]["with_category_5"] = locomo.with_category_5(pq, f1_rows)
         metrics["f1"] = locomo.f1_metrics(f1_rows)
         pq = pq.join(f1_rows, on="question_id", how="left")
     metrics = json.loads(dump_json(metrics))

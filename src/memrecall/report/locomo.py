@@ -76,6 +76,21 @@ def headline(pq: pl.DataFrame, qa: dict, ci: dict, *, n_boot: int, seed: int
     return qa, ci
 
 
+WITH_CATEGORY_5 = ("with category 5: the micro means over all five categories, as some vendors "
+                   "publish them; not comparable with the headline (categories 1-4) nor with "
+                   "papers that leave category 5 apart")
+
+
+def with_category_5(pq: pl.DataFrame, f1: pl.DataFrame) -> dict:
+    """The variants that count category 5 in (metrics.json `qa.with_category_5`), labelled."""
+    judged = pq["correct"].drop_nulls()
+    scores = f1["f1"].drop_nulls()
+    return {"overall": float(judged.cast(pl.Float64).mean()) if judged.len() else None,
+            "n_judged": int(judged.len()),
+            "f1_overall": float(scores.mean()) if scores.len() else None,
+            "label": WITH_CATEGORY_5}
+
+
 def qa_by_category(pq: pl.DataFrame, questions: pl.DataFrame) -> dict:
     df = pq.join(questions.select("question_id", "category"), on="question_id", how="left")
     out, n = {}, {}
