@@ -35,8 +35,12 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("rejudge", add_help=False,
                    help="score finished experiments' answers under a judge panel: each "
                         "judge's accuracy, the band, kappa and flips (reports/panel/)")
+    sub.add_parser("errata", add_help=False,
+                   help="errata overlays: corrections from two releases or a public audit, and "
+                        "a run's raw and corrected scores with the ceiling")
     argv = sys.argv[1:] if argv is None else list(argv)
-    own_parsers = {"audit-judge": "memrecall.audit.leniency", "rejudge": "memrecall.rejudge"}
+    own_parsers = {"audit-judge": "memrecall.audit.leniency", "rejudge": "memrecall.rejudge",
+                   "errata": "memrecall.errata"}
     if argv[:1] and argv[0] in own_parsers:  # commands with their own argparse
         import importlib
         try:
