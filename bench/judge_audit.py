@@ -17,17 +17,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from memrecall import benchmarks  # noqa: E402
 from memrecall.audit.leniency import audit_judges, report_markdown, write_report  # noqa: E402
 from memrecall.judge.panel import member_configs  # noqa: E402
 
 
 def questions_of(kind: str, path: str):
     if kind == "locomo":
-        from memrecall.data import locomo
+        from memrecall.benchmarks.locomo import data as locomo
         recs = json.loads(Path(path).read_text())
         locomo.validate(recs, path)
         return locomo.normalise(recs, locomo.flatten(recs)).questions
-    from memrecall.data.longmemeval import load_records, normalise
+    from memrecall.benchmarks.longmemeval.data import normalise
+    from memrecall.data.jsonfile import load_records
     return normalise(load_records(path), path).questions
 
 
@@ -43,7 +45,7 @@ def main() -> None:
         path = getattr(args, kind)
         if not path:
             continue
-        report = audit_judges(questions_of(kind, path), judges)
+        report = audit_judges(benchmarks.get(kind), questions_of(kind, path), judges)
         report["source"] = Path(path).name
         write_report(report, args.out, f"judge_audit_{kind}")
         print(report_markdown(report, f"Judge leniency audit: {Path(path).name}"))

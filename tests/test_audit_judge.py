@@ -12,6 +12,7 @@ import pytest
 
 from conftest import ORACLE_FILE, SHARED, shared_file
 from fake_openai_server import FakeOpenAIServer
+from memrecall import benchmarks
 from memrecall.audit import planting
 from memrecall.audit.leniency import audit_judges, main, planted_tables, rates, report_markdown
 from memrecall.judge.panel import member_configs
@@ -23,6 +24,7 @@ from memrecall.schema import polars_schema
 from confs import group
 
 LOCOMO_DEV = SHARED / "data" / "locomo" / "locomo_dev2.json"
+LME = benchmarks.get("longmemeval")
 
 
 def by_class(ps):
@@ -127,9 +129,9 @@ def test_an_llm_judge_that_says_yes_accepts_every_wrong_answer_and_pays_once(fre
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
         cfg = group("judge", "gpt4o", api_base=srv.url, api_key_env="MEMRECALL_FAKE_KEY",
                     timeout_s=10, num_retries=0)
-        report = audit_judges(q, {"yes-server": cfg, **member_configs(["rule"])})
+        report = audit_judges(LME, q, {"yes-server": cfg, **member_configs(["rule"])})
         sent = srv.total_requests
-        again = audit_judges(q, {"yes-server": cfg})
+        again = audit_judges(LME, q, {"yes-server": cfg})
         assert srv.total_requests == sent  # every verdict came from the cache
     n = sum(report["planted"].values())
     assert sent == n and len(read_journal(fresh_cache / "llm")) == n
@@ -155,7 +157,8 @@ def test_cli_writes_the_report(tmp_path, capsys):
     from memrecall.artifacts import write_table
 
     qp = tmp_path / "questions.parquet"
-    write_table(_questions(), qp, table="questions", stage="download")
+    write_table(_questions(), qp, table="questions", stage="download",
+                extra_meta={benchmarks.META_KEY: "longmemeval"})
     main(["--questions", str(qp), "--out", str(tmp_path / "out")])
     data = json.loads((tmp_path / "out" / "judge_audit.json").read_text())
     assert set(data["judges"]) == {"rule"} and set(data["planted"]) == set(CLASSES)
@@ -168,13 +171,16 @@ def test_rule_judge_on_the_real_dev_files(path):
     wrong answers nor strict on the plain right ones (its weak spots are the report's)."""
     shared_file(path)
     if path == LOCOMO_DEV:
-        from memrecall.data import locomo as L
+        from memrecall.benchmarks.locomo import data as L
         recs = json.loads(path.read_text())
         q = L.normalise(recs, L.flatten(recs)).questions
+        bench = benchmarks.get("locomo")
     else:
-        from memrecall.data.longmemeval import load_records, normalise
+        from memrecall.benchmarks.longmemeval.data import normalise
+        from memrecall.data.jsonfile import load_records
         q = normalise(load_records(path), str(path)).questions
-    report = audit_judges(q, member_configs(["rule"]))
+        bench = LME
+    report = audit_judges(bench, q, member_configs(["rule"]))
     c = report["judges"]["rule"]["classes"]
     assert all(report["planted"][k] > 0 for k in CLASSES), report["planted"]
     for k in ("vague", "abstention", "wrong_date"):

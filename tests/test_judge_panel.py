@@ -19,7 +19,8 @@ from fake_openai_server import FakeOpenAIServer
 from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import ConfigError
 from memrecall.eval.panel import panel_labels, panel_markdown, panel_stats
-from memrecall.judge import run_judge
+from memrecall import benchmarks
+from memrecall.judge.stage import run_judge
 from memrecall.judge.panel import member_configs, member_specs
 from memrecall.schema import polars_schema
 
@@ -84,7 +85,8 @@ def _write_tables(tmp_path):
                        "latency_s": 0.0, "refused": False} for i, _, _, _, h in ITEMS],
                      schema=polars_schema("answers"))
     qp, ap = tmp_path / "questions.parquet", tmp_path / "answers.parquet"
-    write_table(q, qp, table="questions", stage="download")
+    write_table(q, qp, table="questions", stage="download",
+                extra_meta={benchmarks.META_KEY: "longmemeval"})
     write_table(a, ap, table="answers", stage="read")
     return qp, ap
 

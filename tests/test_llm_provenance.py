@@ -16,12 +16,15 @@ from memrecall.artifacts import read_meta, write_table
 from memrecall.llm import CallCache, LLMClient
 from memrecall.llm.provenance import (UNRECORDED, endpoint_host, merge, problems, summarise,
                                       url_host)
-from memrecall.report.aggregate import OFFICIAL_JUDGE_MODEL, judge_info
+from memrecall import benchmarks
+from memrecall.report.aggregate import judge_info
 from confs import group
 
 STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
            / "evaluate_qa.py")
 KEY = "sk-test-not-a-real-key"
+LME = benchmarks.get("longmemeval")
+OFFICIAL_JUDGE_MODEL = LME.official_judge.pinned_model
 
 
 def test_host_keeps_only_the_host_name():
@@ -94,7 +97,7 @@ def test_a_cache_from_before_provenance_reads_as_unrecorded(tmp_path):
 
 
 def _judge_run(tmp_path, api_base):
-    from memrecall.judge import run_judge
+    from memrecall.judge.stage import run_judge
 
     q = pl.DataFrame([{"question_id": "q1", "question_type": "single-session-user",
                        "is_abstention": False, "question": "Where?", "answer": "IKEA",
@@ -112,7 +115,8 @@ def _judge_run(tmp_path, api_base):
                        "refused": False, "error": None} for i in ("q1", "q2")],
                      schema_overrides={"request_hash": pl.String, "error": pl.String})
     qp, ap, vp = (tmp_path / f"{n}.parquet" for n in ("questions", "answers", "verdicts"))
-    write_table(q, qp, table="questions", stage="download")
+    write_table(q, qp, table="questions", stage="download",
+                extra_meta={benchmarks.META_KEY: "longmemeval"})
     write_table(a, ap, table="answers", stage="read")
     cfg = group("judge", "official", official_script=str(STANDIN), api_base=api_base,
                 api_key_env="MEMRECALL_FAKE_KEY", timeout_s=10, num_retries=0)
@@ -129,7 +133,7 @@ def test_a_local_server_that_says_yes_is_not_comparable(tmp_path, fresh_cache, m
     assert meta["provenance"] == {"answers": 2, "endpoints": {"127.0.0.1": 2},
                                   "response_models": {OFFICIAL_JUDGE_MODEL: 2}}
     assert "provenance" not in meta["params"]  # beside the result's identity, not in it
-    info = judge_info(vp, v)
+    info = judge_info(vp, v, LME)
     assert info["comparable_to_published"] is False
     assert info["not_comparable_because"] == [
         "2 of 2 answers came from 127.0.0.1, not api.openai.com"]
@@ -146,11 +150,11 @@ def test_the_official_endpoint_answering_as_the_snapshot_is_comparable(tmp_path,
     prov = summarise({("api.openai.com", OFFICIAL_JUDGE_MODEL): 1})
     write_table(v, vp, table="verdicts", stage="judge", params=params,
                 extra_meta={"provenance": prov})
-    info = judge_info(vp, v)
+    info = judge_info(vp, v, LME)
     assert info["comparable_to_published"] is True, info
     assert "not_comparable_because" not in info
     write_table(v, vp, table="verdicts", stage="judge", params=params)  # no provenance
-    info = judge_info(vp, v)
+    info = judge_info(vp, v, LME)
     assert info["comparable_to_published"] is False
     assert info["not_comparable_because"][0].startswith("no record")
 
@@ -163,5 +167,5 @@ def test_a_different_snapshot_behind_the_official_host_is_not_comparable(tmp_pat
     write_table(v, vp, table="verdicts", stage="judge",
                 params=group("judge", "official", official_script=str(STANDIN)),
                 extra_meta={"provenance": summarise({("api.openai.com", named): 1})})
-    info = judge_info(vp, v)
+    info = judge_info(vp, v, LME)
     assert not info["comparable_to_published"] and named in info["comparability"]

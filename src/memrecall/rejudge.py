@@ -43,6 +43,23 @@ def _table(reader: RevReader, path: str, exp: str) -> pl.DataFrame | None:
                              "`dvc pull` or rerun it") from None
 
 
+def _benchmark(reader: RevReader, exp: str):
+    """The benchmark the run's questions were downloaded for (their recorded metadata)."""
+    import tempfile
+
+    from . import benchmarks
+
+    try:
+        data = reader.read_bytes(QUESTIONS)
+    except Exception as e:
+        raise MemrecallError(f"experiment '{exp}': cannot read {QUESTIONS} from its commit "
+                             f"({e}); `dvc pull` or rerun it") from None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "questions.parquet"
+        path.write_bytes(data)
+        return benchmarks.of_artifact(path)
+
+
 def rejudge(specs: list[str], *, root: Path | None = None, names=None, sweep=None, revs=None,
             out_dir: str | Path | None = None) -> dict[str, dict]:
     """{experiment: panel stats} for the selected experiments (see the module docstring)."""
@@ -53,6 +70,7 @@ def rejudge(specs: list[str], *, root: Path | None = None, names=None, sweep=Non
     for exp in collect(root, names=names, sweep=sweep, revs=revs):
         reader = RevReader(root, exp.ref.rev)
         try:
+            bench = _benchmark(reader, exp.name)
             q = _table(reader, QUESTIONS, exp.name)
             a = _table(reader, ANSWERS, exp.name)
             recorded = _table(reader, VERDICTS, exp.name)
@@ -61,7 +79,7 @@ def rejudge(specs: list[str], *, root: Path | None = None, names=None, sweep=Non
         if q is None or a is None:
             raise MemrecallError(f"experiment '{exp.name}' has no {QUESTIONS} or {ANSWERS} "
                                  "in its commit: nothing to rejudge")
-        verdicts, _ = judge_panel(q, a, members, answers_file=f"{exp.name}:{ANSWERS}")
+        verdicts, _ = judge_panel(bench, q, a, members, answers_file=f"{exp.name}:{ANSWERS}")
         if recorded is not None:
             own = str((exp.params.get("judge") or {}).get("name") or "judge")
             col = f"{PANEL_LABEL_PREFIX}{own} (recorded)"

@@ -2,10 +2,10 @@
 audit/planting.py, and the report gives, per class, how often it accepted a wrong answer (false
 accept) or rejected a right one (false reject), with Wilson 95% intervals.
 
-    report = audit_judges(questions, {"rule": rule_cfg, "gpt4o": gpt4o_cfg})
+    report = audit_judges(bench, questions, {"rule": rule_cfg, "gpt4o": gpt4o_cfg})
     write_report(report, "reports/judge_audit")
 
-Judges run through the judge stage's own code (judge.judge_answers), so an LLM judge's calls go
+Judges run through the judge stage's own code (judge.stage.judge_answers), so an LLM judge's calls go
 through the cached LLMClient: a rerun, or a panel that already judged the same planted answer,
 pays nothing. A verdict that failed (judge error) is counted apart, never as a reject.
 """
@@ -62,20 +62,19 @@ def rates(planted: list[Planted], labels: dict[str, bool | None]) -> dict:
     return out
 
 
-def audit_judges(questions: pl.DataFrame, judges: dict[str, dict], *,
-                 judge_fn=None) -> dict:
-    """Plant answers for `questions` (a questions table as the download stage writes it) and
-    have every judge of `judges` ({label: judge config}) label them."""
-    from ..judge import judge_answers
+def audit_judges(bench, questions: pl.DataFrame, judges: dict[str, dict]) -> dict:
+    """Plant answers for `questions` (a questions table as the download stage writes it, of
+    the benchmark `bench`) and have every judge of `judges` ({label: judge config}) label
+    them."""
+    from ..judge.stage import judge_answers
 
-    judge_fn = judge_fn or judge_answers
     planted, left_out = plant_all(questions.select(
         "question_id", "question", "answer", "is_abstention").to_dicts())
     qs, answers = planted_tables(questions, planted)
     report = {"planted": {k: sum(1 for p in planted if p.klass == k) for k in CLASSES},
               "left_out": left_out, "judges": {}}
     for label, cfg in judges.items():
-        verdicts = judge_fn(qs, answers, cfg)
+        verdicts = judge_answers(bench, qs, answers, cfg)
         labels = dict(zip(verdicts["question_id"].to_list(), verdicts["label"].to_list()))
         report["judges"][label] = {"model": cfg.get("model"), "kind": cfg.get("kind"),
                                    "classes": rates(planted, labels)}
@@ -134,6 +133,7 @@ def write_report(report: dict, out_dir: str | Path, name: str = "judge_audit") -
 def main(argv: list[str] | None = None, prog: str = "memrecall audit-judge") -> None:
     import argparse
 
+    from .. import benchmarks
     from ..artifacts import read_table
     from ..judge.panel import member_configs
 
@@ -148,7 +148,8 @@ def main(argv: list[str] | None = None, prog: str = "memrecall audit-judge") -> 
     p.add_argument("--name", default="judge_audit", help="file stem of the report")
     args = p.parse_args(argv)
     questions = read_table(args.questions, "questions")
-    report = audit_judges(questions, member_configs(args.judges or ["rule"]))
+    report = audit_judges(benchmarks.of_artifact(args.questions), questions,
+                          member_configs(args.judges or ["rule"]))
     for path in write_report(report, args.out, args.name):
         print(f"wrote {path}")
     print(report_markdown(report))

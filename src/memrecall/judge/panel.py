@@ -71,15 +71,17 @@ def member_configs(specs: list[str], *, runtime_overrides: dict | None = None,
     return out
 
 
-def judge_panel(questions: pl.DataFrame, answers: pl.DataFrame, members: dict[str, dict], *,
-                answers_file: str = "answers.parquet") -> tuple[pl.DataFrame, dict]:
+def judge_panel(bench, questions: pl.DataFrame, answers: pl.DataFrame,
+                members: dict[str, dict], *, answers_file: str = "answers.parquet"
+                ) -> tuple[pl.DataFrame, dict]:
     """(verdicts: the first member's, plus a `label:<member>` column per member; stats: each
-    member's identity, model-call counts and provenance)."""
-    from . import _judge
+    member's identity, model-call counts and provenance). `bench`: the benchmark the
+    questions are of (benchmarks.of_artifact)."""
+    from .stage import _judge
 
     frames, stats = {}, {"members": {}, "calls": 0, "cached": 0, "failed": 0}
     for label, cfg in members.items():
-        df, s = _judge(questions, answers, cfg, answers_file)
+        df, s = _judge(bench, questions, answers, cfg, answers_file)
         frames[label] = df
         for k in ("calls", "cached", "failed"):
             stats[k] += int(s.get(k, 0) or 0)
