@@ -24,6 +24,7 @@ from memrecall.plan.sweep import sweep_total
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
 from memrecall.artifacts import read_table
 from memrecall.judge.stage import run_judge
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 
 from fake_openai_server import FakeOpenAIServer
 from test_read_stage import answer, cfg, write_inputs
@@ -89,7 +90,7 @@ def test_plan_counts_match_what_the_run_pays(server, project):
 
     # Pay for one reader request by hand: the plan now renders it as cached, and can render the
     # judge request for that answer exactly.
-    settings = reader_settings(p["reader"])
+    settings = reader_settings(p["reader"], LME)
     ctx = build_contexts(settings, *(read_table(project / f) for f in (
         paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)))
     LLMClient(p["reader"], stage="read", progress=False).complete(
