@@ -233,7 +233,7 @@ def test_small_files_are_not_judged_by_their_category_shapes():
 
 
 def test_with_category_5_variants_are_labelled():
-    from memrecall.report.locomo import with_category_5
+    from memrecall.benchmarks.locomo.report import with_category_5
 
     pq = pl.DataFrame({"question_id": ["a", "b", "c", "d"], "correct": [True, False, True, None],
                        "is_abstention": [False, False, True, True]})

@@ -8,6 +8,7 @@ import json
 import polars as pl
 import pytest
 
+from memrecall import benchmarks
 from memrecall.artifacts import write_table
 from memrecall.errors import ConfigError
 from memrecall.judge.stage import run_judge
@@ -66,7 +67,8 @@ def arts(tmp_path):
                          "refused": r[8], "error": r[6], "context_session_ids": r[7]}
                         for i, r in enumerate(QUESTIONS)])
     paths = {k: a / f"{k}.parquet" for k in ("questions", "turns", "answers", "verdicts")}
-    write_table(q, paths["questions"], table="questions", stage="download")
+    write_table(q, paths["questions"], table="questions", stage="download",
+                extra_meta={benchmarks.META_KEY: "longmemeval"})
     write_table(t, paths["turns"], table="turns", stage="download")
     write_table(ans, paths["answers"], table="answers", stage="read")
     cand_paths = {}
