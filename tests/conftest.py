@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data" / "longmemeval"
+# ../shared beside the checkout; a checkout elsewhere (a git worktree) names it explicitly.
+SHARED = Path(os.environ.get("MEMRECALL_SHARED_DIR") or REPO.parent / "shared")
+SHARED_DATA = SHARED / "data" / "longmemeval"
 DEV_FILE = SHARED_DATA / "longmemeval_s_cleaned_dev100.json.gz"
 ORACLE_FILE = SHARED_DATA / "longmemeval_oracle.json"
 SAMPLE_FILE = REPO / "data" / "sample" / "longmemeval_s_cleaned_sample.json.gz"

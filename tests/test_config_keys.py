@@ -90,7 +90,8 @@ def test_identity_drops_runtime_at_any_depth():
 
 def test_runtime_holds_only_operational_knobs():
     allowed = {"api_base", "api_key_env", "concurrency", "rpm", "timeout_s", "num_retries",
-               "backoff_s", "backoff_max_s", "max_cost_usd", "batch_size", "device"}
+               "backoff_s", "backoff_max_s", "max_cost_usd", "batch_size", "device",
+               "per_member"}  # judge=panel: these knobs per member
     for group in GROUPS:
         for option in options(group):
             cfg = compose_option(group, option)

@@ -54,7 +54,11 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
         assert {(b["temperature"], b["max_tokens"]) for b in bodies} == {(0.0, 10)}
 
         m = json.loads((repo / "reports/metrics.json").read_text())
-        assert m["judge"]["kind"] == "official" and m["judge"]["comparable_to_published"] is True
+        # A local server answering "yes" is not the official judge, whatever the config says.
+        assert m["judge"]["kind"] == "official" and m["judge"]["comparable_to_published"] is False
+        assert m["judge"]["not_comparable_because"] == [
+            "2 of 2 answers came from 127.0.0.1, not api.openai.com"]
+        assert "127.0.0.1" in (repo / "reports/by_type.md").read_text()
         assert m["judge"]["official_script_sha256"] == sha == sha256_file(script)
         assert m["judge"]["strict_parse_disagreements"] == 0 and m["qa"]["overall"] == 1.0
         log = read_eval_results(repo / "reports/hypotheses.jsonl.eval-results-gpt-4o")

@@ -15,9 +15,9 @@ from memrecall.data.subset import select
 from memrecall.errors import ConfigError, InputError, MemrecallError
 
 from confs import group
-from conftest import REPO, SAMPLE_FILE
+from conftest import SAMPLE_FILE, SHARED
 
-LOCOMO_FILE = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev2.json"
+LOCOMO_FILE = SHARED / "data" / "locomo" / "locomo_dev2.json"
 needs_dev = pytest.mark.skipif(not LOCOMO_FILE.exists(), reason="no LoCoMo dev slice")
 
 
@@ -201,3 +201,43 @@ def test_bad_file_shape_names_the_file(tmp_path):
         run_download(group("dataset", "local", path=str(f)), **out,
                      card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
     assert not any(p.exists() for p in out.values())
+
+
+@needs_dev
+@pytest.mark.parametrize("renumber,culprit", [
+    ({1: 2, 2: 1}, "category 1 holds most 'When did ...?' questions"),       # 1 <-> 2
+    ({1: 4, 2: 1, 3: 2, 4: 3}, "category 1 holds most 'When did ...?' questions"),
+    ({2: 3, 3: 2}, "category 3 holds most 'When did ...?' questions"),
+])
+def test_a_renumbered_file_is_refused_with_the_official_mapping(renumber, culprit):
+    """Copies renumbered after the paper's list order would put every per-category number
+    under the wrong name (snap-research/locomo#29)."""
+    records = load_records(LOCOMO_FILE)
+    for conv in records:
+        for q in conv["qa"]:
+            q["category"] = renumber.get(q["category"], q["category"])
+    with pytest.raises(InputError) as e:
+        locomo.validate(records, "renumbered.json")
+    msg = str(e.value)
+    assert culprit in msg and "snap-research/locomo/issues/29" in msg, msg
+    assert "1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial" in msg
+    assert e.value.file == "renumbered.json" and e.value.field.endswith("].category")
+    assert e.value.question_id.startswith("conv-")
+
+
+def test_small_files_are_not_judged_by_their_category_shapes():
+    conv = conversation()
+    conv["qa"] = [{"question": "When did Ann fly?", "answer": "May", "evidence": [],
+                   "category": 1}] * 3
+    locomo.validate([conv], "tiny.json")  # too few questions to tell: no error
+
+
+def test_with_category_5_variants_are_labelled():
+    from memrecall.benchmarks.locomo.report import with_category_5
+
+    pq = pl.DataFrame({"question_id": ["a", "b", "c", "d"], "correct": [True, False, True, None],
+                       "is_abstention": [False, False, True, True]})
+    f1 = pl.DataFrame({"question_id": ["a", "b", "c", "d"], "f1": [1.0, 0.0, 1.0, None]})
+    w = with_category_5(pq, f1)
+    assert w["overall"] == pytest.approx(2 / 3) and w["n_judged"] == 3
+    assert w["f1_overall"] == pytest.approx(2 / 3) and "vendors" in w["label"]

@@ -8,6 +8,7 @@ import json
 import polars as pl
 import pytest
 
+from memrecall import benchmarks
 from memrecall.artifacts import write_table
 from memrecall.errors import ConfigError
 from memrecall.judge.stage import run_judge
@@ -66,7 +67,8 @@ def arts(tmp_path):
                          "refused": r[8], "error": r[6], "context_session_ids": r[7]}
                         for i, r in enumerate(QUESTIONS)])
     paths = {k: a / f"{k}.parquet" for k in ("questions", "turns", "answers", "verdicts")}
-    write_table(q, paths["questions"], table="questions", stage="download")
+    write_table(q, paths["questions"], table="questions", stage="download",
+                extra_meta={benchmarks.META_KEY: "longmemeval"})
     write_table(t, paths["turns"], table="turns", stage="download")
     write_table(ans, paths["answers"], table="answers", stage="read")
     cand_paths = {}
@@ -172,7 +174,9 @@ def test_only_the_official_judge_with_the_pinned_model_is_comparable(arts, tmp_p
     official = tmp_path / "v_official.parquet"
     write_table(v, official, table="verdicts", stage="judge",
                 params={"name": "official", "kind": "official", "model": "gpt-4o-2024-08-06"},
-                extra_meta={"official_script_sha256": "ab" * 32})
+                extra_meta={"official_script_sha256": "ab" * 32, "provenance": {
+                    "answers": 6, "endpoints": {"api.openai.com": 6},
+                    "response_models": {"gpt-4o-2024-08-06": 6}}})
     m = run({**arts, "verdicts": official})
     assert m["judge"]["comparable_to_published"] is True
     assert m["judge"]["official_script_sha256"] == "ab" * 32
@@ -215,3 +219,21 @@ def test_bad_report_config(arts):
         run(arts, bootstrap_samples="many")
     with pytest.raises(ConfigError, match="report.seed"):
         run(arts, seed=1.5)
+
+
+def test_a_panel_run_reports_every_judge_and_the_band(arts, tmp_path):
+    v = pl.read_parquet(arts["verdicts"])
+    lenient = pl.when(pl.col("label").is_null()).then(None).otherwise(True)
+    v = v.with_columns(pl.col("label").alias("label:rule"), lenient.alias("label:lenient"))
+    panel = tmp_path / "v_panel.parquet"
+    write_table(v, panel, table="verdicts", stage="judge",
+                params={"name": "panel", "kind": "panel", "model": None})
+    m = run({**arts, "verdicts": panel})
+    assert m["qa"]["overall"] == pytest.approx(4 / 6)          # the first member's labels
+    p = m["panel"]
+    assert p["judges"] == ["rule", "lenient"] and p["n_common"] == 6
+    assert p["band"]["low"] == pytest.approx(4 / 6) and p["band"]["high"] == 1.0
+    assert p["pairs"][0]["flips_no_to_yes"] == 2
+    assert "**Band: 66.7–100.0%**" in (arts["out_dir"] / "panel.md").read_text()
+    run(arts)  # back to a single judge: no stale panel report
+    assert not (arts["out_dir"] / "panel.md").exists()

@@ -90,8 +90,8 @@ def test_model_table():
     assert ds[MS] == pytest.approx(3 / 4) and ds[KU] == pytest.approx(4 / 5)
     assert ds["cost_usd"] == 0.8421
     md = t.to_markdown()
-    assert "| readers-1 | deepseek | deepseek | 10 | 77.8 | 77.5 | 75.0 | 80.0 | 0.8421 |" in md
-    assert "| baseline (main) | local | local | 10 | 50.0 | 50.0 | 40.0 | 60.0 | 0.0000 |" in md
+    assert "| readers-1 | deepseek | deepseek | rule (rule-v1) | 10 | 77.8 | 77.5 | 75.0 | 80.0 | 0.8421 |" in md
+    assert "| baseline (main) | local | local | rule (rule-v1) | 10 | 50.0 | 50.0 | 40.0 | 60.0 | 0.0000 |" in md
     assert "not comparable with LLM-judged" in md
 
 
@@ -112,10 +112,10 @@ def test_ablation_ladder_deltas_and_p_values():
     assert ablation_table(BASE, [ABL1, ABL2], n_resamples=1000, seed=0).rows == t.rows
 
     md = t.to_markdown()
-    assert "| 2 | rewrite=multiangle, reader.prompt=con | 10 | 90.0 | +40.0 |" in md
+    assert "| 2 | rewrite=multiangle, reader.prompt=con | rule (rule-v1) | 10 | 90.0 | +40.0 |" in md
     assert "| 0.125 | +60.0 | +20.0 |" in md
     rows = list(csv.DictReader(io.StringIO(t.to_csv())))
-    assert list(rows[0]) == ["step", "config", "n", "overall", "delta", "ci", "p_value",
+    assert list(rows[0]) == ["step", "config", "judge", "n", "overall", "delta", "ci", "p_value",
                              f"d_{MS}", f"d_{KU}"]
     assert rows[2]["config"] == "rewrite=multiangle, reader.prompt=con"
     assert float(rows[2]["delta"]) == pytest.approx(0.4)
@@ -139,7 +139,7 @@ def test_negative_findings():
     assert n2["delta"] == pytest.approx(-0.2) and n2["worst_type"] == "KU"
     assert n2["worst_delta"] == pytest.approx(-0.4)
     assert n2["p_value"] == pytest.approx(mcnemar_p(1, 4)) == pytest.approx(0.625)
-    assert "| reader.prompt=type_aware | 10 | 30.0 | -20.0 |" in t.to_markdown()
+    assert "| reader.prompt=type_aware | rule (rule-v1) | 10 | 30.0 | -20.0 |" in t.to_markdown()
 
 
 def test_cost_table():
@@ -148,7 +148,7 @@ def test_cost_table():
     assert (ds["input_tokens"], ds["output_tokens"], ds["reasoning_tokens"]) == (
         120_000, 3_000, 45_000)
     assert ds["cost_per_question"] == pytest.approx(0.08421)
-    assert "| readers-1 | deepseek | 10 | 120,000 | 3,000 | 45,000 | 0.8421 | 0.08421 | 12.5 |" \
+    assert "| readers-1 | deepseek | rule (rule-v1) | 10 | 120,000 | 3,000 | 45,000 | 0.8421 | 0.08421 | 12.5 |" \
         in t.to_markdown()
 
 
@@ -178,6 +178,80 @@ def test_build_tables_groups_and_export(tmp_path):
     assert "ablation-1 (rule) vs ablation-1-gpt4o (gpt4o)" in agree
     assert "| **all** | 10 | 0.900 |" in agree
     assert len(paths) == 4 * 3 + 3
+
+
+def _judged(rec, name, model, kind="llm", **extra):
+    """The same run scored by another judge (params and metrics.json say which)."""
+    return {**rec, "name": f"{rec['name']}-{name}",
+            "params": {**rec["params"], "judge.name": name, "judge.model": model, **extra},
+            "metrics": {**rec["metrics"], "judge": {"kind": kind, "name": name, "model": model}}}
+
+
+def test_a_judge_change_is_never_a_ladder_step():
+    # The "official" twin of ABL2 would be the largest step of the ladder if judges could mix.
+    official = _judged(ABL2, "official", "gpt-4o-2024-08-06", kind="official",
+                       **{"judge.runtime.api_base": "http://127.0.0.1:8000/v1"})
+    t = ablation_table(BASE, [ABL1, official], n_resamples=200, seed=0)
+    assert [r["step"] for r in t.rows] == ["baseline", "1"]
+    md = t.to_markdown()
+    assert ("ablation-2-official [sample (10 q)]: scored by official (gpt-4o-2024-08-06), "
+            "baseline (main) by rule (rule-v1): a judge change is not a ladder step") in md
+    assert "127.0.0.1" not in md
+    # Without a sweep (every run a step against HEAD), the same holds in build_tables.
+    tables = build_tables([BASE, ABL1, official], n_resamples=200, seed=0, sweeps={})
+    assert [r["config"] for r in tables[1].rows] == ["baseline (main)", "rewrite=multiangle"]
+    # Each run's judge is named in Table 1 (one judge's runs together) and Table 4.
+    assert {r["run"]: r["judge"] for r in tables[0].rows}["ablation-2-official"] == \
+        "official (gpt-4o-2024-08-06)"
+    assert all(r["judge"] for r in tables[3].rows)
+
+
+def test_judge_identity_ignores_runtime_and_file_paths():
+    from memrecall.report.paper import judge_of
+
+    a = _judged(ABL1, "official", "gpt-4o-2024-08-06", kind="official",
+                **{"judge.official_script": "/home/a/LongMemEval/src/evaluation/evaluate_qa.py",
+                   "judge.runtime.api_base": "http://a"})
+    b = _judged(ABL1, "official", "gpt-4o-2024-08-06", kind="official",
+                **{"judge.official_script": "/home/b/evaluate_qa.py",
+                   "judge.runtime.api_base": None})
+    assert judge_of(a) == judge_of(b)
+    c = {**b, "metrics": {**b["metrics"], "judge": {**b["metrics"]["judge"],
+                                                    "official_script_sha256": "ab" * 32}}}
+    assert judge_of(c)[0] != judge_of(b)[0] and judge_of(c)[1] == judge_of(b)[1]
+    assert judge_of(BASE) != judge_of(_judged(BASE, "gpt4o", "openai/gpt-4o-2024-08-06"))
+
+
+def test_the_reference_row_shows_its_absolute_per_type_scores():
+    t = ablation_table(BASE, [ABL1], n_resamples=200, seed=0)
+    base, step = t.rows
+    assert base[f"d_{MS}"] == pytest.approx(0.4) and base[f"d_{KU}"] == pytest.approx(0.6)
+    md = t.to_markdown().splitlines()
+    base_cells, step_cells = md[4].split(" | "), md[5].split(" | ")
+    assert "| 50.0 | – | – | – |" in md[4], md[4]
+    assert sorted(c.strip(" |") for c in base_cells[-2:]) == ["40.0", "60.0"]  # levels
+    assert sorted(c.strip(" |") for c in step_cells[-2:]) == ["+0.0", "+40.0"]  # the Δs
+    rows = list(csv.DictReader(io.StringIO(t.to_csv())))
+    assert float(rows[0][f"d_{MS}"]) == pytest.approx(0.4)
+
+
+def test_a_rule_judged_locomo_column_is_not_called_J():
+    from memrecall.benchmarks.locomo.report import paper_table
+    from memrecall.report.paper import annotate
+
+    m = {"n_questions": 3, "qa": {"overall": 0.5, "by_category": {"1": 0.5}},
+         "f1": {"overall": 0.4, "by_category": {"1": 0.4}}, "judge": {"kind": "rule"}}
+    rule_run = {"name": "r", "params": {"reader.name": "local", "judge.name": "rule"},
+                "metrics": m}
+    rule_run = annotate(rule_run)
+    t = paper_table([rule_run])
+    headers = [c.header for c in t.columns]
+    assert "rule multi-hop" in headers and not any(h.startswith("J ") for h in headers)
+    assert t.rows[0]["judge"] == "rule"
+    llm = annotate({**rule_run, "metrics": {**m, "judge": {"kind": "llm", "name": "locomo_j",
+                                                           "model": "gpt-4o-mini"}}})
+    assert "J multi-hop" in [c.header for c in paper_table([llm]).columns]
+    assert "acc multi-hop" in [c.header for c in paper_table([rule_run, llm]).columns]
 
 
 def sweep_run(sweep, variant, ms, ku, params, ladder="reader-deepseek"):
@@ -352,13 +426,14 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     (repo / "reports").mkdir(parents=True)
     (repo / "agg.py").write_text(STAGE)
     (repo / "params.yaml").write_text("dataset:\n  name: tiny\n  limit: 4\nreader:\n  name: local\n"
-                                      "  good: 0\nrewrite:\n  name: off\njudge:\n  name: rule\n")
+                                      "  good: 0\nrewrite:\n  name: off\njudge:\n  name: rule\n"
+                                      "meta:\n  sweep: null\n")
     (repo / "dvc.yaml").write_text(textwrap.dedent(f"""
         stages:
           aggregate:
             cmd: {sys.executable} agg.py
             deps: [agg.py]
-            params: [dataset, reader, rewrite]
+            params: [dataset, reader, rewrite, meta]
             metrics:
               - reports/metrics.json:
                   cache: false
@@ -382,6 +457,7 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     for i, good in ((1, 1), (2, 2)):
         sh(*dvc, "exp", "run", "-q", "-n", f"ablation-{i}", "-S", f"reader.good={good}")
     sh(*dvc, "exp", "run", "-q", "-n", "limit-2", "-S", "dataset.limit=2", "-S", "reader.good=2")
+    sh(*dvc, "exp", "run", "-q", "-n", "swept", "-S", "reader.good=1", "-S", "meta.sweep=abl")
 
     records = collect_runs(str(repo))
     by_name = {r["name"]: r for r in records}
@@ -395,8 +471,8 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     out = tmp_path / "paper"
     export_paper_tables(str(repo), out_dir=out, n_resamples=200, seed=0)
     ladder = (out / "table2_ablation.md").read_text()
-    assert "| 1 | reader.good=1 | 4 | 50.0 | +25.0 |" in ladder
-    assert "| 2 | reader.good=2 | 4 | 75.0 | +50.0 |" in ladder
+    assert "| 1 | reader.good=1 | rule | 4 | 50.0 | +25.0 |" in ladder
+    assert "| 2 | reader.good=2 | rule | 4 | 75.0 | +50.0 |" in ladder
     # the 2-question run is not a step of the 4-question ladder; the table says why
     assert "limit-2 [tiny (2 q)]: other questions than baseline" in ladder
     assert "Questions: tiny (4 q) = set " in ladder and "rewrite" not in ladder
@@ -406,3 +482,26 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     assert {r["run"]: r["questions"] for r in models}["limit-2"] == "tiny (2 q)"
     baseline = next(r for r in records if r["baseline"])
     assert baseline["metrics"]["qa"]["overall"] == 0.25 and json.loads(json.dumps(baseline))
+
+    # A selection: experiment names (HEAD = the HEAD run), a sweep, a git revision range.
+    from memrecall.errors import MemrecallError
+    assert [r["name"] for r in collect_runs(str(repo), names=["ablation-1"])] == ["ablation-1"]
+    picked = collect_runs(str(repo), names=["HEAD", "limit-2"])
+    assert sorted(r["baseline"] for r in picked) == [False, True]
+    with pytest.raises(MemrecallError, match="no finished experiment named 'nope'"):
+        collect_runs(str(repo), names=["nope"])
+    assert [r["name"] for r in collect_runs(str(repo), sweep="abl")] == ["swept"]
+    first = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    (repo / "params.yaml").write_text((repo / "params.yaml").read_text().replace(
+        "good: 0", "good: 1"))
+    sh(*dvc, "repro", "-q")
+    sh("git", "commit", "-qam", "second")
+    sh(*dvc, "exp", "run", "-q", "-n", "later-2", "-S", "reader.good=2")
+    later = collect_runs(str(repo), revs=f"{first}..HEAD")
+    assert [(r["name"].split()[0], r["baseline"]) for r in later] == [("commit", True),
+                                                                      ("later-2", False)]
+    both = collect_runs(str(repo), revs=f"{first}~0")  # one revision: its run, its experiments
+    assert {r["name"] for r in both} >= {f"commit {first[:7]}", "ablation-1", "swept"}
+    with pytest.raises(MemrecallError, match="revision range"):
+        collect_runs(str(repo), revs="nosuch..HEAD")

@@ -249,6 +249,18 @@ def test_named_sweep_grid_variants_and_common_overrides():
     assert plan_experiments(["reader=kimi"])[0].meta == ()
 
 
+def test_runtime_overrides_never_name_an_experiment_or_a_ladder():
+    url = "judge.runtime.api_base=http://127.0.0.1:8000/v1"
+    (spec,) = plan_experiments(["reader=kimi", url, "reader.runtime.concurrency=4"])
+    assert spec.name == "reader-kimi" and url in spec.overrides  # still sent to DVC
+    grid = {"name": "ablation", "variants": {"baseline": [], "wide": ["reader.top_k_context=15"]}}
+    specs = plan_experiments(["+sweep=ablation", "judge=official", url], grid)
+    assert [s.name for s in specs] == ["ablation_baseline_judge-official",
+                                       "ablation_wide_judge-official"]
+    assert dict(specs[0].meta)["ladder"] == "judge-official"
+    assert all("127.0.0.1" not in s.name and "127" not in str(s.meta) for s in specs)
+
+
 @pytest.mark.parametrize("spec, field", [
     ({"name": "s"}, "sweep.variants"),
     ({"name": "s", "variants": {"a": "reader=x"}}, "sweep.variants.a"),

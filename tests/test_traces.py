@@ -160,3 +160,18 @@ def test_traces_assessments_prompts_and_dataset_in_mlflow(tmp_path, monkeypatch)
     ours = [d.dataset for d in run.inputs.dataset_inputs if d.dataset.name == "sample"]
     assert ours and json.loads(ours[0].profile)["num_questions"] == 4
     assert json.loads(ours[0].source)["sha256"] == "ab" * 32
+
+
+def test_each_panel_member_is_its_own_assessment():
+    from memrecall.traces import QuestionView, panel_feedback
+
+    v = QuestionView("q1", "multi-session", "Q?", "", "5", False, reply={"error": None},
+                     verdict={"label": True, "label:rule": True, "label:gpt4o": None,
+                              "error": None})
+    fb = {f.name: f for f in panel_feedback(v, run_id="r1")}
+    assert set(fb) == {"correct:rule", "correct:gpt4o"}
+    assert fb["correct:rule"].value is True and fb["correct:rule"].source.source_type == "CODE"
+    assert fb["correct:gpt4o"].error.error_code == "NOT_JUDGED"
+    assert fb["correct:gpt4o"].source.source_type == "LLM_JUDGE"
+    assert panel_feedback(QuestionView("q2", "t", "Q?", "", "a", False,
+                                       verdict={"label": True})) == []

@@ -55,6 +55,8 @@ class Experiment:
     commit_time_ms: int = 0
     benchmark: str | None = None       # the benchmark it ran (download's metadata), when known
     files: dict = field(default_factory=dict)  # reports/** (path -> bytes), when asked for
+    # The export's reference run: the HEAD run, or across a revision range the newest commit's.
+    reference: bool | None = None              # None: the HEAD run is (ref.is_baseline)
 
     @property
     def name(self) -> str:
@@ -63,7 +65,8 @@ class Experiment:
     def record(self) -> dict:
         """The plain record the paper tables are built from (see report/paper.py)."""
         return {"name": self.name, "rev": self.ref.rev,
-                "baseline": self.ref.is_baseline, "params": flatten(self.params),
+                "baseline": (self.ref.is_baseline if self.reference is None
+                             else self.reference), "params": flatten(self.params),
                 "metrics": self.metrics, "per_question": self.per_question,
                 "dataset_sha256": self.dataset_sha256, "benchmark": self.benchmark}
 
@@ -230,20 +233,67 @@ def commit_time_ms(root: Path, rev: str) -> int:
     return int(out.stdout.strip()) * 1000
 
 
-def collect(root: Path | None = None) -> list[Experiment]:
-    """The HEAD run and its finished experiments that have metrics (the export's input)."""
+def collect(root: Path | None = None, *, names: Iterable[str] | None = None,
+            sweep: str | None = None, revs: str | None = None) -> list[Experiment]:
+    """The runs that have metrics, by default the HEAD run and its finished experiments (the
+    export's input). A selection narrows or moves that:
+    - `names`: only these experiments of HEAD (`HEAD` names the HEAD run itself);
+    - `sweep`: only the runs a named sweep recorded (`meta.sweep`), whatever their names;
+    - `revs`: a git revision range `A..B` instead of HEAD: the run committed at each commit of
+      the range and the experiments run from them (the newest commit's run is the baseline).
+    A name or range that matches nothing is an error, never an empty table."""
     root = Path(root or project_root()).resolve()
+    wanted = list(names or [])
     try:
-        head = head_ref(root)
-        refs = [head, *list_experiments(root, baseline=head.rev)]
+        if revs:
+            commits = _rev_list(root, revs)
+            refs = [ExpRef(f"commit {c[:7]}", c, c) for c in commits]
+            by_base = {c: [] for c in commits}
+            for ref in list_experiments(root):
+                if ref.baseline_rev in by_base:
+                    by_base[ref.baseline_rev].append(ref)
+            refs += [r for c in commits for r in by_base[c]]
+        else:
+            head = head_ref(root)
+            exps = list_experiments(root, baseline=head.rev)
+            refs = [head, *exps]
+        if wanted:
+            known = {r.name for r in refs}
+            missing = [n for n in wanted if n not in known and n != "HEAD"]
+            if missing:
+                raise MemrecallError(f"no finished experiment named {missing[0]!r} from "
+                                     f"{revs or 'HEAD'}; known: {', '.join(sorted(known))}")
+            refs = [r for r in refs if r.name in wanted or (r.is_baseline and "HEAD" in wanted)]
+    except MemrecallError:
+        raise
     except Exception as e:  # not a DVC repo, no commits, ...
         raise MemrecallError(f"cannot list DVC experiments in {root}: {e}") from None
     out = []
     for ref in refs:
         exp = read_experiment(root, ref)
-        if exp.metrics:  # HEAD without a committed run, or a run without reports
-            out.append(exp)
+        if not exp.metrics:  # HEAD without a committed run, or a run without reports
+            continue
+        if sweep is not None and (exp.params.get("meta") or {}).get("sweep") != sweep:
+            continue
+        if revs:  # one reference: the newest commit's run
+            exp.reference = ref.is_baseline and not any(e.reference for e in out)
+        out.append(exp)
+    if not out and (wanted or sweep or revs):
+        raise MemrecallError(f"no finished run with metrics matches the selection (names "
+                             f"{wanted or 'any'}, sweep {sweep or 'any'}, revisions "
+                             f"{revs or 'HEAD'})")
     return out
+
+
+def _rev_list(root: Path, revs: str) -> list[str]:
+    """The commits of a revision range (newest first); a single revision is itself."""
+    args = ["git", "rev-list", revs] if ".." in revs else ["git", "rev-parse", "--verify",
+                                                             f"{revs}^{{commit}}"]
+    out = subprocess.run(args, cwd=root, capture_output=True, text=True)
+    if out.returncode != 0 or not out.stdout.strip():
+        raise MemrecallError(f"git cannot read the revision range {revs!r} in {root}: "
+                             f"{out.stderr.strip() or 'no commits in it'}")
+    return out.stdout.split()
 
 
 # ---------------------------------------------------------------- which questions a run answered

@@ -74,6 +74,9 @@ TABLES = {
     "verdicts": VERDICTS,
 }
 
+# judge=panel: each member's label of the verdicts is kept as a column "label:<member>".
+PANEL_LABEL_PREFIX = "label:"
+
 # Round-granularity candidates also carry each session's user turns, best round first.
 TURN_INDICES = pa.field("turn_indices", pa.list_(pa.int32()))
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from .hashing import sha256_text
+from .schema import PANEL_LABEL_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ def _question_trace(v: QuestionView, experiment_id: str, run_id: str, run_name: 
         tags={TraceTagKey.TRACE_NAME: TRACE_NAME, TAG_QUESTION_ID: v.question_id,
               TAG_QUESTION_TYPE: v.question_type, "memrecall.run": run_name,
               TAG_ABSTENTION: str(v.is_abstention).lower(), **v.extra_tags},
-        assessments=[gold, feedback])
+        assessments=[gold, feedback, *panel_feedback(v, trace_id, root_hex, run_id)])
     return info, b.spans
 
 
@@ -335,6 +336,30 @@ def verdict_feedback(v: QuestionView, trace_id: str | None = None, span_id: str 
         return Feedback(**common, error=AssessmentError(
             error_code="NOT_JUDGED", error_message=v.judge_error or "no verdict"))
     return Feedback(**common, value=bool(verdict["label"]), rationale=verdict.get("raw") or None)
+
+
+def panel_feedback(v: QuestionView, trace_id: str | None = None, span_id: str | None = None,
+                   run_id: str | None = None) -> list:
+    """judge=panel: every member's label of the question as its own assessment,
+    "correct:<member>", its source the member (code for the rule judge); a member that gave no
+    label is an error (NOT_JUDGED), never a guess."""
+    from mlflow.entities import AssessmentError, AssessmentSource, AssessmentSourceType, Feedback
+    from mlflow.tracing.constant import AssessmentMetadataKey
+
+    verdict = v.verdict or {}
+    meta = {AssessmentMetadataKey.SOURCE_RUN_ID: run_id} if run_id else None
+    out = []
+    for col in sorted(c for c in verdict if c.startswith(PANEL_LABEL_PREFIX)):
+        member = col[len(PANEL_LABEL_PREFIX):]
+        kind = AssessmentSourceType.CODE if member.startswith("rule") else \
+            AssessmentSourceType.LLM_JUDGE
+        common = dict(name=f"{VERDICT}:{member}", trace_id=trace_id, span_id=span_id,
+                      metadata=meta, source=AssessmentSource(source_type=kind, source_id=member))
+        label = verdict[col]
+        out.append(Feedback(**common, value=bool(label)) if label is not None else Feedback(
+            **common, error=AssessmentError(error_code="NOT_JUDGED",
+                                            error_message=v.judge_error or "no label")))
+    return out
 
 
 def mark_evaluation_run(client, run_id: str, views: list[QuestionView], time_ms: int) -> None:

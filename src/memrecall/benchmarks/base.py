@@ -59,6 +59,7 @@ class OfficialJudge:
     repository: str          # where users clone it from
     script_key: str          # the judge config key that points at the script (a path)
     pinned_model: str        # the model the published numbers were judged with
+    provider: str = "openai"  # whose endpoint served them (llm/provenance.ENDPOINTS)
 
 
 @dataclass
@@ -182,7 +183,9 @@ class Benchmark:
         return {}, None
 
     def comparability(self, judge: dict) -> tuple[bool, str]:
-        """(comparable_to_published, why) for a run judged as `judge` describes (kind, model)."""
+        """(comparable_to_published, why) for a run judged as `judge` describes (kind, model).
+        What the calls themselves record (where they were answered) is checked by the
+        aggregate stage on top (report/aggregate.judge_info, llm/provenance.py)."""
         kind = judge.get("kind")
         if kind == "rule":
             return False, "rule judge: not comparable"

@@ -18,6 +18,7 @@ A group with fewer than two judged questions gets no interval (None).
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -137,3 +138,19 @@ def compare_runs(base: pl.DataFrame, other: pl.DataFrame, *, n_resamples: int = 
         "by_type_delta": by_type,
         "task_averaged_delta": (sum(by_type.values()) / len(by_type)) if by_type else None,
     }
+
+
+def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval for a proportion k/n (None when n = 0). Unlike the normal
+    approximation it stays inside [0, 1] and is not degenerate at 0 or n successes, which is
+    where an audit of rare false accepts lives."""
+    if n <= 0:
+        return None
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

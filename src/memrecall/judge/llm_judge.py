@@ -65,7 +65,15 @@ def judge_with_llm(bench, items: list[dict], judge_cfg: dict, client=None
             "reasoning_tokens": int(res.reasoning_tokens or 0),
             "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
         })
-    return rows, {**client.stats, "prompts": prompt_records(bench, (p.kind for p in prompts))}
+    return rows, {**client.stats, "prompts": prompt_records(bench, (p.kind for p in prompts)),
+                  **provenance_of(client)}
+
+
+def provenance_of(client) -> dict:
+    """{"provenance": where the verdicts came from} (llm/provenance.py); {} for a client that
+    keeps none (the plan's dry run)."""
+    log = getattr(client, "provenance", None)
+    return {"provenance": log.summary()} if log is not None else {}
 
 
 def prompt_records(bench, kinds) -> dict:

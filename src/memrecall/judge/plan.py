@@ -14,10 +14,25 @@ from ..plan.work import LLMWork, StagePlan
 
 
 def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
+    from ..config import runtime
+    from .stage import judge_kind
+
+    cfg = ctx.group("judge")
+    if judge_kind(cfg) == "panel":  # each member as if it ran alone (their calls cache apart)
+        from .panel import member_configs, member_specs
+
+        for member in member_configs(member_specs(cfg["members"]),
+                                     runtime_overrides=runtime(cfg, "judge")["per_member"]
+                                     ).values():
+            _plan_one(ctx, sp, member)
+        return
+    _plan_one(ctx, sp, cfg)
+
+
+def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
     from ..llm.dryrun import NOT_SENT, DryRunClient
     from .stage import judge_answers, judge_kind
 
-    cfg = ctx.group("judge")
     kind = judge_kind(cfg)
     if kind in ("rule", "file"):
         sp.notes.append(f"judge={kind}: no LLM calls")

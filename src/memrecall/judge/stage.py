@@ -1,6 +1,7 @@
 """The judge stage: one verdict per question, from the benchmark's `rule` judge, its LLM judge
 in our own words (`llm`), its official judge (`official`: the official prompts read from the
-user's checkout) or an imported official eval-results log (`file`, judge/imported.py).
+user's checkout), an imported official eval-results log (`file`, judge/imported.py) or several
+of these on the same answers (`panel`, judge/panel.py).
 
     from memrecall.judge.stage import judge_answers, run_judge
     verdicts = judge_answers(bench, questions, answers, judge_cfg)  # sorted by question_id
@@ -24,13 +25,13 @@ import polars as pl
 from .. import benchmarks
 from ..artifacts import read_table, write_table
 from ..benchmarks.base import Benchmark
-from ..config import choice, identity
+from ..config import choice, identity, runtime
 from ..errors import ConfigError, InputError
 from ..schema import polars_schema
 from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION
 
-JUDGE_KINDS = ("rule", "llm", "official", "file")  # conf/base/judge.yaml's `kind`
+JUDGE_KINDS = ("rule", "llm", "official", "file", "panel")  # conf/base/judge.yaml's `kind`
 
 VERDICT_SCHEMA = polars_schema("verdicts")
 # judge=official keeps the strict yes/no parse beside the official label, as a diagnostic.
@@ -45,7 +46,7 @@ LLM_ONLY_KEYS = ("provider", "temperature", "max_tokens", "thinking_budget",
 
 def judge_kind(judge_cfg: dict) -> str:
     kind = choice(judge_cfg, "kind", JUDGE_KINDS, group="judge")
-    if kind in ("rule", "file"):
+    if kind in ("rule", "file", "panel"):
         for key in LLM_ONLY_KEYS:
             if judge_cfg[key] is not None:
                 raise ConfigError(f"judge.{key}", judge_cfg[key],
@@ -125,6 +126,11 @@ JUDGES = {"rule": _rule, "llm": _llm, "official": _official, "file": _file}
 def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
            ) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
+    if kind == "panel":  # several judges on the same answers (panel.py)
+        from .panel import judge_panel, member_configs, member_specs
+        members = member_configs(member_specs(judge_cfg["members"]),
+                                 runtime_overrides=runtime(judge_cfg, "judge")["per_member"])
+        return judge_panel(bench, questions, answers, members, answers_file=answers_file)
     items = _items(bench, questions, answers, answers_file)
     model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
     failed = [it for it in items if it["reader_error"]]
@@ -167,8 +173,8 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     df, stats = _judge(bench, read_table(questions, "questions"), read_table(answers, "answers"),
                        judge_cfg, str(answers))
     # The prompt templates an LLM judge sent: the run's record of them (MLflow's registry).
-    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts")
-             if stats.get(k)}
+    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts",
+                                   "provenance", "members") if stats.get(k)}
     write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
                 input_files=[questions, answers], extra_meta=extra or None)
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height
@@ -176,6 +182,10 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     calls = (f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
              f"failed {stats.get('failed', 0)}" if kind in ("llm", "official")
              else "no model calls")
+    if kind == "panel":
+        calls = (f"panel of {', '.join(stats['members'])} (the first gives the verdicts); "
+                 f"model calls {stats['calls']}, cached {stats['cached']}, failed "
+                 f"{stats['failed']}")
     if kind == "official":
         calls += (f"; official script sha256 {stats['official_script_sha256'][:12]}…, strict "
                   f"parse disagrees on {strict_disagreements(df)}")

@@ -10,6 +10,7 @@ local.py    the bundled SmolLM2-135M-Instruct as the in-process provider "memrec
 refusal.py  the documented refusal classifier
 lazy.py     litellm, imported on first use (client and pricing load it from here)
 dryrun.py   the client's interface answering from the cache only (`memrecall plan`)
+provenance.py where each answer came from (endpoint host, response model), for comparability
 """
 
 import os

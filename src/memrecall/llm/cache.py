@@ -38,7 +38,9 @@ CREATE TABLE IF NOT EXISTS calls (
     cost_usd REAL NOT NULL,
     latency_s REAL NOT NULL,
     stage TEXT,
-    created_unix REAL
+    created_unix REAL,
+    endpoint_host TEXT,
+    response_model TEXT
 );
 -- The messages of each cached call, so a run can show the prompt it sent (MLflow traces)
 -- without re-rendering it with today's code. Kept apart: older caches gain the table as is.
@@ -48,7 +50,9 @@ CREATE TABLE IF NOT EXISTS requests (
 );
 """
 _COLS = ("model", "text", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
-         "latency_s")
+         "latency_s", "endpoint_host", "response_model")
+# Where each answer came from (provenance.py); null in rows cached before it was kept.
+_PROVENANCE_COLS = ("endpoint_host", "response_model")
 
 
 def request_hash(model: str, messages: list[dict], params: dict | None = None) -> str:
@@ -74,6 +78,14 @@ class CallCache:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA busy_timeout=60000")
         self._conn.executescript(_SCHEMA)
+        have = {r[1] for r in self._conn.execute("PRAGMA table_info(calls)")}
+        for col in _PROVENANCE_COLS:
+            if col not in have:  # a cache from before provenance: its rows stay unrecorded
+                try:
+                    self._conn.execute(f"ALTER TABLE calls ADD COLUMN {col} TEXT")
+                except sqlite3.OperationalError as err:  # another process added it first
+                    if "duplicate column" not in str(err):
+                        raise
 
     def get_many(self, hashes) -> dict[str, dict]:
         hashes = list(dict.fromkeys(hashes))
@@ -92,7 +104,7 @@ class CallCache:
 
     def put(self, h: str, row: dict, stage: str, messages: list[dict] | None = None) -> None:
         """Persist one finished call now (one transaction). The first answer paid for wins."""
-        vals = [row[c] for c in _COLS]
+        vals = [row.get(c) if c in _PROVENANCE_COLS else row[c] for c in _COLS]
         with self._lock, self._conn:  # one transaction: rolled back if either insert fails
             self._conn.execute("BEGIN")
             self._conn.execute(

@@ -23,8 +23,10 @@
 
 Config (conf/llm/base.yaml): model, provider, generation params and prices are the identity of
 the calls; `runtime` (api_base, api_key_env, concurrency, rpm, timeout_s, num_retries, backoff_s,
-backoff_max_s, max_cost_usd) only says how they are made. MEMRECALL_PROGRESS=0 turns the progress
-bar and the one-line summary off.
+backoff_max_s, max_cost_usd) only says how they are made. What it cannot say, where each answer
+came from, every result records (endpoint_host, response_model; kept in the cache with the
+answer) and `client.provenance.summary()` counts (provenance.py). MEMRECALL_PROGRESS=0 turns
+the progress bar and the one-line summary off.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from ..errors import ConfigError, MemrecallError
 from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for
 from .cache import CallCache, request_hash
 from .lazy import litellm as _litellm
+from .provenance import ProvenanceLog, endpoint_host
 from .providers import call_spec, gen_params, read_api_key
 
 log = logging.getLogger(__name__)
@@ -74,6 +77,8 @@ class CallResult:
     latency_s: float = 0.0
     error: str | None = None
     cached: bool = False
+    endpoint_host: str | None = None   # where the answer came from (provenance.py)
+    response_model: str | None = None  # the model id the response named
 
     @property
     def ok(self) -> bool:
@@ -171,6 +176,8 @@ class LLMClient:
         self._warned_price = False
         self._budgets: list = []       # set per batch in _run_todo (budget.py)
         self._budget_stop: dict | None = None
+        # Where every answer this client returned came from, cached or not (provenance.py).
+        self.provenance = ProvenanceLog()
         self.stats: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "retries": 0,
                                       "input_tokens": 0, "output_tokens": 0,
                                       "reasoning_tokens": 0, "cost_usd": 0.0}
@@ -230,6 +237,9 @@ class LLMClient:
                   f"{sum(1 for r in results if r is not None and not r.ok)} failed, "
                   f"{self.stats['retries'] - before['retries']} retries, "
                   f"${self.stats['cost_usd'] - before['cost_usd']:.4f} paid now", file=sys.stderr)
+        for r in results:
+            if r is not None and r.ok:
+                self.provenance.add(r.endpoint_host, r.response_model)
         if self._budget_stop is not None:
             raise BudgetExceeded(self._budget_message(
                 self.stats["calls"] - before["calls"],
@@ -280,7 +290,14 @@ class LLMClient:
         return CallResult(text=row["text"], model=self.model, request_hash=h,
                           input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
                           reasoning_tokens=row["reasoning_tokens"], cost_usd=row["cost_usd"],
-                          latency_s=row["latency_s"], error=None, cached=True)
+                          latency_s=row["latency_s"], error=None, cached=True,
+                          endpoint_host=row.get("endpoint_host"),
+                          response_model=row.get("response_model"))
+
+    def endpoint_host(self) -> str:
+        """The host this client's calls go to now (api_base, the environment, or the
+        provider's own endpoint); never a URL's path, credentials or a key."""
+        return endpoint_host(self.spec.provider, self.spec.kwargs.get("api_base"))
 
     async def _attempt(self, messages, api_key):
         litellm = _litellm()
@@ -352,9 +369,12 @@ class LLMClient:
             return CallResult(text=None, model=self.model, request_hash=h,
                               latency_s=round(last["latency"], 4), error=reason, cached=False)
         cost = self._cost(resp, n_in, n_out)
+        named = getattr(resp, "model", None)
         row = {"model": self.model, "text": text, "input_tokens": n_in,
                "output_tokens": n_out, "reasoning_tokens": n_reason,
-               "cost_usd": cost, "latency_s": round(latency, 4)}
+               "cost_usd": cost, "latency_s": round(latency, 4),
+               "endpoint_host": self.endpoint_host(),
+               "response_model": str(named) if named else None}
         self.cache.put(h, row, self.stage, messages)  # committed now: survives kill -9
         self.cache.log_call(h, self.model, self.stage, True, n_attempts)
         self.stats["calls"] += 1
@@ -363,7 +383,9 @@ class LLMClient:
         self.stats["cost_usd"] += cost
         return CallResult(text=text, model=self.model, request_hash=h, input_tokens=n_in,
                           output_tokens=n_out, reasoning_tokens=n_reason, cost_usd=cost,
-                          latency_s=row["latency_s"], error=None, cached=False)
+                          latency_s=row["latency_s"], error=None, cached=False,
+                          endpoint_host=row["endpoint_host"],
+                          response_model=row["response_model"])
 
     def _wait(self, api_key):
         """tenacity wait: exponential with jitter (half fixed, half random), so a burst of 429s

@@ -211,8 +211,10 @@ def _read_llm(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                               speaker_column=bench.speaker_column)
     client = LLMClient(reader_cfg, stage="read")
     df, pending = answer_questions(reader_cfg, settings, contexts, client)
+    # Where the answers came from is recorded beside the params, not in them (provenance.py).
     write_table(df, out, table="answers", stage="read", params=result_params(identity(reader_cfg)),
-                input_files=[questions, sessions, turns, candidates])
+                input_files=[questions, sessions, turns, candidates],
+                extra_meta={"provenance": client.provenance.summary()})
     if prompts_out is not None:
         atomic_write_text(prompts_out, json.dumps(rendered_prompts(settings, contexts, pending),
                                                   indent=1, sort_keys=True,

@@ -28,10 +28,13 @@ from .. import benchmarks
 from ..artifacts import atomic_write_text, read_meta, read_table
 from ..benchmarks.base import Benchmark
 from ..config import check_int
+from ..eval.panel import panel_labels, panel_markdown, panel_stats
 from ..eval.qa_metrics import metrics_from_rows, per_question
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
+from ..llm.provenance import official_host
+from ..llm.provenance import problems as provenance_problems
 from .figures import by_type_bars
 from .tables import (Column, Table, ci_tuples, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
@@ -76,16 +79,50 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
     model = (models[0] if params.get("kind") == "file" and models else
              params.get("model") or (models[0] if models else None))
     kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
+    provenance = meta.get("provenance")
     comparable, why = bench.comparability(
         {"kind": kind, "model": ", ".join(models) if kind == "file" else model})
+    reasons = official_problems(bench, kind, model, provenance)
+    if reasons:
+        comparable, why = False, "official prompts, but not comparable: " + "; ".join(reasons)
+    elif comparable:
+        oj = bench.official_judge
+        why = (f"official prompts, answered by {official_host(oj.provider)} as "
+               f"{oj.pinned_model}: comparable")
     info = {"name": params.get("name") or kind, "kind": kind, "model": model,
             "comparable_to_published": comparable, "comparability": why}
+    if provenance is not None:  # an LLM judge's calls: where they were answered
+        info["provenance"] = provenance
+    if reasons:
+        info["not_comparable_because"] = reasons
     if kind == "official":
         info["official_script_sha256"] = meta.get("official_script_sha256")
         info["strict_parse_disagreements"] = _strict_disagreements(verdicts)
     if kind == "file":
         info["log_sha256"] = meta.get("log_sha256")
     return info
+
+
+def official_problems(bench: Benchmark, kind: str, model, provenance: dict | None
+                      ) -> list[str]:
+    """For the benchmark's official judge: why these verdicts are not the official judge's
+    ([] when they are). The config says what was asked for; only the calls' own record
+    (llm/provenance.py) says who answered: the provider's own endpoint, as the pinned snapshot,
+    for every answer."""
+    oj = bench.official_judge
+    if kind != "official" or oj is None:
+        return []
+    out = [] if str(model).removeprefix(f"{oj.provider}/") == oj.pinned_model else [
+        f"configured model {model}, not {oj.pinned_model}"]
+    return out + provenance_problems(provenance, host=official_host(oj.provider),
+                                     model=oj.pinned_model)
+
+
+def _meta_or_none(path, key: str):
+    try:
+        return read_meta(path).get(key)
+    except Exception:  # a hand-made file without our metadata
+        return None
 
 
 def _strict_disagreements(verdicts: pl.DataFrame) -> int:
@@ -238,10 +275,16 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "reader_errors": qa["reader_errors"],
         "missing_answers": int(a["error"].fill_null("").str.starts_with(MISSING).sum()),
         "judge": judge,
+        # Where the reader's answers came from (the judge's: under "judge"); runtime facts,
+        # recorded beside the artifacts' identity (llm/provenance.py).
+        "reader_provenance": _meta_or_none(answers, "provenance"),
         "tokens": tokens,
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
     }
+    panel = panel_labels(v)
+    if panel is not None:  # judge=panel: every member's labels of the same answers
+        metrics["panel"] = panel_stats(*panel)
     extra, extra_columns = bench.extra_metrics(q, a, pq)
     for key, value in extra.items():  # the benchmark's own metrics, beside the contract keys
         if isinstance(value, dict) and isinstance(metrics.get(key), dict):
@@ -261,6 +304,11 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
             if context is not None else "The reader's context is unknown: no cell is filled.")
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
     atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
+    panel_md = out / "panel.md"
+    if "panel" in metrics:
+        atomic_write_text(panel_md, panel_markdown(metrics["panel"]))
+    elif panel_md.exists():
+        panel_md.unlink()  # from a panel this run no longer uses
     atomic_write_text(out / "per_question.csv", per_question_csv(
         pq, a, [] if extra_columns is None else extra_columns.columns[1:]))
     export_official_files(a, v, judge, out)

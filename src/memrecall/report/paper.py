@@ -25,8 +25,12 @@ conf/sweep/<name>.yaml lists its variants and compared with its first variant (a
 `baseline`; negative findings: `reference`), else with the HEAD run; with no such sweep every
 run is a step against the HEAD run.
 
-Only runs on the same questions are compared: a run's question set is its dataset file and the
-ids of the questions it answered (`memrecall.experiments.question_set`). A run on other
+Only runs on the same questions, scored by the same judge, are compared: a run's question set is
+its dataset file and the ids of the questions it answered (`memrecall.experiments.question_set`),
+its judge the judge params it recorded plus what metrics.json says scored it (`judge_of`). A judge
+change is never a ladder step: such a run is left out of Tables 2 and 3 with a note (two judges on
+the same answers are what reports/judge_agreement.md compares). Every table names the judge of
+each row. A run on other
 questions than its reference is left out of Tables 2 and 3 (a note names it); Tables 1 and 4
 show a `questions` column when they hold more than one set, and every table says which
 dataset(s) it covers. Δ and p-values use only the questions both runs judged (judge/reader
@@ -48,6 +52,7 @@ from ..eval.agreement import judge_agreement
 from .. import benchmarks
 from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
+from ..hashing import sha256_json
 from .agreement import agreement_markdown
 from .figures import by_type_bars
 from .tables import (Column, Table, integer, number, pct, pvalue, signed_ci_pct, signed_pct,
@@ -102,10 +107,31 @@ class QuestionSets:
                                          "other." if len(keys) > 1 else "")]
 
 
+# Judge params that name a file (which differs between checkouts) rather than what it holds:
+# the judge is identified by the file's recorded sha256 instead.
+_JUDGE_FILE_KEYS = ("judge.code", "judge.official_script", "judge.path")
+
+
+def judge_of(record: dict) -> tuple[str, str]:
+    """(key, label) of the judge that scored a run. Same key = same judge: its recorded judge
+    params (runtime left out), the kind, name and model metrics.json names, and the sha256 of
+    the official script or imported log it used."""
+    p = record.get("params") or {}
+    j = (record.get("metrics") or {}).get("judge") or {}
+    params = {k: v for k, v in p.items() if k.startswith("judge.") and not _is_bookkeeping(k)
+              and k not in _JUDGE_FILE_KEYS}
+    name = j.get("name") or p.get("judge.name") or j.get("kind") or "?"
+    model = j.get("model") or p.get("judge.model")
+    key = sha256_json({"params": params, "kind": j.get("kind"), "name": name, "model": model,
+                       "files": [j.get("official_script_sha256"), j.get("log_sha256")]})[:12]
+    label = f"{name} ({model})" if model and str(model) != str(name) else str(name)
+    return key, label
+
+
 def annotate(record: dict, sweeps: dict | None = None) -> dict:
     """A copy of the record with the fields the tables group by, all from recorded params:
-    `group`, `variant`, `variant_index` (its place in conf/sweep/<sweep>.yaml), `ladder`, and
-    `qset` (its question set)."""
+    `group`, `variant`, `variant_index` (its place in conf/sweep/<sweep>.yaml), `ladder`,
+    `qset` (its question set) and `judge` ((key, label), judge_of)."""
     p = record.get("params") or {}
     sweep = p.get("meta.sweep")
     group = "baseline" if record.get("baseline") else group_of(sweep)
@@ -115,7 +141,8 @@ def annotate(record: dict, sweeps: dict | None = None) -> dict:
     if spec and variant is not None and str(sweep) == spec[0] and variant in spec[1]:
         index = spec[1].index(variant)
     return {**record, "group": group, "variant": variant, "variant_index": index,
-            "ladder": str(p.get("meta.ladder") or ""), "qset": question_set(record)}
+            "ladder": str(p.get("meta.ladder") or ""), "qset": question_set(record),
+            "judge": judge_of(record)}
 
 
 def per_question_frame(record: dict) -> pl.DataFrame:
@@ -210,14 +237,15 @@ def _questions_column(records: list[dict], sets: QuestionSets) -> list[Column]:
 def model_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
     records = _annotated(records)
     sets = sets or QuestionSets(records)
-    records = _by_question_set(records, sets)
+    records = sorted(_by_question_set(records, sets),  # one judge's runs together
+                     key=lambda r: (sets.order.index(r["qset"][0]), r["judge"][1]))
     types = _types(records)
     rows = []
     for r in records:
         qa = (r.get("metrics") or {}).get("qa") or {}
         reader, provider = _reader(r)
         row = {"run": r.get("name"), "questions": sets.label(r), "reader": reader,
-               "provider": provider,
+               "provider": provider, "judge": r["judge"][1],
                "overall": qa.get("overall"), "task_averaged": qa.get("task_averaged"),
                "cost_usd": (r.get("metrics") or {}).get("cost_usd"),
                "n": (r.get("metrics") or {}).get("n_questions")}
@@ -226,7 +254,8 @@ def model_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
         rows.append(row)
     cols = [Column("run", "run", align="l"), *_questions_column(records, sets),
             Column("reader", "reader", align="l"),
-            Column("provider", "provider", align="l"), Column("n", "n", integer),
+            Column("provider", "provider", align="l"), Column("judge", "judge", align="l"),
+            Column("n", "n", integer),
             Column("overall", "overall", pct), Column("task_averaged", "task-avg", pct),
             *_type_cols(records, types, pct), Column("cost_usd", "cost (USD)", usd)]
     return Table("table1_models", "Model comparison: QA accuracy (%) by reader", cols, rows,
@@ -236,6 +265,14 @@ def model_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
 # ---- Table 2: ablation ladder ---------------------------------------------------------------
 
 Ladder = tuple  # (ladder name, reference run, runs compared with it)
+
+
+class Level(float):
+    """An absolute accuracy in a column of Δs (a ladder's reference row)."""
+
+
+def level_or_delta(x) -> str:
+    return pct(x) if isinstance(x, Level) else signed_pct(x)
 
 
 def _step_name(record: dict, i: int) -> str:
@@ -262,6 +299,11 @@ def _compare(baseline: dict, run: dict, n_resamples: int, seed: int,
     if run["qset"][0] != baseline["qset"][0]:
         left_out.append((run, f"other questions than {baseline.get('name')}"))
         return None
+    if run["judge"][0] != baseline["judge"][0]:
+        left_out.append((run, f"scored by {run['judge'][1]}, {baseline.get('name')} by "
+                              f"{baseline['judge'][1]}: a judge change is not a ladder step "
+                              "(reports/judge_agreement.md compares judges)"))
+        return None
     c = compare_runs(per_question_frame(baseline), per_question_frame(run),
                      n_resamples=n_resamples, seed=seed, known=_known([baseline, run]))
     if c["n"] == 0:
@@ -283,16 +325,21 @@ def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
     rows = []
     for name, baseline, steps in ladders:
         base_pq = per_question_frame(baseline)
-        rows.append({"ladder": name, "step": baseline.get("variant") or "baseline",
-                     "questions": sets.label(baseline), "config": run_label(baseline, None),
-                     "overall": (baseline.get("metrics") or {}).get("qa", {}).get("overall"),
-                     "n": base_pq.filter(pl.col("correct").is_not_null()).height})
+        base_qa = (baseline.get("metrics") or {}).get("qa") or {}
+        row = {"ladder": name, "step": baseline.get("variant") or "baseline",
+               "questions": sets.label(baseline), "config": run_label(baseline, None),
+               "judge": baseline["judge"][1], "overall": base_qa.get("overall"),
+               "n": base_pq.filter(pl.col("correct").is_not_null()).height}
+        for t in types:  # the reference's own level, so each Δ below has its base
+            level = (base_qa.get("by_type") or {}).get(t)
+            row[f"d_{t}"] = None if level is None else Level(level)
+        rows.append(row)
         for i, s in enumerate(steps, start=1):
             c = _compare(baseline, s, n_resamples, seed, left_out)
             if c is None:
                 continue
             row = {"ladder": name, "step": _step_name(s, i), "questions": sets.label(s),
-                   "config": run_label(s, baseline),
+                   "config": run_label(s, baseline), "judge": s["judge"][1],
                    "overall": (s.get("metrics") or {}).get("qa", {}).get("overall"),
                    "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
                    "p_value": c["p_value"], "n": c["n"]}
@@ -302,15 +349,17 @@ def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
     dropped = {id(r) for r, _ in left_out}
     shown = [r for _, b, steps in ladders for r in (b, *steps) if id(r) not in dropped]
     cols = [Column("step", "step", align="l"), Column("config", "configuration", align="l"),
+            Column("judge", "judge", align="l"),
             Column("n", "n", integer), Column("overall", "overall", pct),
             Column("delta", "Δ", signed_pct), Column("ci", "Δ 95% CI", signed_ci_pct),
-            Column("p_value", "p", pvalue), *_type_cols(everyone, types, signed_pct, "d_")]
+            Column("p_value", "p", pvalue), *_type_cols(everyone, types, level_or_delta, "d_")]
     cols[1:1] = _questions_column(shown, sets)
     if any(name for name, _, _ in ladders):
         cols.insert(0, Column("ladder", "ladder", align="l"))
     notes = [f"Δ in percentage points vs the ladder's first row, on the questions both runs "
              f"judged (n); 95% CI: paired percentile bootstrap ({n_resamples} resamples, seed "
-             f"{seed}); p: exact McNemar test. Per-type columns are Δ."]
+             f"{seed}); p: exact McNemar test. Per-type columns: the first row of a ladder its accuracy, "
+             f"the rows below their Δ from it. Each step is scored by its reference's judge."]
     return Table("table2_ablation", "Ablation ladder: accuracy (%) and Δ vs baseline", cols,
                  rows, notes=notes + sets.notes(shown) + _left_out_notes(left_out, sets)
                  + _judge_notes(shown))
@@ -344,14 +393,15 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
             worst = min(c["by_type_delta"].items(), key=lambda kv: (kv[1], kv[0]),
                         default=(None, None))
             rows.append({"ladder": name, "variant": r.get("variant"),
-                         "questions": sets.label(r),
+                         "questions": sets.label(r), "judge": r["judge"][1],
                          "config": run_label(r, baseline), "n": c["n"],
                          "overall": (r.get("metrics") or {}).get("qa", {}).get("overall"),
                          "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
                          "worst_type": _short(everyone, worst[0]),
                          "worst_delta": worst[1], "p_value": c["p_value"]})
     rows.sort(key=lambda r: (r["delta"], r["ladder"], r["config"]))
-    cols = [Column("config", "configuration", align="l"), Column("n", "n", integer),
+    cols = [Column("config", "configuration", align="l"), Column("judge", "judge", align="l"),
+            Column("n", "n", integer),
             Column("overall", "overall", pct), Column("delta", "Δ", signed_pct),
             Column("ci", "Δ 95% CI", signed_ci_pct),
             Column("worst_type", "worst type", text, align="l"),
@@ -380,12 +430,13 @@ def cost_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
         n = m.get("n_questions")
         cost = m.get("cost_usd")
         rows.append({"run": r.get("name"), "questions": sets.label(r), "reader": _reader(r)[0],
+                     "judge": r["judge"][1],
                      "input_tokens": tok.get("input"), "output_tokens": tok.get("output"),
                      "reasoning_tokens": tok.get("reasoning"), "cost_usd": cost,
                      "cost_per_question": (cost / n) if (cost is not None and n) else None,
                      "llm_time_s": (m.get("latency_s") or {}).get("sum"), "n": n})
     cols = [Column("run", "run", align="l"), *_questions_column(records, sets),
-            Column("reader", "reader", align="l"),
+            Column("reader", "reader", align="l"), Column("judge", "judge", align="l"),
             Column("n", "n", integer), Column("input_tokens", "tokens in", integer),
             Column("output_tokens", "tokens out", integer),
             Column("reasoning_tokens", "reasoning tokens", integer),
@@ -548,12 +599,13 @@ def _as_verdicts(record: dict) -> pl.DataFrame:
 
 def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR, *,
                         records: list[dict] | None = None, n_resamples: int | None = None,
-                        seed: int | None = None, sweeps: dict | None = None) -> list[Path]:
-    """Collect the runs (unless given), write the four tables, a per-type figure of the runs on
-    the HEAD run's questions and, when two runs differ only in their judge,
-    reports/judge_agreement.md."""
+                        seed: int | None = None, sweeps: dict | None = None, names=None,
+                        sweep: str | None = None, revs: str | None = None) -> list[Path]:
+    """Collect the runs (unless given; `names`, `sweep`, `revs` select them, collect_runs),
+    write the four tables, a per-type figure of the runs on the HEAD run's questions and,
+    when two runs differ only in their judge, reports/judge_agreement.md."""
     if records is None:
-        records = collect_runs(repo)
+        records = collect_runs(repo, names=names, sweep=sweep, revs=revs)
     if not Path(out_dir).is_absolute() and repo is None:
         from ..paths import project_root
         out_dir = project_root() / out_dir  # reports/paper of this project, from any cwd
@@ -598,8 +650,11 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
 
 # ---- collection from DVC --------------------------------------------------------------------
 
-def collect_runs(repo: str | Path | None = None) -> list[dict]:
-    """Run records of the HEAD run and its finished experiments (memrecall.experiments)."""
+def collect_runs(repo: str | Path | None = None, *, names=None, sweep: str | None = None,
+                 revs: str | None = None) -> list[dict]:
+    """Run records of the HEAD run and its finished experiments, or of a selection
+    (memrecall.experiments.collect: experiment names, a sweep name, a git revision range)."""
     from ..experiments import collect
 
-    return [e.record() for e in collect(Path(repo) if repo else None)]
+    return [e.record() for e in collect(Path(repo) if repo else None, names=names, sweep=sweep,
+                                        revs=revs)]

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..config import RUNTIME
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
 
@@ -123,10 +124,19 @@ def slug_text(text: str) -> str:
     return s.strip("-._")
 
 
+def is_runtime_override(override: str) -> bool:
+    """An override of a `runtime` node (api_base, concurrency, ...): how a run is made, never
+    what it computes, so it never names an experiment or a ladder (a server URL would)."""
+    return f".{RUNTIME}." in f".{override_key(override)}."
+
+
 def slug(overrides: Iterable[str]) -> str:
-    """reader=deepseek reader.top_k_context=15 -> 'reader-deepseek_reader.top_k_context-15'."""
+    """reader=deepseek reader.top_k_context=15 -> 'reader-deepseek_reader.top_k_context-15'.
+    Runtime overrides are left out (is_runtime_override)."""
     parts = []
     for ov in overrides:
+        if is_runtime_override(ov):
+            continue
         key = override_key(ov)
         value = ov.split("=", 1)[1] if "=" in ov else ""
         piece = f"{key}-{value}" if value != "" else key

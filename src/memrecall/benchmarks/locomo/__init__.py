@@ -111,10 +111,11 @@ class LoCoMo(Benchmark):
         return headline(pq, qa, ci, n_boot=n_boot, seed=seed)
 
     def extra_metrics(self, questions, answers, pq):
-        from .report import f1_metrics, f1_rows, qa_by_category
+        from .report import f1_metrics, f1_rows, qa_by_category, with_category_5
 
         rows = f1_rows(questions, answers)
-        return {"qa": qa_by_category(pq, questions), "f1": f1_metrics(rows)}, rows
+        qa = {**qa_by_category(pq, questions), "with_category_5": with_category_5(pq, rows)}
+        return {"qa": qa, "f1": f1_metrics(rows)}, rows
 
     def comparability(self, judge: dict) -> tuple[bool, str]:
         return False, "LoCoMo: LongMemEval's official judge does not apply"

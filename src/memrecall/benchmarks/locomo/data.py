@@ -146,6 +146,50 @@ def validate(records: list, file: str) -> None:
             raise _err("missing or non-list qa", file, cid, "qa")
         for qi, q in enumerate(qa):
             _validate_question(q, qi, file, cid)
+    check_category_mapping(records, file)
+
+
+# The official mapping of category ids (snap-research/locomo#29, from the released evaluation
+# code): schema.LOCOMO_CATEGORIES. Copies of the file circulate with the ids renumbered after
+# the paper's list order (mem0ai/mem0#2609); their per-category numbers would be mislabelled.
+# Two facts of the released data identify the ids: the temporal category holds the "When
+# did ...?" questions, and the adversarial one the questions without an `answer`.
+CATEGORY_MAPPING_SOURCE = "https://github.com/snap-research/locomo/issues/29"
+_WHEN = re.compile(r"^\W*(when|how long)\b", re.IGNORECASE)
+_MIN_FOR_MAPPING_CHECK = 10  # questions of a category before its shape says anything
+TEMPORAL = next(c for c, n in CATEGORIES.items() if n == "temporal")
+
+
+def check_category_mapping(records: list, file: str) -> None:
+    """Raise InputError when the category ids do not follow the official mapping (checked
+    where each category has enough questions to tell)."""
+    by_cat: dict[int, list[tuple[str, dict]]] = {}
+    for conv in records:
+        for qi, q in enumerate(conv["qa"]):
+            by_cat.setdefault(q["category"], []).append(
+                ((question_id(conv["sample_id"], qi), f"qa[{qi}].category"), q))
+    sized = {c: qs for c, qs in by_cat.items() if len(qs) >= _MIN_FOR_MAPPING_CHECK}
+    if len(sized) < 2:
+        return
+
+    def share(qs, pred):
+        return sum(1 for _, q in qs if pred(q)) / len(qs)
+
+    checks = (("temporal", TEMPORAL, lambda q: bool(_WHEN.search(q["question"])),
+               "holds most 'When did ...?' questions"),
+              ("adversarial", ADVERSARIAL, lambda q: "answer" not in q,
+               "holds most questions without an answer"))
+    for name, want, pred, what in checks:
+        shares = {c: share(qs, pred) for c, qs in sized.items()}
+        top = max(shares, key=lambda c: (shares[c], -c))
+        if shares[top] >= 0.5 and top != want:
+            (qid, field), _ = sized[top][0]
+            raise InputError(
+                f"category ids do not follow LoCoMo's official mapping ({CATEGORY_MAPPING_SOURCE}"
+                f": {', '.join(f'{k} {v}' for k, v in CATEGORIES.items())}): category {top} "
+                f"{what} ({shares[top]:.0%}), which is {name} ({want}). The file looks "
+                f"renumbered; use the released locomo10.json", file=file, question_id=qid,
+                field=field)
 
 
 def _validate_question(q, qi: int, file: str, cid: str) -> None:

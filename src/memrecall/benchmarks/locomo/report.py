@@ -70,6 +70,21 @@ def headline(pq: pl.DataFrame, qa: dict, ci: dict, *, n_boot: int, seed: int
     return qa, ci
 
 
+WITH_CATEGORY_5 = ("with category 5: the micro means over all five categories, as some vendors "
+                   "publish them; not comparable with the headline (categories 1-4) nor with "
+                   "papers that leave category 5 apart")
+
+
+def with_category_5(pq: pl.DataFrame, f1: pl.DataFrame) -> dict:
+    """The variants that count category 5 in (metrics.json `qa.with_category_5`), labelled."""
+    judged = pq["correct"].drop_nulls()
+    scores = f1["f1"].drop_nulls()
+    return {"overall": float(judged.cast(pl.Float64).mean()) if judged.len() else None,
+            "n_judged": int(judged.len()),
+            "f1_overall": float(scores.mean()) if scores.len() else None,
+            "label": WITH_CATEGORY_5}
+
+
 def qa_by_category(pq: pl.DataFrame, questions: pl.DataFrame) -> dict:
     df = pq.join(questions.select("question_id", "category"), on="question_id", how="left")
     out, n = {}, {}
@@ -121,27 +136,36 @@ def by_category_markdown(metrics: dict, judge_lines: list[str]) -> str:
 
 
 def paper_table(records: list[dict]):
-    """The paper export's LoCoMo table: per run, judge accuracy (J) and F1 for categories 1-4,
-    their overall, and category 5 apart."""
-    rows = []
+    """The paper export's LoCoMo table: per run (annotated by paper.annotate), its judge, judge
+    accuracy (J when LLM-judged) and F1 for categories 1-4, their overall, and category 5
+    apart."""
+    rows, kinds = [], set()
     for r in records:
         m = r.get("metrics") or {}
         qa, f1 = m.get("qa") or {}, m.get("f1") or {}
         p = r.get("params") or {}
+        kinds.add((m.get("judge") or {}).get("kind"))
         row = {"run": r.get("name"), "reader": p.get("reader.name") or p.get("reader.model"),
+               "judge": r["judge"][1],  # paper.annotate: (key, label)
                "n": m.get("n_questions"), "j_overall": qa.get("overall"),
                "f1_overall": f1.get("overall")}
         for c in CATEGORIES:
             row[f"j_{c}"] = (qa.get("by_category") or {}).get(str(c))
             row[f"f1_{c}"] = (f1.get("by_category") or {}).get(str(c))
         rows.append(row)
+    # "J" is what papers call an LLM judge's accuracy: a rule-judged column is not one.
+    acc = "J" if kinds and not kinds & {"rule", None} else ("rule" if kinds == {"rule"}
+                                                             else "acc")
     cols = [Column("run", "run", align="l"), Column("reader", "reader", align="l"),
-            Column("n", "n", integer)]
+            Column("judge", "judge", align="l"), Column("n", "n", integer)]
     for c in HEADLINE_CATEGORIES:
-        cols += [Column(f"j_{c}", f"J {CATEGORIES[c]}", pct),
+        cols += [Column(f"j_{c}", f"{acc} {CATEGORIES[c]}", pct),
                  Column(f"f1_{c}", f"F1 {CATEGORIES[c]}", pct)]
-    cols += [Column("j_overall", "J overall", pct), Column("f1_overall", "F1 overall", pct),
-             Column(f"j_{ADVERSARIAL}", f"J {CATEGORIES[ADVERSARIAL]}*", pct),
+    cols += [Column("j_overall", f"{acc} overall", pct), Column("f1_overall", "F1 overall", pct),
+             Column(f"j_{ADVERSARIAL}", f"{acc} {CATEGORIES[ADVERSARIAL]}*", pct),
              Column(f"f1_{ADVERSARIAL}", f"F1 {CATEGORIES[ADVERSARIAL]}*", pct)]
-    return Table("table_locomo", "LoCoMo: judge accuracy (J, %) and F1 (%) by category", cols,
-                 rows, notes=["* " + CAVEAT, "F1 as LoCoMo's released evaluation computes it."])
+    what = {"J": "LLM-judge accuracy (J, %)", "rule": "rule-judge accuracy (%)",
+            "acc": "accuracy under each row's judge (%)"}[acc]
+    return Table("table_locomo", f"LoCoMo: {what} and F1 (%) by category", cols,
+                 rows, notes=["* " + CAVEAT, "F1 as LoCoMo's released evaluation computes it.",
+                              f"`{acc}` columns: scored by the judge named in each row."])

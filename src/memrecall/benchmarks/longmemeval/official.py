@@ -141,5 +141,7 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             "reasoning_tokens": int(res.reasoning_tokens or 0),
             "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
         })
+    log = getattr(client, "provenance", None)  # none on the plan's dry-run client
     return rows, {**client.stats, "official_script_sha256": script_sha,
-                  "prompts": prompt_records(items, fn, script_sha)}
+                  "prompts": prompt_records(items, fn, script_sha),
+                  **({"provenance": log.summary()} if log is not None else {})}

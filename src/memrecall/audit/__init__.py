@@ -1,0 +1,2 @@
+"""Audits of the judges themselves: planted answers (planting.py) and how often each judge
+accepts a wrong one or rejects a right one (leniency.py, `memrecall audit-judge`)."""

@@ -1,0 +1,433 @@
+"""Planted answers for a judge audit: made from each question's gold answer by rule, by class.
+
+Planted wrong answers (a judge that accepts one is lenient):
+- wrong_number: the gold's first count changed (n -> n + 2 below 10, else n * 1.5);
+- wrong_date: a date or a period in the gold moved two units (days, weeks, months, years),
+  one unit past the official off-by-one tolerance for counted days;
+- swapped_entity: for an either-or question the other option; else a capitalised name in the
+  gold replaced by one from another question's gold;
+- vague: a non-answer that touches the question's topic ("something related to <its longest
+  content word>") and commits to nothing;
+- reasoning_then_wrong: a reasoning that names the gold answer, then concludes a wrong one;
+- gold_plus_contradiction: the gold answer, then a claim that takes it back;
+- abstention: "the information is not there", on an answerable question.
+Planted right answers (a judge that rejects one is strict):
+- unit_paraphrase: a period in another unit (3 weeks -> 21 days, 2 hours -> 120 minutes);
+- number_words: numbers as words ("3" -> "three") or words as numbers;
+- date_format: a date in another common format ("May 7, 2023" <-> "7 May 2023", ISO);
+- in_sentence: the gold answer inside a longer sentence.
+
+A class applies only where its rule has something to work on (a number, a date, a name, an
+either-or option, another answer to swap in); a question gets no planted answer of a class that
+does not apply, and the report counts how many did. Questions whose gold is an abstention (the
+answer is that the information is missing) and golds longer than MAX_GOLD_WORDS (rubrics, not
+answers) get none. Nothing here names a question or holds a gold text: every planted answer is
+computed from the question and gold it is given. Deterministic: choices are made by sha256 of
+the question id, never by a random generator.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+
+from ..hashing import sha256_text
+
+WRONG = ("wrong_number", "wrong_date", "swapped_entity", "vague", "reasoning_then_wrong",
+         "gold_plus_contradiction", "abstention")
+RIGHT = ("unit_paraphrase", "number_words", "date_format", "in_sentence")
+CLASSES = WRONG + RIGHT
+MAX_GOLD_WORDS = 20
+
+
+@dataclass(frozen=True)
+class Planted:
+    question_id: str      # the source question
+    klass: str            # one of CLASSES
+    answer: str
+    should_accept: bool   # True for a planted right answer
+
+    @property
+    def planted_id(self) -> str:
+        return f"{self.question_id}::{self.klass}"
+
+
+# ---- numbers --------------------------------------------------------------------------------
+
+_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+          "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_VALUE = {w: i for i, w in enumerate(_SMALL)} | {w: 10 * i for i, w in enumerate(_TENS)
+                                                      if w != "_"}
+_NUM = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w:/]|\.\d)")
+# "one" is left out: more often a pronoun ("this one") than a count; nor inside hyphenated
+# words ("one-on-one", "two-factor").
+_WORD_NUM = re.compile(r"(?<![\w-])(" + "|".join(sorted(set(_WORD_VALUE) - {"one"}, key=len,
+                                                          reverse=True)) + r")(?![\w-])",
+                       re.IGNORECASE)
+_UNIT = r"(day|week|month|year|hour|minute)s?"
+_PERIOD = re.compile(r"(?<![\w.])(\d+|" + "|".join(_SMALL[1:] + _TENS[2:]) + r")\s+" + _UNIT
+                     + r"\b", re.IGNORECASE)
+_TO_SMALLER = {"week": ("day", 7), "hour": ("minute", 60), "year": ("month", 12)}
+
+
+def number_words(n: int) -> str | None:
+    """0..999 in words; None outside."""
+    if not 0 <= n < 1000:
+        return None
+    if n < 20:
+        return _SMALL[n]
+    if n < 100:
+        return _TENS[n // 10] + ("" if n % 10 == 0 else "-" + _SMALL[n % 10])
+    rest = n % 100
+    return f"{_SMALL[n // 100]} hundred" + ("" if rest == 0 else " " + number_words(rest))
+
+
+def _value(token: str) -> float:
+    t = token.replace(",", "").lower()
+    return float(_WORD_VALUE[t]) if t in _WORD_VALUE else float(t)
+
+
+def _fmt(x: float, like: str) -> str:
+    if float(x).is_integer():
+        s = f"{int(x):,}" if "," in like else str(int(x))
+    else:
+        s = f"{x:.2f}".rstrip("0").rstrip(".")
+    return s
+
+
+def _is_year(token: str) -> bool:
+    return bool(re.fullmatch(r"(19|20)\d\d", token))
+
+
+# ---- dates ----------------------------------------------------------------------------------
+
+_MONTHS = [m for m in calendar.month_name if m]
+_MONTH = r"(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+_MDY = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", re.IGNORECASE)
+_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(\d{4}))?",
+                  re.IGNORECASE)
+_NO_YEAR = 2001  # a year without 29 February, for dates written without one
+_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def _month_number(name: str) -> int:
+    return [m.lower()[:3] for m in _MONTHS].index(name.lower()[:3]) + 1
+
+
+def _find_date(text: str):
+    """(match, year, month, day, style) of the first full date in `text`, or None."""
+    for rx, style in ((_MDY, "mdy"), (_DMY, "dmy"), (_ISO, "iso")):
+        m = rx.search(text)
+        if not m:
+            continue
+        if style == "mdy":
+            y, mo, d = int(m.group(3) or _NO_YEAR), _month_number(m.group(1)), int(m.group(2))
+        elif style == "dmy":
+            y, mo, d = int(m.group(3) or _NO_YEAR), _month_number(m.group(2)), int(m.group(1))
+        else:
+            y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if 1 <= mo <= 12 and 1 <= d <= calendar.monthrange(y, mo)[1]:
+            return m, y, mo, d, style
+    return None
+
+
+def _write_date(y: int, mo: int, d: int, style: str, year: bool = True) -> str:
+    if style == "iso" and year:
+        return f"{y:04d}-{mo:02d}-{d:02d}"
+    if style == "dmy":
+        return f"{d} {_MONTHS[mo - 1]}" + (f" {y}" if year else "")
+    return f"{_MONTHS[mo - 1]} {d}" + (f", {y}" if year else "")
+
+
+def _has_year(m: re.Match, style: str) -> bool:
+    return style == "iso" or m.group(3) is not None
+
+
+def _shift_days(y: int, mo: int, d: int, days: int) -> tuple[int, int, int]:
+    from datetime import date, timedelta
+
+    t = date(y, mo, d) + timedelta(days=days)
+    return t.year, t.month, t.day
+
+
+# ---- the classes ----------------------------------------------------------------------------
+
+def _replace_span(text: str, m: re.Match, new: str, group: int = 0) -> str:
+    return text[:m.start(group)] + new + text[m.end(group):]
+
+
+def wrong_date(gold: str) -> str | None:
+    """The first date, period or year of the gold (the answer comes first; a later one is
+    usually a condition on it) moved by two units."""
+    found = _find_date(gold)
+    period = _PERIOD.search(gold)
+    year = re.search(r"\b(19|20)\d\d\b", gold)
+    first = min((m.start() for m in (found[0] if found else None, period, year) if m),
+                default=None)
+    if first is None:
+        return None
+    if found and found[0].start() == first:
+        m, y, mo, d, style = found
+        return _replace_span(gold, m, _write_date(*_shift_days(y, mo, d, 2), style,
+                                                  _has_year(m, style)))
+    if period and period.start() == first:
+        planted = _replace_span(gold, period, _fmt(_value(period.group(1)) + 2,
+                                                   period.group(1)), 1)
+        return None if _still_there(gold, planted, period.group(1)) else planted
+    return _replace_span(gold, year, str(int(year.group(0)) + 2))
+
+
+def wrong_number(gold: str) -> str | None:
+    """The first count that is not part of a date or a period."""
+    if _find_date(gold) or _PERIOD.search(gold):
+        return None  # wrong_date's
+    for rx in (_NUM, _WORD_NUM):
+        for m in rx.finditer(gold):
+            if _is_year(m.group(1)):
+                continue
+            n = _value(m.group(1))
+            new = n + 2 if n < 10 else (round(n * 1.5) if n.is_integer() else round(n * 1.5, 2))
+            word = m.group(1).isalpha()
+            out = (number_words(int(new)) if word else None) or _fmt(new, m.group(1))
+            planted = _replace_span(gold, m, out, 1)
+            return None if _still_there(gold, planted, m.group(1)) else planted
+    return None
+
+
+_FUNCTION_WORDS = """i the a an it he she they we you my her his their yes no and but or in on at
+for to of by with since likely not because maybe probably both none only also once never always
+about after before from into over than that then there these this those what when where which
+who why how would could should some""".split()
+_NOT_NAMES = set(_MONTHS) | {m[:3] for m in _MONTHS} | set(calendar.day_name) | {
+    w.capitalize() for w in _FUNCTION_WORDS} | {"I"}
+_NAME = re.compile(r"\b[A-Z][a-zA-Z'’-]+(?:\s+[A-Z][a-zA-Z'’-]+)*\b")
+
+
+def names(text: str, *, mid_sentence_only: bool = False) -> list[str]:
+    """Capitalised word runs that are not months, days or sentence words, and do not open a
+    sentence (where any word is capitalised), unless a short text is capitalised throughout
+    ("Instant Pot", "Luna")."""
+    words = text.split()
+    if (not mid_sentence_only and 0 < len(words) <= 4
+            and all(re.fullmatch(r"[A-Z][a-zA-Z'’-]+", w) for w in words)):
+        whole = [w for w in words if w not in _NOT_NAMES]
+        return [" ".join(whole)] if len(whole) == len(words) else []
+    out = []
+    for m in _NAME.finditer(text):
+        before = text[:m.start()].rstrip()
+        if not before or before[-1] in ".!?:;(" or before[-1].isdigit():
+            continue  # opens a sentence (capitalised whatever it is), a parenthetical, or a
+            # unit after a number (9:00 AM, 500 Mbps)
+        kept = [w for w in m.group(0).split() if w not in _NOT_NAMES]
+        if kept:
+            out.append(" ".join(kept))
+    return out
+
+
+_OPTION_END = re.compile(r"[?,.;]")
+
+
+def either_or(question: str) -> tuple[str, str] | None:
+    """The two options of an 'A or B?' question, as many words each as B has (up to 6)."""
+    i = question.lower().rfind(" or ")
+    if i < 0:
+        return None
+    right = _OPTION_END.split(question[i + 4:], 1)[0].strip()
+    rwords = right.split()
+    if not rwords:
+        return None
+    if len(rwords) > 6:  # "increase or decrease the limit on ...": one word each side
+        rwords = rwords[:1]
+        right = rwords[0]
+    left_words = _OPTION_END.split(question[:i].rstrip(", "))[-1].split()[-len(rwords):]
+    left = " ".join(left_words).strip()
+    return (left, right) if left and left.lower() != right.lower() else None
+
+
+def swapped_entity(question: str, gold: str, pool: list[str], key: str) -> str | None:
+    opts = either_or(question)
+    if opts:  # the answer is an option: the planted one is the other option
+        a, b = opts
+        low = gold.lower()
+        if b.lower() in low and a.lower() not in low:
+            return a
+        if a.lower() in low and b.lower() not in low:
+            return b
+        return None
+    if asks_quantity(question):
+        return None  # the answer is a number or a date; a name beside it is context
+    if "(" in gold:
+        return None  # a parenthetical restates the answer ("(UCLA)"): no consistent swap
+    # A name the question already holds is context, not the answer.
+    own = [n for n in names(gold) if n.lower() not in question.lower()]
+    if not own:
+        return None
+    others = [p for p in pool if p.lower() not in gold.lower()
+              and all(p.lower() != o.lower() for o in own)]
+    if not others:
+        return None
+    pick = others[int(sha256_text(key), 16) % len(others)]
+    return gold.replace(own[0], pick, 1)
+
+
+_QUANTITY_Q = re.compile(r"^\W*(?:how (?:many|much|long|old|often|far)|when\b|what (?:time|year|"
+                         r"date|day|month)\b)", re.IGNORECASE)
+
+
+def asks_quantity(question: str) -> bool:
+    """A question whose answer is a number, a period or a date."""
+    return bool(_QUANTITY_Q.search(question.strip()))
+
+
+def _still_there(gold: str, planted: str, old: str) -> bool:
+    """The changed value is still stated elsewhere ("1:10 ... ten parts", "25 minutes (or
+    25:50)"): the planted answer would contradict itself, not be plainly wrong."""
+    v = _value(old) if old.replace(",", "").replace(".", "").isdigit() or \
+        old.lower() in _WORD_VALUE else None
+    if v is None or not float(v).is_integer():
+        return False
+    forms = {str(int(v))} | ({number_words(int(v))} if number_words(int(v)) else set())
+    return any(re.search(rf"(?<![\w.]){re.escape(f)}(?![\w.])", planted, re.IGNORECASE)
+               for f in forms if f)
+
+
+_TOPIC_STOP = set("""about above after again against anything before being below between
+could did does doing during each ever from have having here how into just know many more most
+much other over remember should some such than that their them then there these they this
+those through under until very what when where which while who whom whose why with would your
+yours recently previously mentioned told said last first""".split())
+
+_VAGUE = ("It was something related to {topic}, as you mentioned before.",
+          "You brought up {topic} a few times; it depends on how you look at it.",
+          "There were a few possibilities around {topic}, so it could be one of several things.")
+_ABSTAIN = ("I don't have enough information to answer that.",
+            "That was never mentioned in our conversations.",
+            "I can't find anything about that in what you've told me.")
+
+
+def topic(question: str) -> str | None:
+    """The question's longest lower-case content word (names are who, not what about)."""
+    words = [w for w in re.findall(r"[A-Za-z]{4,}", question)
+             if w.islower() and w not in _TOPIC_STOP]
+    return max(words, key=lambda w: (len(w), w)) if words else None
+
+
+def _pick(options: tuple[str, ...], key: str) -> str:
+    return options[int(sha256_text(key), 16) % len(options)]
+
+
+def unit_paraphrase(gold: str) -> str | None:
+    m = _PERIOD.search(gold)
+    if not m:
+        return None
+    n, unit = _value(m.group(1)), m.group(2).lower()
+    if unit in _TO_SMALLER:
+        small, factor = _TO_SMALLER[unit]
+        new = f"{_fmt(n * factor, '')} {small}s"
+    elif unit == "day" and n % 7 == 0 and n >= 7:
+        w = int(n // 7)
+        new = f"{w} week" + ("s" if w != 1 else "")
+    else:
+        return None
+    return _replace_span(gold, m, new)
+
+
+def number_words_variant(gold: str) -> str | None:
+    changed, out = False, gold
+
+    def to_words(m):
+        nonlocal changed
+        tok = m.group(1)
+        if _is_year(tok) or "." in tok or "," in tok or gold[max(0, m.start() - 1)] in "$£€":
+            return m.group(0)  # years, decimals and sums of money keep their digits
+        w = number_words(int(tok))
+        if w is None:
+            return m.group(0)
+        changed = True
+        return w
+
+    if _find_date(gold):
+        return None  # a date's digits are date_format's
+    out = _NUM.sub(to_words, gold)
+    if not changed:
+        def to_digits(m):
+            nonlocal changed
+            changed = True
+            return str(_WORD_VALUE[m.group(1).lower()])
+        out = _WORD_NUM.sub(to_digits, gold)
+    return out if changed else None
+
+
+def date_format(gold: str) -> str | None:
+    found = _find_date(gold)
+    if not found:
+        return None
+    m, y, mo, d, style = found
+    other = {"mdy": "dmy", "dmy": "mdy", "iso": "mdy"}[style]
+    return _replace_span(gold, m, _write_date(y, mo, d, other, _has_year(m, style)))
+
+
+_ALSO_ACCEPTABLE = re.compile(r"[^.]*\b(?:also|is|are) acceptable\b[^.]*\.?", re.IGNORECASE)
+
+
+def _core(gold: str) -> str:
+    """The answer itself: a note on what else the grader accepts ("8 days is also
+    acceptable") is for the judge, not part of an answer."""
+    return _ALSO_ACCEPTABLE.sub("", gold).strip().rstrip(".").strip()
+
+
+def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[Planted]:
+    """Every planted answer this question admits (see the module docstring); `pool`: names
+    from the other questions' golds, to swap in."""
+    gold = (gold or "").strip()
+    if not gold or len(gold.split()) > MAX_GOLD_WORDS:
+        return []
+    core = _core(gold)
+    options = either_or(question) is not None  # the answer is an option, not its numbers
+    wrong = {"wrong_number": None if options else wrong_number(core),
+             "wrong_date": None if options else wrong_date(core),
+             "swapped_entity": swapped_entity(question, core, pool, question_id)}
+    alternative = next((w for w in wrong.values() if w), None)
+    t = topic(question)
+    vague = _pick(_VAGUE, question_id).format(topic=t) if t else None
+    if vague and core.lower() in vague.lower():
+        vague = None
+    wrong["vague"] = vague
+    if alternative:
+        wrong["reasoning_then_wrong"] = (
+            f"Let me go through what you told me. At first it looks like the answer is {core}. "
+            f"But a later message changes that, so my final answer is: {alternative}.")
+        wrong["gold_plus_contradiction"] = (f"{core}. Actually, no, that is not right: it was "
+                                            f"{alternative}.")
+    else:
+        wrong["reasoning_then_wrong"] = None
+        wrong["gold_plus_contradiction"] = f"{core}. Actually, no, that is not right."
+    wrong["abstention"] = _pick(_ABSTAIN, question_id)
+    right = {"unit_paraphrase": unit_paraphrase(core),
+             "number_words": number_words_variant(core), "date_format": date_format(core),
+             "in_sentence": f"From what you told me, I'd say {core}, if I remember our chats "
+                            f"correctly."}
+    out = [Planted(question_id, k, v, False) for k, v in wrong.items() if v and v != core]
+    out += [Planted(question_id, k, v, True) for k, v in right.items() if v and v != core]
+    order = {k: i for i, k in enumerate(CLASSES)}
+    return sorted(out, key=lambda p: order[p.klass])
+
+
+def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
+    """Planted answers for question rows ({question_id, question, answer, is_abstention}),
+    and counts of what was left out and why."""
+    usable = [r for r in rows if not r.get("is_abstention")]
+    # Names seen mid-sentence only: a short gold capitalised throughout may be a name or not.
+    pool = sorted({n for r in usable
+                   for n in names(_core(r.get("answer") or ""), mid_sentence_only=True)})
+    planted, too_long = [], 0
+    for r in sorted(usable, key=lambda r: r["question_id"]):
+        gold = (r.get("answer") or "").strip()
+        if len(gold.split()) > MAX_GOLD_WORDS:
+            too_long += 1
+            continue
+        planted += plant(r["question_id"], r.get("question") or "", gold, pool)
+    return planted, {"questions": len(rows), "abstention_questions": len(rows) - len(usable),
+                     "gold_too_long": too_long}
