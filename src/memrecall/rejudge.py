@@ -24,6 +24,7 @@ from .errors import MemrecallError
 from .eval.panel import panel_labels, panel_markdown, panel_stats
 from .experiments import RevReader, collect
 from .judge.panel import judge_panel, member_configs
+from .judge.stage import _judge
 from .paths import project_root
 from .schema import PANEL_LABEL_PREFIX
 
@@ -79,7 +80,8 @@ def rejudge(specs: list[str], *, root: Path | None = None, names=None, sweep=Non
         if q is None or a is None:
             raise MemrecallError(f"experiment '{exp.name}' has no {QUESTIONS} or {ANSWERS} "
                                  "in its commit: nothing to rejudge")
-        verdicts, _ = judge_panel(bench, q, a, members, answers_file=f"{exp.name}:{ANSWERS}")
+        verdicts, _ = judge_panel(bench, q, a, members, _judge,
+                                  answers_file=f"{exp.name}:{ANSWERS}")
         if recorded is not None:
             own = str((exp.params.get("judge") or {}).get("name") or "judge")
             col = f"{PANEL_LABEL_PREFIX}{own} (recorded)"

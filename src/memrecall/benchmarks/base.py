@@ -168,6 +168,11 @@ class Benchmark:
         raise MemrecallError(f"{self.title} publishes no official judge: use judge=gpt4o (own "
                              f"wording, the pinned model) or judge=rule")
 
+    def errata_makers(self) -> dict:
+        """{`memrecall errata` subcommand: maker(argv)}: commands that write an errata overlay
+        (memrecall.errata) from the user's own files of this benchmark."""
+        return {}
+
     # ---- metrics and reports -----------------------------------------------------------------
 
     def headline(self, pq: pl.DataFrame, qa: dict, ci: dict, *, n_boot: int, seed: int

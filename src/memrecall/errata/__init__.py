@@ -2,8 +2,8 @@
 made from the user's own files by the benchmark that knows their format, and a run's scores
 with them:
 
-    memrecall errata diff ORIGINAL.json CLEANED.json --out errata.json      (LongMemEval)
-    memrecall errata locomo-audit CLONE --dataset locomo10.json --out errata.json   (LoCoMo)
+    memrecall errata MAKER ...        (each benchmark's makers: Benchmark.errata_makers;
+                                       `memrecall errata --help` lists them)
     memrecall errata report errata.json [--per-question reports/per_question.csv]
                                         [--questions artifacts/questions.parquet] [--out DIR]
 
@@ -15,7 +15,6 @@ ceiling (overlay.errata_scores), after checking the corrections against the run'
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 from pathlib import Path
 
@@ -25,16 +24,21 @@ from .overlay import (Correction, Errata, apply_errata, errata_markdown, errata_
 __all__ = ["Correction", "Errata", "apply_errata", "errata_markdown", "errata_scores",
            "load_errata", "write_errata", "main"]
 
-# subcommand -> the benchmark's errata maker (module:function taking argv): the registry line
-MAKERS = {"diff": "memrecall.benchmarks.longmemeval.errata:main_diff",
-          "locomo-audit": "memrecall.benchmarks.locomo.errata:main_audit"}
+def makers() -> dict:
+    """subcommand -> errata maker (a function taking argv), from every registered benchmark."""
+    from .. import benchmarks
+
+    out = {}
+    for name in benchmarks.names():
+        out.update(benchmarks.get(name).errata_makers())
+    return out
 
 
 def main(argv: list[str] | None = None, prog: str = "memrecall errata") -> None:
     argv = list(argv or [])
+    MAKERS = makers()
     if argv[:1] and argv[0] in MAKERS:
-        module, _, fn = MAKERS[argv[0]].partition(":")
-        getattr(importlib.import_module(module), fn)(argv[1:])
+        MAKERS[argv[0]](argv[1:])
         return
     p = argparse.ArgumentParser(prog=prog, description="Errata overlays for a dataset's gold; "
                                 f"making them: {', '.join(MAKERS)} (see each's --help).")

@@ -2,7 +2,7 @@
 a finished experiment's answers (`memrecall rejudge`).
 
     members = member_configs(["rule", "gpt4o"])                # {label: judge config}
-    verdicts, stats = judge_panel(questions, answers, members)
+    verdicts, stats = judge_panel(bench, questions, answers, members, stage._judge)
 
 Each member is a judge option of conf/judge/ composed as it is there (an option name, or Hydra
 overrides: "official judge.official_script=PATH"); it runs through the judge stage's own code,
@@ -72,16 +72,15 @@ def member_configs(specs: list[str], *, runtime_overrides: dict | None = None,
 
 
 def judge_panel(bench, questions: pl.DataFrame, answers: pl.DataFrame,
-                members: dict[str, dict], *, answers_file: str = "answers.parquet"
+                members: dict[str, dict], judge, *, answers_file: str = "answers.parquet"
                 ) -> tuple[pl.DataFrame, dict]:
     """(verdicts: the first member's, plus a `label:<member>` column per member; stats: each
     member's identity, model-call counts and provenance). `bench`: the benchmark the
-    questions are of (benchmarks.of_artifact)."""
-    from .stage import _judge
-
+    questions are of (benchmarks.of_artifact); `judge`: the judge stage's one-judge function
+    (stage._judge), handed in by the stage."""
     frames, stats = {}, {"members": {}, "calls": 0, "cached": 0, "failed": 0}
     for label, cfg in members.items():
-        df, s = _judge(bench, questions, answers, cfg, answers_file)
+        df, s = judge(bench, questions, answers, cfg, answers_file)
         frames[label] = df
         for k in ("calls", "cached", "failed"):
             stats[k] += int(s.get(k, 0) or 0)

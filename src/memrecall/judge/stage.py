@@ -130,7 +130,8 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
         from .panel import judge_panel, member_configs, member_specs
         members = member_configs(member_specs(judge_cfg["members"]),
                                  runtime_overrides=runtime(judge_cfg, "judge")["per_member"])
-        return judge_panel(bench, questions, answers, members, answers_file=answers_file)
+        return judge_panel(bench, questions, answers, members, _judge,
+                           answers_file=answers_file)
     items = _items(bench, questions, answers, answers_file)
     model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
     failed = [it for it in items if it["reader_error"]]

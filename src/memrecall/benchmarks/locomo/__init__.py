@@ -105,6 +105,11 @@ class LoCoMo(Benchmark):
 
         return TEMPLATES
 
+    def errata_makers(self) -> dict:
+        from .errata import main_audit
+
+        return {"locomo-audit": main_audit}  # the public audit, read from the user's clone
+
     def headline(self, pq, qa, ci, *, n_boot, seed):
         from .report import headline
 

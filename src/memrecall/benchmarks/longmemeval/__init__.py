@@ -84,6 +84,11 @@ class LongMemEval(Benchmark):
 
         return judge_official(items, judge_cfg, client)
 
+    def errata_makers(self) -> dict:
+        from .errata import main_diff
+
+        return {"diff": main_diff}  # the corrections between two releases of a file
+
     def judge_lines(self, metrics: dict) -> list[str]:
         j = metrics["judge"]
         lines = [f"Judge: `{j['name']}` ({j['model']})."]
