@@ -102,7 +102,7 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
     q_rows: dict[str, list] = {k: [] for k in questions_schema}
     s_rows: dict[str, list] = {k: [] for k in sessions_schema}
     stats = {"chats": 0, "messages": 0, "evidence_ids": 0, "evidence_unresolved": 0,
-             "no_evidence": 0, "sessions_undated": 0, "files": []}
+             "no_evidence": 0, "sessions_undated": 0, "files": [], "messages_by_chat": {}}
     tables = Tables(pl.DataFrame(), pl.DataFrame(), stats)
 
     def parts() -> Iterator[pa.Table]:
@@ -136,6 +136,7 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
                     t_rows["message_id"].append(m.id)
                     t_rows["message_kind"].append(m.kind)
                 stats["messages"] += len(ex.messages)
+            stats["messages_by_chat"][chat.conv] = len(t_rows["session_id"])
             last_date = next((d for d in reversed(hay_dates) if d), None)
             for q in chosen:
                 ids = list(dict.fromkeys(q["source_ids"]))
