@@ -183,7 +183,9 @@ def test_own_judge_keeps_half_points_and_maps_order_lines():
                             {"model": "gpt-4o"}, client)
     assert rows[0]["score"] == 0.75
     detail = json.loads(rows[1]["raw"])
-    assert detail["aligned"] == ["y", "x", "noise"] and rows[1]["score"] == 0.0
+    assert detail["aligned"] == ["y", "x", "noise"]
+    # over the union [x, y, noise]: x/y discordant, both concordant with the extra line
+    assert rows[1]["score"] == pytest.approx((1 / 3 + 1) / 2)
     assert set(k.split(":")[0] for k in stats["prompts"]) == {"rubric", "event_ordering"}
 
 

@@ -85,19 +85,17 @@ def _parse(path: Path) -> ast.Module:
                              f"{_where()}") from None
 
 
-def _find(root: Path, candidates: tuple[str, ...], what: str) -> Path:
-    for rel in candidates:
-        if (root / rel).is_file():
-            return root / rel
-    raise MemrecallError(f"the BEAM checkout at {root} has no {what} ({' or '.join(candidates)})."
-                         f" {_where()}")
+def _find(root: Path, rel: str, what: str) -> Path:
+    if (root / rel).is_file():
+        return root / rel
+    raise MemrecallError(f"the BEAM checkout at {root} has no {what} ({rel}). {_where()}")
 
 
-def _root_of(script: Path) -> Path:
-    for rel in METRICS_FILES:
-        depth = len(Path(rel).parts)
-        if script.as_posix().endswith(rel):
-            return script.parents[depth - 1]
+def _layout(script: Path) -> tuple[Path, int]:
+    """(checkout root, which layout: 0 current, 1 first release) of the metric file."""
+    for i, rel in enumerate(METRICS_FILES):
+        if script.as_posix().endswith("/" + rel):
+            return script.parents[len(Path(rel).parts) - 1], i
     raise MemrecallError(f"judge.official_script: {script} is not {' or '.join(METRICS_FILES)}"
                          f" of a BEAM checkout. {_where()}")
 
@@ -198,9 +196,9 @@ def read_checkout(script) -> OfficialBeam:
     p = resolve_path(str(script))
     if not p.is_file():
         raise MemrecallError(f"judge.official_script: {p} not found. {_where()}")
-    root = _root_of(p)
-    prompts = _find(root, PROMPT_FILES, "prompt file")
-    llm = _find(root, LLM_FILES, "LLM settings file")
+    root, layout = _layout(p)
+    prompts = _find(root, PROMPT_FILES[layout], "prompt file")
+    llm = _find(root, LLM_FILES[layout], "LLM settings file")
     template = _string_assignment(_parse(prompts), PROMPT_VARIABLE)
     if template is None or "<rubric_item>" not in template or "<llm_response>" not in template:
         raise MemrecallError(f"{prompts}: no string {PROMPT_VARIABLE} with <rubric_item> and "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from typing import Callable
 
 CASTS = {"int": int, "float": float}
@@ -107,8 +108,10 @@ def ordering_score(reference: list[str], aligned: list[str]) -> dict:
             pos[item] = i + 1
         return [pos.get(u, missing) for u in union]
 
-    tau_b = float(kendalltau(ranks(reference), ranks(aligned), variant="b",
-                             method="auto").statistic)
+    with warnings.catch_warnings():  # a single ranked item: nan, handled by ordering_value
+        warnings.simplefilter("ignore")
+        tau_b = float(kendalltau(ranks(reference), ranks(aligned), variant="b",
+                                 method="auto").statistic)
     tau_norm = (tau_b + 1) / 2
     return {"precision": precision, "recall": recall, "f1": f1, "tau_b": tau_b,
             "tau_norm": tau_norm, "final_score": tau_norm * f1}
