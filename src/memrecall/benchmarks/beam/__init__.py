@@ -30,6 +30,8 @@ EXTRA_COLUMNS = {
     ]),
     "sessions": pa.schema([("conversation_id", pa.string())]),
     "turns": pa.schema([("message_id", pa.int32()), ("message_kind", pa.string())]),
+    # the question's score in [0, 1] (the released per-ability score); label = a full score
+    "verdicts": pa.schema([("score", pa.float64())]),
 }
 
 
@@ -84,7 +86,8 @@ class Beam(Benchmark):
         chosen, steps = select(flat, cfg, str(file), types=self.categories)
         tables, parts = normalise(chats, {r["question_id"] for r in chosen},
                                   self.polars_schema("questions"), self.polars_schema("sessions"))
-        write_table_parts(parts, turns_out, table="turns", **write_kw)
+        write_table_parts(parts, turns_out, table="turns", **write_kw,
+                          extra_columns=self.extra_columns["turns"])
         summary = summarise(tables)
         card = render_card(cfg, source, tables, summary, steps, len(flat))
         return Prepared(tables.questions, tables.sessions, card, summary, len(flat))
