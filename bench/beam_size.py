@@ -13,7 +13,7 @@ character and per unit).
 
 Then each stage runs as DVC runs it, in a fresh child process, on that chat (dataset=local):
 download (BEAM's normalisation into questions/sessions/turns Parquet), embed (the configured
-embedder, MiniLM by default, on this machine's CPU), retrieve (dense and bm25). It prints wall
+embedder, MiniLM by default, on this machine's CPU), retrieve (dense, then bm25). It prints wall
 time and peak RSS (ru_maxrss of the child) per stage and the extrapolation to 10M tokens
 (linear in text and units; retrieval per question is linear in the haystack).
 """
@@ -112,6 +112,7 @@ def synthesise(folder: Path, tokens: int, seed: int = 0) -> dict:
 
 CHILD = r"""
 import json, resource, sys, time
+from pathlib import Path
 sys.path.insert(0, {src!r})
 t0 = time.perf_counter()
 {code}
@@ -131,7 +132,8 @@ def run_child(code: str, cwd: Path, env: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokens", type=int, default=1_000_000)
-    ap.add_argument("--stages", nargs="+", default=["download", "embed", "retrieve"])
+    ap.add_argument("--stages", nargs="+", default=["download", "embed", "retrieve", "bm25"],
+                    help="download, embed, retrieve (dense), bm25")
     ap.add_argument("--granularity", default="session", choices=["session", "sentence"])
     ap.add_argument("--keep", type=Path, default=None, help="work here instead of a temp folder")
     args = ap.parse_args()
@@ -142,10 +144,12 @@ def main() -> None:
     print(f"synthesised {args.tokens:,} tokens in {time.perf_counter() - t0:.1f}s: {counts}")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(REPO / "src")}
+    kw = dict(repo=str(REPO), out=str(work), granularity=args.granularity)
     steps = {
-        "download": STAGE_DOWNLOAD.format(path=str(chat), out=str(work)),
-        "embed": STAGE_EMBED.format(out=str(work), granularity=args.granularity),
-        "retrieve": STAGE_RETRIEVE.format(out=str(work)),
+        "download": STAGE_DOWNLOAD.format(path=str(chat), **kw),
+        "embed": STAGE_EMBED.format(**kw),
+        "retrieve": STAGE_RETRIEVE.format(method="dense", **kw),
+        "bm25": STAGE_RETRIEVE.format(method="bm25", **kw),
     }
     scale = 10_000_000 / args.tokens
     print(f"{'stage':<10}{'wall s':>10}{'peak RSS MB':>14}{'10M wall s (x%.0f)' % scale:>22}")
@@ -155,20 +159,35 @@ def main() -> None:
               f"{got['wall_s'] * scale:>22.0f}")
 
 
-# Each stage's library entry point, as its stages/<name>.py script calls it.
+# Each stage's library entry point, as its stages/<name>.py script calls it, on configs composed
+# from conf/ (the embed cache lives in the work folder: every run embeds from scratch).
 STAGE_DOWNLOAD = """
-from memrecall.compose import compose_params
+from memrecall.compose import compose_config
 from memrecall.data.prepare import run_download
-cfg = compose_params(["dataset=local", "dataset.path={path}"])["dataset"]
+cfg = compose_config(["dataset=local", "dataset.path={path}"], root=Path({repo!r}))["dataset"]
 run_download(cfg, questions="{out}/questions.parquet", sessions="{out}/sessions.parquet",
-             turns="{out}/turns.parquet", card_path="{out}/data_card.md",
-             raw_dir="{out}/raw")
+             turns="{out}/turns.parquet", card_path="{out}/data_card.md", raw_dir="{out}/raw")
 """
 STAGE_EMBED = """
-raise SystemExit("embed: not wired yet")
+import os
+os.environ["MEMRECALL_CACHE_DIR"] = "{out}/cache"
+from memrecall.compose import compose_config
+from memrecall.retrieval.embedders import run_embed
+cfg = compose_config(["embedder=minilm", "embedder.granularity={granularity}"],
+                     root=Path({repo!r}))["embedder"]
+run_embed(cfg, sessions="{out}/sessions.parquet", turns="{out}/turns.parquet",
+          out="{out}/embeddings.parquet")
 """
 STAGE_RETRIEVE = """
-raise SystemExit("retrieve: not wired yet")
+import os
+os.environ["MEMRECALL_CACHE_DIR"] = "{out}/cache"
+from memrecall.compose import compose_config
+from memrecall.retrieval.retrieve import run_retrieve
+c = compose_config(["embedder=minilm", "embedder.granularity={granularity}",
+                    "retrieval={method}"], root=Path({repo!r}))
+run_retrieve(c["retrieval"], c["embedder"], questions="{out}/questions.parquet",
+             embeddings="{out}/embeddings.parquet", out="{out}/candidates_{method}.parquet",
+             sessions="{out}/sessions.parquet", turns="{out}/turns.parquet")
 """
 
 if __name__ == "__main__":
