@@ -73,14 +73,14 @@ class Beam(Benchmark):
             raise InputError("no BEAM chat folder here (a folder with probing_questions/"
                              "probing_questions.json and chat.json)", file=str(file),
                              field="dataset.path")
-        if source.get("kind") != "release" and cfg.get("chats") is not None:
+        if source.get("kind") != "release" and cfg["chats"] is not None:
             names = [str(c) for c in cfg["chats"]]
             unknown = sorted(set(names) - {f.name for f in folders})
             if unknown:
                 raise InputError(f"chat folders not found: {unknown}", file=str(file),
                                  field="dataset.chats")
             folders = [f for f in folders if f.name in names]
-        tier = cfg.get("tier") if source.get("kind") == "release" else None
+        tier = cfg["tier"] if source.get("kind") == "release" else None
         chats = read_chats(folders, tier)
         flat = flat_records(chats)
         chosen, steps = select(flat, cfg, str(file), types=self.categories)

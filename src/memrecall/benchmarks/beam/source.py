@@ -38,12 +38,12 @@ ABSENT = "absent"  # the pin of a file the repository does not have (a chat with
 
 
 def base_url(cfg: dict) -> str:
-    return (cfg.get("url") or f"{RAW_BASE}/{REPOSITORY}/{cfg.get('revision') or COMMIT}"
+    return (cfg["url"] or f"{RAW_BASE}/{REPOSITORY}/{cfg['revision'] or COMMIT}"
             ).rstrip("/")
 
 
 def tier(cfg: dict) -> str:
-    value = cfg.get("tier")
+    value = cfg["tier"]
     if value not in TIERS:
         raise ConfigError("dataset.tier", value, list(TIERS))
     return value
@@ -52,7 +52,7 @@ def tier(cfg: dict) -> str:
 def chats(cfg: dict) -> list[str]:
     """The chat folders asked for: dataset.chats, or all of the tier (1..N)."""
     n = CHATS_PER_TIER[tier(cfg)]
-    want = cfg.get("chats")
+    want = cfg["chats"]
     if want is None:
         return [str(i) for i in range(1, n + 1)]
     if not isinstance(want, (list, tuple)) or not want:
@@ -67,7 +67,7 @@ def chats(cfg: dict) -> list[str]:
 
 def _hint(cfg: dict) -> str:
     return (f"Supply the chats yourself: clone https://github.com/{REPOSITORY} (commit "
-            f"{cfg.get('revision') or COMMIT}) on a machine with access, then run with "
+            f"{cfg['revision'] or COMMIT}) on a machine with access, then run with "
             f"`dataset=local dataset.path=/path/to/BEAM/chats/{TIERS[tier(cfg)]}`.")
 
 
@@ -103,7 +103,7 @@ def fetch(cfg: dict, raw_dir: str | Path) -> dict:
             f"Mohammadta/BEAM-10M): run the released download_dataset.py "
             f"(create_10M_conversations) and then `dataset=local dataset.path=<its "
             f"test_chats/10M folder>`.")
-    rev = cfg.get("revision") or COMMIT
+    rev = cfg["revision"] or COMMIT
     root = Path(raw_dir) / "beam" / rev
     folder = root / "chats" / TIERS[t]
     pins_path = root / "pins.json"
