@@ -207,3 +207,24 @@ def test_rule_judge_checks_what_rules_can_and_refuses_the_rest():
     v = BENCHMARK.rule_verdict(item("event_ordering", ["Sensor wiring", "Rain gauge"],
                                     "1. rain gauge\n2. sensor wiring"))
     assert v.score == 0.0  # both found, reversed
+
+
+def test_the_released_judge_config_and_comparability():
+    from confs import group
+
+    cfg = group("judge", "beam_official")
+    assert cfg["kind"] == "official" and cfg["model"] == "gpt-4.1-mini"
+    assert cfg["temperature"] == 0.0 and cfg["max_tokens"] is None
+    assert BENCHMARK.comparability({"kind": "official", "model": "gpt-4.1-mini"})[0] is True
+    ok, why = BENCHMARK.comparability({"kind": "official", "model": "gpt-4o-2024-08-06"})
+    assert not ok and "gpt-4.1-mini" in why
+    assert BENCHMARK.comparability({"kind": "llm", "model": "gpt-4.1-mini"})[0] is False
+    assert BENCHMARK.comparability({"kind": "rule", "model": "rule-v1"})[0] is False
+
+
+def test_trace_carries_the_ability_tier_and_chat():
+    inputs, tags = BENCHMARK.trace_fields({"question_type": "event_ordering", "rubric": ["a"],
+                                           "tier": "1M", "conversation_id": "1M_3"})
+    assert inputs == {"ability": "event_ordering", "rubric": ["a"]}
+    assert tags == {"memrecall.ability": "event_ordering", "memrecall.tier": "1M",
+                    "memrecall.conversation": "1M_3"}

@@ -5,19 +5,17 @@ over chats), retrieval metrics on BEAM's evidence, the paper table and the reade
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 import pytest
+from confs import group
+from memrecall.judge.stage import run_judge
 
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.benchmarks import of_artifact
 from memrecall.data.prepare import run_download
-from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import run_aggregate
-
-from confs import group
 
 FIX = Path(__file__).parent / "fixtures" / "beam" / "chats"
 # hypotheses by hand, for chat 100K/1 and 100K/2 (same questions; chat 2's evidence is cut):
@@ -49,7 +47,7 @@ def downloaded(tmp_path):
 
 
 def test_download_stage_recognises_beam_and_records_it(downloaded):
-    a, paths, summary, tmp = downloaded
+    _, paths, summary, tmp = downloaded
     assert of_artifact(paths["questions"]).name == "beam"
     assert read_meta(paths["turns"])["benchmark"] == "beam"
     q = read_table(paths["questions"], "questions")
@@ -101,10 +99,10 @@ def test_rule_judge_and_aggregate_by_ability(downloaded):
 
 
 def test_retrieval_metrics_use_beams_evidence(downloaded):
-    from memrecall.eval.retrieval_metrics import retrieval_metrics
     from memrecall.benchmarks.beam import BENCHMARK
+    from memrecall.eval.retrieval_metrics import retrieval_metrics
 
-    a, paths, _, _ = downloaded
+    _, paths, _, _ = downloaded
     q = read_table(paths["questions"], "questions")
     t = read_table(paths["turns"], "turns")
     one = q.filter(pl.col("question_id") == "128K_1_knowledge_update_0")

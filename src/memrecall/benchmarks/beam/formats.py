@@ -17,10 +17,10 @@ on user messages, question_type, index "b,t" (the first of each exchange) and ti
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Iterator
 
 from ...errors import InputError
 
@@ -256,9 +256,8 @@ def read_questions(file: Path, question_id) -> list[dict]:
         for i, q in enumerate(items):
             qid = question_id(ability, i)
 
-            def bad(msg: str, fld: str) -> InputError:
-                return InputError(msg, file=str(file), question_id=qid,
-                                  field=f"{ability}[{i}].{fld}")
+            def bad(msg: str, fld: str, qid=qid, where=f"{ability}[{i}]") -> InputError:
+                return InputError(msg, file=str(file), question_id=qid, field=f"{where}.{fld}")
 
             if not isinstance(q, dict):
                 raise bad("a question must be an object", "")

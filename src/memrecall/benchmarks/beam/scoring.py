@@ -18,7 +18,7 @@ import json
 import math
 import re
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 CASTS = {"int": int, "float": float}
 _FENCED = re.compile(r"```(?:json)?\s*(\[.*\]|\{.*\})\s*```", re.DOTALL)

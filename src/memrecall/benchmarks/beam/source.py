@@ -24,9 +24,9 @@ import urllib.request
 from pathlib import Path, PurePosixPath
 
 from ...artifacts import atomic_write_text
+from ...data import url as url_download
 from ...errors import ConfigError, MemrecallError
 from ...hashing import sha256_file
-from ...data import url as url_download
 from .formats import CHAT, QUESTIONS, TIERS, TRUNCATED
 
 REPOSITORY = "mohammadtavakoli78/BEAM"
