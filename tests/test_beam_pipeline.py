@@ -5,6 +5,7 @@ over chats), retrieval metrics on BEAM's evidence, the paper table and the reade
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -127,3 +128,50 @@ def test_reader_sees_the_standing_instructions_rule():
     assert "standing instruction" in text and "one item per line" in text
     # the prompt never learns the ability: the same text for every question
     assert text == p.render(question="Q?", question_type="abstention", today="T", history="H")
+
+
+def test_released_judge_through_the_stage_against_a_local_server(downloaded, monkeypatch):
+    """judge=beam_official: the rubric prompts of the checkout go one per item to gpt-4.1-mini
+    at temperature 0 without max_tokens; the files' sha256 land in the verdicts' metadata and
+    the run is comparable."""
+    from fake_openai_server import FakeOpenAIServer
+    from test_beam_judges import checkout
+
+    a, paths, _, tmp = downloaded
+    q = read_table(paths["questions"], "questions").filter(
+        pl.col("question_type").is_in(["knowledge_update", "event_ordering"])
+        & (pl.col("conversation_id") == "128K_1"))
+    write_table(q, paths["questions"], table="questions", stage="download",
+                extra_meta={"benchmark": "beam"})
+    write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
+    script = checkout(tmp)
+    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+
+    def answer(messages):
+        if messages[0]["role"] == "system":  # equivalence: "A: <rubric item>\nB: <line>"
+            first, second = messages[1]["content"].split("\n")
+            return "YES" if first[3:].lower() in second.lower() else "NO"
+        return '{"score": 1.0, "reason": "fine"}'
+
+    with FakeOpenAIServer(answer=answer) as srv:
+        cfg = group("judge", "beam_official", official_script=str(script), api_base=srv.url,
+                    api_key_env="MEMRECALL_FAKE_KEY")
+        v = run_judge(cfg, questions=paths["questions"], answers=a / "answers.parquet",
+                      out=a / "verdicts.parquet")
+        bodies = list(srv.bodies)
+    assert {b["model"] for b in bodies} == {"gpt-4.1-mini"}
+    assert {b.get("temperature") for b in bodies} == {0.0}
+    assert all(b.get("max_tokens") is None for b in bodies)
+    rubric_prompts = [b for b in bodies if b["messages"][0]["role"] == "user"]
+    assert len(rubric_prompts) == sum(len(r) for r in q["rubric"])
+    assert all(b["messages"][0]["content"].startswith("Q: <question>\nItem: ")
+               for b in rubric_prompts)
+    score = dict(zip(v["question_id"], v["score"]))
+    assert score["128K_1_knowledge_update_0"] == 1.0
+    assert score["128K_1_event_ordering_0"] == 0.0  # reversed: tau_norm 0
+    meta = read_meta(a / "verdicts.parquet")
+    assert len(meta["official_files"]["src/prompts.py"]) == 64
+    m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, questions=paths["questions"],
+                      turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
+                      verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
+    assert m["judge"]["comparable_to_published"] is True
