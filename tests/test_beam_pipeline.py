@@ -175,3 +175,28 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
                       turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
                       verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
     assert m["judge"]["comparable_to_published"] is True
+
+
+def test_paper_export_adds_the_beam_table(downloaded):
+    from memrecall.experiments import parse_per_question
+    from memrecall.report.paper import build_tables
+
+    a, paths, _, tmp = downloaded
+    q = read_table(paths["questions"], "questions")
+    write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
+    run_judge(group("judge", "rule"), questions=paths["questions"],
+              answers=a / "answers.parquet", out=a / "verdicts.parquet")
+    m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, questions=paths["questions"],
+                      turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
+                      verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
+    pq = parse_per_question((tmp / "reports" / "per_question.csv").read_text())
+    run = {"name": "beam-rule", "group": "baseline", "benchmark": "beam",
+           "params": {"reader.name": "file"},
+           "metrics": m, "per_question": pq}
+    tables = {t.name: t for t in build_tables([run], n_resamples=100, seed=0)}
+    row = tables["table_beam"].rows[0]
+    assert row["information_extraction"] == pytest.approx(5 / 6)
+    assert row["overall"] == m["beam"]["overall"] and row["summarization"] is None
+    md = tables["table_beam"].to_markdown()
+    assert "| IE |" in md or " IE " in md
+    assert "EO: Kendall tau-b" in md
