@@ -139,3 +139,21 @@ def test_unknown_ability_is_refused(tmp_path):
 def test_time_anchor_dates():
     assert formats.anchor_date("March-15-2024") == "2024/03/15 (Fri) 00:00"
     assert formats.anchor_date("Sept-3-2024") is None and formats.anchor_date(None) is None
+
+
+def test_plans_numbering_afresh_make_their_repeated_ids_ambiguous_evidence(tmp_path):
+    folder = tmp_path / "10M" / "1"
+    shutil.copytree(FIX / "10M" / "1", folder)
+    plans = json.loads((folder / "chat.json").read_text())
+    second = plans[1]["plan-1"]
+    for batch in second:  # plan-1 numbers its messages from 0 again
+        for turn in batch["turns"]:
+            for m in turn:
+                m["id"] -= 16
+    (folder / "chat.json").write_text(json.dumps(plans))
+    t, turns = tables([folder])
+    q = {r["question_id"]: r for r in t.questions.iter_rows(named=True)}
+    # information_extraction_0 names message 16 (now absent), _1 names 2 and 3 (now twice)
+    assert q["10M_1_information_extraction_1"]["answer_turn_ids"] == []
+    assert t.stats["evidence_ambiguous"] > 0
+    assert not turns.filter(pl.col("message_id").is_in([2, 3]))["has_answer"].any()

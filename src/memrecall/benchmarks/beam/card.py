@@ -56,7 +56,9 @@ def render_card(cfg: dict, source: dict, tables: Tables, summary: dict, steps: l
           if summary["by_ability"][a]],
         "",
         f"Evidence (source_chat_ids): {st['evidence_ids']} ids over {ev.height} answerable "
-        f"questions; {st['evidence_unresolved']} name no message of their chat (dropped); "
+        f"questions; {st['evidence_unresolved']} name no message of their chat and "
+        f"{st['evidence_ambiguous']} name several (a chat whose plans number their messages "
+        f"afresh), both dropped; "
         f"{st['no_evidence']} answerable questions are left without evidence. Abstention "
         f"questions have none (no retrieval gold).",
         "",

@@ -135,9 +135,9 @@ def _shape(file: Path) -> str:
     raise InputError("the chat has no batches", file=str(file), field="[0]")
 
 
-def _batches(file: Path) -> Iterator[tuple[str, dict]]:
-    """(where, batch) for every batch of the chat, one batch in memory at a time; a plan of a
-    10M chat is read whole (a tenth of the chat)."""
+def _batches(file: Path) -> Iterator[tuple[str, int, dict]]:
+    """(where, plan number, batch) for every batch of the chat, one batch in memory at a time;
+    a plan of a 10M chat is read whole (a tenth of the chat). A chat of batches is one plan."""
     import ijson
 
     shape = _shape(file)
@@ -145,7 +145,7 @@ def _batches(file: Path) -> Iterator[tuple[str, dict]]:
         with open(file, "rb") as f:
             if shape == "batches":
                 for b, batch in enumerate(ijson.items(f, "item", use_float=True)):
-                    yield f"[{b}]", batch
+                    yield f"[{b}]", 0, batch
             else:
                 for p, plan in enumerate(ijson.items(f, "item", use_float=True)):
                     if not isinstance(plan, dict) or len(plan) != 1:
@@ -156,17 +156,20 @@ def _batches(file: Path) -> Iterator[tuple[str, dict]]:
                         raise InputError("a plan's value must be a list of batches",
                                          file=str(file), field=f"[{p}].{name}")
                     for b, batch in enumerate(batches):
-                        yield f"[{p}].{name}[{b}]", batch
+                        yield f"[{p}].{name}[{b}]", p, batch
     except ijson.JSONError as e:
         raise InputError(f"malformed JSON: {str(e).splitlines()[0][:200]}",
                          file=str(file)) from None
 
 
 def exchanges(file: Path) -> Iterator[Exchange]:
-    """The chat's exchanges in order, validated (message ids unique, roles known)."""
-    seen: set[int] = set()
+    """The chat's exchanges in order, validated (message ids unique within a plan, roles
+    known). Whether a 10M chat numbers its messages across plans or afresh in each is not
+    documented: an id repeated in another plan is allowed, and normalise treats evidence that
+    names it as ambiguous."""
+    seen: set[tuple[int, int]] = set()
     last: str | None = None  # a batch without an anchor continues at the previous one's date
-    for b, (where, batch) in enumerate(_batches(file), start=1):
+    for b, (where, plan, batch) in enumerate(_batches(file), start=1):
         if not isinstance(batch, dict) or not isinstance(batch.get("turns"), list):
             raise InputError("a batch must be an object with a 'turns' list", file=str(file),
                              field=f"{where}.turns")
@@ -187,10 +190,10 @@ def exchanges(file: Path) -> Iterator[Exchange]:
                 if not isinstance(mid, int) or isinstance(mid, bool):
                     raise InputError("missing or non-integer message id", file=str(file),
                                      field=f"{fld}.id")
-                if mid in seen:
+                if (plan, mid) in seen:
                     raise InputError(f"duplicate message id {mid}", file=str(file),
                                      field=f"{fld}.id")
-                seen.add(mid)
+                seen.add((plan, mid))
                 if role not in ("user", "assistant"):
                     raise InputError(f"role must be user or assistant, not {role!r}",
                                      file=str(file), field=f"{fld}.role")

@@ -102,7 +102,8 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
     q_rows: dict[str, list] = {k: [] for k in questions_schema}
     s_rows: dict[str, list] = {k: [] for k in sessions_schema}
     stats = {"chats": 0, "messages": 0, "evidence_ids": 0, "evidence_unresolved": 0,
-             "no_evidence": 0, "sessions_undated": 0, "files": [], "messages_by_chat": {}}
+             "evidence_ambiguous": 0, "no_evidence": 0, "sessions_undated": 0, "files": [],
+             "messages_by_chat": {}}
     tables = Tables(pl.DataFrame(), pl.DataFrame(), stats)
 
     def parts() -> Iterator[pa.Table]:
@@ -115,6 +116,7 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
             stats["files"].append(str(file))
             evidence = {i for q in chosen for i in q["source_ids"]}
             where: dict[int, tuple[str, int]] = {}
+            repeated: set[int] = set()  # ids of several messages (plans numbered afresh)
             t_rows: dict[str, list] = {k: [] for k in TURN_SCHEMA.names}
             hay, hay_dates = [], []
             for ex in exchanges(file):
@@ -127,22 +129,28 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
                 s_rows["content_hash"].append(_session_hash(ex.messages))
                 s_rows["conversation_id"].append(chat.conv)
                 for j, m in enumerate(ex.messages):
+                    if m.id in where:
+                        repeated.add(m.id)
                     where[m.id] = (sid, j)
                     t_rows["session_id"].append(sid)
                     t_rows["turn_index"].append(j)
                     t_rows["role"].append(m.role)
                     t_rows["content"].append(m.content)
-                    t_rows["has_answer"].append(m.id in evidence)
+                    t_rows["has_answer"].append(None)  # once the chat's ids are all known
                     t_rows["message_id"].append(m.id)
                     t_rows["message_kind"].append(m.kind)
                 stats["messages"] += len(ex.messages)
+            t_rows["has_answer"] = [i in evidence and i not in repeated
+                                    for i in t_rows["message_id"]]
             stats["messages_by_chat"][chat.conv] = len(t_rows["session_id"])
             last_date = next((d for d in reversed(hay_dates) if d), None)
             for q in chosen:
                 ids = list(dict.fromkeys(q["source_ids"]))
-                found = [i for i in ids if i in where]
+                found = [i for i in ids if i in where and i not in repeated]
+                ambiguous = sum(i in repeated for i in ids)
                 stats["evidence_ids"] += len(ids)
-                stats["evidence_unresolved"] += len(ids) - len(found)
+                stats["evidence_ambiguous"] += ambiguous
+                stats["evidence_unresolved"] += len(ids) - len(found) - ambiguous
                 stats["no_evidence"] += bool(not found and not q["is_abstention"])
                 row = {
                     "question_id": q["question_id"], "question_type": q["ability"],
