@@ -66,14 +66,16 @@ def test_evidence_from_source_chat_ids_both_shapes_and_no_gold_for_abstention():
     assert cr["answer_session_ids"] == ["128K_1_b0001_t0001", "128K_1_b0002_t0002"]
     assert cr["answer_turn_ids"] == ["128K_1_b0001_t0001_3", "128K_1_b0002_t0002_1"]
     ie = q["128K_1_information_extraction_1"]  # [2, 3]: the answer is the assistant's message
-    assert ie["answer_turn_ids"] == ["128K_1_b0001_t0001_3", "128K_1_b0001_t0001_4"]
+    assert ie["answer_turn_ids"] == ["128K_1_b0001_t0001_3"]  # one round: user 2 + reply 3
+    su = q["128K_1_summarization_1"]  # [10, 11, 14, 15]: two rounds
+    assert su["answer_turn_ids"] == ["128K_1_b0002_t0001_1", "128K_1_b0002_t0003_1"]
     ab = q["128K_1_abstention_0"]
     assert ab["is_abstention"] and ab["answer_session_ids"] == [] and ab["source_message_ids"] == []
     golds = BENCHMARK.gold(t.questions, turns)
     assert golds["128K_1_abstention_0"] is None
     g = golds["128K_1_information_extraction_1"]
     assert g.sessions == ("128K_1_b0001_t0001",)  # an assistant message is evidence too
-    assert g.turns == ("128K_1_b0001_t0001_3", "128K_1_b0001_t0001_4")
+    assert g.turns == ("128K_1_b0001_t0001_3",)
     marked = set(turns.filter(pl.col("has_answer"))["message_id"].to_list())
     assert {2, 3, 12} <= marked and 5 not in marked and 19 not in marked
 

@@ -96,7 +96,7 @@ class Beam(Benchmark):
 
     def gold(self, questions, turns):
         """Gold sessions: every exchange holding one of the question's source messages (user or
-        assistant: no has_answer filter on user turns); gold turns: those messages."""
+        assistant: no has_answer filter on user turns); gold turns: the rounds holding them."""
         from ...eval.gold import question_gold
 
         own = dict(questions.select("question_id", "answer_turn_ids").iter_rows())

@@ -6,9 +6,10 @@ turn is one message. All questions of a chat share its sessions as their haystac
 question is asked after the whole chat, so its date is the chat's last date).
 
 Evidence: a question's source_chat_ids are message ids. The sessions holding them are its
-answer sessions; the messages themselves are its gold turns (user or assistant: an assistant
-message can hold the answer); has_answer marks every message that is evidence of a selected
-question of its chat. Abstention questions have no source ids: no gold, as in LongMemEval.
+answer sessions; its gold turns are the rounds holding them (a user message and the assistant's
+reply, named by the user message as retrieval's round units are: an assistant message can hold
+the answer); has_answer marks every message that is evidence of a selected question of its
+chat. Abstention questions have no source ids: no gold, as in LongMemEval.
 
 Memory: questions are read first (small) to choose the subset; then each chosen chat is
 streamed batch by batch (formats.exchanges) and its turns go to disk as one table part, so a
@@ -116,6 +117,7 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
             stats["files"].append(str(file))
             evidence = {i for q in chosen for i in q["source_ids"]}
             where: dict[int, tuple[str, int]] = {}
+            round_of: dict[int, int] = {}  # message id -> index of its round's user message
             repeated: set[int] = set()  # ids of several messages (plans numbered afresh)
             t_rows: dict[str, list] = {k: [] for k in TURN_SCHEMA.names}
             hay, hay_dates = [], []
@@ -128,10 +130,13 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
                 s_rows["date"].append(ex.date)
                 s_rows["content_hash"].append(_session_hash(ex.messages))
                 s_rows["conversation_id"].append(chat.conv)
+                user_at = 0
                 for j, m in enumerate(ex.messages):
                     if m.id in where:
                         repeated.add(m.id)
                     where[m.id] = (sid, j)
+                    user_at = j if m.role == "user" else user_at
+                    round_of[m.id] = user_at
                     t_rows["session_id"].append(sid)
                     t_rows["turn_index"].append(j)
                     t_rows["role"].append(m.role)
@@ -160,7 +165,8 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
                         list(dict.fromkeys(where[i][0] for i in found)),
                     "haystack_dates": hay_dates, "conversation_id": chat.conv,
                     "tier": chat.tier, "rubric": q["rubric"], "source_message_ids": ids,
-                    "answer_turn_ids": [gold_turn_id(*where[i]) for i in found],
+                    "answer_turn_ids": list(dict.fromkeys(
+                        gold_turn_id(where[i][0], round_of[i]) for i in found)),
                     "details": json.dumps(q["details"], ensure_ascii=False, sort_keys=True),
                 }
                 for k in q_rows:
