@@ -16,7 +16,7 @@ from ..hashing import sha256_file
 from . import hub, url
 from .subset import resolve_path
 
-SOURCES = ("bundled", "local", "hub", "url")
+SOURCES = ("bundled", "local", "hub", "url", "release")
 
 
 def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
@@ -31,6 +31,8 @@ def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
 def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
     """Where the data comes from: {'kind', 'file', 'sha256', 'verified_by', hub fields...}."""
     kind = choice(cfg, "source", SOURCES, group="dataset")
+    if kind == "release":  # the benchmark's own pinned download (dataset.format names it)
+        return benchmarks.get(cfg["format"]).fetch(cfg, Path(raw_dir))
     if kind == "hub":
         got = hub.fetch(cfg, raw_dir)
         return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
@@ -69,7 +71,8 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     bench = benchmark_of(cfg, file)
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
             "release": cfg["release"], benchmarks.META_KEY: bench.name}
-    kw = dict(stage="download", params=cfg, input_files=[file], extra_meta=meta)
+    kw = dict(stage="download", params=cfg, input_files=bench.input_files(file),
+              extra_meta=meta)
     prepared = bench.prepare(cfg, src, file, turns_out=Path(turns), write_kw=kw)
     write_table(prepared.questions, questions, table="questions", **kw)
     write_table(prepared.sessions, sessions, table="sessions", **kw)

@@ -38,8 +38,12 @@ def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
         raise InputError("verdict for a question not in questions.parquet", file=verdicts_file,
                          question_id=sorted(extra["question_id"].to_list())[0],
                          field="question_id")
+    # A benchmark that scores answers in [0, 1] writes `score`: `correct` is that score
+    # (means, intervals and per-type figures then average scores); else the yes/no label.
+    label = (pl.coalesce(pl.col("score"), pl.col("label").cast(pl.Float64))
+             if "score" in verdicts.columns else pl.col("label"))
     v = verdicts.select(
-        "question_id", "label",
+        "question_id", label.alias("label"),
         (pl.col("reader_failed").fill_null(False) if "reader_failed" in verdicts.columns
          else pl.lit(False)).alias("reader_error"))
     df = q.join(v, on="question_id", how="left")

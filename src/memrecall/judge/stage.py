@@ -112,6 +112,7 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
         for it in todo:
             v = bench.rule_verdict(it)
             rows[it["question_id"]] = {"question_id": it["question_id"], "label": v.label,
+                                       **({"score": v.score} if v.score is not None else {}),
                                        "judge_model": model, "raw": v.reason, "error": None,
                                        "prompt_hash": bench.rule_hash}
     else:
@@ -121,10 +122,14 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
             from .imported import judge_from_log
             llm_rows, stats = judge_from_log(items, judge_cfg)
         else:
-            llm_rows, stats = judge_with_llm(bench, todo, judge_cfg, client)
+            llm_rows, stats = bench.judge_llm(todo, judge_cfg, client)
         for r in llm_rows:
             rows[r["question_id"]] = r
-    schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if kind == "official" else {})}
+    own = bench.extra_columns.get("verdicts")  # a benchmark's own verdict columns (score)
+    # the strict-parse diagnostic only where the official judge writes one (LongMemEval's)
+    strict = kind == "official" and any("strict_label" in r for r in rows.values())
+    schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if strict else {}),
+              **(dict(pl.from_arrow(own.empty_table()).schema) if own is not None else {})}
     out = []
     for it in items:
         row = {k: None for k in schema}
@@ -152,7 +157,8 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     df, stats = _judge(bench, read_table(questions, "questions"), read_table(answers, "answers"),
                        judge_cfg, str(answers))
     # The prompt templates an LLM judge sent: the run's record of them (MLflow's registry).
-    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts")
+    extra = {k: stats[k] for k in ("official_script_sha256", "official_files", "log_sha256",
+                                   "prompts")
              if stats.get(k)}
     write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
                 input_files=[questions, answers], extra_meta=extra or None)
