@@ -133,7 +133,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokens", type=int, default=1_000_000)
     ap.add_argument("--stages", nargs="+", default=["download", "embed", "retrieve", "bm25"],
-                    help="download, embed, retrieve (dense), bm25")
+                    help="download, embed, retrieve (dense), bm25 (both retrievals read "
+                         "embed's key texts)")
     ap.add_argument("--granularity", default="session", choices=["session", "sentence"])
     ap.add_argument("--keep", type=Path, default=None, help="work here instead of a temp folder")
     args = ap.parse_args()

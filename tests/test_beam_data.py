@@ -159,3 +159,10 @@ def test_plans_numbering_afresh_make_their_repeated_ids_ambiguous_evidence(tmp_p
     assert q["10M_1_information_extraction_1"]["answer_turn_ids"] == []
     assert t.stats["evidence_ambiguous"] > 0
     assert not turns.filter(pl.col("message_id").is_in([2, 3]))["has_answer"].any()
+
+
+def test_question_records_for_the_planner():
+    recs = BENCHMARK.question_records(TIER)
+    assert len(recs) == 40 and recs[0] == {"question_id": "128K_1_abstention_0",
+                                           "question_type": "abstention", "is_abstention": True,
+                                           "conversation_id": "128K_1"}

@@ -92,6 +92,12 @@ class Beam(Benchmark):
         card = render_card(cfg, source, tables, summary, steps, len(flat))
         return Prepared(tables.questions, tables.sessions, card, summary, len(flat))
 
+    def question_records(self, file: Path) -> list[dict]:
+        from .formats import chat_folders
+        from .normalise import flat_records, read_chats
+
+        return flat_records(read_chats(chat_folders(Path(file))))
+
     # ---- gold ----------------------------------------------------------------------------
 
     def gold(self, questions, turns):
