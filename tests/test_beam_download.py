@@ -88,7 +88,9 @@ def server(monkeypatch):
 
 
 def cfg(url, **kw):
-    return {"tier": "128K", "chats": [1, 2], "url": url, "revision": None, **kw}
+    from confs import group
+
+    return group("dataset", "beam", **{"chats": [1, 2], "url": url, **kw})
 
 
 def test_downloads_each_chats_files_pins_them_and_prefers_the_truncated_chat(server, tmp_path):
@@ -155,8 +157,23 @@ def test_a_cut_download_resumes(server, tmp_path):
 
 def test_bad_config_and_the_ten_million_tier(tmp_path):
     with pytest.raises(ConfigError, match="dataset.tier"):
-        source.fetch({"tier": "2M", "chats": None, "url": None, "revision": None}, tmp_path)
+        source.fetch(cfg(None, tier="2M"), tmp_path)
     with pytest.raises(ConfigError, match="dataset.chats"):
-        source.fetch({"tier": "128K", "chats": [21], "url": None, "revision": None}, tmp_path)
+        source.fetch(cfg(None, chats=[21]), tmp_path)
     with pytest.raises(MemrecallError, match="not in the BEAM repository.*dataset=local"):
-        source.fetch({"tier": "10M", "chats": None, "url": None, "revision": None}, tmp_path)
+        source.fetch(cfg(None, tier="10M", chats=None), tmp_path)
+
+
+def test_the_download_stage_with_dataset_beam(server, tmp_path):
+    from memrecall.artifacts import read_meta, read_table
+    from memrecall.data.prepare import run_download
+
+    out = tmp_path / "artifacts"
+    summary = run_download(cfg(server.url, chats=[2]), questions=out / "q.parquet",
+                           sessions=out / "s.parquet", turns=out / "t.parquet",
+                           card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
+    assert summary["n_questions"] == 20 and summary["sessions_unique"] == 6  # truncated chat
+    assert read_meta(out / "q.parquet")["benchmark"] == "beam"
+    assert read_table(out / "q.parquet", "questions")["tier"].unique().to_list() == ["128K"]
+    card = (tmp_path / "card.md").read_text()
+    assert COMMIT in card and "chat_trunecated.json" in card and "pins.json" in card
