@@ -5,17 +5,16 @@ over chats), retrieval metrics on BEAM's evidence, the paper table and the reade
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 import pytest
 from confs import group
-from memrecall.judge.stage import run_judge
 
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.benchmarks import of_artifact
 from memrecall.data.prepare import run_download
+from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import run_aggregate
 
 FIX = Path(__file__).parent / "fixtures" / "beam" / "chats"
