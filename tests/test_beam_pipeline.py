@@ -174,6 +174,10 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
                       turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
                       verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
     assert m["judge"]["comparable_to_published"] is True
+    eo = m["beam"]["event_ordering"]  # two event-ordering questions of chat 1
+    # one answer names all three items (reversed), the other ("I don't know.") none
+    assert eo["n"] == 2 and eo["rubric_judge"] == 1.0 and eo["recall"] == pytest.approx(0.5)
+    assert m["beam"]["tau_undefined"] == 0
 
 
 def test_paper_export_adds_the_beam_table(downloaded):

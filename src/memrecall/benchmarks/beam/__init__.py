@@ -30,8 +30,14 @@ EXTRA_COLUMNS = {
     ]),
     "sessions": pa.schema([("conversation_id", pa.string())]),
     "turns": pa.schema([("message_id", pa.int32()), ("message_kind", pa.string())]),
-    # the question's score in [0, 1] (the released per-ability score); label = a full score
-    "verdicts": pa.schema([("score", pa.float64())]),
+    # the question's score in [0, 1] (the released per-ability score; label = a full score),
+    # the rubric judge's mean, and event ordering's parts (judges.ORDERING_PARTS)
+    "verdicts": pa.schema([
+        ("score", pa.float64()), ("rubric_score", pa.float64()),
+        ("eo_precision", pa.float64()), ("eo_recall", pa.float64()), ("eo_f1", pa.float64()),
+        ("eo_tau_norm", pa.float64()), ("eo_final_score", pa.float64()),
+        ("tau_undefined", pa.bool_()),
+    ]),
 }
 
 

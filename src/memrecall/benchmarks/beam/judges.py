@@ -37,11 +37,21 @@ def _add_usage(row: dict, res) -> None:
     row["judge_model"] = res.model or row["judge_model"]
 
 
+ORDERING_PARTS = ("precision", "recall", "f1", "tau_norm", "final_score")
+
+
 def _finish(row: dict, score: float | None, detail: dict, error: str | None) -> dict:
+    """The verdict: the score, a label for a full score, the details as JSON in `raw`, and the
+    verdict columns BEAM reports from (the rubric judge's mean, event ordering's parts)."""
     row["score"] = score
     row["label"] = None if score is None else score >= 1.0
     row["error"] = error
     row["raw"] = json.dumps(detail, ensure_ascii=False, sort_keys=True)
+    row["rubric_score"] = detail.get("rubric_score")
+    ordering = detail.get("ordering") if error is None else None
+    for part in ORDERING_PARTS:
+        row[f"eo_{part}"] = ordering[part] if ordering else None
+    row["tau_undefined"] = detail.get("tau_undefined") if ordering else None
     return row
 
 
@@ -175,7 +185,8 @@ def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dic
         try:
             if lines is None:
                 items_ = prompts.parse_rubric(res.text, len(it["rubric"]))
-                _finish(row, sum(items_) / len(items_), {"items": items_}, None)
+                mean = sum(items_) / len(items_)
+                _finish(row, mean, {"items": items_, "rubric_score": mean}, None)
             else:
                 aligned = prompts.parse_order(res.text, lines, it["rubric"])
                 scores = scoring.ordering_score(it["rubric"], aligned)

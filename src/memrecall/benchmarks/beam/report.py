@@ -51,7 +51,18 @@ def beam_metrics(questions: pl.DataFrame, pq: pl.DataFrame) -> dict:
         sub = released_scores(scored.filter(pl.col("tier") == tier))
         by_tier[tier] = {"by_ability": sub, "overall": overall(sub),
                          "n": scored.filter(pl.col("tier") == tier).height}
+    eo = pq.filter(pl.col("question_type") == "event_ordering")
+    parts = {}
+    if "eo_tau_norm" in pq.columns and eo.height:
+        for part in ("precision", "recall", "f1", "tau_norm", "final_score"):
+            vals = eo[f"eo_{part}"].drop_nulls().to_list()
+            parts[part] = _mean(vals)
+        parts["rubric_judge"] = _mean(eo["rubric_score"].drop_nulls().to_list())
+        parts["n"] = int(eo["eo_tau_norm"].is_not_null().sum())
     return {
+        "event_ordering": parts,
+        "tau_undefined": (int(pq["tau_undefined"].fill_null(False).sum())
+                          if "tau_undefined" in pq.columns else 0),
         "by_ability": by_ability,
         "overall": overall(by_ability),
         "n_by_ability": {a: int(n.get(a, 0)) for a in ABILITIES if n.get(a)},
