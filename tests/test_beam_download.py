@@ -177,3 +177,8 @@ def test_the_download_stage_with_dataset_beam(server, tmp_path):
     assert read_table(out / "q.parquet", "questions")["tier"].unique().to_list() == ["128K"]
     card = (tmp_path / "card.md").read_text()
     assert COMMIT in card and "chat_trunecated.json" in card and "pins.json" in card
+    # a later run of another subset reads only its own chats, though both are on disk now
+    summary = run_download(cfg(server.url, chats=[1]), questions=out / "q.parquet",
+                           sessions=out / "s.parquet", turns=out / "t.parquet",
+                           card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
+    assert summary["n_questions"] == 20 and summary["sessions_unique"] == 8

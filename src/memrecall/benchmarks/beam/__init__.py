@@ -79,7 +79,7 @@ class Beam(Benchmark):
             raise InputError("no BEAM chat folder here (a folder with probing_questions/"
                              "probing_questions.json and chat.json)", file=str(file),
                              field="dataset.path")
-        if source.get("kind") != "release" and cfg["chats"] is not None:
+        if cfg["chats"] is not None:  # chat folders are named by number in both layouts
             names = [str(c) for c in cfg["chats"]]
             unknown = sorted(set(names) - {f.name for f in folders})
             if unknown:
