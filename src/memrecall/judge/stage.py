@@ -27,10 +27,9 @@ from ..benchmarks.base import Benchmark
 from ..config import choice, identity
 from ..errors import ConfigError, InputError
 from ..schema import polars_schema
-from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION
 
-JUDGE_KINDS = ("rule", "llm", "official", "file")
+JUDGE_KINDS = ("rule", "llm", "official", "file")  # conf/base/judge.yaml's `kind`
 
 VERDICT_SCHEMA = polars_schema("verdicts")
 # judge=official keeps the strict yes/no parse beside the official label, as a diagnostic.
@@ -94,6 +93,35 @@ def judge_answers(bench: Benchmark, questions: pl.DataFrame, answers: pl.DataFra
     return df
 
 
+def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    rows = []
+    for it in items:
+        v = bench.rule_verdict(it)
+        rows.append({"question_id": it["question_id"], "label": v.label, "raw": v.reason,
+                     "error": None, "prompt_hash": bench.rule_hash,
+                     **({"score": v.score} if v.score is not None else {})})
+    return rows, {"calls": 0, "cached": 0, "failed": 0}
+
+
+def _llm(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    return bench.judge_llm(items, judge_cfg, client)
+
+
+def _official(bench: Benchmark, items: list[dict], judge_cfg: dict, client
+              ) -> tuple[list, dict]:
+    return bench.judge_official(items, judge_cfg, client)
+
+
+def _file(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    from .imported import judge_from_log
+
+    return judge_from_log(items, judge_cfg)
+
+
+# judge.kind -> (benchmark, items, config, client) -> (verdict rows, stats): JUDGE_KINDS' order
+JUDGES = {"rule": _rule, "llm": _llm, "official": _official, "file": _file}
+
+
 def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
            ) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
@@ -107,24 +135,10 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
                                    "judge_model": model, "raw": None,
                                    "error": f"reader failed: {it['reader_error']}",
                                    "reader_failed": True}
-    stats = {"calls": 0, "cached": 0, "failed": 0}
-    if kind == "rule":
-        for it in todo:
-            v = bench.rule_verdict(it)
-            rows[it["question_id"]] = {"question_id": it["question_id"], "label": v.label,
-                                       **({"score": v.score} if v.score is not None else {}),
-                                       "judge_model": model, "raw": v.reason, "error": None,
-                                       "prompt_hash": bench.rule_hash}
-    else:
-        if kind == "official":
-            llm_rows, stats = bench.judge_official(todo, judge_cfg, client)
-        elif kind == "file":
-            from .imported import judge_from_log
-            llm_rows, stats = judge_from_log(items, judge_cfg)
-        else:
-            llm_rows, stats = bench.judge_llm(todo, judge_cfg, client)
-        for r in llm_rows:
-            rows[r["question_id"]] = r
+    # Imported labels cover every answered question of the log (judge.imported checks them all).
+    judged, stats = JUDGES[kind](bench, items if kind == "file" else todo, judge_cfg, client)
+    for r in judged:
+        rows[r["question_id"]] = {"judge_model": model, **r}
     own = bench.extra_columns.get("verdicts")  # a benchmark's own verdict columns (score)
     # the strict-parse diagnostic only where the official judge writes one (LongMemEval's)
     strict = kind == "official" and any("strict_label" in r for r in rows.values())
