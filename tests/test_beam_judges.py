@@ -228,3 +228,14 @@ def test_trace_carries_the_ability_tier_and_chat():
     assert inputs == {"ability": "event_ordering", "rubric": ["a"]}
     assert tags == {"memrecall.ability": "event_ordering", "memrecall.tier": "1M",
                     "memrecall.conversation": "1M_3"}
+
+
+def test_judge_prompt_is_what_the_own_judge_sends():
+    it = item("summarization", ["a", "b"], "text")
+    p = BENCHMARK.judge_prompt(it)
+    assert p.kind == "rubric" and "1. a\n2. b" in p.messages[0]["content"]
+    client = FakeClient(lambda m: Res("[1, 1]"))
+    judge_own([it], {"model": "gpt-4o"}, client)
+    assert client.calls == [p.messages]
+    eo = BENCHMARK.judge_prompt(item("event_ordering", ["x"], "first\n\nsecond"))
+    assert eo.kind == "event_ordering" and "1. first\n2. second" in eo.messages[0]["content"]

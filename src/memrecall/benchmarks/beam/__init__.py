@@ -144,6 +144,18 @@ class Beam(Benchmark):
 
         return RULES_HASH
 
+    def judge_prompt(self, item: dict):
+        """The own-wording judge's prompt for one answer (judge_llm sends it and scores the
+        reply; the planner counts its tokens)."""
+        from ...hashing import sha256_text
+        from ...judge.llm_judge import JudgePrompt
+        from .judges import own_prompt
+        from .prompts import TEMPLATES
+
+        kind, text, _ = own_prompt(item)
+        return JudgePrompt([{"role": "user", "content": text}], kind,
+                           sha256_text(TEMPLATES[kind])[:12])
+
     def judge_llm(self, items: list[dict], judge_cfg: dict, client=None):
         from .judges import judge_own
 

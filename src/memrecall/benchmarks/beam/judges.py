@@ -155,26 +155,32 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
 
 # ---- the own-wording judge -------------------------------------------------------------------
 
+def own_prompt(item: dict) -> tuple[str, str, list[str] | None]:
+    """(kind, prompt, answer lines) of the own-wording judge for one answer: event ordering maps
+    the answer's non-empty lines to rubric items, the other abilities score each item; lines is
+    None for those, and [] for an ordering answer with no line (nothing to ask)."""
+    if item["question_type"] == "event_ordering":
+        lines = [x for x in scoring.answer_lines(item["hypothesis"]) if x.strip()]
+        return "event_ordering", prompts.order_prompt(item["rubric"], lines), lines
+    return "rubric", prompts.rubric_prompt(item["question"], item["rubric"],
+                                           item["hypothesis"]), None
+
+
 def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
     client = _client(judge_cfg, client)
     model = str(judge_cfg["model"])
     hashes = {k: sha256_text(t)[:12] for k, t in prompts.TEMPLATES.items()}
     rows, asks = [], []
     for it in items:
-        eo = it["question_type"] == "event_ordering"
-        row = _row(it, model, hashes["event_ordering" if eo else "rubric"])
+        kind, text, lines = own_prompt(it)
+        row = _row(it, model, hashes[kind])
         rows.append(row)
-        if eo:
-            lines = [x for x in scoring.answer_lines(it["hypothesis"]) if x.strip()]
-            if not lines:  # nothing to align: no item found, no call needed
-                scores = scoring.ordering_score(it["rubric"], [])
-                value, undefined = scoring.ordering_value(scores)
-                _finish(row, value, {"ordering": scores, "tau_undefined": undefined}, None)
-                continue
-            asks.append((it, row, lines, prompts.order_prompt(it["rubric"], lines)))
-        else:
-            asks.append((it, row, None, prompts.rubric_prompt(it["question"], it["rubric"],
-                                                              it["hypothesis"])))
+        if lines == []:  # an ordering answer with no line: no item found, no call needed
+            scores = scoring.ordering_score(it["rubric"], [])
+            value, undefined = scoring.ordering_value(scores)
+            _finish(row, value, {"ordering": scores, "tau_undefined": undefined}, None)
+            continue
+        asks.append((it, row, lines, text))
     results = client.complete_many([[{"role": "user", "content": p}] for *_, p in asks],
                                    desc="judge") if asks else []
     for (it, row, lines, _), res in zip(asks, results):
