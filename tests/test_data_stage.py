@@ -43,7 +43,7 @@ def test_stage_errors_are_one_line(tmp_path):
     proc = _stage(tmp_path, group("dataset", "sample", name="x", source="ftp"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == ("error: unknown value 'ftp' for config key 'dataset.source'; "
-                                   "choose one of: bundled, local, hub, url")
+                                   "choose one of: bundled, local, hub, url, release")
     proc = _stage(tmp_path, group("dataset", "local", path=str(tmp_path / "missing.json")))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "dataset file not found" in proc.stderr and "missing.json" in proc.stderr

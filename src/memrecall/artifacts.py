@@ -94,12 +94,15 @@ def _meta(stage, params, input_files, extra_meta) -> dict[bytes, bytes]:
 
 
 def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params=None,
-                      input_files=(), extra_meta: dict | None = None) -> Path:
+                      input_files=(), extra_meta: dict | None = None,
+                      extra_columns: pa.Schema | None = None) -> Path:
     """write_table for a table that arrives in pieces (an iterable of pa.Table, in row order)
     and need not fit in memory at once: the same file, byte for byte, as write_table of all
-    the pieces concatenated. At most one row group (ROW_GROUP_ROWS rows) is held."""
+    the pieces concatenated. At most one row group (ROW_GROUP_ROWS rows) is held.
+    `extra_columns`: the columns every piece carries after the contract ones (a benchmark's)."""
     path = Path(path)
-    schema = TABLES[table].with_metadata(_meta(stage, params, input_files, extra_meta))
+    columns = pa.schema(list(TABLES[table]) + list(extra_columns or []))
+    schema = columns.with_metadata(_meta(stage, params, input_files, extra_meta))
     with atomic_path(path) as tmp, pq.ParquetWriter(str(tmp), schema,
                                                     **_PARQUET_OPTIONS) as writer:
         pending: list[pa.Table] = []

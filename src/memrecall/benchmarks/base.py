@@ -99,6 +99,19 @@ class Benchmark:
         before the download stage runs (memrecall plan)."""
         raise NotImplementedError
 
+    def fetch(self, cfg: dict, raw_dir: Path) -> dict:
+        """dataset.source=release: download the benchmark's own pinned release (for one made of
+        many files, e.g. a folder per conversation) into raw_dir, verified, and return the download
+        stage's source record (data.prepare.resolve_source's keys; 'file' is what `prepare`
+        reads, a file or a folder)."""
+        raise MemrecallError(f"{self.title} has no release download of its own: use "
+                             f"dataset.source hub, url or local")
+
+    def input_files(self, path: Path) -> list[Path]:
+        """The files `prepare` reads from `path`, whose content the tables' metadata hashes.
+        Default: `path` itself, one file."""
+        return [Path(path)]
+
     def polars_schema(self, table: str) -> dict:
         """The columns this benchmark writes for `table`, as polars dtypes."""
         from ..schema import polars_schema
@@ -157,6 +170,15 @@ class Benchmark:
     def judge_prompt(self, item: dict) -> JudgePrompt:
         """The own-wording LLM judge's prompt for one answer (judge/prompt.py's JudgePrompt)."""
         raise NotImplementedError
+
+    def judge_llm(self, items: list[dict], judge_cfg: dict, client=None) -> tuple[list, dict]:
+        """An LLM judge in our own wording: (verdict rows, stats). Default: one judge_prompt per
+        answer and a yes/no label (judge.llm_judge.judge_with_llm). A benchmark that scores an
+        answer otherwise (rubric items giving a score in [0, 1]) overrides it; its rows may
+        carry `score` (a verdicts column of its extra_columns)."""
+        from ..judge.llm_judge import judge_with_llm
+
+        return judge_with_llm(self, items, judge_cfg, client)
 
     def judge_templates(self) -> dict[str, str]:
         """{prompt kind: template} of the own-wording judge, for the run's prompt record."""

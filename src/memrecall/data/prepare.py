@@ -59,8 +59,14 @@ def _from_path(kind: str, cfg: dict, raw_dir: Path) -> dict:
             "verified_by": "dataset.sha256" if want else "not checked (no dataset.sha256)"}
 
 
+def _from_release(kind: str, cfg: dict, raw_dir: Path) -> dict:
+    """The benchmark's own pinned release (dataset.format names it): Benchmark.fetch."""
+    return benchmarks.get(cfg["format"]).fetch(cfg, raw_dir)
+
+
 # dataset.source -> where the file comes from: {'kind', 'file', 'sha256', 'verified_by', ...}
-SOURCES = {"bundled": _from_path, "local": _from_path, "hub": _from_hub, "url": _from_url}
+SOURCES = {"bundled": _from_path, "local": _from_path, "hub": _from_hub, "url": _from_url,
+           "release": _from_release}
 
 
 def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
@@ -79,7 +85,8 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     bench = benchmark_of(cfg, file)
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
             "release": cfg["release"], benchmarks.META_KEY: bench.name}
-    kw = dict(stage="download", params=cfg, input_files=[file], extra_meta=meta)
+    kw = dict(stage="download", params=cfg, input_files=bench.input_files(file),
+              extra_meta=meta)
     prepared = bench.prepare(cfg, src, file, turns_out=Path(turns), write_kw=kw)
     write_table(prepared.questions, questions, table="questions", **kw)
     write_table(prepared.sessions, sessions, table="sessions", **kw)

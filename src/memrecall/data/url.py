@@ -65,7 +65,8 @@ def local_hint(url: str, name: Path) -> str:
             f"dataset=local -S dataset.path=/path/to/{name.name}`).")
 
 
-def _offline() -> str | None:
+def offline_switch() -> str | None:
+    """The offline variable that is set, if any (nothing may be downloaded)."""
     return next((v for v in _OFFLINE_VARS
                  if os.environ.get(v, "").strip().lower() not in ("", "0", "false", "no")), None)
 
@@ -86,13 +87,13 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
         print(f"download: {dest} does not match dataset.sha256; downloading it again",
               file=sys.stderr)
     hint = local_hint(url, name)
-    var = _offline()
+    var = offline_switch()
     if var:
         raise MemrecallError(f"{var} is set, so {url} is not downloaded. Unset it to download, "
                              f"or: {hint}")
     part = partial_path(raw_dir, url, want, name)
     part.parent.mkdir(parents=True, exist_ok=True)
-    _get(url, part, hint)
+    download(url, part, hint)
     actual = sha256_file(part)
     if actual != want:
         part.unlink()
@@ -108,7 +109,7 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
     return Fetched(dest, actual, url, True)
 
 
-def _get(url: str, part: Path, hint: str, *, retry_416: bool = True) -> None:
+def download(url: str, part: Path, hint: str, *, retry_416: bool = True) -> None:
     """Append the rest of `url` to `part` (resuming from its size)."""
     resume = part.stat().st_size if part.exists() else 0
     req = urllib.request.Request(url, headers={"User-Agent": "memrecall",
@@ -118,7 +119,7 @@ def _get(url: str, part: Path, hint: str, *, retry_416: bool = True) -> None:
     except urllib.error.HTTPError as e:
         if e.code == 416 and resume and retry_416:  # stale partial (longer than the file)
             part.unlink()
-            return _get(url, part, hint, retry_416=False)
+            return download(url, part, hint, retry_416=False)
         raise MemrecallError(f"{urlparse(url).netloc} answered HTTP {e.code} for {url}. "
                              f"{hint}") from None
     except (urllib.error.URLError, OSError) as e:

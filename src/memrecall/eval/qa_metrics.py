@@ -22,12 +22,14 @@ from typing import Sequence
 import polars as pl
 
 from ..errors import InputError
+from ..schema import polars_schema
 
 
 def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
                  verdicts_file: str = "verdicts.parquet") -> pl.DataFrame:
-    """One row per question: question_id, question_type, is_abstention, correct (bool|null),
-    judge_error, reader_error. Every question needs exactly one verdict."""
+    """One row per question: question_id, question_type, is_abstention, correct (bool|null, or
+    the score where the verdicts carry one), judge_error, reader_error, then the benchmark's own
+    verdict columns. Every question needs exactly one verdict."""
     dup = verdicts.group_by("question_id").len().filter(pl.col("len") > 1)
     if dup.height:
         raise InputError("more than one verdict for a question", file=verdicts_file,
@@ -38,10 +40,17 @@ def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
         raise InputError("verdict for a question not in questions.parquet", file=verdicts_file,
                          question_id=sorted(extra["question_id"].to_list())[0],
                          field="question_id")
+    # A benchmark that scores answers in [0, 1] writes `score`: `correct` is that score
+    # (means, intervals and per-type figures then average scores); else the yes/no label.
+    label = (pl.coalesce(pl.col("score"), pl.col("label").cast(pl.Float64))
+             if "score" in verdicts.columns else pl.col("label"))
+    # a benchmark's own verdict columns (beyond the shared ones) ride along, for its metrics
+    shared = set(polars_schema("verdicts")) | {"strict_label", "score"}
+    own = [c for c in verdicts.columns if c not in shared]
     v = verdicts.select(
-        "question_id", "label",
+        "question_id", label.alias("label"),
         (pl.col("reader_failed").fill_null(False) if "reader_failed" in verdicts.columns
-         else pl.lit(False)).alias("reader_error"))
+         else pl.lit(False)).alias("reader_error"), *own)
     df = q.join(v, on="question_id", how="left")
     missing = df.filter(pl.col("reader_error").is_null())
     if missing.height:
@@ -52,7 +61,7 @@ def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
         "question_id", "question_type", pl.col("is_abstention").fill_null(False),
         pl.when(pl.col("reader_error")).then(None).otherwise(pl.col("label")).alias("correct"),
         (pl.col("label").is_null() & ~pl.col("reader_error")).alias("judge_error"),
-        "reader_error",
+        "reader_error", *own,
     ).sort("question_id")
 
 

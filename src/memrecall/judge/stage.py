@@ -28,7 +28,6 @@ from ..benchmarks.base import Benchmark
 from ..config import choice, identity, runtime
 from ..errors import ConfigError, InputError
 from ..schema import polars_schema
-from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION
 
 JUDGE_KINDS = ("rule", "llm", "official", "file", "panel")  # conf/base/judge.yaml's `kind`
@@ -100,12 +99,13 @@ def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple
     for it in items:
         v = bench.rule_verdict(it)
         rows.append({"question_id": it["question_id"], "label": v.label, "raw": v.reason,
-                     "error": None, "prompt_hash": bench.rule_hash})
+                     "error": None, "prompt_hash": bench.rule_hash,
+                     **({"score": v.score} if v.score is not None else {})})
     return rows, {"calls": 0, "cached": 0, "failed": 0}
 
 
 def _llm(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
-    return judge_with_llm(bench, items, judge_cfg, client)
+    return bench.judge_llm(items, judge_cfg, client)
 
 
 def _official(bench: Benchmark, items: list[dict], judge_cfg: dict, client
@@ -146,7 +146,11 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
     judged, stats = JUDGES[kind](bench, items if kind == "file" else todo, judge_cfg, client)
     for r in judged:
         rows[r["question_id"]] = {"judge_model": model, **r}
-    schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if kind == "official" else {})}
+    own = bench.extra_columns.get("verdicts")  # a benchmark's own verdict columns (score)
+    # the strict-parse diagnostic only where the official judge writes one (LongMemEval's)
+    strict = kind == "official" and any("strict_label" in r for r in rows.values())
+    schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if strict else {}),
+              **(dict(pl.from_arrow(own.empty_table()).schema) if own is not None else {})}
     out = []
     for it in items:
         row = {k: None for k in schema}
@@ -174,8 +178,8 @@ def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
     df, stats = _judge(bench, read_table(questions, "questions"), read_table(answers, "answers"),
                        judge_cfg, str(answers))
     # The prompt templates an LLM judge sent: the run's record of them (MLflow's registry).
-    extra = {k: stats[k] for k in ("official_script_sha256", "log_sha256", "prompts",
-                                   "provenance", "members") if stats.get(k)}
+    extra = {k: stats[k] for k in ("official_script_sha256", "official_files", "log_sha256",
+                                   "prompts", "provenance", "members") if stats.get(k)}
     write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
                 input_files=[questions, answers], extra_meta=extra or None)
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height

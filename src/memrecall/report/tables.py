@@ -169,8 +169,10 @@ def error_matrix(per_question: pl.DataFrame) -> dict:
     cells = {}
     for r_name, r in (("retrieved", True), ("missed", False)):
         for g_name, g in (("correct", True), ("wrong", False)):
+            # correct = fully correct (a score of 1 where a benchmark scores in [0, 1])
+            full = pl.col("correct").cast(pl.Float64) >= 1.0
             cells[f"{r_name}_{g_name}"] = df.filter(
-                (pl.col("evidence_in_context") == r) & (pl.col("correct") == g)).height
+                (pl.col("evidence_in_context") == r) & (full if g else ~full)).height
     cells["n"] = df.height
     return cells
 

@@ -16,5 +16,6 @@ RULES_HASH = sha256_text("".join(
 
 @dataclass(frozen=True)
 class RuleVerdict:
-    label: bool
+    label: bool | None  # None: the rules cannot judge this question (the reason says why)
     reason: str  # short, human-readable: which rule decided and on what
+    score: float | None = None  # a benchmark scoring in [0, 1]; None: the label is the score
