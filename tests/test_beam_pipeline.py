@@ -131,8 +131,9 @@ def test_reader_sees_the_standing_instructions_rule():
 
 def test_released_judge_through_the_stage_against_a_local_server(downloaded, monkeypatch):
     """judge=beam_official: the rubric prompts of the checkout go one per item to gpt-4.1-mini
-    at temperature 0 without max_tokens; the files' sha256 land in the verdicts' metadata and
-    the run is comparable."""
+    at temperature 0 without max_tokens; the files' sha256 land in the verdicts' metadata; the
+    method is the official one, but a local server answered, so the run is not comparable and
+    metrics.json says why (provenance)."""
     from fake_openai_server import FakeOpenAIServer
     from test_beam_judges import checkout
 
@@ -173,7 +174,8 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
     m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, questions=paths["questions"],
                       turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
                       verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
-    assert m["judge"]["comparable_to_published"] is True
+    assert m["judge"]["comparable_to_published"] is False
+    assert any("127.0.0.1" in r for r in m["judge"]["not_comparable_because"])
     eo = m["beam"]["event_ordering"]  # two event-ordering questions of chat 1
     # one answer names all three items (reversed), the other ("I don't know.") none
     assert eo["n"] == 2 and eo["rubric_judge"] == 1.0 and eo["recall"] == pytest.approx(0.5)

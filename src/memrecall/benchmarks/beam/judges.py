@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from ...hashing import sha256_text
+from ...judge.llm_judge import provenance_of
 from . import prompts, scoring
 from .official import OfficialBeam, read_checkout
 
@@ -149,7 +150,7 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
         _finish(rows[qid], None if error else score, detail, error)
     stats = {**client.stats, "official_script_sha256": official.files[next(iter(official.files))],
              "official_files": official.files, "official_model": official.model,
-             "official_temperature": official.temperature}
+             "official_temperature": official.temperature, **provenance_of(client)}
     return [rows[it["question_id"]] for it in items], stats
 
 
@@ -203,6 +204,6 @@ def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dic
             _finish(row, None, {"reply": res.text}, f"unreadable judge reply: {e}")
     kinds = sorted({"event_ordering" if it["question_type"] == "event_ordering" else "rubric"
                     for it in items})
-    return rows, {**client.stats, "prompts": {
+    return rows, {**client.stats, **provenance_of(client), "prompts": {
         f"{k}:{hashes[k]}": {"stage": "judge", "name": k, "template": prompts.TEMPLATES[k]}
         for k in kinds}}
