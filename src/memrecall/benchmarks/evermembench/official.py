@@ -1,0 +1,85 @@
+"""judge=official for EverMemBench: the released judge's prompts, read at run time from the
+user's checkout of https://github.com/EverMind-AI/EverMemBench (no license is published, so no
+prompt text ships with memrecall).
+
+`judge.official_script` points at the checkout's eval/config/prompts.yaml; its `llm_judge`
+block holds `system_prompt` and `user_prompt` (with `{question}`, `{golden_answer}` and
+`{generated_answer}`, filled with str.format as evaluator.py does). The file's sha256 goes into
+the verdicts' metadata and metrics.json. The released settings sit beside it in
+eval/config/pipeline.yaml (`evaluate.model`); when that file is there, its model is recorded and
+a judge model that differs from it is reported as not comparable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...data.subset import resolve_path
+from ...errors import MemrecallError
+from ...hashing import sha256_file
+
+REPOSITORY = "https://github.com/EverMind-AI/EverMemBench"
+PROMPTS_IN_REPO = "eval/config/prompts.yaml"
+PIPELINE_IN_REPO = "eval/config/pipeline.yaml"
+PINNED_MODEL = "gemini-3-flash-preview"  # pipeline.yaml: evaluate.model google/gemini-3-flash-preview
+BLOCK, SYSTEM, USER = "llm_judge", "system_prompt", "user_prompt"
+FIELDS = ("question", "golden_answer", "generated_answer")
+
+
+@dataclass(frozen=True)
+class OfficialPrompts:
+    system: str
+    user: str
+    sha256: str                 # of prompts.yaml
+    path: str
+    released_model: str | None  # pipeline.yaml evaluate.model, when the file is there
+
+    def messages(self, question: str, gold: str, answer: str) -> list[dict]:
+        user = self.user.format(question=question, golden_answer=gold, generated_answer=answer)
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+
+def _where() -> str:
+    return (f"Clone the released EverMemBench code ({REPOSITORY}) and set "
+            f"judge.official_script to its {PROMPTS_IN_REPO} (an absolute path).")
+
+
+def load(path) -> OfficialPrompts:
+    import yaml
+
+    if path is None or str(path).strip() in ("", "None", "null"):
+        raise MemrecallError(f"judge=official needs judge.official_script. {_where()}")
+    p = resolve_path(str(path))
+    if not p.is_file():
+        raise MemrecallError(f"judge.official_script: {p} not found. {_where()}")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise MemrecallError(f"judge.official_script: {p} is not YAML ({e}). {_where()}") \
+            from None
+    block = data.get(BLOCK) if isinstance(data, dict) else None
+    if not isinstance(block, dict) or not all(isinstance(block.get(k), str)
+                                              for k in (SYSTEM, USER)):
+        raise MemrecallError(f"judge.official_script: {p} has no {BLOCK}.{SYSTEM} and "
+                             f"{BLOCK}.{USER}. {_where()}")
+    try:
+        block[USER].format(**{f: "" for f in FIELDS})
+    except (KeyError, IndexError, ValueError) as e:
+        raise MemrecallError(f"judge.official_script: {p}: {BLOCK}.{USER} does not format with "
+                             f"{', '.join(FIELDS)} ({type(e).__name__}: {e}). {_where()}") \
+            from None
+    return OfficialPrompts(block[SYSTEM], block[USER], sha256_file(p), str(p),
+                           released_model(p.parent / Path(PIPELINE_IN_REPO).name))
+
+
+def released_model(pipeline: Path) -> str | None:
+    """pipeline.yaml's evaluate.model, or None when the file or the key is missing."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(pipeline.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    model = (data.get("evaluate") or {}).get("model") if isinstance(data, dict) else None
+    return model if isinstance(model, str) else None
