@@ -83,3 +83,60 @@ def released_model(pipeline: Path) -> str | None:
         return None
     model = (data.get("evaluate") or {}).get("model") if isinstance(data, dict) else None
     return model if isinstance(model, str) else None
+
+
+def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
+    """(rows, stats): one verdict row per item, as the released evaluator judges it. Multiple
+    choice: the released letter rule (no call). Open answers: [system, user] from the user's
+    prompts.yaml, sent to the judge model; the reply read by the released parse
+    (scoring.official_judge_label); `strict_label` is its JSON label alone (null when the
+    released parse had to fall back to looking for the words). A failed call or an empty
+    reply is a judge error (label null), never a wrong answer. stats carry the file's sha256
+    and the released model."""
+    from ...hashing import sha256_text
+    from .judge import mc_verdict
+    from .schema import MULTIPLE_CHOICE
+    from .scoring import json_label, official_judge_label
+
+    prompts = load(judge_cfg["official_script"])
+    open_items = [it for it in items if it["form"] != MULTIPLE_CHOICE]
+    messages = [prompts.messages(it["question"], it["answer"], it["hypothesis"] or "")
+                for it in open_items]
+    if client is None and open_items:
+        from ...llm import LLMClient
+
+        client = LLMClient(judge_cfg, stage="judge")
+    results = client.complete_many(messages, desc="judge (official)") if open_items else []
+    by_id = {it["question_id"]: (m, r) for it, m, r in zip(open_items, messages, results)}
+    rows = []
+    for it in items:
+        if it["question_id"] not in by_id:
+            v = mc_verdict(it["answer"], it["hypothesis"])
+            rows.append({"question_id": it["question_id"], "label": v.label,
+                         "judge_model": "exact-match", "raw": v.reason, "error": None,
+                         "strict_label": v.label})
+            continue
+        msgs, res = by_id[it["question_id"]]
+        if res.error:
+            label, error = None, f"judge call failed: {res.error}"
+        elif res.text is None or not res.text.strip():
+            label, error = None, "judge returned an empty reply"
+        else:
+            label, error = official_judge_label(res.text), None
+        rows.append({
+            "question_id": it["question_id"], "label": label,
+            "strict_label": json_label(res.text) if label is not None else None,
+            "judge_model": res.model or judge_cfg["model"], "raw": res.text, "error": error,
+            "prompt_hash": sha256_text(msgs[0]["content"] + msgs[1]["content"])[:12],
+            "request_hash": res.request_hash, "input_tokens": int(res.input_tokens or 0),
+            "output_tokens": int(res.output_tokens or 0),
+            "reasoning_tokens": int(res.reasoning_tokens or 0),
+            "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
+        })
+    stats = dict(client.stats) if client is not None else {"calls": 0, "cached": 0, "failed": 0}
+    record = {"stage": "judge", "name": "official-evermembench",
+              "template": {"system": prompts.system, "user": prompts.user},
+              "script_sha256": prompts.sha256, "released_model": prompts.released_model}
+    return rows, {**stats, "official_script_sha256": prompts.sha256,
+                  "released_model": prompts.released_model,
+                  "prompts": {f"official-evermembench:{prompts.sha256[:12]}": record}}

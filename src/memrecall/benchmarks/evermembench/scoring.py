@@ -59,6 +59,16 @@ def official_mc(parsed: str, answer: str) -> tuple[bool, bool]:
     return chosen == gold_letter(answer), letter is not None and len(g) > 1 and g.startswith("[")
 
 
+def json_label(reply: str | None) -> bool | None:
+    """The judge's JSON label alone ({"label": "CORRECT"} / "WRONG"), None when the reply has
+    no such JSON: the strict reading kept beside the released one (which falls back to looking
+    for the words)."""
+    import re as _re
+
+    m = _re.search(r'"label"\s*:\s*"\s*(CORRECT|WRONG)\s*"', reply or "", _re.IGNORECASE)
+    return None if m is None else m.group(1).upper() == "CORRECT"
+
+
 def official_judge_label(reply: str) -> bool:
     """The released evaluator's reading of an LLM judge's reply: CORRECT or not."""
     content = reply or ""
