@@ -29,13 +29,16 @@ class EverMemBench(Benchmark):
         return layout_of(Path(path)) is not None
 
     def _units(self, cfg: dict, path: Path):
-        from .layouts import read_dataset
+        from .layouts import read_dataset, unit_folders
 
-        topics = cfg.get("topics")
-        if topics is not None:
-            topics = [topics] if isinstance(topics, (str, int)) else list(topics)
-            topics = [str(t) if not isinstance(t, int) else f"{t:02d}" for t in topics]
-        return read_dataset(Path(path), topics)
+        parts = cfg["parts"]
+        if parts is not None:
+            # YAML reads 01 as the number 1: a number names the folder of that number
+            names = [f.name for f in unit_folders(Path(path))]
+            parts = [next((n for n in names if n.isdigit() and int(n) == p), f"{p:02d}")
+                     if isinstance(p, int) and not isinstance(p, bool) else str(p)
+                     for p in ([parts] if isinstance(parts, (str, int)) else list(parts))]
+        return read_dataset(Path(path), parts)
 
     def prepare(self, cfg: dict, source: dict, file: Path, *, turns_out: Path,
                 write_kw: dict) -> Prepared:
@@ -46,8 +49,8 @@ class EverMemBench(Benchmark):
         units = self._units(cfg, file)
         flat = data.flatten(units)
         chosen, steps = select(flat, cfg, str(file), types=self.categories)
-        if cfg.get("topics") is not None:
-            steps = [f"topics: {', '.join(u.name for u in units)}", *steps]
+        if cfg["parts"] is not None:
+            steps = [f"parts (topics): {', '.join(u.name for u in units)}", *steps]
         ds = data.normalise(units, chosen)
         summary = data.summary(ds)
         card = data.render_card(cfg, source, summary, steps, len(flat))

@@ -363,7 +363,7 @@ def read_dataset(path: Path, units: list[str] | None = None) -> list[Unit]:
         unknown = [u for u in units if u not in names]
         if unknown:
             raise InputError(f"topics {unknown} are not in the dataset (it has {names})",
-                             file=str(path), field="dataset.topics")
+                             file=str(path), field="dataset.parts")
         folders = [f for f in folders if f.name in units]
     out = [read_unit(f) for f in folders]
     if len({u.layout for u in out}) > 1:
