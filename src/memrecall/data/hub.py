@@ -103,8 +103,10 @@ def partial_path(raw_dir: Path, repo_id: str, filename: str, etag: str) -> Path:
     return Path(raw_dir) / ".partial" / f"{Path(filename).name}.{key}.part"
 
 
-def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
-    """The configured hub file under raw_dir, downloaded (resuming) and sha256-verified."""
+def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR, *, hint: str | None = None) -> Fetched:
+    """The configured hub file under raw_dir, downloaded (resuming) and sha256-verified.
+    `hint`: how to supply the data by hand, said when the hub cannot be used (default: this
+    one file with dataset=local)."""
     repo_id, filename, revision, want = _spec(cfg)
     raw_dir = Path(raw_dir)
     dest = raw_dir / repo_id / filename
@@ -123,7 +125,7 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
     from huggingface_hub.utils import build_hf_headers
 
     what = f"{repo_id}/{filename} (revision {revision})"
-    hint = local_hint(repo_id, filename, revision)
+    hint = hint or local_hint(repo_id, filename, revision)
     if constants.is_offline_mode():
         raise MemrecallError(f"HF_HUB_OFFLINE is set (the Makefile sets it for the offline demo), "
                              f"so the hub is not contacted for {what}. Unset it to download, "
@@ -224,8 +226,13 @@ def fetch_files(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
         raise ConfigError("dataset.sha256", shas,
                           hint="with several files: null or a mapping {filename: sha256} of "
                                "listed files")
-    got = [fetch({**cfg, "filename": name, "sha256": (shas or {}).get(name)}, raw_dir)
-           for name in names]
+    revision = str(cfg["revision"] or "main")
+    hint = (f"Supply the files yourself: fetch {', '.join(map(str, names))} from "
+            f"{endpoint()}/datasets/{cfg['repo_id']}/resolve/{revision}/ on a machine with "
+            f"access into one folder, keeping their paths, then run with "
+            f"`dataset=local dataset.path=/path/to/that/folder`.")
+    got = [fetch({**cfg, "filename": name, "sha256": (shas or {}).get(name)}, raw_dir,
+                 hint=hint) for name in names]
     commits = {g.commit for g in got if g.commit}
     if len(commits) > 1:
         raise MemrecallError(f"the files of {cfg['repo_id']} resolved to different commits "

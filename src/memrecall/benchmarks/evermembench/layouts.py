@@ -93,7 +93,8 @@ def _dialogue_file(folder: Path) -> Path | None:
 
 
 def _qa_file(folder: Path) -> Path | None:
-    found = sorted(folder.glob("qa_*.json"))
+    # qa_01.json, not the download's qa_01.json.pin.json beside it
+    found = sorted(p for p in folder.glob("qa_*.json") if p.name.count(".") == 1)
     return found[0] if len(found) == 1 else None
 
 
