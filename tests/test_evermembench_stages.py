@@ -75,3 +75,35 @@ def test_multiple_choice_is_fixed_under_every_judge(tmp_path):
     assert set(llm.filter(pl.col("question_id").str.contains("^F_"))["judge_model"]) == \
         {"judge-m"}
     assert llm.filter(pl.col("judge_model") == FIXED_MODEL).height == 4
+
+
+def test_aggregate_reports_subtasks_forms_and_who_scored(tmp_path):
+    from memrecall.artifacts import write_table
+    from memrecall.report.aggregate import run_aggregate
+
+    q, s, t, cands = setup(tmp_path)
+    out = tmp_path / "out"
+    a = answers(q, {"MA_C_Top01_001": "C", "F_SH_Top01_001": "65%"})
+    full = pl.DataFrame(
+        [{**r, "reasoning_tokens": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
+          "latency_s": 0.0, "refused": False, "raw": r["hypothesis"], "context_session_ids": []}
+         for r in a.iter_rows(named=True)], schema=polars_schema("answers"))
+    v = judge_answers(BENCHMARK, q, full, group("judge", "rule"))
+    write_table(cands, out / "candidates.parquet", table="candidates", stage="t")
+    write_table(full, out / "answers.parquet", table="answers", stage="t")
+    write_table(v, out / "verdicts.parquet", table="verdicts", stage="t",
+                params=group("judge", "rule"))
+    m = run_aggregate({"bootstrap_samples": 200, "seed": 0},
+                      questions=out / "questions.parquet",
+                      turns=tmp_path / "out" / "turns.parquet",
+                      candidates={"retrieve": out / "candidates.parquet"},
+                      answers=out / "answers.parquet", verdicts=out / "verdicts.parquet",
+                      out_dir=tmp_path / "reports")
+    e = m["evermembench"]
+    assert e["n_subtasks"] == 7 and e["average"] is None  # MA_P and P_Skill are not in
+    assert e["by_form"]["multiple_choice"]["n"] == 4 and e["by_form"]["open"]["n"] == 5
+    assert m["qa"]["by_type"]["MA_C"] == 1.0 and m["retrieval"]["n"] == 8  # 1 has no R
+    md = (tmp_path / "reports" / "by_type.md").read_text()
+    assert "# QA by EverMemBench sub-task" in md and "Open answers: judge `rule`" in md
+    csv = (tmp_path / "reports" / "per_question.csv").read_text()
+    assert "scored_by" in csv.splitlines()[0] and "exact-match" in csv
