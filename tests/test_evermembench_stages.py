@@ -81,7 +81,7 @@ def test_aggregate_reports_subtasks_forms_and_who_scored(tmp_path):
     from memrecall.artifacts import write_table
     from memrecall.report.aggregate import run_aggregate
 
-    q, s, t, cands = setup(tmp_path)
+    q, _, _, cands = setup(tmp_path)
     out = tmp_path / "out"
     a = answers(q, {"MA_C_Top01_001": "C", "F_SH_Top01_001": "65%"})
     full = pl.DataFrame(
