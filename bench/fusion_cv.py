@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
+from memrecall.benchmarks.longmemeval.data import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402

@@ -29,9 +29,9 @@ import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
-from memrecall.data.longmemeval import load_records  # noqa: E402
+from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
-from memrecall.eval.gold import is_abstention_id  # noqa: E402
+from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 

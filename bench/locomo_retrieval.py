@@ -37,7 +37,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import polars as pl  # noqa: E402
 
 from memrecall.data import locomo  # noqa: E402
-from memrecall.data.longmemeval import load_records  # noqa: E402
+from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, FlagEncoder, build_embeddings  # noqa: E402
 from memrecall.retrieval.keys import session_keys  # noqa: E402

@@ -86,7 +86,7 @@ def measure(path: Path, out: Path) -> dict:
 
 def build_synthetic(src: Path, dst: Path, n_questions: int = 500, target_mb: float = 277.0) -> None:
     """Full-S-sized file from the dev file (see module doc)."""
-    from memrecall.data.longmemeval import load_records
+    from memrecall.benchmarks.longmemeval.data import load_records
     import orjson
 
     base = load_records(src)
@@ -142,7 +142,7 @@ def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int =
     sessions are dev sessions under new ids (`<id>~p<k>`), dated from the dev dates.
     """
     import orjson
-    from memrecall.data.longmemeval import load_records
+    from memrecall.benchmarks.longmemeval.data import load_records
 
     base = load_records(src)
     rng = random.Random(seed)

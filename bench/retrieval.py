@@ -45,7 +45,7 @@ import yaml  # noqa: E402
 
 from memrecall import paths  # noqa: E402
 from memrecall.artifacts import write_table  # noqa: E402
-from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
+from memrecall.benchmarks.longmemeval.data import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
 from memrecall.hashing import sha256_text  # noqa: E402

@@ -2,7 +2,7 @@
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section
-from memrecall.judge import run_judge
+from memrecall.judge.stage import run_judge
 from memrecall.stage import run_stage
 
 

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from memrecall.artifacts import atomic_dir, atomic_path, atomic_write_text, write_table
-from memrecall.data.sample import write_gzip_json
+from memrecall.benchmarks.longmemeval.sample import write_gzip_json
 from memrecall.report.figures import by_type_bars
 
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from memrecall.artifacts import read_table
-from memrecall.data.longmemeval import (content_hash, load_records, normalise, summary,
+from memrecall.benchmarks.longmemeval.data import (content_hash, load_records, normalise, summary,
                                         validate_records)
 from memrecall.data.prepare import run_download
 from memrecall.errors import ConfigError, InputError

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from memrecall.data.longmemeval import load_records, validate_records
-from memrecall.data.sample import build_sample, choose
-from memrecall.schema import QUESTION_TYPES
+from memrecall.benchmarks.longmemeval.data import load_records, validate_records
+from memrecall.benchmarks.longmemeval.sample import build_sample, choose
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 
 from conftest import DEV_FILE, REPO, SAMPLE_FILE, shared_file
 

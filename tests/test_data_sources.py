@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memrecall.data.longmemeval import load_records
+from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.data.sources import fingerprint
 from memrecall.hashing import sha256_file
 

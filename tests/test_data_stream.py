@@ -12,8 +12,8 @@ import pytest
 
 from memrecall import artifacts
 from memrecall.artifacts import read_table, write_table
-from memrecall.data import stream
-from memrecall.data.longmemeval import load_records, normalise, summary, validate_records
+from memrecall.benchmarks.longmemeval import stream
+from memrecall.benchmarks.longmemeval.data import load_records, normalise, summary, validate_records
 from memrecall.data.prepare import run_download
 from memrecall.data.subset import select
 from memrecall.errors import InputError

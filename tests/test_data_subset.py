@@ -8,7 +8,7 @@ import pytest
 
 from memrecall.data.subset import select as subset_select
 from memrecall.errors import ConfigError, InputError, MemrecallError
-from memrecall.schema import QUESTION_TYPES
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 
 from test_data_longmemeval import local_cfg, make_record, run, write_json
 from confs import group

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from memrecall.data.longmemeval import load_records
+from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.dates import date_key, parse_date, parse_longmemeval
 
 from conftest import REPO

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from memrecall.data.longmemeval import normalise, summary, validate_records
+from memrecall.benchmarks.longmemeval.data import normalise, summary, validate_records
 from memrecall.eval.gold import question_gold
 from memrecall.eval.qa_metrics import metrics_from_rows, per_question
 from memrecall.eval.retrieval_metrics import retrieval_metrics

@@ -13,10 +13,11 @@ import pytest
 
 from memrecall.errors import InputError, MemrecallError
 from memrecall.eval.qa_metrics import qa_metrics
-from memrecall.interchange import (MISSING, eval_results_path, official_metrics,
+from memrecall.benchmarks.longmemeval.interchange import official_metrics
+from memrecall.interchange import (MISSING, eval_results_path,
                                    read_eval_results, read_hypotheses, short_model_name,
                                    write_eval_results, write_hypotheses)
-from memrecall.judge import judge_answers
+from memrecall.judge.stage import judge_answers
 from memrecall.read.imported import answers_from_file
 from memrecall.report.aggregate import export_official_files
 from confs import group
@@ -213,7 +214,7 @@ def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
     its answers imported with reader=file, its labels with judge=file; our metrics and the
     official metric rules on our exported files both give 71.0% exactly."""
     _needs_shared()
-    from memrecall.data.longmemeval import load_records, normalise
+    from memrecall.benchmarks.longmemeval.data import load_records, normalise
 
     q = normalise(load_records(ORACLE), str(ORACLE)).questions
     hyp = tmp_path / "hypotheses.jsonl"

@@ -13,8 +13,9 @@ import yaml
 from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.errors import ConfigError
 from memrecall.eval.qa_metrics import qa_metrics
-from memrecall.judge import judge_answers
-from memrecall.judge.llm_judge import PROMPT_HASHES, build_prompt, parse_verdict, prompt_kind
+from memrecall.judge.stage import judge_answers
+from memrecall.benchmarks.longmemeval.judge import PROMPT_HASHES, build_prompt, prompt_kind
+from memrecall.judge.llm_judge import parse_verdict
 from confs import group
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "judge_cases.yaml")

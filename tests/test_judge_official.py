@@ -16,8 +16,8 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.errors import MemrecallError
 from memrecall.hashing import sha256_file, sha256_text
-from memrecall.judge import judge_answers, strict_disagreements
-from memrecall.judge.official import OFFICIAL_REPO, load_prompt_function, official_label
+from memrecall.judge.stage import judge_answers, strict_disagreements
+from memrecall.benchmarks.longmemeval.official import OFFICIAL_REPO, load_prompt_function, official_label
 from confs import group
 
 STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
@@ -120,7 +120,7 @@ def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypat
 
 def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, monkeypatch):
     from memrecall.artifacts import read_meta, write_table
-    from memrecall.judge import run_judge
+    from memrecall.judge.stage import run_judge
 
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     q, a = tables()

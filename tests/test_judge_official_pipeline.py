@@ -13,10 +13,10 @@ import pytest
 
 from fake_openai_server import FakeOpenAIServer
 from memrecall.artifacts import read_table
-from memrecall.data.longmemeval import load_records
+from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.hashing import sha256_file
 from memrecall.interchange import read_eval_results, write_hypotheses
-from memrecall.judge.official import load_prompt_function
+from memrecall.benchmarks.longmemeval.official import load_prompt_function
 
 from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, stages_run
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from memrecall.judge.rules import abstains, judge_one, normalize, quantities, tokens
-from memrecall.schema import QUESTION_TYPES
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 
 from conftest import shared_file
 

@@ -13,7 +13,7 @@ import yaml
 
 from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import InputError
-from memrecall.judge import judge_answers
+from memrecall.judge.stage import judge_answers
 from memrecall.schema import VERDICTS, polars_schema
 from confs import group
 

@@ -8,9 +8,9 @@ import json
 import polars as pl
 import pytest
 
-from memrecall.data import locomo
-from memrecall.data.longmemeval import load_records
-from memrecall.data.prepare import detect_format, run_download
+from memrecall.benchmarks.locomo import data as locomo
+from memrecall.benchmarks.longmemeval.data import load_records
+from memrecall.data.prepare import benchmark_of, run_download
 from memrecall.data.subset import select
 from memrecall.errors import ConfigError, InputError, MemrecallError
 
@@ -135,11 +135,16 @@ def test_format_detection(tmp_path):
     conv = tmp_path / "conv.json"
     conv.write_text(json.dumps([conversation()]))
     auto = group("dataset", "local", format=None)
-    assert detect_format(auto, str(conv)) == "locomo"
-    assert detect_format(auto, str(SAMPLE_FILE)) == "longmemeval"  # gzipped, first item only
-    assert detect_format(group("dataset", "local", format="locomo"), "never-read.json") == "locomo"
-    with pytest.raises(ConfigError, match="dataset.format"):
-        detect_format(group("dataset", "local", format="csv"), "never-read.json")
+    assert benchmark_of(auto, str(conv)).name == "locomo"
+    assert benchmark_of(auto, str(SAMPLE_FILE)).name == "longmemeval"  # gzipped, first item only
+    named = group("dataset", "local", format="locomo")
+    assert benchmark_of(named, "never-read.json").name == "locomo"
+    with pytest.raises(ConfigError, match="dataset.format.*longmemeval, locomo"):
+        benchmark_of(group("dataset", "local", format="csv"), "never-read.json")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"id": 1}]))
+    with pytest.raises(MemrecallError, match="no registered benchmark recognises"):
+        benchmark_of(auto, str(other))
 
 
 def test_subset_by_category_name():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memrecall.eval.locomo_f1 import (f1_score, locomo_score, multi_answer_f1, normalize_answer,
+from memrecall.benchmarks.locomo.f1 import (f1_score, locomo_score, multi_answer_f1, normalize_answer,
                                       tokens)
 
 

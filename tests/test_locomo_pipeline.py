@@ -62,7 +62,7 @@ def _check_mlflow(repo, cache, tmp_path, monkeypatch):
     from mlflow import MlflowClient
 
     from memrecall import tracking
-    from memrecall.data.locomo import UNANSWERABLE_REPLY
+    from memrecall.benchmarks.locomo.data import UNANSWERABLE_REPLY
 
     monkeypatch.setenv("MEMRECALL_CACHE_DIR", str(cache))  # the reader's cached calls
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

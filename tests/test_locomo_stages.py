@@ -10,11 +10,11 @@ import polars as pl
 import pytest
 
 from memrecall.artifacts import write_table
-from memrecall.data import locomo
+from memrecall.benchmarks.locomo import data as locomo
 from memrecall.errors import ConfigError
 from memrecall.eval.retrieval_metrics import retrieval_metrics
-from memrecall.judge import judge_answers, run_judge
-from memrecall.judge.locomo import build_prompt
+from memrecall.judge.stage import judge_answers, run_judge
+from memrecall.benchmarks.locomo.judge import build_prompt
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.report.aggregate import run_aggregate
 from memrecall.retrieval.keys import session_keys

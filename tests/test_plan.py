@@ -14,7 +14,7 @@ from memrecall.llm.cache import read_journal
 from memrecall.plan import DryRunClient, format_plan, plan_params, sweep_total
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
 from memrecall.artifacts import read_table
-from memrecall.judge import run_judge
+from memrecall.judge.stage import run_judge
 
 from fake_openai_server import FakeOpenAIServer
 from test_read_stage import answer, cfg, write_inputs

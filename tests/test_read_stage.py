@@ -13,7 +13,8 @@ import pytest
 
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.hashing import sha256_file
-from memrecall.read.prompts import NOTES_HASH, PROMPTS
+from memrecall.benchmarks.longmemeval.prompts import PROMPTS
+from memrecall.read.prompts import NOTES_HASH
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
 from memrecall.schema import ANSWERS, polars_schema
 

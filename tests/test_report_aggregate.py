@@ -10,7 +10,7 @@ import pytest
 
 from memrecall.artifacts import write_table
 from memrecall.errors import ConfigError
-from memrecall.judge import run_judge
+from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import print_summary, run_aggregate
 from confs import group
 

@@ -139,7 +139,7 @@ def test_bench_cached_rerun_runs_the_stages_from_the_cache(fresh_cache, tmp_path
 
     from conftest import REPO
     from memrecall.artifacts import write_table
-    from memrecall.data.longmemeval import normalise
+    from memrecall.benchmarks.longmemeval.data import normalise
 
     spec = importlib.util.spec_from_file_location("bench_retrieval", REPO / "bench" / "retrieval.py")
     bench = importlib.util.module_from_spec(spec)

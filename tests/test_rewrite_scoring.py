@@ -9,6 +9,7 @@ import pytest
 
 from memrecall.errors import ConfigError
 from memrecall.rewrite.prompts import TimeRange
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.rewrite.rewriter import rewrite_settings, starts_on_question_date, time_reorder
 from confs import group
 
@@ -52,4 +53,6 @@ def test_rewrite_settings():
            ({"name": "off", "time_aware": True}, "rewrite.time_aware")]
     for over, key in bad:
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
-            rewrite_settings(cfg(**over))
+            rewrite_settings(cfg(**over), QUESTION_TYPES)
+    # rewrite=off uses no question type: another benchmark's default lists pass
+    assert rewrite_settings(cfg(name="off"), ("multi-hop",)).types == ("single-session-user",)

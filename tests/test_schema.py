@@ -7,7 +7,7 @@ import re
 
 import polars as pl
 
-from memrecall.data.longmemeval import normalise, validate_records
+from memrecall.benchmarks.longmemeval.data import normalise, validate_records
 from memrecall.schema import EXTRA, TABLES, polars_schema, written_schema
 
 from conftest import REPO

@@ -85,13 +85,14 @@ else:
                   }).write_parquet("artifacts/answers.parquet")
     # an LLM judge and a rewrite stage record the prompts they sent in their tables' metadata
     from memrecall.artifacts import write_table
+    from memrecall.benchmarks.longmemeval import BENCHMARK
     from memrecall.judge.llm_judge import prompt_records as judge_prompts
     from memrecall.rewrite.prompts import prompt_records as rewrite_prompts
     write_table(pl.DataFrame({"question_id": ids, "label": [i < factor for i in range(3)] + [None],
                               "judge_model": ["openai/judge"] * 4, "raw": ["yes"] * 4,
                               "error": [None] * 4}),
                 "artifacts/verdicts.parquet", stage="judge",
-                extra_meta={"prompts": judge_prompts(["default"])})
+                extra_meta={"prompts": judge_prompts(BENCHMARK, ["default"])})
     write_table(pl.DataFrame({"question_id": ids[:1], "variants": [["variant of question 0"]]}),
                 "artifacts/rewrites.parquet", stage="rewrite",
                 extra_meta={"prompts": rewrite_prompts("multiangle", 3, False)})
@@ -392,7 +393,7 @@ def _named(name: str) -> dict:
 
 
 def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
-    from memrecall.read.prompts import PROMPTS
+    from memrecall.benchmarks.longmemeval.prompts import PROMPTS
 
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=ablation", "reader=local"], _named("ablation"))
@@ -421,7 +422,7 @@ def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
 
 
 def test_negative_findings_compose_on_the_real_conf():
-    from memrecall.read.prompts import PROMPTS
+    from memrecall.benchmarks.longmemeval.prompts import PROMPTS
     from memrecall.retrieval.expansion import EXPANSIONS
     from memrecall.retrieval.fusion import FUSIONS
     from memrecall.retrieval.keys import KEYS

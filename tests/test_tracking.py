@@ -266,7 +266,7 @@ def _check_genai_views(url: str, experiment_id: str, run_id: str) -> None:
     assert run.info.end_time > run.info.start_time
     # Every prompt the run sent, from the stage that sent it: the reader's (reports/prompts.json),
     # the LLM judge's and the rewrite's (their tables' metadata); versions linked to the run.
-    from memrecall.judge.llm_judge import TEMPLATES
+    from memrecall.benchmarks.longmemeval.judge import TEMPLATES
     from memrecall.rewrite.prompts import get_variant_prompt
 
     linked = json.loads(run.data.tags["mlflow.linkedPrompts"])

@@ -53,6 +53,7 @@ class Experiment:
     per_question: list[dict] | None    # reports/per_question.csv rows, None when absent
     dataset_sha256: str | None         # sha256 of the dataset file it read, when known
     commit_time_ms: int = 0
+    benchmark: str | None = None       # the benchmark it ran (download's metadata), when known
     files: dict = field(default_factory=dict)  # reports/** (path -> bytes), when asked for
 
     @property
@@ -64,7 +65,7 @@ class Experiment:
         return {"name": self.name, "rev": self.ref.rev,
                 "baseline": self.ref.is_baseline, "params": flatten(self.params),
                 "metrics": self.metrics, "per_question": self.per_question,
-                "dataset_sha256": self.dataset_sha256}
+                "dataset_sha256": self.dataset_sha256, "benchmark": self.benchmark}
 
 
 # ---------------------------------------------------------------- listing
@@ -144,7 +145,7 @@ class RevReader:
 
 
 def parse_per_question(text: str | None, where: str = PER_QUESTION_FILE) -> list[dict] | None:
-    """question_id, question_type, correct (True / False / None = not judged)."""
+    """question_id, question_type, correct (True / False / None = not judged), is_abstention."""
     if not text:
         return None
     rows = []
@@ -153,22 +154,31 @@ def parse_per_question(text: str | None, where: str = PER_QUESTION_FILE) -> list
             raise MemrecallError(f"{where}: line {i} lacks question_id or correct")
         c = r.get("correct")
         rows.append({"question_id": r["question_id"], "question_type": r.get("question_type"),
-                     "correct": None if c in ("", None) else c.lower() == "true"})
+                     "correct": None if c in ("", None) else c.lower() == "true",
+                     "is_abstention": (r.get("is_abstention") or "").lower() == "true"})
     return rows
 
 
-def dataset_sha256(reader: RevReader, params: dict) -> str | None:
-    """The sha256 of the dataset file the run read: questions.parquet metadata (the download
-    stage records it), else the data card, else the configured dataset.sha256."""
+def questions_meta(reader: RevReader) -> dict:
+    """The metadata the download stage wrote into the run's questions.parquet ({} when the
+    revision's artifact is not at hand)."""
     try:
         import pyarrow.parquet as pq
 
-        meta = pq.read_schema(io.BytesIO(reader.read_bytes(QUESTIONS_FILE))).metadata
-        sha = (meta or {}).get(b"memrecall.source_sha256")
-        if sha:
-            return sha.decode().strip('"')
+        meta = pq.read_schema(io.BytesIO(reader.read_bytes(QUESTIONS_FILE))).metadata or {}
     except Exception:  # not run yet, not in the local cache, or an older artifact layout
-        pass
+        return {}
+    prefix = b"memrecall."
+    return {k[len(prefix):].decode(): v.decode().strip('"') for k, v in meta.items()
+            if k.startswith(prefix) and v != b"null"}
+
+
+def dataset_sha256(reader: RevReader, params: dict, meta: dict | None = None) -> str | None:
+    """The sha256 of the dataset file the run read: questions.parquet metadata (the download
+    stage records it), else the data card, else the configured dataset.sha256."""
+    meta = questions_meta(reader) if meta is None else meta
+    if meta.get("source_sha256"):
+        return meta["source_sha256"]
     card = reader.text(DATA_CARD_FILE)
     m = re.search(r"sha256\s*\|\s*`([0-9a-f]{64})`", card or "")
     if m:
@@ -194,8 +204,10 @@ def read_experiment(root: Path, ref: ExpRef, reader: RevReader | None = None, *,
             raise MemrecallError(f"malformed JSON in {METRICS_FILE} {label}: {e}") from None
         per_question = parse_per_question(reader.text(PER_QUESTION_FILE),
                                           f"{PER_QUESTION_FILE} {label}")
+        meta = questions_meta(reader)
         exp = Experiment(ref, params, metrics if isinstance(metrics, dict) else {}, per_question,
-                         dataset_sha256(reader, params), commit_time_ms(root, ref.rev))
+                         dataset_sha256(reader, params, meta), commit_time_ms(root, ref.rev),
+                         benchmark=meta.get("benchmark"))
         if files:
             exp.files = {}
             for p in reader.find(REPORTS_DIR):

@@ -329,12 +329,10 @@ def _have(root: Path, *rels: str) -> bool:
     return all(_art(root, r).exists() for r in rels)
 
 
-def question_count(params: dict, root: Path) -> tuple[int | None, str]:
-    """(questions the dataset config selects, how we know) before the download stage has run:
-    a bundled or local file is scanned (stream.scan: one parse, nothing kept); a hub file is
-    counted only if it is already downloaded."""
-    from .data.stream import scan
-    from .data.subset import resolve_path, select
+def _dataset_file(params: dict, root: Path) -> Path | None:
+    """The dataset file the download stage would read, when it is already at hand (a bundled
+    or local file, or a hub file already downloaded)."""
+    from .data.subset import resolve_path
 
     cfg = params.get("dataset") or {}
     path = cfg.get("path")
@@ -344,10 +342,37 @@ def question_count(params: dict, root: Path) -> tuple[int | None, str]:
         cand = root / hub.RAW_DIR / str(cfg.get("repo_id")) / str(cfg.get("filename"))
         path = str(cand) if cand.exists() else None
     if not path or path == "???" or not resolve_path(path).exists():
+        return None
+    return resolve_path(path)
+
+
+def plan_benchmark(root: Path, params: dict, data_fresh: bool = True):
+    """The benchmark a run of `params` is on: the download stage's record when its tables are
+    this config's, else dataset.format or the file's recognised format (None: not known yet)."""
+    from . import benchmarks
+
+    if data_fresh and _have(root, paths.QUESTIONS):
+        return benchmarks.of_artifact(_art(root, paths.QUESTIONS))
+    cfg = params.get("dataset") or {}
+    if cfg.get("format"):
+        return benchmarks.get(cfg["format"])
+    file = _dataset_file(params, root)
+    return benchmarks.recognise(file) if file is not None else None
+
+
+def question_count(params: dict, root: Path) -> tuple[int | None, str]:
+    """(questions the dataset config selects, how we know) before the download stage has run:
+    a bundled or local file is scanned (its benchmark's question_records: one parse); a hub
+    file is counted only if it is already downloaded."""
+    from .data.subset import select
+
+    cfg = params.get("dataset") or {}
+    file = _dataset_file(params, root)
+    bench = plan_benchmark(root, params, data_fresh=False)
+    if file is None or bench is None:
         return None, "dataset file not available before the download stage"
-    sc = scan(resolve_path(path))
-    chosen, _ = select(sc.light, cfg, str(path))
-    return len(chosen), f"{len(chosen)} questions selected from {path} (scanned)"
+    chosen, _ = select(bench.question_records(file), cfg, str(file), types=bench.categories)
+    return len(chosen), f"{len(chosen)} questions selected from {cfg.get('path') or file} (scanned)"
 
 
 def plan_embed(root: Path, params: dict, fresh: bool, cache=None) -> StagePlan:
@@ -376,7 +401,8 @@ def plan_embed(root: Path, params: dict, fresh: bool, cache=None) -> StagePlan:
         if work.new:
             sp.notes.append(f"{len(work.new)} session key(s) depend on fact calls not yet made: "
                             f"their texts are counted as new")
-    keys = session_keys(sessions, turns, cfg, facts=facts)
+    keys = session_keys(sessions, turns, cfg, facts=facts,
+                        speaker_column=plan_benchmark(root, params).speaker_column)
     hashes = list(dict.fromkeys(sha256_text(t) for t in keys.get_column("text").to_list()))
     found, missing = vector_store(embedding_space(cfg)).lookup(hashes)
     sp.texts.append(TextWork("key texts", len(hashes), len(found), len(missing),
@@ -404,7 +430,8 @@ def plan_rewrite(root: Path, params: dict, fresh: bool, cache=None) -> list[LLMW
     from .rewrite.rewriter import llm_requests, rewrite_settings
 
     cfg = params.get("rewrite") or {}
-    settings = rewrite_settings(cfg)
+    bench = plan_benchmark(root, params, fresh)
+    settings = rewrite_settings(cfg, bench.categories if bench is not None else None)
     if settings.mode == "off" or not (settings.n_variants > 0 or settings.time_aware):
         return []
     dry = DryRunClient(cfg.get("llm") or {}, "rewrite", where="rewrite.llm", cache=cache)
@@ -431,7 +458,14 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: boo
                               build_contexts, reader_settings)
 
     cfg = params.get("reader") or {}
-    settings: ReaderSettings = reader_settings(cfg)
+    bench = plan_benchmark(root, params, data_fresh)
+    if bench is None:
+        w = DryRunClient(cfg, "read", cache=cache).work("read")
+        w.unknown = True
+        w.notes.append("calls unknown: the dataset file is not available before the download "
+                       "stage")
+        return [w], None, "estimate"
+    settings: ReaderSettings = reader_settings(cfg, bench)
     dry = DryRunClient(cfg, "read", cache=cache)
     inputs = (paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)
     per_q = 1 + (settings.top_k_context if settings.reading == "con" else 0)
@@ -450,7 +484,8 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: boo
                        f"computed yet")
         return [w], None, "estimate"
     contexts = build_contexts(settings, *(read_table(_art(root, p)) for p in inputs),
-                              str(_art(root, paths.CANDIDATES_REWRITE)))
+                              str(_art(root, paths.CANDIDATES_REWRITE)),
+                              speaker_column=bench.speaker_column)
     answers, _ = answer_questions(cfg, settings, contexts, dry)
     w = dry.work("read")
     # reading=con: an answer whose notes are not cached cannot be rendered: one call each,
@@ -480,7 +515,7 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
                answer_tokens: float | None = None) -> list[LLMWork]:
     """answer_tokens: the read plan's expected output per call, the length assumed for
     answers not known yet."""
-    from .judge import judge_answers, judge_kind
+    from .judge.stage import judge_answers, judge_kind
 
     cfg = params.get("judge") or {}
     if judge_kind(cfg) == "rule":
@@ -491,7 +526,8 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
         w = dry.work("judge")
         if have_q:
             q = read_table(_art(root, paths.QUESTIONS), "questions")
-            tok = _judge_tokens(w, q, params.get("reader"), answer_tokens)
+            tok = _judge_tokens(w, plan_benchmark(root, params), q, params.get("reader"),
+                                answer_tokens)
             w.estimate(q.height, tok, "one per question; answers not known yet")
         else:
             n_q, how = question_count(params, root)
@@ -503,32 +539,30 @@ def plan_judge(root: Path, params: dict, answers: pl.DataFrame | None, read_mode
                            f"one per question ({how}); prompt ~200 tokens + the answer")
         return [w]
     questions = read_table(_art(root, paths.QUESTIONS), "questions")
-    verdicts = judge_answers(questions, answers, cfg, client=dry)
+    bench = plan_benchmark(root, params)
+    verdicts = judge_answers(bench, questions, answers, cfg, client=dry)
     w = dry.work("judge")
     pending = verdicts.filter(pl.col("reader_failed") & pl.col("error").str.contains(PLANNED,
                                                                                     literal=True))
     if pending.height:
-        tok = _judge_tokens(w, questions.filter(pl.col("question_id").is_in(
+        tok = _judge_tokens(w, bench, questions.filter(pl.col("question_id").is_in(
             pending.get_column("question_id").implode())), params.get("reader"), answer_tokens)
         w.estimate(pending.height, tok, "answers the read stage has not paid for yet (assumed "
                    "to succeed)")
     return [w]
 
 
-def _judge_tokens(w: LLMWork, questions: pl.DataFrame, reader_cfg: dict | None,
+def _judge_tokens(w: LLMWork, bench, questions: pl.DataFrame, reader_cfg: dict | None,
                   answer_tokens: float | None = None) -> float:
-    """Mean input tokens of judge prompts for these questions, with a hypothesis as long as the
-    reader's expected output (else its max_tokens, at most 64)."""
-    from .judge.llm_judge import build_prompt
+    """Mean input tokens of the benchmark's own-wording judge prompts for these questions, with
+    a hypothesis as long as the reader's expected output (else its max_tokens, at most 64)."""
     from .llm.pricing import count_tokens
 
     n = answer_tokens or min(int((reader_cfg or {}).get("max_tokens") or 64), 64)
     hyp = "x " * max(1, int(round(n)))
-    rows = questions.head(50).iter_rows(named=True)
-    toks = [count_tokens(w.litellm_model, build_prompt(r["question_type"], r["question"],
-                                                       r["answer"], hyp,
-                                                       is_abstention=r["is_abstention"]).messages)
-            for r in rows]
+    toks = [count_tokens(w.litellm_model, bench.judge_prompt(
+        {**r, "answer": str(r["answer"]), "hypothesis": hyp, **bench.judge_item(r)}).messages)
+        for r in questions.head(50).iter_rows(named=True)]
     return sum(toks) / len(toks) if toks else 0.0
 
 

@@ -1,30 +1,14 @@
-"""The data model, defined once: one pyarrow schema per table of ../shared/DESIGN.md (the
-contract columns, which `artifacts.write_table` checks and casts), the extra columns our stages
-write after them, and the rewrite stage's own table. Stages build their frames with
-`polars_schema(table)`, so a column and its type are written down in this module only.
+"""The data model, defined once: one pyarrow schema per table of docs/contract.md (the contract
+columns, which `artifacts.write_table` checks and casts), the extra columns our stages write
+after them, and the rewrite stage's own table. Stages build their frames with
+`polars_schema(table)`, so a column and its type are written down in this module only; a
+benchmark's own columns are in its folder (Benchmark.extra_columns).
 """
 
 from __future__ import annotations
 
 import polars as pl
 import pyarrow as pa
-
-QUESTION_TYPES = (
-    "single-session-user",
-    "single-session-assistant",
-    "single-session-preference",
-    "multi-session",
-    "knowledge-update",
-    "temporal-reasoning",
-)
-
-# LoCoMo's question categories (data/locomo.py), by number. Papers disagree on the names of
-# 1-4; these follow the released evaluation code (category 1 is scored as multi-hop) and the
-# data (README "LoCoMo"). Category 5 is the unanswerable kind, reported apart from the headline.
-LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
-                     5: "adversarial"}
-LOCOMO_ADVERSARIAL = 5
-LOCOMO_HEADLINE = (1, 2, 3, 4)
 
 QUESTIONS = pa.schema([
     ("question_id", pa.string()),
@@ -114,20 +98,6 @@ EXTRA = {
         ("cost_usd", pa.float64()),
         ("latency_s", pa.float64()),
     ]),
-}
-
-# LoCoMo's own columns (data/locomo.py), after the contract and EXTRA ones: the category number,
-# the conversation, each question's evidence dia_ids and the misleading answer of category 5;
-# the speaker's name and the dia_id of each turn.
-LOCOMO_EXTRA = {
-    "questions": pa.schema([
-        ("category", pa.int32()),
-        ("conversation_id", pa.string()),
-        ("answer_turn_ids", pa.list_(pa.string())),
-        ("adversarial_answer", pa.string()),
-    ]),
-    "sessions": pa.schema([("conversation_id", pa.string())]),
-    "turns": pa.schema([("speaker", pa.string()), ("turn_id", pa.string())]),
 }
 
 # The rewrite stage's record of what it asked and got (artifacts/rewrites.parquet).

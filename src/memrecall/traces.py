@@ -36,7 +36,6 @@ VERDICT = "correct"
 TAG_QUESTION_ID = "memrecall.question_id"
 TAG_QUESTION_TYPE = "memrecall.question_type"
 TAG_ABSTENTION = "memrecall.is_abstention"
-TAG_CATEGORY = "memrecall.category"  # LoCoMo
 CANDIDATE_STAGES = ("retrieve", "rerank", "rewrite")
 PROMPT_HASH_TAG = "memrecall.content_sha256"
 
@@ -50,8 +49,8 @@ class QuestionView:
     question_date: str
     answer: str
     is_abstention: bool
-    category: int | None = None            # LoCoMo: the category number (5: adversarial)
-    adversarial_answer: str | None = None  # LoCoMo category 5: the misleading answer it invites
+    extra_inputs: dict = field(default_factory=dict)  # the benchmark's own (Benchmark.trace_fields)
+    extra_tags: dict = field(default_factory=dict)
     candidates: dict[str, list[dict]] = field(default_factory=dict)  # stage -> ranked sessions
     variants: list[str] = field(default_factory=list)               # rewrite's query variants
     reply: dict | None = None      # answers.parquet row
@@ -75,19 +74,21 @@ class QuestionView:
         return None
 
 
-def question_views(tables: dict[str, pl.DataFrame], calls: dict[str, dict] | None = None
-                   ) -> list[QuestionView]:
+def question_views(tables: dict[str, pl.DataFrame], calls: dict[str, dict] | None = None,
+                   bench=None) -> list[QuestionView]:
     """One view per question of `tables['questions']`, joined with whatever else the run wrote
     (`candidates_<stage>`, `rewrites`, `answers`, `verdicts`); `calls` maps request_hash to the
-    call cache's records (CallCache.records)."""
+    call cache's records (CallCache.records); `bench`: the run's benchmark (its own trace
+    inputs and tags), None when not known."""
     calls = calls or {}
     views = {}
     for q in tables["questions"].sort("question_id").iter_rows(named=True):
+        inputs, tags = bench.trace_fields(q) if bench is not None else ({}, {})
         views[q["question_id"]] = QuestionView(
             question_id=q["question_id"], question_type=q["question_type"],
             question=q["question"], question_date=q.get("question_date") or "",
             answer=q["answer"], is_abstention=bool(q.get("is_abstention")),
-            category=q.get("category"), adversarial_answer=q.get("adversarial_answer"))
+            extra_inputs=inputs, extra_tags=tags)
     for stage in CANDIDATE_STAGES:
         df = tables.get(f"candidates_{stage}")
         if df is None:
@@ -190,12 +191,9 @@ def _question_trace(v: QuestionView, experiment_id: str, run_id: str, run_name: 
     end_s = start_s + latency + jlat
     inputs = {"question_id": v.question_id, "question": v.question,
               "question_date": v.question_date, "question_type": v.question_type}
-    if v.category is not None:  # LoCoMo: the type is the category's name; keep its number
-        inputs["category"] = v.category
+    inputs.update(v.extra_inputs)
     if v.is_abstention:  # unanswerable: the gold is the refusal expected
         inputs["unanswerable"] = True
-    if v.adversarial_answer:
-        inputs["adversarial_answer"] = v.adversarial_answer
     outputs = {"hypothesis": reply.get("hypothesis")}
     failed = v.reader_error or not v.reply
     root = b.add(TRACE_NAME, SpanType.CHAIN, start_s, end_s, inputs=inputs, outputs=outputs,
@@ -246,8 +244,7 @@ def _question_trace(v: QuestionView, experiment_id: str, run_id: str, run_name: 
                         "mlflow.trace_schema.version": "3"},
         tags={TraceTagKey.TRACE_NAME: TRACE_NAME, TAG_QUESTION_ID: v.question_id,
               TAG_QUESTION_TYPE: v.question_type, "memrecall.run": run_name,
-              TAG_ABSTENTION: str(v.is_abstention).lower(),
-              **({TAG_CATEGORY: str(v.category)} if v.category is not None else {})},
+              TAG_ABSTENTION: str(v.is_abstention).lower(), **v.extra_tags},
         assessments=[gold, feedback])
     return info, b.spans
 

@@ -239,7 +239,10 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
         calls = cache.records(hashes)
     finally:
         cache.close()
-    views = traces.question_views(tables, calls)
+    from . import benchmarks
+
+    bench = benchmarks.get(record.benchmark) if record.benchmark else None
+    views = traces.question_views(tables, calls, bench)
     ids = traces.log_question_traces(client, experiment_id, run_id, views,
                                      start_s=start_ms / 1000, run_name=record.name)
     traces.mark_evaluation_run(client, run_id, views, end_ms)

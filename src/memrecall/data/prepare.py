@@ -1,34 +1,31 @@
-"""The download stage's work: find the configured file, validate it, take the subset, normalise
-it into questions / sessions / turns Parquet and write the data card."""
+"""The download stage's work: find the configured file, hand it to its benchmark (named by
+dataset.format, or the registered benchmark that recognises it), which validates it, takes the
+subset and normalises it into questions / sessions / turns; write those tables, with the
+benchmark's name in their metadata, and the data card."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .. import benchmarks
 from ..artifacts import atomic_write_text, write_table
+from ..benchmarks.base import Benchmark
 from ..config import choice
 from ..errors import ConfigError
 from ..hashing import sha256_file
-from . import card, hub, locomo, url
-from .longmemeval import load_records
-from .stream import iter_records, normalise_file, scan
-from .subset import resolve_path, select
+from . import hub, url
+from .subset import resolve_path
 
 SOURCES = ("bundled", "local", "hub", "url")
-FORMATS = ("longmemeval", "locomo")
 
 
-def detect_format(cfg: dict, file: str) -> str:
-    """dataset.format when set, else by shape: LoCoMo items are conversations (conversation +
-    qa), LongMemEval items are questions. Only the first item is read (M is 2.7 GB)."""
+def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
+    """dataset.format when set (a registered benchmark's name), else the one registered
+    benchmark that recognises the file by its shape."""
     fmt = cfg["format"]
     if fmt is None:
-        first = next(iter_records(file), None)
-        return "locomo" if locomo.is_locomo([first] if first is not None else []) \
-            else "longmemeval"
-    if fmt not in FORMATS:
-        raise ConfigError("dataset.format", fmt, FORMATS)
-    return fmt
+        return benchmarks.recognise(file)
+    return benchmarks.get(fmt)
 
 
 def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
@@ -68,33 +65,16 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     # (persisted) output of this stage, and DVC requires declared outputs to exist.
     Path(raw_dir).mkdir(parents=True, exist_ok=True)
     src = resolve_source(cfg, raw_dir)
-    file = str(src["file"])
+    file = Path(src["file"])
+    bench = benchmark_of(cfg, file)
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
-            "release": cfg["release"]}
+            "release": cfg["release"], benchmarks.META_KEY: bench.name}
     kw = dict(stage="download", params=cfg, input_files=[file], extra_meta=meta)
-    if detect_format(cfg, file) == "locomo":  # ten conversations: small enough to load whole
-        records = load_records(file)
-        locomo.validate(records, file)
-        flat = locomo.flatten(records)
-        n_in_file = len(flat)
-        flat, steps = select(flat, cfg, file, types=tuple(locomo.CATEGORIES.values()))
-        ds = locomo.normalise(records, flat)
-        summ = locomo.summary(ds)
-        card_text = locomo.render_card(cfg, src, summ, steps, n_in_file)
-        del records
-        write_table(ds.turns, turns, table="turns", **kw)
-    else:
-        # Streamed (stream.py): LongMemEval-M (2.7 GB) never sits in memory whole.
-        sc = scan(file)  # every question validated, even those the subset drops
-        n_in_file = len(sc.light)
-        chosen, steps = select(sc.light, cfg, file)
-        ds = normalise_file(file, {r["question_id"] for r in chosen}, sc, turns_out=turns,
-                            write_kw=kw)
-        summ = ds.summary()
-        card_text = card.render(cfg, src, summ, steps, n_in_file)
-    write_table(ds.questions, questions, table="questions", **kw)
-    write_table(ds.sessions, sessions, table="sessions", **kw)
-    atomic_write_text(card_path, card_text)
+    prepared = bench.prepare(cfg, src, file, turns_out=Path(turns), write_kw=kw)
+    write_table(prepared.questions, questions, table="questions", **kw)
+    write_table(prepared.sessions, sessions, table="sessions", **kw)
+    atomic_write_text(card_path, prepared.card)
+    summ, n_in_file = prepared.summary, prepared.n_in_file
 
     print(f"download: {cfg['name']}: {summ['n_questions']:,} questions "
           f"({summ['n_abstention']:,} abstention) of {n_in_file:,} in {file}")

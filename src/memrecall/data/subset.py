@@ -20,9 +20,7 @@ import orjson
 
 from ..config import check_int
 from ..errors import ConfigError, InputError, MemrecallError
-from ..eval.gold import is_abstention_id
 from ..paths import project_root
-from ..schema import QUESTION_TYPES
 
 KEYS = ("question_ids", "question_types", "stratified", "limit")
 
@@ -70,7 +68,7 @@ def wanted_ids(cfg: dict) -> list[str] | None:
     raise ConfigError("dataset.question_ids", spec, hint="expected a list of ids or a file path")
 
 
-def wanted_types(cfg: dict, valid=QUESTION_TYPES) -> list[str] | None:
+def wanted_types(cfg: dict, valid) -> list[str] | None:
     spec = cfg["question_types"]
     if spec is None:
         return None
@@ -110,7 +108,7 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
         n = _pos_int(spec["n"], "dataset.stratified.n")
         for r in records:
             qid = r["question_id"]
-            strata[(r["question_type"], is_abstention_id(qid))].append(qid)
+            strata[(r["question_type"], bool(r["is_abstention"]))].append(qid)
         alloc = _largest_remainder({s: len(v) for s, v in strata.items()}, min(n, len(records)))
     rng = random.Random(seed)
     keep: set[str] = set()
@@ -119,10 +117,11 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
     return [r for r in records if r["question_id"] in keep]
 
 
-def select(records: list[dict], cfg: dict, file: str, *, types=QUESTION_TYPES
+def select(records: list[dict], cfg: dict, file: str, *, types
            ) -> tuple[list[dict], list[str]]:
-    """The subset of validated `records` the config asks for, and a description of each step.
-    `types`: the valid question_types (LoCoMo passes its category names)."""
+    """The subset of validated `records` ({question_id, question_type, is_abstention}, in file
+    order) the config asks for, and a description of each step. `types`: the benchmark's valid
+    question_types."""
     steps: list[str] = []
     ids = wanted_ids(cfg)
     if ids is not None:

@@ -1,4 +1,4 @@
-"""A dataset file at a pinned URL (e.g. LoCoMo's locomo10.json on GitHub), downloaded the way
+"""A dataset file at a pinned URL (a released file on GitHub, say), downloaded the way
 hub.py downloads hub files: resumable, sha256-verified before it is moved into data/raw/, and
 one clear line when the network cannot be used.
 

@@ -23,7 +23,6 @@ import polars as pl
 from ..artifacts import atomic_write_text, read_table
 from ..errors import InputError
 from ..interchange import read_eval_results
-from .gold import ABSTENTION_MARK
 from .qa_metrics import type_order
 
 AGREEMENT_REPORT = "reports/judge_agreement.md"
@@ -62,14 +61,16 @@ def judge_agreement(verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame,
                     questions: pl.DataFrame | None = None) -> dict:
     """{"overall": {...}, "by_type": {type: {...}}, "abstention": {...}, "skipped": n} where each
     {...} holds n, agreement, kappa, a_yes, b_yes and the confusion counts (see _summary).
-    by_type includes `_abs` questions in their type (as the official metrics do); "abstention"
-    is the `_abs` questions alone."""
-    if questions is not None:
-        types = questions.select("question_id", "question_type")
-    elif "question_type" in verdicts_a.columns:
-        types = verdicts_a.select("question_id", "question_type")
-    elif "question_type" in verdicts_b.columns:
-        types = verdicts_b.select("question_id", "question_type")
+    by_type includes abstention questions in their type (as the official metrics do);
+    "abstention" is the abstention questions alone (the is_abstention column of the questions
+    or verdicts)."""
+    source = next((t for t in (questions, verdicts_a, verdicts_b)
+                   if t is not None and "question_type" in t.columns), None)
+    if source is not None:
+        types = source.select("question_id", "question_type",
+                              (pl.col("is_abstention").fill_null(False)
+                               if "is_abstention" in source.columns else pl.lit(False))
+                              .alias("is_abstention"))
     else:
         raise InputError("verdicts lack question_type: pass the questions table",
                          field="question_type")
@@ -83,7 +84,7 @@ def judge_agreement(verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame,
     for t in type_order([t for t in both["question_type"].to_list() if t is not None]):
         sub = both.filter(pl.col("question_type") == t)
         out["by_type"][t] = _summary(sub["a"].to_list(), sub["b"].to_list())
-    ab = both.filter(pl.col("question_id").str.contains(ABSTENTION_MARK, literal=True))
+    ab = both.filter(pl.col("is_abstention").fill_null(False))
     out["abstention"] = _summary(ab["a"].to_list(), ab["b"].to_list())
     return out
 
@@ -101,7 +102,7 @@ def agreement_markdown(result: dict, name_a: str, name_b: str) -> str:
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     rows = [*result["by_type"].items()]
     if result.get("abstention", {}).get("n"):
-        rows.append(("abstention (`_abs`, also in their types)", result["abstention"]))
+        rows.append(("abstention (also in their types)", result["abstention"]))
     rows.append(("**all**", result["overall"]))
     for t, s in rows:
         lines.append(f"| {t} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
@@ -144,12 +145,15 @@ def load_labels(path: str | Path) -> pl.DataFrame:
 
 
 def dataset_types(path: str | Path) -> pl.DataFrame:
-    """question_id, question_type of a LongMemEval dataset file (e.g. the oracle file)."""
-    from ..data.longmemeval import load_records
+    """question_id, question_type, is_abstention of a dataset file (e.g. LongMemEval's oracle
+    file), by the benchmark that recognises it."""
+    from .. import benchmarks
 
-    recs = load_records(path)
-    return pl.DataFrame([{"question_id": str(r.get("question_id")),
-                          "question_type": str(r.get("question_type"))} for r in recs])
+    recs = benchmarks.recognise(path).question_records(Path(path))
+    return pl.DataFrame([{k: r[k] for k in ("question_id", "question_type", "is_abstention")}
+                         for r in recs],
+                        schema={"question_id": pl.String, "question_type": pl.String,
+                                "is_abstention": pl.Boolean})
 
 
 def compare_labelings(path_a: str | Path, path_b: str | Path, *, questions=None,

@@ -2,9 +2,9 @@
 
 - overall: micro average over the judged questions;
 - by_type: accuracy per question type, abstention questions included in their type;
-- task_averaged: the unweighted mean of the per-type accuracies (the six types; when a run holds
-  fewer types, the mean of those present, and `n_types` says how many);
-- abstention: accuracy over the `_abs` questions.
+- task_averaged: the unweighted mean of the per-type accuracies (LongMemEval's six types; when a
+  run holds fewer types, the mean of those present, and `n_types` says how many);
+- abstention: accuracy over the abstention questions (the questions table's is_abstention).
 
 Two kinds of question are left out of every accuracy, and counted instead:
 - `judge_errors`: the judge failed or replied unparseably (label null);
@@ -17,11 +17,11 @@ A metric with no judged question is None (null in JSON), never 0.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import polars as pl
 
 from ..errors import InputError
-from .gold import abstention_expr
-from ..schema import QUESTION_TYPES
 
 
 def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
@@ -49,7 +49,7 @@ def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
                          file=verdicts_file, question_id=missing["question_id"][0],
                          field="question_id")
     return df.select(
-        "question_id", "question_type", abstention_expr().alias("is_abstention"),
+        "question_id", "question_type", pl.col("is_abstention").fill_null(False),
         pl.when(pl.col("reader_error")).then(None).otherwise(pl.col("label")).alias("correct"),
         (pl.col("label").is_null() & ~pl.col("reader_error")).alias("judge_error"),
         "reader_error",
@@ -61,19 +61,21 @@ def _acc(correct: list) -> float | None:
     return sum(judged) / len(judged) if judged else None
 
 
-def type_order(types) -> list[str]:
-    """The six official types in their usual order, then any others alphabetically."""
+def type_order(types, known: Sequence[str] = ()) -> list[str]:
+    """`types` in the `known` order (a benchmark's report order), then any others
+    alphabetically."""
     present = set(types)
-    return [t for t in QUESTION_TYPES if t in present] + sorted(present - set(QUESTION_TYPES))
+    return [t for t in known if t in present] + sorted(present - set(known))
 
 
-def metrics_from_rows(pq: pl.DataFrame) -> dict:
-    """The QA metrics of a per_question() table (also used on bootstrap resamples)."""
+def metrics_from_rows(pq: pl.DataFrame, known: Sequence[str] = ()) -> dict:
+    """The QA metrics of a per_question() table (also used on bootstrap resamples); per-type
+    figures in type_order(types, known)."""
     correct = pq["correct"].to_list()
     types = pq["question_type"].to_list()
     abs_flags = pq["is_abstention"].to_list()
     by_type, n_by_type = {}, {}
-    for t in type_order(types):
+    for t in type_order(types, known):
         vals = [c for c, ty in zip(correct, types) if ty == t]
         by_type[t] = _acc(vals)
         n_by_type[t] = sum(c is not None for c in vals)
@@ -96,8 +98,8 @@ def metrics_from_rows(pq: pl.DataFrame) -> dict:
 
 
 def qa_metrics(questions: pl.DataFrame, verdicts: pl.DataFrame, *,
-               verdicts_file: str = "verdicts.parquet") -> dict:
+               verdicts_file: str = "verdicts.parquet", known: Sequence[str] = ()) -> dict:
     """{"overall", "task_averaged", "abstention", "by_type", "n_by_type", "n_types",
     "n_questions", "n_judged", "n_correct", "n_abstention", "n_abstention_judged",
     "judge_errors", "reader_errors"}."""
-    return metrics_from_rows(per_question(questions, verdicts, verdicts_file))
+    return metrics_from_rows(per_question(questions, verdicts, verdicts_file), known)

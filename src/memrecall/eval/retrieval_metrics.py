@@ -87,11 +87,12 @@ def question_rankings(candidates: pl.DataFrame) -> dict[str, tuple[list[str], di
 
 def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
                       ks=KS, *, no_gold: str = "exclude", gold: str = "has_answer",
-                      per_question: bool = False) -> dict:
+                      golds: dict | None = None, per_question: bool = False) -> dict:
     """{"session": {...}, "turn": {...}, "by_type": {type: {"session", "turn", "n"}}, "n": int,
     "n_turn", "n_abstention", "n_no_gold", "no_gold", "gold"}; see the module docstring.
-    per_question=True adds "per_question": [(question_id, type, session metrics)] of the
-    scored questions (for bootstrap intervals)."""
+    `golds`: each question's Gold as its benchmark defines it (Benchmark.gold; default: the
+    official rule named by `gold`). per_question=True adds "per_question": [(question_id, type,
+    session metrics)] of the scored questions (for bootstrap intervals)."""
     if no_gold not in NO_GOLD:
         raise ValueError(f"no_gold must be one of {NO_GOLD}")
     if gold not in GOLD:
@@ -104,7 +105,8 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
                      .sort("session_id", "turn_index").iter_rows()):
         user_turns[sid].append(int(idx))
 
-    golds = question_gold(questions, turns, rule=gold)
+    if golds is None:
+        golds = question_gold(questions, turns, rule=gold)
     rankings = question_rankings(candidates)
     sess_rows, turn_rows, scored = [], [], []
     by_type: dict[str, dict[str, list]] = defaultdict(lambda: {"session": [], "turn": []})

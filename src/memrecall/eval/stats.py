@@ -18,6 +18,8 @@ A group with fewer than two judged questions gets no interval (None).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import polars as pl
 from scipy import stats
@@ -60,12 +62,13 @@ def stratified_mean_ci(groups: list, *, n_resamples: int = 2000, seed: int = 0,
 
 
 def qa_intervals(per_question: pl.DataFrame, *, n_resamples: int = 2000, seed: int = 0,
-                 confidence: float = CONFIDENCE) -> dict:
+                 confidence: float = CONFIDENCE, known: Sequence[str] = ()) -> dict:
     """{"overall", "task_averaged", "abstention": (low, high) | None, "by_type": {type: ...}}
-    from a qa_metrics.per_question() table (judge and reader errors are left out)."""
+    from a qa_metrics.per_question() table (judge and reader errors are left out); types are
+    resampled in type_order(types, known)."""
     judged = per_question.filter(pl.col("correct").is_not_null())
     kw = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
-    types = type_order(judged["question_type"].to_list())
+    types = type_order(judged["question_type"].to_list(), known)
     groups = {t: judged.filter(pl.col("question_type") == t)["correct"].to_list() for t in types}
     return {
         "overall": bootstrap_ci(judged["correct"].to_list(), **kw),
@@ -109,7 +112,7 @@ def paired_bootstrap_delta(a, b, *, n_resamples: int = 2000, seed: int = 0,
 
 
 def compare_runs(base: pl.DataFrame, other: pl.DataFrame, *, n_resamples: int = 2000,
-                 seed: int = 0) -> dict:
+                 seed: int = 0, known: Sequence[str] = ()) -> dict:
     """Run `other` against `base` (two per_question() tables) on the questions both judged:
     {"n", "base", "other", "delta", "ci_low", "ci_high", "p_value", "a_only", "b_only",
      "by_type_delta": {type: Δ}, "task_averaged_delta"}."""
@@ -122,7 +125,7 @@ def compare_runs(base: pl.DataFrame, other: pl.DataFrame, *, n_resamples: int = 
     test = mcnemar_exact(a, b)
     boot = paired_bootstrap_delta(a, b, n_resamples=n_resamples, seed=seed)
     by_type = {}
-    for t in type_order(j["question_type"].to_list()):
+    for t in type_order(j["question_type"].to_list(), known):
         sub = j.filter(pl.col("question_type") == t)
         by_type[t] = float(sub["b"].mean() - sub["a"].mean())
     return {

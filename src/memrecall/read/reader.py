@@ -16,16 +16,17 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import benchmarks
 from ..artifacts import atomic_write_text, read_table, write_table
+from ..benchmarks.base import Benchmark
 from ..config import check_int, choice, identity
 from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
 from ..plugins import result_params
 from ..schema import polars_schema
-from . import locomo_prompts
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
-from .prompts import NOTES_HASH, NOTES_TEMPLATE, PROMPTS, ReaderPrompt, get_prompt, render_notes
+from .prompts import NOTES_HASH, NOTES_TEMPLATE, ReaderPrompt, render_notes
 
 READINGS = ("direct", "con")
 
@@ -48,16 +49,15 @@ def _positive_int(cfg: dict, key: str) -> int:
     return check_int(cfg[key], f"reader.{key}", minimum=1, hint="expected a positive integer")
 
 
-def reader_settings(cfg: dict, *, two_person: bool = False) -> ReaderSettings:
-    """Check the reader group's reading knobs; errors name the key and the choices.
-    `two_person`: a LoCoMo run, whose prompts are read/locomo_prompts.py's."""
-    prompts = locomo_prompts.PROMPTS if two_person else PROMPTS
+def reader_settings(cfg: dict, bench: Benchmark) -> ReaderSettings:
+    """Check the reader group's reading knobs against the benchmark's prompts; errors name the
+    key and the choices."""
+    prompts = bench.reader_prompts()
     if cfg["prompt"] not in prompts:
         raise ConfigError("reader.prompt", cfg["prompt"], list(prompts),
-                          hint="LoCoMo runs use the prompts for two-person conversations "
-                               "(read/locomo_prompts.py)" if two_person else "")
+                          hint=f"the {bench.title} prompts")
     return ReaderSettings(
-        prompt=prompts[cfg["prompt"]] if two_person else get_prompt(cfg["prompt"]),
+        prompt=prompts[cfg["prompt"]],
         history_format=choice(cfg, "history_format", HISTORY_FORMATS, group="reader"),
         reading=choice(cfg, "reading", READINGS, group="reader"),
         top_k_context=_positive_int(cfg, "top_k_context"),
@@ -76,8 +76,10 @@ class QuestionContext:
 
 def build_contexts(settings: ReaderSettings, questions: pl.DataFrame, sessions: pl.DataFrame,
                    turns: pl.DataFrame, candidates: pl.DataFrame,
-                   candidates_file: str = "candidates") -> list[QuestionContext]:
-    """Each question's top_k_context candidate sessions, sorted by date, formatted."""
+                   candidates_file: str = "candidates", *,
+                   speaker_column: str | None = None) -> list[QuestionContext]:
+    """Each question's top_k_context candidate sessions, sorted by date, formatted; each turn
+    shown with its `speaker_column` (conversations between named people) or its role."""
     ranked: dict[str, list[str]] = {}
     for qid, sid in candidates.sort(["question_id", "rank"]).select(
             "question_id", "session_id").iter_rows():
@@ -95,8 +97,7 @@ def build_contexts(settings: ReaderSettings, questions: pl.DataFrame, sessions: 
                                  file=candidates_file, question_id=qid, field="session_id")
     needed = sorted({sid for ids in chosen.values() for sid in ids})
     by_session: dict[str, list[tuple[str, str]]] = {}
-    # Two-person conversations (LoCoMo) show who said it: the speaker's name is the role.
-    who = "speaker" if "speaker" in turns.columns else "role"
+    who = speaker_column or "role"
     for sid, role, content in (turns.filter(pl.col("session_id").is_in(needed))
                                .sort(["session_id", "turn_index"])
                                .select("session_id", who, "content").iter_rows()):
@@ -172,11 +173,12 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
     if reader_cfg["kind"] == "file":  # reader=file: imported answers, no model
         from .imported import run_read_file
         return run_read_file(reader_cfg, questions=questions, out=out, prompts_out=prompts_out)
-    turns_df = read_table(turns, "turns")
-    settings = reader_settings(reader_cfg, two_person="speaker" in turns_df.columns)
+    bench = benchmarks.of_artifact(questions)
+    settings = reader_settings(reader_cfg, bench)
     contexts = build_contexts(settings, read_table(questions, "questions"),
-                              read_table(sessions, "sessions"), turns_df,
-                              read_table(candidates, "candidates"), str(candidates))
+                              read_table(sessions, "sessions"), read_table(turns, "turns"),
+                              read_table(candidates, "candidates"), str(candidates),
+                              speaker_column=bench.speaker_column)
     client = LLMClient(reader_cfg, stage="read")
     df, pending = answer_questions(reader_cfg, settings, contexts, client)
     write_table(df, out, table="answers", stage="read", params=result_params(identity(reader_cfg)),

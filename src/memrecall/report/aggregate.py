@@ -24,22 +24,18 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import benchmarks
 from ..artifacts import atomic_write_text, read_meta, read_table
+from ..benchmarks.base import Benchmark
 from ..config import check_int
-from ..eval.gold import question_gold
-from ..eval.qa_metrics import metrics_from_rows, per_question, type_order
+from ..eval.qa_metrics import metrics_from_rows, per_question
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
-from . import locomo
 from .figures import by_type_bars
-from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
+from .tables import (Column, Table, ci_tuples, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
 
-OFFICIAL_JUDGE_MODEL = "gpt-4o-2024-08-06"
-RULE_CAVEAT = ("**This run was scored by the `rule` judge** (deterministic per-type rules). A "
-               "rule-judged score is not comparable with LLM-judged published numbers: "
-               "LongMemEval's official judge is gpt-4o-2024-08-06.")
 DEFAULT_OUT = "reports"
 HYPOTHESES_FILE = "hypotheses.jsonl"
 
@@ -66,10 +62,11 @@ def dump_json(obj) -> str:
     return json.dumps(_clean(obj), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
+def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchmark) -> dict:
     """Which judge labelled the run (from the verdicts' params metadata), and whether its scores
-    can be set beside published LongMemEval numbers: only judge=official (the official prompts,
-    read from the user's checkout) with the pinned gpt-4o-2024-08-06."""
+    can be set beside the benchmark's published numbers (Benchmark.comparability: only its
+    official judge, the official prompts read from the user's checkout, with the pinned
+    model)."""
     try:
         meta = read_meta(verdicts_path)
     except Exception:  # a hand-made verdicts file without our metadata
@@ -79,20 +76,8 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame) -> dict:
     model = (models[0] if params.get("kind") == "file" and models else
              params.get("model") or (models[0] if models else None))
     kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
-    official_model = OFFICIAL_JUDGE_MODEL in str(model or "")
-    comparable = bool(kind == "official" and official_model)
-    if kind == "rule":
-        why = "rule judge: not comparable"
-    elif kind == "official":
-        why = ("official prompts and model: comparable" if comparable else
-               f"official prompts, model {model} (not {OFFICIAL_JUDGE_MODEL}): not comparable")
-    elif kind == "file":
-        why = (f"imported labels of {', '.join(models) or 'an unknown judge'}: as comparable as "
-               "the log's source (the official script with gpt-4o-2024-08-06 is)")
-    elif official_model:
-        why = "official model, own wording: not comparable"
-    else:
-        why = "own wording, not the official model: not comparable"
+    comparable, why = bench.comparability(
+        {"kind": kind, "model": ", ".join(models) if kind == "file" else model})
     info = {"name": params.get("name") or kind, "kind": kind, "model": model,
             "comparable_to_published": comparable, "comparability": why}
     if kind == "official":
@@ -200,6 +185,7 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     check_int(seed, "report.seed", hint="an integer")
     out = Path(out_dir)
 
+    bench = benchmarks.of_artifact(questions)
     q = read_table(questions, "questions")
     t = read_table(turns, "turns")
     a = read_table(answers, "answers")
@@ -207,25 +193,21 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     cands = {stage: read_table(p, "candidates") for stage, p in candidates.items()}
 
     pq = per_question(q, v, str(verdicts))
-    qa = metrics_from_rows(pq)
-    ci = qa_intervals(pq, n_resamples=n_boot, seed=seed)
-    is_locomo = locomo.is_locomo(q)
-    if is_locomo:  # LoCoMo: the headline is over categories 1-4 (category 5 apart)
-        qa, ci = locomo.headline(pq, qa, ci, n_boot=n_boot, seed=seed)
-    by_stage = {stage: retrieval_metrics(q, t, c) for stage, c in cands.items()}
+    qa = metrics_from_rows(pq, bench.report_order)
+    ci = qa_intervals(pq, n_resamples=n_boot, seed=seed, known=bench.report_order)
+    qa, ci = bench.headline(pq, qa, ci, n_boot=n_boot, seed=seed)
+    golds = bench.gold(q, t)
+    by_stage = {stage: retrieval_metrics(q, t, c, golds=golds) for stage, c in cands.items()}
     main_stage = "retrieve" if "retrieve" in by_stage else next(iter(by_stage), None)
     final = cands[list(cands)[-1]] if cands else None
     context = reader_context(a, answers, final)
-    gold = {qid: set(g.sessions) for qid, g in question_gold(q, t).items() if g is not None}
+    gold = {qid: set(g.sessions) for qid, g in golds.items() if g is not None}
     pq = _evidence_column(pq, gold, context)
     matrix = error_matrix(pq)
     usage, tokens = _usage(a, v)
     answered = a.filter(pl.col("error").is_null())
     refusal = (float(answered["refused"].fill_null(False).mean()) if answered.height else None)
-    judge = judge_info(verdicts, v)
-    if is_locomo:  # LongMemEval's official judge does not apply to LoCoMo
-        judge["comparable_to_published"] = False
-        judge["comparability"] = "LoCoMo: LongMemEval's official judge does not apply"
+    judge = judge_info(verdicts, v, bench)
     cost_read = float(a["cost_usd"].fill_null(0).sum())
     cost_judge = float(v["cost_usd"].fill_null(0).sum()) if "cost_usd" in v.columns else 0.0
     rw = read_table(rewrites) if rewrites is not None else None
@@ -260,96 +242,49 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
     }
-    if is_locomo:
-        f1_rows = locomo.f1_rows(q, a)
-        metrics["qa"].update(locomo.qa_by_category(pq, q))
-        metrics["f1"] = locomo.f1_metrics(f1_rows)
-        pq = pq.join(f1_rows, on="question_id", how="left")
+    extra, extra_columns = bench.extra_metrics(q, a, pq)
+    for key, value in extra.items():  # the benchmark's own metrics, beside the contract keys
+        if isinstance(value, dict) and isinstance(metrics.get(key), dict):
+            metrics[key].update(value)
+        else:
+            metrics[key] = value
+    if extra_columns is not None:
+        pq = pq.join(extra_columns, on="question_id", how="left")
     metrics = json.loads(dump_json(metrics))
 
     atomic_write_text(out / "metrics.json", dump_json(metrics))
-    atomic_write_text(out / "by_type.md",
-                      locomo.by_category_markdown(metrics, _judge_lines(metrics))
-                      if is_locomo else by_type_markdown(metrics, qa))
+    atomic_write_text(out / "by_type.md", bench.by_type_markdown(metrics, qa))
     if by_stage:
-        title = ("# Retrieval (LongMemEval's metric definitions; gold = LoCoMo evidence)"
-                 if is_locomo else "# Retrieval (official LongMemEval metrics)")
-        atomic_write_text(out / "retrieval.md", title + "\n\n" + retrieval_table(by_stage))
+        atomic_write_text(out / "retrieval.md",
+                          bench.retrieval_title + "\n\n" + retrieval_table(by_stage))
     note = ("Evidence retrieved = every gold session was in the context the reader read."
             if context is not None else "The reader's context is unknown: no cell is filled.")
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
     atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
-    atomic_write_text(out / "per_question.csv", per_question_csv(pq, a))
+    atomic_write_text(out / "per_question.csv", per_question_csv(
+        pq, a, [] if extra_columns is None else extra_columns.columns[1:]))
     export_official_files(a, v, judge, out)
-    atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics)))
+    atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics, bench)))
     atomic_write_text(out / "plots" / "retrieval_at_k.json", dump_json(retrieval_plot(by_stage)))
-    by_type_bars([{"name": "this run", "by_type": _with_summary(metrics["qa"]),
-                   "ci": _ci_tuples(metrics["qa"]["ci"])}],
+    by_type_bars([{"name": "this run", "by_type": _with_summary(metrics["qa"], bench),
+                   "ci": ci_tuples(metrics["qa"]["ci"])}],
                  out / "figures" / "by_type.png",
-                 title=f"QA accuracy by type (judge: {judge['name']}), 95% CI")
+                 title=f"QA accuracy by type (judge: {judge['name']}), 95% CI",
+                 short_names=bench.short_names)
     print(f"aggregate: {q.height} questions, overall {pct(metrics['qa']['overall'])}%, "
           f"task-averaged {pct(metrics['qa']['task_averaged'])}%; judge errors "
           f"{metrics['judge_errors']}, reader errors {metrics['reader_errors']}")
     return metrics
 
 
-def _with_summary(qa: dict) -> dict:
-    """Per-type accuracies in the official type order (metrics.json sorts its keys), then the
-    two summaries."""
-    by_type = {t: qa["by_type"][t] for t in type_order(qa["by_type"])}
+def _with_summary(qa: dict, bench: Benchmark) -> dict:
+    """Per-type accuracies in the benchmark's report order (metrics.json sorts its keys), then
+    the two summaries."""
+    by_type = {t: qa["by_type"][t] for t in bench.type_order(qa["by_type"])}
     return {**by_type, "overall": qa["overall"], "task-averaged": qa["task_averaged"]}
 
 
-def _ci_tuples(ci: dict) -> dict:
-    def tup(c):
-        return (c["low"], c["high"]) if c and c.get("low") is not None else None
-    out = {t: tup(c) for t, c in ci["by_type"].items()}
-    out["overall"], out["task-averaged"] = tup(ci["overall"]), tup(ci["task_averaged"])
-    return out
-
-
 # ---- renderers ------------------------------------------------------------------------------
-
-def _judge_lines(metrics: dict) -> list[str]:
-    j = metrics["judge"]
-    lines = [f"Judge: `{j['name']}` ({j['model']})."]
-    if j["kind"] == "rule":
-        lines.append(locomo.RULE_CAVEAT if "f1" in metrics else RULE_CAVEAT)
-    elif "f1" in metrics:  # LoCoMo
-        lines.append(locomo.LLM_NOTE)
-    elif not j["comparable_to_published"]:
-        lines.append(f"Comparability with published LongMemEval numbers: "
-                     f"{j.get('comparability') or 'not comparable'}. Only `judge=official` (the "
-                     f"official prompts with {OFFICIAL_JUDGE_MODEL}) is comparable.")
-    else:
-        lines.append(f"The official LongMemEval judge (script sha256 "
-                     f"{str(j.get('official_script_sha256'))[:12]}…): comparable with published "
-                     f"numbers. Its strict yes/no parse differs on "
-                     f"{j.get('strict_parse_disagreements', 0)} answers.")
-    return lines
-
-
-def by_type_markdown(metrics: dict, qa: dict) -> str:
-    ci = {k: (None if metrics["qa"]["ci"][k] is None else
-              (metrics["qa"]["ci"][k]["low"], metrics["qa"]["ci"][k]["high"]))
-          for k in ("overall", "task_averaged", "abstention")}
-    ci["by_type"] = _ci_tuples(metrics["qa"]["ci"])
-    table = by_type_table(qa, ci)
-    c = metrics["qa"]["ci"]
-    lines = ["# QA accuracy by question type", "", *_judge_lines(metrics), "",
-             table.to_markdown(),
-             f"{metrics['qa']['n_judged']} of {metrics['n_questions']} questions judged. "
-             f"Judge errors (no usable verdict): {metrics['judge_errors']}; reader errors (the "
-             f"reader's call failed): {metrics['reader_errors']} — both left out of every "
-             "accuracy, not counted as wrong.",
-             f"95% CIs: {c['method']}, {c['samples']} resamples, seed {c['seed']}; "
-             "task-averaged resamples each type separately.",
-             f"Refusal rate: {pct(metrics['refusal_rate'])}%. Cost: "
-             f"${metrics['cost_usd']:.4f} (rewrite ${metrics['cost_by_stage']['rewrite']:.4f}, "
-             f"read ${metrics['cost_by_stage']['read']:.4f}, judge "
-             f"${metrics['cost_by_stage']['judge']:.4f})."]
-    return "\n".join(lines) + "\n"
-
 
 def cost_markdown(metrics: dict, usage: dict) -> str:
     tok = metrics["tokens"]
@@ -371,19 +306,19 @@ def cost_markdown(metrics: dict, usage: dict) -> str:
               "own time as first paid (cached calls keep it), not wall time of the stage.\n")
 
 
-def per_question_csv(pq: pl.DataFrame, answers: pl.DataFrame) -> str:
+def per_question_csv(pq: pl.DataFrame, answers: pl.DataFrame, extra=()) -> str:
+    """reports/per_question.csv; `extra`: the benchmark's own per-question columns, last."""
     df = pq.join(answers.select("question_id", "refused"), on="question_id", how="left")
     cols = ["question_id", "question_type", "is_abstention", "correct", "judge_error",
-            "reader_error", "evidence_in_context", "refused"]
-    cols += [c for c in ("category", "f1") if c in df.columns]  # LoCoMo runs
+            "reader_error", "evidence_in_context", "refused", *extra]
     return df.select(cols).sort("question_id").write_csv()
 
 
-def by_type_plot(metrics: dict) -> list[dict]:
+def by_type_plot(metrics: dict, bench: Benchmark) -> list[dict]:
     qa = metrics["qa"]
     rows = []
-    for name, acc in _with_summary(qa).items():
-        ci = _ci_tuples(qa["ci"]).get(name)
+    for name, acc in _with_summary(qa, bench).items():
+        ci = ci_tuples(qa["ci"]).get(name)
         rows.append({"question_type": name, "accuracy": acc,
                      "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None})
     return rows
@@ -404,8 +339,10 @@ def retrieval_plot(by_stage: dict) -> list[dict]:
 
 # ---- terminal summary (make demo) -----------------------------------------------------------
 
-def print_summary(metrics_path: str | Path = "reports/metrics.json", file=None) -> None:
-    """The per-type table of the last run, for the terminal."""
+def print_summary(metrics_path: str | Path = "reports/metrics.json",
+                  questions_path: str | Path = "artifacts/questions.parquet", file=None) -> None:
+    """The per-type table of the last run (its benchmark from the questions it answered), for
+    the terminal."""
     import sys
 
     from ..errors import MemrecallError
@@ -413,10 +350,11 @@ def print_summary(metrics_path: str | Path = "reports/metrics.json", file=None) 
     path = Path(metrics_path)
     if not path.exists():
         raise MemrecallError(f"missing {path}: run the pipeline first (dvc repro)")
+    bench = benchmarks.of_artifact(questions_path)
     m = json.loads(path.read_text(encoding="utf-8"))
     qa, ci = m["qa"], m["qa"]["ci"]
     rows = [(t, qa["n_by_type"].get(t), qa["by_type"][t], ci["by_type"].get(t))
-            for t in type_order(qa["by_type"])]
+            for t in bench.type_order(qa["by_type"])]
     rows += [("overall (micro)", qa["n_judged"], qa["overall"], ci["overall"]),
              (f"task-averaged ({qa['n_types']} types)", qa["n_judged"], qa["task_averaged"],
               ci["task_averaged"]),
@@ -435,5 +373,5 @@ def print_summary(metrics_path: str | Path = "reports/metrics.json", file=None) 
           f", ndcg_any@10 {number(r.get('ndcg_any@10'), 3)}", file=out)
     print(f"judge errors {m['judge_errors']}, reader errors {m.get('reader_errors', 0)}, "
           f"refusal rate {pct(m['refusal_rate'])}%, cost ${m['cost_usd']:.4f}", file=out)
-    for line in _judge_lines(m):
+    for line in bench.judge_lines(m):
         print(line.replace("**", "").replace("`", ""), file=out)

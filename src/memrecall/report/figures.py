@@ -17,12 +17,14 @@ matplotlib.use("Agg")  # before pyplot: never needs a display
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..artifacts import atomic_write_bytes  # noqa: E402
-from .tables import TYPE_SHORT  # noqa: E402
 
 
-def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accuracy by type") -> Path:
+def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accuracy by type",
+                 short_names: dict | None = None) -> Path:
     """`runs`: [{"name", "by_type": {type: acc|None}, "ci": {type: (lo, hi)|None}}, ...].
-    Groups are the types of the first run, then "overall" and "task-avg" if present."""
+    Groups are the types of the first run, then "overall" and "task-avg" if present;
+    `short_names`: a type's label on the axis (the benchmark's)."""
+    short_names = short_names or {}
     groups = list(runs[0]["by_type"]) if runs else []
     n = max(len(runs), 1)
     width = 0.8 / n
@@ -41,7 +43,7 @@ def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accurac
         ax.bar(xs, ys, width=width * 0.95, label=run["name"], yerr=[lo, hi], capsize=3,
                error_kw={"elinewidth": 1, "ecolor": "0.25"})
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([TYPE_SHORT.get(g, g) for g in groups], fontsize=8)
+    ax.set_xticklabels([short_names.get(g, g) for g in groups], fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_ylabel("accuracy (%)")
     ax.set_title(title, fontsize=10)

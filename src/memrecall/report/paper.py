@@ -45,13 +45,12 @@ from ..config import load_yaml_file
 from ..errors import MemrecallError
 from ..experiments import question_set
 from ..eval.agreement import agreement_markdown, judge_agreement
+from .. import benchmarks
 from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
-from ..schema import QUESTION_TYPES
-from . import locomo
 from .figures import by_type_bars
-from .tables import (Column, Table, TYPE_SHORT, integer, number, pct, pvalue, signed_ci_pct,
-                     signed_pct, text, usd)
+from .tables import (Column, Table, integer, number, pct, pvalue, signed_ci_pct, signed_pct,
+                     text, usd)
 
 PAPER_DIR = "reports/paper"
 GROUPS = ("readers", "ablation", "negative")
@@ -163,14 +162,31 @@ def _reader(record: dict) -> tuple[str, str]:
     return str(p.get("reader.name") or model), str(provider)
 
 
+def _benchmark(records: list[dict]):
+    """The benchmark the runs were on (the first that records one; None: not known)."""
+    name = next((r["benchmark"] for r in records if r.get("benchmark")), None)
+    return benchmarks.get(name) if name else None
+
+
+def _known(records: list[dict]) -> tuple[str, ...]:
+    bench = _benchmark(records)
+    return bench.report_order if bench is not None else ()
+
+
+def _short(records: list[dict], t):
+    bench = _benchmark(records)
+    return bench.short_name(t) if bench is not None and t is not None else t
+
+
 def _types(records: list[dict]) -> list[str]:
     seen = [t for r in records for t in ((r.get("metrics") or {}).get("qa", {})
                                           .get("by_type") or {})]
-    return type_order(seen) or list(QUESTION_TYPES)
+    bench = _benchmark(records)
+    return type_order(seen, _known(records)) or list(bench.categories if bench else ())
 
 
-def _type_cols(types, fmt, prefix="") -> list[Column]:
-    return [Column(f"{prefix}{t}", TYPE_SHORT.get(t, t), fmt) for t in types]
+def _type_cols(records, types, fmt, prefix="") -> list[Column]:
+    return [Column(f"{prefix}{t}", _short(records, t), fmt) for t in types]
 
 
 def _annotated(records: list[dict]) -> list[dict]:
@@ -211,7 +227,7 @@ def model_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
             Column("reader", "reader", align="l"),
             Column("provider", "provider", align="l"), Column("n", "n", integer),
             Column("overall", "overall", pct), Column("task_averaged", "task-avg", pct),
-            *_type_cols(types, pct), Column("cost_usd", "cost (USD)", usd)]
+            *_type_cols(records, types, pct), Column("cost_usd", "cost (USD)", usd)]
     return Table("table1_models", "Model comparison: QA accuracy (%) by reader", cols, rows,
                  notes=sets.notes(records) + _judge_notes(records))
 
@@ -246,7 +262,7 @@ def _compare(baseline: dict, run: dict, n_resamples: int, seed: int,
         left_out.append((run, f"other questions than {baseline.get('name')}"))
         return None
     c = compare_runs(per_question_frame(baseline), per_question_frame(run),
-                     n_resamples=n_resamples, seed=seed)
+                     n_resamples=n_resamples, seed=seed, known=_known([baseline, run]))
     if c["n"] == 0:
         left_out.append((run, f"no question judged in both it and {baseline.get('name')}"))
         return None
@@ -287,7 +303,7 @@ def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
     cols = [Column("step", "step", align="l"), Column("config", "configuration", align="l"),
             Column("n", "n", integer), Column("overall", "overall", pct),
             Column("delta", "Δ", signed_pct), Column("ci", "Δ 95% CI", signed_ci_pct),
-            Column("p_value", "p", pvalue), *_type_cols(types, signed_pct, "d_")]
+            Column("p_value", "p", pvalue), *_type_cols(everyone, types, signed_pct, "d_")]
     cols[1:1] = _questions_column(shown, sets)
     if any(name for name, _, _ in ladders):
         cols.insert(0, Column("ladder", "ladder", align="l"))
@@ -331,7 +347,7 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
                          "config": run_label(r, baseline), "n": c["n"],
                          "overall": (r.get("metrics") or {}).get("qa", {}).get("overall"),
                          "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
-                         "worst_type": TYPE_SHORT.get(worst[0], worst[0]),
+                         "worst_type": _short(everyone, worst[0]),
                          "worst_delta": worst[1], "p_value": c["p_value"]})
     rows.sort(key=lambda r: (r["delta"], r["ladder"], r["config"]))
     cols = [Column("config", "configuration", align="l"), Column("n", "n", integer),
@@ -411,9 +427,12 @@ def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
               negative_ladders_table(negative, n_resamples=n_resamples, seed=seed,
                                      left_out=neg_out),
               cost_table([baseline, *others], sets)]
-    loc = [r for r in [baseline, *others] if "f1" in (r.get("metrics") or {})]
-    if loc:  # LoCoMo runs: their own per-category table (J and F1)
-        tables.append(locomo.paper_table(loc))
+    by_benchmark: dict[str, list[dict]] = {}
+    for r in [baseline, *others]:
+        if r.get("benchmark"):
+            by_benchmark.setdefault(r["benchmark"], []).append(r)
+    for name, runs in by_benchmark.items():  # each benchmark's own tables for its runs
+        tables.extend(benchmarks.get(name).paper_tables(runs))
     return tables
 
 
@@ -516,7 +535,14 @@ def agreement_pairs(records: list[dict]) -> list[tuple[dict, dict]]:
 
 
 def _as_verdicts(record: dict) -> pl.DataFrame:
-    return per_question_frame(record).rename({"correct": "label"})
+    """question_id, question_type, label, is_abstention of a run's per-question results."""
+    df = per_question_frame(record).rename({"correct": "label"})
+    rows = record.get("per_question")
+    flags = ({r["question_id"]: r.get("is_abstention") for r in rows}
+             if isinstance(rows, list) else {})
+    return df.with_columns(pl.Series("is_abstention",
+                                     [bool(flags.get(q)) for q in df["question_id"].to_list()],
+                                     dtype=pl.Boolean))
 
 
 def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR, *,
@@ -546,12 +572,14 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
         ci = (qa.get("ci") or {}).get("by_type") or {}
         by_type = qa.get("by_type") or {}
         runs.append({"name": r.get("name"),
-                     "by_type": {t: by_type[t] for t in type_order(by_type)},
+                     "by_type": {t: by_type[t] for t in type_order(by_type, _known(records))},
                      "ci": {t: (c["low"], c["high"]) for t, c in ci.items()
                             if c and c.get("low") is not None}})
     if runs and runs[0]["by_type"]:
+        bench = _benchmark(records)
         paths.append(by_type_bars(runs, Path(out_dir) / "by_type.png",
-                                  title="QA accuracy by type, 95% CI"))
+                                  title="QA accuracy by type, 95% CI",
+                                  short_names=bench.short_names if bench else None))
     pairs = agreement_pairs(records)
     if pairs:
         sections = []

@@ -17,16 +17,6 @@ import numpy as np
 import polars as pl
 
 
-TYPE_SHORT = {
-    "single-session-user": "SS-User",
-    "single-session-assistant": "SS-Asst",
-    "single-session-preference": "SS-Pref",
-    "multi-session": "Multi",
-    "knowledge-update": "KU",
-    "temporal-reasoning": "Temporal",
-}
-
-
 # ---- cell formats ---------------------------------------------------------------------------
 
 def _missing(x) -> bool:
@@ -234,3 +224,34 @@ def usage_table(usage: dict) -> Table:
         Column(k, k) for k in ("mean", "p50", "p90", "p95", "p99", "max", "sum")]
     return Table("usage", "Tokens, cost and latency per question", cols, rows)
 
+
+def ci_tuples(ci: dict) -> dict:
+    def tup(c):
+        return (c["low"], c["high"]) if c and c.get("low") is not None else None
+    out = {t: tup(c) for t, c in ci["by_type"].items()}
+    out["overall"], out["task-averaged"] = tup(ci["overall"]), tup(ci["task_averaged"])
+    return out
+
+
+def by_type_markdown(metrics: dict, qa: dict, judge_lines: list[str]) -> str:
+    """reports/by_type.md: accuracy per type with CIs (`qa`: types in report order), the judge
+    and its caveat, counts and cost."""
+    ci = {k: (None if metrics["qa"]["ci"][k] is None else
+              (metrics["qa"]["ci"][k]["low"], metrics["qa"]["ci"][k]["high"]))
+          for k in ("overall", "task_averaged", "abstention")}
+    ci["by_type"] = ci_tuples(metrics["qa"]["ci"])
+    table = by_type_table(qa, ci)
+    c = metrics["qa"]["ci"]
+    lines = ["# QA accuracy by question type", "", *judge_lines, "",
+             table.to_markdown(),
+             f"{metrics['qa']['n_judged']} of {metrics['n_questions']} questions judged. "
+             f"Judge errors (no usable verdict): {metrics['judge_errors']}; reader errors (the "
+             f"reader's call failed): {metrics['reader_errors']} — both left out of every "
+             "accuracy, not counted as wrong.",
+             f"95% CIs: {c['method']}, {c['samples']} resamples, seed {c['seed']}; "
+             "task-averaged resamples each type separately.",
+             f"Refusal rate: {pct(metrics['refusal_rate'])}%. Cost: "
+             f"${metrics['cost_usd']:.4f} (rewrite ${metrics['cost_by_stage']['rewrite']:.4f}, "
+             f"read ${metrics['cost_by_stage']['read']:.4f}, judge "
+             f"${metrics['cost_by_stage']['judge']:.4f})."]
+    return "\n".join(lines) + "\n"

@@ -5,8 +5,8 @@ IDF reflects that haystack. Tokenisation: lowercase, words of 2+ word characters
 default pattern), optional stopword list (`bm25_stopwords`: en = Lucene's 33 words, en_plus =
 bm25s's longer list, none) and optional Snowball stemming (`bm25_stemmer`: english needs the
 PyStemmer package, none). Texts are tokenised once per run and reused across questions, and
-the last index is reused while the haystack is the same (LoCoMo: every question of a
-conversation shares its sessions, so each conversation is indexed once).
+the last index is reused while the haystack is the same (questions that share a conversation's
+sessions index it once).
 """
 
 from __future__ import annotations

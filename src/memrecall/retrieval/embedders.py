@@ -252,14 +252,17 @@ def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
 
 
 def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: dict,
-                     encoder: CachedEncoder | None = None) -> pl.DataFrame:
+                     encoder: CachedEncoder | None = None, *,
+                     speaker_column: str | None = None) -> pl.DataFrame:
     """The embeddings table: unit_id, session_id, key_hash, vector (+ text, for BM25 and
-    inspection), sorted by session_id and unit order."""
+    inspection), sorted by session_id and unit order. `speaker_column`: the benchmark's column
+    naming who spoke (keys.session_keys)."""
     from .expansion import session_facts
     from .keys import session_keys
 
     facts = session_facts(sessions, turns, embedder_cfg)
-    keys = session_keys(sessions, turns, embedder_cfg, facts=facts)
+    keys = session_keys(sessions, turns, embedder_cfg, facts=facts,
+                        speaker_column=speaker_column)
     encoder = encoder or CachedEncoder(embedder_cfg)
     vecs = encoder.encode(keys.get_column("text").to_list(), desc="embed")
     tbl = pa.table({
@@ -274,10 +277,14 @@ def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame, embedder_cfg: 
 
 
 def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dict:
+    from .. import benchmarks
+
+    bench = benchmarks.of_artifact(turns)
     sessions_df = read_table(sessions, table="sessions")
     turns_df = read_table(turns, table="turns")
     encoder = CachedEncoder(embedder_cfg)
-    df = build_embeddings(sessions_df, turns_df, embedder_cfg, encoder)
+    df = build_embeddings(sessions_df, turns_df, embedder_cfg, encoder,
+                          speaker_column=bench.speaker_column)
     write_table(df, out, stage="embed", params=identity(embedder_cfg),
                 input_files=[sessions, turns])
     s = encoder.stats

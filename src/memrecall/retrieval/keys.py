@@ -17,8 +17,9 @@ Expansion (`V+fact`, see expansion.py) prepends a session's extracted user facts
 key; at round granularity the facts become one extra unit of the session (`<session_id>_facts`),
 which the max-aggregation over a session's units then uses like any round.
 
-Two-person conversations (LoCoMo: turns carry a `speaker` column) prefix each line with the
-speaker's name ("Caroline: ..."): both speakers are "user" turns, and questions name them.
+Conversations between named people (a benchmark whose turns name their speaker: its
+`speaker_column`) prefix each line with the speaker's name ("Caroline: ..."): every speaker's
+turns are "user" turns, and questions name them.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ def _line(role: str, content: str, key: str) -> str:
 
 
 def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cfg: dict,
-                 facts: dict[str, str] | None = None) -> pl.DataFrame:
-    """Key texts for every session of `sessions` (or of `turns` when sessions is None).
+                 facts: dict[str, str] | None = None, *,
+                 speaker_column: str | None = None) -> pl.DataFrame:
+    """Key texts for every session of `sessions` (or of `turns` when sessions is None); each
+    line prefixed with its speaker's name when `speaker_column` names one.
 
     Returns pl.DataFrame[unit_id, session_id, text], sorted by (session_id, unit order).
     Every session gets at least one unit (an empty text when it has no turn of the key's roles),
@@ -67,10 +70,10 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame, embedder_cf
     ids = (turns.get_column("session_id").unique() if sessions is None
            else sessions.get_column("session_id").unique())
     by_session: dict[str, list[tuple[int, str, str]]] = {sid: [] for sid in ids.to_list()}
-    named = "speaker" in turns.columns
+    named = speaker_column is not None
     speaker_of: dict[tuple[str, int], str] = {}
     rows = turns.select("session_id", "turn_index", "role", "content",
-                        *(["speaker"] if named else [])).sort(
+                        *([speaker_column] if named else [])).sort(
         "session_id", "turn_index").iter_rows()
     for sid, idx, role, content, *speaker in rows:
         if sid in by_session:

@@ -26,7 +26,7 @@ from ..artifacts import read_table, write_table
 from ..config import check_int, choice, identity
 from ..dates import parse_date, question_session_dates
 from ..errors import ConfigError, InputError, MemrecallError
-from ..schema import CANDIDATES, QUESTION_TYPES, polars_schema
+from ..schema import CANDIDATES, polars_schema
 from .prompts import (TimeRange, get_variant_prompt, parse_time_range, prompt_records,
                       time_range_messages)
 
@@ -49,16 +49,18 @@ class RewriteSettings:
     time_types: tuple[str, ...]
 
 
-def _types(cfg: dict, key: str) -> tuple[str, ...]:
+def _types(cfg: dict, key: str, valid) -> tuple[str, ...]:
     value = cfg[key]
     value = [value] if isinstance(value, str) else list(value or [])
     for t in value:
-        if t not in QUESTION_TYPES:
-            raise ConfigError(f"rewrite.{key}", t, QUESTION_TYPES)
+        if valid is not None and t not in valid:
+            raise ConfigError(f"rewrite.{key}", t, valid)
     return tuple(value)
 
 
-def rewrite_settings(cfg: dict) -> RewriteSettings:
+def rewrite_settings(cfg: dict, question_types=None) -> RewriteSettings:
+    """The rewrite group checked; `question_types`: the benchmark's, which `types` and
+    `time_types` must name when the rewrite is on (with rewrite=off they are not used)."""
     mode = choice(cfg, "name", MODES, group="rewrite")
     n = cfg["n_variants"]
     check_int(n, "rewrite.n_variants", minimum=0)
@@ -71,8 +73,9 @@ def rewrite_settings(cfg: dict) -> RewriteSettings:
             "passes through (for time-aware alone use rewrite=multiangle rewrite.n_variants=0)"))
     prompt = cfg["prompt"]
     get_variant_prompt(prompt)
-    return RewriteSettings(mode, _types(cfg, "types"), n, prompt, time_aware,
-                           _types(cfg, "time_types"))
+    valid = None if mode == "off" else question_types
+    return RewriteSettings(mode, _types(cfg, "types", valid), n, prompt, time_aware,
+                           _types(cfg, "time_types", valid))
 
 
 # --- time-aware reordering (pure functions, tested on hand-made inputs) -----------------------
@@ -168,7 +171,9 @@ def run_rewrite(rewrite_cfg: dict, embedder_cfg: dict, reranker_cfg: dict, *,
     `encoder`/`reranker` default to the cached ones built from the configs. With
     retrieval=plugin (`retrieval_cfg`), the plug-in scores the variants, one index per question
     (retrieval/plugin.py)."""
-    settings = rewrite_settings(rewrite_cfg)
+    from .. import benchmarks
+
+    settings = rewrite_settings(rewrite_cfg, benchmarks.of_artifact(questions).categories)
     qs = read_table(questions, "questions")
     rerank_df = read_table(candidates_rerank, "candidates")
     reranked = _by_question(rerank_df)

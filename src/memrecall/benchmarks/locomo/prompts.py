@@ -10,7 +10,7 @@ same for every question: the prompt never learns a question's category.
 
 from __future__ import annotations
 
-from .prompts import ReaderPrompt
+from ...read.prompts import ReaderPrompt
 
 ABSTAIN = ("If the conversations do not contain the information needed to answer, reply "
            "\"No information available\" instead of guessing.")

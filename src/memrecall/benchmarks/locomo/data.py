@@ -36,14 +36,11 @@ from datetime import datetime
 import orjson
 import polars as pl
 
-from ..dates import DATE_FORMAT  # the LongMemEval format every stage already reads
-from ..errors import InputError
-from .card import file_rows, num
-from .longmemeval import Normalised  # the same three tables
-from ..schema import LOCOMO_EXTRA, polars_schema
-from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
-from ..schema import LOCOMO_CATEGORIES as CATEGORIES
-from ..schema import LOCOMO_HEADLINE as HEADLINE_CATEGORIES  # noqa: F401 (re-exported)
+from ...data.card import file_rows, num
+from ...dates import DATE_FORMAT  # the date format every stage reads
+from ...errors import InputError
+from ..base import Normalised
+from .schema import ADVERSARIAL, CATEGORIES, table_schema
 
 log = logging.getLogger(__name__)
 UNANSWERABLE_REPLY = "Not mentioned in the conversation"
@@ -58,10 +55,9 @@ _SESSION_KEY = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D(\d+):(\d+)")
 
 
-def is_locomo(records: list) -> bool:
+def is_conversation(item) -> bool:
     """Shape detection: a LoCoMo file's items are conversations with `conversation` and `qa`."""
-    first = records[0] if records else None
-    return isinstance(first, dict) and "conversation" in first and "qa" in first
+    return isinstance(item, dict) and "conversation" in item and "qa" in item
 
 
 def parse_date(value: str) -> datetime | None:
@@ -185,7 +181,8 @@ def flatten(records: list[dict]) -> list[dict]:
     for ci, conv in enumerate(records):
         for qi, q in enumerate(conv["qa"]):
             out.append({"question_id": question_id(conv["sample_id"], qi),
-                        "question_type": CATEGORIES[q["category"]], "_conv": ci, "_q": qi})
+                        "question_type": CATEGORIES[q["category"]],
+                        "is_abstention": q["category"] == ADVERSARIAL, "_conv": ci, "_q": qi})
     return out
 
 
@@ -283,16 +280,10 @@ def normalise(records: list[dict], selected: list[dict]) -> Normalised:
     if stats["evidence_unresolved"]:
         log.warning("%d evidence dia_ids name no turn of their conversation (dropped)",
                     stats["evidence_unresolved"])
-    questions = pl.DataFrame(q_rows, schema=_schema("questions")).sort("question_id")
-    sessions = pl.DataFrame(s_rows, schema=_schema("sessions")).sort("session_id")
-    turns = pl.DataFrame(t_rows, schema=_schema("turns")).sort("session_id", "turn_index")
+    questions = pl.DataFrame(q_rows, schema=table_schema("questions")).sort("question_id")
+    sessions = pl.DataFrame(s_rows, schema=table_schema("sessions")).sort("session_id")
+    turns = pl.DataFrame(t_rows, schema=table_schema("turns")).sort("session_id", "turn_index")
     return Normalised(questions, sessions, turns, stats)
-
-
-def _schema(table: str) -> dict:
-    """The table's written schema (schema.py) plus LoCoMo's own columns, as polars dtypes."""
-    return {**polars_schema(table),
-            **dict(pl.from_arrow(LOCOMO_EXTRA[table].empty_table()).schema)}
 
 
 def summary(ds: Normalised) -> dict:

@@ -20,11 +20,11 @@ import ast
 import builtins
 from pathlib import Path
 
-from ..data.subset import resolve_path
-from ..errors import MemrecallError
-from ..eval.gold import is_abstention_id
-from ..hashing import sha256_file
-from .llm_judge import parse_verdict
+from ...data.subset import resolve_path
+from ...errors import MemrecallError
+from ...hashing import sha256_file, sha256_text
+from ...judge.llm_judge import parse_verdict
+from .categories import is_abstention_id
 
 OFFICIAL_REPO = "https://github.com/xiaowu0162/LongMemEval"
 SCRIPT_IN_REPO = "src/evaluation/evaluate_qa.py"
@@ -94,8 +94,6 @@ def prompt_records(items: list[dict], fn, script_sha: str) -> dict:
     gives each (type, abstention) the run judged, rendered with placeholders in place of the
     question, gold answer and response. Only what the script returned is kept (no key can be
     in it: the script is called alone, with no client)."""
-    from ..hashing import sha256_text
-
     out = {}
     for task, abstention in sorted({(it["question_type"], is_abstention_id(it["question_id"]))
                                     for it in items}):
@@ -116,12 +114,10 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
     """(rows, stats): one verdict row per item, like llm_judge.judge_with_llm, plus
     strict_label; stats also holds the script's sha256. `client`: as for judge_with_llm (the
     plan's dry-run client, or one built from judge_cfg)."""
-    from ..hashing import sha256_text
-
     fn, script_sha = load_prompt_function(judge_cfg["official_script"])
     prompts = build_prompts(items, fn)
     if client is None:
-        from ..llm import LLMClient
+        from ...llm import LLMClient
 
         client = LLMClient(judge_cfg, stage="judge")
     messages = [[{"role": "user", "content": p}] for p in prompts]

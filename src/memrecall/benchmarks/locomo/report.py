@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
-from ..schema import LOCOMO_CATEGORIES as CATEGORIES
-from ..schema import LOCOMO_HEADLINE as HEADLINE_CATEGORIES
-from ..eval.locomo_f1 import locomo_score
-from ..eval.qa_metrics import metrics_from_rows
-from ..eval.stats import qa_intervals
-from .tables import ci_pct, integer, pct
+from ...eval.qa_metrics import metrics_from_rows
+from ...eval.stats import qa_intervals
+from ...report.tables import Column, Table, ci_pct, integer, pct
+from .f1 import locomo_score
+from .schema import ADVERSARIAL, CATEGORIES, HEADLINE_CATEGORIES
 
 CAVEAT = ("Category 5 (adversarial: the answer is not in the conversation) is reported apart and "
           "is not part of the overall or category-averaged numbers, as most LoCoMo papers do.")
@@ -28,10 +26,6 @@ LLM_NOTE = ("An LLM judge with LoCoMo prompts in our own wording (the \"J\" accu
 RULE_CAVEAT = ("**This run was scored by the `rule` judge** (deterministic rules). Its accuracy "
                "is not comparable with the LLM-judge (\"J\") scores papers report; F1 is the "
                "LoCoMo paper's own metric and is comparable with its released evaluation.")
-
-
-def is_locomo(questions: pl.DataFrame) -> bool:
-    return "category" in questions.columns
 
 
 def _mean(xs: list) -> float | None:
@@ -129,8 +123,6 @@ def by_category_markdown(metrics: dict, judge_lines: list[str]) -> str:
 def paper_table(records: list[dict]):
     """The paper export's LoCoMo table: per run, judge accuracy (J) and F1 for categories 1-4,
     their overall, and category 5 apart."""
-    from .tables import Column, Table
-
     rows = []
     for r in records:
         m = r.get("metrics") or {}

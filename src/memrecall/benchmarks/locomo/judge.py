@@ -16,13 +16,12 @@ so the judge can recognise it). The reply must begin with yes or no, as for Long
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from ..hashing import sha256_file, sha256_text
-from ..schema import LOCOMO_ADVERSARIAL as ADVERSARIAL
-from .llm_judge import JudgePrompt
-from .rules import RuleVerdict, abstains, judge_one
-from .rules.verdict import RULES_HASH
+from ...hashing import sha256_file, sha256_text
+from ...judge.llm_judge import JudgePrompt, fill, template_hash
+from ...judge.rules import RuleVerdict, abstains, judge_one
+from ...judge.rules.verdict import RULES_HASH
+from .schema import ADVERSARIAL
 
 RULE_HASH = sha256_text(RULES_HASH + sha256_file(__file__))[:12]
 _LOCOMO_ABSTAIN = re.compile(r"no information available|not mentioned", re.IGNORECASE)
@@ -71,8 +70,7 @@ Say yes if the response says the information is not available, not mentioned, or
 Is the response correct? Reply with one word: yes or no."""
 
 TEMPLATES = {"locomo": _ANSWERABLE, "locomo-adversarial": _ADVERSARIAL}
-PROMPT_HASHES = {kind: sha256_text(text)[:12] for kind, text in TEMPLATES.items()}
-_PLACEHOLDER = re.compile(r"\{(question|answer|hypothesis|adversarial)\}")
+PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}
 
 
 def build_prompt(category: int, question: str, answer: str, hypothesis: str | None,
@@ -82,6 +80,5 @@ def build_prompt(category: int, question: str, answer: str, hypothesis: str | No
     values = {"question": question.strip(), "answer": gold_for(category, answer).strip(),
               "hypothesis": (hypothesis or "").strip(),
               "adversarial": (adversarial or "(none given)").strip()}
-    # One pass over the template: braces inside the question or answers stay literal.
-    text = _PLACEHOLDER.sub(lambda m: values[m.group(1)], _ADVERSARIAL if adv else _ANSWERABLE)
-    return JudgePrompt([{"role": "user", "content": text}], kind, PROMPT_HASHES[kind])
+    return JudgePrompt([{"role": "user", "content": fill(TEMPLATES[kind], values)}], kind,
+                       PROMPT_HASHES[kind])

@@ -19,83 +19,29 @@ among equal times that of the question with the smallest id (normalise walks que
 
 from __future__ import annotations
 
-import gzip
 import math
 import tempfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-import orjson
 import polars as pl
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
-from ..errors import InputError
-from ..schema import polars_schema
-from .longmemeval import HaystackMerger, summarise, validated
-
+from ...data.jsonfile import iter_records
+from ...schema import polars_schema
+from .categories import is_abstention_id
+from .data import HaystackMerger, summarise, validated
 
 SPILL_BYTES = 256e6          # text per spill file (memory while it is sorted)
 FLUSH_ROWS = 20_000          # turns buffered before a write to a spill file
-PRECISE_ERROR_BYTES = 512e6  # files up to this size are re-read for a line/column on bad JSON
-
-
-def open_json(path: str | Path):
-    """A binary file object over the JSON text; .gz (or gzip magic) decompressed on the fly."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("dataset file not found", file=str(path), field="dataset.path")
-    with open(path, "rb") as f:
-        gz = f.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gz else open(path, "rb")
-
-
-def iter_records(path: str | Path, sizes: dict | None = None) -> Iterator[dict]:
-    """The questions of a LongMemEval file, one at a time (errors name the file). At the end,
-    sizes["json_bytes"] (if given) is the size of the JSON text read."""
-    import ijson
-
-    file = str(path)
-    try:
-        with open_json(path) as f:
-            head = f.read(4096).lstrip()
-            if head and head[:1] != b"[":
-                kind = {b"{": "object", b'"': "string"}.get(head[:1], "value")
-                raise InputError(f"expected a JSON list of questions, got a JSON {kind}",
-                                 file=file)
-            f.seek(0)
-            try:
-                yield from ijson.items(f, "item", use_float=True)
-                if sizes is not None:
-                    sizes["json_bytes"] = f.tell()
-            except ijson.JSONError as e:
-                raise InputError(_json_error(path, f, e), file=file) from None
-    except (OSError, EOFError, zlib.error) as e:
-        if isinstance(e, gzip.BadGzipFile) or isinstance(e, (EOFError, zlib.error)):
-            raise InputError(f"corrupt gzip data: {e}", file=file) from None
-        raise
-
-
-def _json_error(path, f, err) -> str:
-    """The message for malformed JSON: with line and column when the file is small enough to
-    re-read (orjson reports them), else the byte offset reached."""
-    pos = f.tell()
-    if pos <= PRECISE_ERROR_BYTES:
-        from .longmemeval import read_bytes
-
-        try:
-            orjson.loads(read_bytes(path))
-        except orjson.JSONDecodeError as e:
-            return f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}"
-    return f"malformed JSON near byte {pos:,}: {str(err).splitlines()[0][:200]}"
 
 
 @dataclass
 class Scan:
     """Pass 1: every question validated; what subsets and pass 2 need."""
-    light: list = field(default_factory=list)  # {question_id, question_type} in file order
+    light: list = field(default_factory=list)  # {question_id, question_type, is_abstention}
     sessions_of: dict = field(default_factory=dict)  # question_id -> haystack session ids
     json_bytes: int = 0
 
@@ -105,7 +51,8 @@ def scan(path: str | Path) -> Scan:
     sizes: dict = {}
     for rec in validated(iter_records(path, sizes), str(path)):
         qid = rec["question_id"]
-        out.light.append({"question_id": qid, "question_type": rec["question_type"]})
+        out.light.append({"question_id": qid, "question_type": rec["question_type"],
+                          "is_abstention": is_abstention_id(qid)})
         out.sessions_of[qid] = rec["haystack_session_ids"]
     out.json_bytes = sizes.get("json_bytes", 0)
     return out
@@ -177,7 +124,7 @@ def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_o
     """Pass 2 (see module docstring): normalise the questions in `keep` (None: all), write
     turns.parquet to `turns_out` (artifacts.write_table_parts with `write_kw`), return the
     questions and sessions tables and the stats normalise() gives."""
-    from ..artifacts import write_table_parts
+    from ...artifacts import write_table_parts
 
     kept = [q["question_id"] for q in sc.light if keep is None or q["question_id"] in keep]
     sids = sorted({s for q in kept for s in sc.sessions_of[q]})

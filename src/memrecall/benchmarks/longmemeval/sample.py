@@ -8,7 +8,7 @@ unmodified haystack. Records are written round-robin over the types (so `dataset
 gives one question of each type), as compact JSON, gzip'd with mtime 0 and no file name in
 the header (same input -> byte-identical file).
 
-    python -m memrecall.data.sample \
+    python -m memrecall.benchmarks.longmemeval.sample \
         --src ../shared/data/longmemeval/longmemeval_s_cleaned_dev100.json.gz \
         --out data/sample/longmemeval_s_cleaned_sample.json.gz
 """
@@ -21,11 +21,10 @@ from pathlib import Path
 
 import orjson
 
-from ..artifacts import atomic_write_bytes
-from ..errors import MemrecallError
-from ..eval.gold import is_abstention_id
-from ..schema import QUESTION_TYPES
-from .longmemeval import load_records, validate_records
+from ...artifacts import atomic_write_bytes
+from ...errors import MemrecallError
+from .categories import QUESTION_TYPES, is_abstention_id
+from .data import load_records, validate_records
 
 
 def haystack_chars(rec: dict) -> int:
@@ -86,5 +85,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    from ..stage import run_stage
+    from ...stage import run_stage
     run_stage(main)

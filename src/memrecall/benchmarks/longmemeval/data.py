@@ -16,12 +16,10 @@ Facts about the real files that shaped the choices here (checked on the dev and 
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import logging
 import statistics
-import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -29,11 +27,14 @@ from typing import Iterable, Iterator
 import orjson
 import polars as pl
 
-from ..dates import EXAMPLE as DATE_EXAMPLE
-from ..dates import parse_longmemeval
-from ..errors import InputError
-from ..eval.gold import is_abstention_id, question_gold
-from ..schema import QUESTION_TYPES, polars_schema
+from ...data.jsonfile import load_records, read_bytes  # noqa: F401 (this format's readers)
+from ...dates import EXAMPLE as DATE_EXAMPLE
+from ...dates import parse_longmemeval
+from ...errors import InputError
+from ...eval.gold import question_gold
+from ...schema import polars_schema
+from ..base import Normalised
+from .categories import QUESTION_TYPES, is_abstention_id
 
 log = logging.getLogger(__name__)
 
@@ -41,35 +42,6 @@ HAYSTACK_LISTS = ("haystack_session_ids", "haystack_dates", "haystack_sessions")
 STR_FIELDS = ("question_id", "question_type", "question", "question_date")
 LIST_FIELDS = ("haystack_session_ids", "haystack_dates", "haystack_sessions", "answer_session_ids")
 REQUIRED = STR_FIELDS + ("answer",) + LIST_FIELDS
-
-
-def read_bytes(path: str | Path) -> bytes:
-    """The file's JSON bytes; .gz (or gzip magic) is decompressed in memory."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("dataset file not found", file=str(path), field="dataset.path")
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as e:
-            raise InputError(f"corrupt gzip data: {e}", file=str(path)) from None
-    return raw
-
-
-def load_records(path: str | Path) -> list[dict]:
-    """Parse a LongMemEval file (.json or .json.gz) with orjson: the whole S file (277 MB) in ~1 s."""
-    raw = read_bytes(path)
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        raise InputError(f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}",
-                         file=str(path)) from None
-    del raw
-    if not isinstance(data, list):
-        raise InputError(f"expected a JSON list of questions, got a JSON {type(data).__name__}",
-                         file=str(path))
-    return data
 
 
 class _Dates:
@@ -178,14 +150,6 @@ def content_hash(turns: list[dict]) -> str:
     """sha256 of a session's (role, content) sequence. has_answer is left out: it marks evidence
     for one question, not the session's text (it is merged across haystacks instead)."""
     return hashlib.sha256(orjson.dumps([(t["role"], t["content"]) for t in turns])).hexdigest()
-
-
-@dataclass
-class Normalised:
-    questions: pl.DataFrame
-    sessions: pl.DataFrame
-    turns: pl.DataFrame
-    stats: dict = field(default_factory=dict)
 
 
 @dataclass
