@@ -485,7 +485,8 @@ def plan_read(root: Path, params: dict, fresh: bool, cache=None, data_fresh: boo
         return [w], None, "estimate"
     contexts = build_contexts(settings, *(read_table(_art(root, p)) for p in inputs),
                               str(_art(root, paths.CANDIDATES_REWRITE)),
-                              speaker_column=bench.speaker_column)
+                              speaker_column=bench.speaker_column,
+                              question_text=bench.reader_question)
     answers, _ = answer_questions(cfg, settings, contexts, dry)
     w = dry.work("read")
     # reading=con: an answer whose notes are not cached cannot be rendered: one call each,

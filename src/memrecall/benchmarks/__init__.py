@@ -22,6 +22,7 @@ META_KEY = "benchmark"  # artifact metadata: the benchmark's name
 BUILTIN = {
     "longmemeval": "memrecall.benchmarks.longmemeval:BENCHMARK",
     "locomo": "memrecall.benchmarks.locomo:BENCHMARK",
+    "evermembench": "memrecall.benchmarks.evermembench:BENCHMARK",
 }
 
 

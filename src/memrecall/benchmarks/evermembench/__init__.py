@@ -50,7 +50,7 @@ class EverMemBench(Benchmark):
         flat = data.flatten(units)
         chosen, steps = select(flat, cfg, str(file), types=self.categories)
         if cfg["parts"] is not None:
-            steps = [f"parts (topics): {', '.join(u.name for u in units)}", *steps]
+            steps = [f"parts ({self.parts}): {', '.join(u.name for u in units)}", *steps]
         ds = data.normalise(units, chosen)
         summary = data.summary(ds)
         card = data.render_card(cfg, source, summary, steps, len(flat))
@@ -162,5 +162,6 @@ BENCHMARK = EverMemBench(
     extra_columns=EXTRA_COLUMNS, speaker_column="speaker",
     official_judge=OfficialJudge(repository=REPOSITORY, script_key="official_script",
                                  pinned_model=PINNED_MODEL),
+    parts="topics",
     retrieval_title="# Retrieval (LongMemEval's metric definitions; gold = EverMemBench "
                     "evidence R)")
