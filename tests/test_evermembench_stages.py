@@ -107,3 +107,12 @@ def test_aggregate_reports_subtasks_forms_and_who_scored(tmp_path):
     assert "# QA by EverMemBench sub-task" in md and "Open answers: judge `rule`" in md
     csv = (tmp_path / "reports" / "per_question.csv").read_text()
     assert "scored_by" in csv.splitlines()[0] and "exact-match" in csv
+
+
+def test_trace_fields(tmp_path):
+    q, *_ = setup(tmp_path)
+    row = q.filter(pl.col("question_id") == "MA_C_Top01_001").row(0, named=True)
+    inputs, tags = BENCHMARK.trace_fields(row)
+    assert inputs["form"] == "multiple_choice" and inputs["topic"] == "01"
+    assert inputs["options"][2] == "C. A security review sign-off"
+    assert tags == {"memrecall.subtask": "MA_C", "memrecall.form": "multiple_choice"}
