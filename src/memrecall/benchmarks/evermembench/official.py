@@ -22,7 +22,8 @@ from ...hashing import sha256_file
 REPOSITORY = "https://github.com/EverMind-AI/EverMemBench"
 PROMPTS_IN_REPO = "eval/config/prompts.yaml"
 PIPELINE_IN_REPO = "eval/config/pipeline.yaml"
-PINNED_MODEL = "gemini-3-flash-preview"  # pipeline.yaml: evaluate.model google/gemini-3-flash-preview
+# pipeline.yaml evaluate.model: google/gemini-3-flash-preview (through OpenRouter)
+PINNED_MODEL = "gemini-3-flash-preview"
 BLOCK, SYSTEM, USER = "llm_judge", "system_prompt", "user_prompt"
 FIELDS = ("question", "golden_answer", "generated_answer")
 
