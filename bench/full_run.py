@@ -118,17 +118,22 @@ def recorded_cost(rows: list[dict]) -> float:
 def warm_up(root: Path, params: dict, k: int) -> None:
     """Send k reader requests and the k judge requests of their answers, as a smaller earlier
     run would have: the plan then knows output lengths and latencies of these models."""
-    from memrecall import plan as planmod
     from memrecall.llm import LLMClient
+    from memrecall.plan.build import plan_params
 
     for stage, group in (("read", "reader"), ("judge", "judge")):
-        p = planmod.plan_params(params, root, status=_status("read", "judge"))
+        p = plan_params(params, root, status=_status(root, "read", "judge"))
         msgs = [m for _, m, cached in p.stage(stage).llm[0].rendered if not cached][:k]
         LLMClient(params[group], stage=stage, progress=False).complete_many(msgs)
 
 
-def _status(*running: str) -> dict:
-    return {s: (["bench: runs next"] if s in running else []) for s in STAGES}
+def _status(root: Path, *running: str):
+    """What the plan assumes: these stages run next (the graph is the project's dvc.yaml)."""
+    from memrecall.pipeline import read_pipeline
+    from memrecall.plan.status import RunStatus
+
+    return RunStatus.assumed(read_pipeline(root, status=False).stages, running,
+                             why="bench: runs next")
 
 
 def main() -> None:
@@ -144,7 +149,8 @@ def main() -> None:
 
     from fake_openai_server import FakeOpenAIServer
     from repo_copy import copy_repo
-    from memrecall import plan as planmod
+    from memrecall.plan.build import plan_params
+    from memrecall.plan.report import format_plan
     from memrecall.compose import compose_params
     from memrecall.config import load_params
 
@@ -177,13 +183,13 @@ def main() -> None:
 
         n_q = pl.read_parquet(root / "artifacts" / "questions.parquet").height
         n_sess = pl.read_parquet(root / "artifacts" / "sessions.parquet").height
-        cold = planmod.plan_params(params, root, status=_status("read", "judge"),
+        cold = plan_params(params, root, status=_status(root, "read", "judge"),
                                    title="before any reader call")
-        print("\n" + planmod.format_plan(cold), flush=True)
+        print("\n" + format_plan(cold), flush=True)
         warm_up(root, params, a.warm)
-        plan = planmod.plan_params(params, root, status=_status("read", "judge"),
+        plan = plan_params(params, root, status=_status(root, "read", "judge"),
                                    title=f"after {a.warm} warm-up calls per model")
-        print("\n" + planmod.format_plan(plan) + "\n", flush=True)
+        print("\n" + format_plan(plan) + "\n", flush=True)
         from memrecall.llm.cache import read_journal
 
         for stage in ("read", "judge"):

@@ -17,6 +17,7 @@ from memrecall.llm.budget import (SWEEP_ID_ENV, SWEEP_LIMIT_ENV, Budget, BudgetE
 from memrecall.llm.cache import CallCache, read_journal
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.artifacts import read_table
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 
 from test_read_stage import cfg, run, server  # noqa: F401 (server: a fixture)
 from test_read_stage import env as read_env  # noqa: F401 (a fixture)
@@ -33,7 +34,7 @@ def priced(server, **over):
 
 
 def worst_case(c, env) -> list[float]:
-    settings = reader_settings(c)
+    settings = reader_settings(c, LME)
     ctxs = build_contexts(settings, *(read_table(env[k]) for k in
                                       ("questions", "sessions", "turns", "candidates")))
     client = LLMClient(c, stage="read", progress=False)

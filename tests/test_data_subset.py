@@ -16,7 +16,7 @@ from confs import group
 
 def select(records, over: dict, file: str):
     """subset.select with the dataset group as composed, `over` set on it."""
-    return subset_select(records, group("dataset", "sample", **over), file)
+    return subset_select(records, group("dataset", "sample", **over), file, types=QUESTION_TYPES)
 
 
 def records():
@@ -24,8 +24,9 @@ def records():
     out = []
     for i in range(60):
         qid = f"q{i:02d}" + ("_abs" if i % 5 == 4 else "")
-        out.append(make_record(qid, qtype=QUESTION_TYPES[i % 6], sessions=(f"s{i}",),
-                               evidence=(f"s{i}",)))
+        rec = make_record(qid, qtype=QUESTION_TYPES[i % 6], sessions=(f"s{i}",),
+                          evidence=(f"s{i}",))
+        out.append({**rec, "is_abstention": i % 5 == 4})
     return out
 
 

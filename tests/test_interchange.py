@@ -20,6 +20,7 @@ from memrecall.interchange import (MISSING, eval_results_path,
 from memrecall.judge.stage import judge_answers
 from memrecall.read.imported import answers_from_file
 from memrecall.report.aggregate import export_official_files
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -118,7 +119,7 @@ def test_reader_file_imports_answers_and_marks_missing_ones(tmp_path):
     assert got["a1"]["refused"] is True and got["a3_abs"]["refused"] is True  # empty = refusal
     assert got["a4"]["hypothesis"] is None and got["a4"]["error"].startswith(MISSING)
     # A missing answer is not judged and not counted as wrong: it leaves the accuracy alone.
-    v = judge_answers(QS, a, group("judge", "rule"))
+    v = judge_answers(LME, QS, a, group("judge", "rule"))
     m = qa_metrics(QS, v)
     assert m["n_judged"] == 3 and m["reader_errors"] == 1
     assert v.filter(pl.col("question_id") == "a4")["label"].to_list() == [None]
@@ -146,7 +147,7 @@ def test_judge_file_keeps_the_recorded_labels_and_model(tmp_path):
                                        for q in ("a1", "a2", "a3_abs")])
     a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
     log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
-    v = judge_answers(QS, a, group("judge", "file", path=str(log)))
+    v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     got = {r["question_id"]: r for r in v.iter_rows(named=True)}
     assert [got[q]["label"] for q in ("a1", "a2", "a3_abs", "a4")] == [True, False, True, None]
     assert got["a1"]["judge_model"] == "gpt-4o-2024-08-06" and got["a1"]["raw"] == "log.jsonl:1"
@@ -168,7 +169,7 @@ def test_judge_file_errors(tmp_path, entries, qid, field, words):
     a = answers_from_file(QS.filter(pl.col("question_id") != "a3_abs"),
                           group("reader", "file", path=str(hyp)))
     with pytest.raises(InputError) as e:
-        judge_answers(QS.filter(pl.col("question_id") != "a3_abs"), a,
+        judge_answers(LME, QS.filter(pl.col("question_id") != "a3_abs"), a,
                       group("judge", "file", path=str(_log(tmp_path, entries))))
     assert (e.value.question_id, e.value.field) == (qid, field) and words in str(e.value)
 
@@ -180,7 +181,7 @@ def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
                                        for q in ("a1", "a2", "a3_abs")])
     a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
     log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
-    v = judge_answers(QS, a, group("judge", "file", path=str(log)))
+    v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     out = tmp_path / "reports"
     (out).mkdir()
     (out / "hypotheses.jsonl.eval-results-old-judge").write_text("stale\n")
@@ -220,7 +221,7 @@ def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
     hyp = tmp_path / "hypotheses.jsonl"
     write_hypotheses(hyp, read_hypotheses(PUBLISHED))
     a = answers_from_file(q, group("reader", "file", path=str(hyp)))
-    v = judge_answers(q, a, group("judge", "file", path=str(PUBLISHED)))
+    v = judge_answers(LME, q, a, group("judge", "file", path=str(PUBLISHED)))
     m = qa_metrics(q, v)
     assert m["n_judged"] == 500 and m["reader_errors"] == 0 and m["judge_errors"] == 0
     assert m["n_correct"] == 355 and round(m["overall"] * 100, 1) == 71.0
@@ -245,9 +246,11 @@ def test_agreement_cli_on_two_logs(tmp_path, capsys):
     b = _write(tmp_path / "b.jsonl", [
         {"question_id": q, "hypothesis": f"h {q}", "autoeval_label": {"model": "m2", "label": x}}
         for q, x in (("a1", True), ("a2", False), ("a3_abs", False), ("a4", False))])
-    ref = _write(tmp_path / "ref.json", [{"question_id": q, "question_type": t}
-                                         for q, t in QS.select("question_id", "question_type")
-                                         .iter_rows()], as_list=True)
+    from test_data_longmemeval import make_record
+
+    ref = _write(tmp_path / "ref.json", [make_record(q, t) for q, t in
+                                         QS.select("question_id", "question_type").iter_rows()],
+                 as_list=True)
     out = tmp_path / "agreement.json"
     cli(["agreement", str(a), str(b), "--oracle", str(ref), "--json", str(out)])
     r = json.loads(out.read_text())

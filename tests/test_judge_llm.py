@@ -16,6 +16,7 @@ from memrecall.eval.qa_metrics import qa_metrics
 from memrecall.judge.stage import judge_answers
 from memrecall.benchmarks.longmemeval.judge import PROMPT_HASHES, build_prompt, prompt_kind
 from memrecall.judge.llm_judge import parse_verdict
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "judge_cases.yaml")
@@ -123,7 +124,7 @@ def test_llm_judge_end_to_end(server, fresh_cache, monkeypatch):
     server.plan(BY_HYP_CASE_HYP[FAILING], ["500"] * 10)
     questions, answers = tables()
     cfg = judge_cfg(server)
-    v = judge_answers(questions, answers, cfg)
+    v = judge_answers(LME, questions, answers, cfg)
 
     assert v.height == len(CASES) + 2
     assert v["question_id"].to_list() == sorted(v["question_id"].to_list())
@@ -170,7 +171,7 @@ def test_llm_judge_end_to_end(server, fresh_cache, monkeypatch):
     ok_calls = journal.read_text().count('"ok": true') + journal.read_text().count('"ok":true')
     assert ok_calls == len(CASES) - 1
     before = server.total_requests
-    v2 = judge_answers(questions, answers, cfg)
+    v2 = judge_answers(LME, questions, answers, cfg)
     assert server.total_requests - before == attempts
     assert journal.read_text().count('"ok": true') + journal.read_text().count('"ok":true') \
         == ok_calls
@@ -183,7 +184,7 @@ BY_HYP_CASE_HYP = {c["id"]: c["hypothesis"] for c in CASES}
 def test_unknown_judge_kind():
     q, a = tables(0)
     with pytest.raises(ConfigError, match="judge.kind"):
-        judge_answers(q, a, {"name": "x", "kind": "oracle"})
+        judge_answers(LME, q, a, {"name": "x", "kind": "oracle"})
 
 
 def test_braces_in_the_data_are_not_placeholders():
@@ -204,7 +205,7 @@ def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_c
     items = [{"question_id": c["id"], "question_type": c["type"],
               "is_abstention": bool(c.get("abstention")), "question": c["question"],
               "answer": str(c["answer"]), "hypothesis": c["hypothesis"]} for c in used]
-    _, stats = judge_with_llm(items, judge_cfg(server))
+    _, stats = judge_with_llm(LME, items, judge_cfg(server))
     kinds = {prompt_kind(c["type"], bool(c.get("abstention"))) for c in used}
     assert set(stats["prompts"]) == {f"{k}:{PROMPT_HASHES[k]}" for k in kinds}
     sent = {b["messages"][0]["content"] for b in server.bodies}

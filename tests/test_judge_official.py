@@ -18,6 +18,7 @@ from memrecall.errors import MemrecallError
 from memrecall.hashing import sha256_file, sha256_text
 from memrecall.judge.stage import judge_answers, strict_disagreements
 from memrecall.benchmarks.longmemeval.official import OFFICIAL_REPO, load_prompt_function, official_label
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
 
 STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
@@ -100,7 +101,7 @@ def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypat
         cfg = group("judge", "official", official_script=str(STANDIN), api_base=srv.url,
                     api_key_env="MEMRECALL_FAKE_KEY", concurrency=2, timeout_s=10,
                     num_retries=0)
-        v = judge_answers(q, a, cfg)
+        v = judge_answers(LME, q, a, cfg)
         bodies = list(srv.bodies)
 
     expected = sorted(fn(t, qq, ans, h, abstention="_abs" in i) for i, t, qq, ans, h, _ in ITEMS)

@@ -15,6 +15,7 @@ from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import InputError
 from memrecall.judge.stage import judge_answers
 from memrecall.schema import VERDICTS, polars_schema
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def answers(**over):
 
 
 def test_rule_verdicts():
-    v = judge_answers(questions(), answers(), RULE)
+    v = judge_answers(LME, questions(), answers(), RULE)
     assert v.columns[:5] == VERDICTS.names
     assert dict(v.schema) == polars_schema("verdicts")
     assert v["question_id"].to_list() == ["a", "b", "c_abs", "d"]
@@ -62,13 +63,13 @@ def test_rule_verdicts():
 
 def test_bad_answer_tables_name_file_question_and_field():
     with pytest.raises(InputError, match=r"no answer.*file 'ans.parquet'.*'d'.*'question_id'"):
-        judge_answers(questions(), answers().filter(pl.col("question_id") != "d"), RULE,
+        judge_answers(LME, questions(), answers().filter(pl.col("question_id") != "d"), RULE,
                       answers_file="ans.parquet")
     dup = pl.concat([answers(), answers().filter(pl.col("question_id") == "b")])
     with pytest.raises(InputError, match=r"more than one answer.*'b'"):
-        judge_answers(questions(), dup, RULE)
+        judge_answers(LME, questions(), dup, RULE)
     with pytest.raises(InputError, match=r"not in questions.*'zz'"):
-        judge_answers(questions(), answers(zz=("x", None)), RULE)
+        judge_answers(LME, questions(), answers(zz=("x", None)), RULE)
 
 
 def test_stage_script_writes_reproducible_verdicts(tmp_path):

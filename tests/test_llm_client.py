@@ -125,6 +125,23 @@ def test_rerun_pays_nothing_and_returns_what_was_paid(server, fresh_cache):
     assert len(read_journal(fresh_cache / "llm")) == 12
 
 
+def test_lookup_answers_from_the_cache_and_sends_nothing(server, fresh_cache):
+    """The public cache view (`memrecall plan`'s dry run): each request's hash, with its cached
+    result (as complete_many would return it) or None; nothing is sent, nothing counted."""
+    client = LLMClient(cfg(server), "read", progress=False)
+    (paid,) = client.complete_many(convs("paid"))
+    found = client.lookup(convs("paid", "never asked", "paid"))
+    assert server.total_requests == 1 and client.stats["calls"] == 1
+    assert [h for h, _ in found] == [client.request_hash(m) for m in
+                                     convs("paid", "never asked", "paid")]
+    assert found[1][1] is None and found[0][1] == found[2][1]
+    hit = found[0][1]
+    assert hit.cached and (hit.text, hit.request_hash, hit.cost_usd, hit.latency_s) == (
+        paid.text, paid.request_hash, paid.cost_usd, paid.latency_s)
+    with pytest.raises(ValueError, match=r"messages_list\[0\]"):
+        client.lookup([[]])
+
+
 def test_request_hash_covers_model_messages_and_generation_params(server, fresh_cache):
     m = convs("hello")[0]
     base = LLMClient(cfg(server), "read", progress=False)

@@ -18,6 +18,7 @@ from memrecall.benchmarks.locomo.judge import build_prompt
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.report.aggregate import run_aggregate
 from memrecall.retrieval.keys import session_keys
+from memrecall.benchmarks.locomo import BENCHMARK as LOCOMO
 
 from confs import group
 from fake_openai_server import FakeOpenAIServer, last_user
@@ -52,19 +53,22 @@ def candidates() -> pl.DataFrame:
 
 
 def test_keys_carry_speaker_names(ds):
-    keys = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="round"))
+    keys = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="round"),
+                        speaker_column=LOCOMO.speaker_column)
     by_unit = dict(zip(keys["unit_id"], keys["text"]))
     # every turn is a round of its own (both speakers are people), ids follow turn order
     assert by_unit == {"conv-x_D1_1": "Ann: I adopted a dog yesterday.",
                        "conv-x_D1_2": "Bo: Look at mine! and shared a photo of a cat on a sofa.",
                        "conv-x_D2_1": "Bo: I moved to Paris.",
                        "conv-x_D2_2": "Ann: I started painting."}
-    sess = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="session"))
+    sess = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="session"),
+                        speaker_column=LOCOMO.speaker_column)
     assert sess["text"][1] == "Bo: I moved to Paris.\nAnn: I started painting."
 
 
 def test_turn_gold_is_each_questions_own_evidence(ds):
-    m = retrieval_metrics(ds.questions, ds.turns, candidates(), ks=(1, 3, 5))
+    m = retrieval_metrics(ds.questions, ds.turns, candidates(), ks=(1, 3, 5),
+                          golds=LOCOMO.gold(ds.questions, ds.turns))
     # q002 is adversarial (excluded like abstention), q003's evidence names no turn (no gold)
     assert m["n"] == 2 and m["n_abstention"] == 1 and m["n_no_gold"] == 1
     # session gold: q000 {D1}, q001 {D2, D1}
@@ -78,19 +82,20 @@ def test_turn_gold_is_each_questions_own_evidence(ds):
 
 def test_reader_context_shows_speakers_and_uses_the_two_person_prompt(ds):
     settings = reader_settings(group("reader", "local", history_format="nl", top_k_context=2,
-                                     max_chars_per_session=1000), two_person=True)
+                                     max_chars_per_session=1000), LOCOMO)
     assert settings.prompt.name == "locomo_default"
     ctx = {c.question_id: c for c in build_contexts(settings, ds.questions, ds.sessions,
-                                                    ds.turns, candidates())}
+                                                    ds.turns, candidates(),
+                                                    speaker_column="speaker")}
     text = answer_messages(settings, ctx["conv-x_q000"])[0]["content"]
     assert "two people" in text and "No information available" in text
     assert "you (the assistant)" not in text
     assert "Ann: I adopted a dog yesterday." in text and "Bo: I moved to Paris." in text
     # sessions in date order, with their dates
     assert text.index("2023/05/08 (Mon) 13:56") < text.index("2023/06/01 (Thu) 10:05")
-    with pytest.raises(ConfigError, match="two-person"):
+    with pytest.raises(ConfigError, match="the LoCoMo prompts"):
         reader_settings(group("reader", "local", prompt="type_aware", history_format="nl",
-                              top_k_context=2, max_chars_per_session=1000), two_person=True)
+                              top_k_context=2, max_chars_per_session=1000), LOCOMO)
 
 
 def answers_frame(hyp=HYP, errors=None) -> pl.DataFrame:
@@ -104,11 +109,11 @@ def answers_frame(hyp=HYP, errors=None) -> pl.DataFrame:
 
 
 def test_rule_judge_by_category(ds):
-    v = judge_answers(ds.questions, answers_frame(), group("judge", "rule"))
+    v = judge_answers(LOCOMO, ds.questions, answers_frame(), group("judge", "rule"))
     assert dict(zip(v["question_id"], v["label"])) == {
         "conv-x_q000": True, "conv-x_q001": False, "conv-x_q002": True, "conv-x_q003": True}
     # an adversarial question answered with the misleading answer is wrong
-    v = judge_answers(ds.questions, answers_frame({**HYP, "conv-x_q002": "Bo painted a cat"}),
+    v = judge_answers(LOCOMO, ds.questions, answers_frame({**HYP, "conv-x_q002": "Bo painted a cat"}),
                       group("judge", "rule"))
     assert v.filter(pl.col("question_id") == "conv-x_q002")["label"][0] is False
 
@@ -125,7 +130,7 @@ def test_llm_judge_prompts(ds, fresh_cache, monkeypatch):
         cfg = group("judge", "gpt4o", name="fake", model="openai/fake-judge", api_base=srv.url,
                     api_key_env="MEMRECALL_FAKE_KEY", max_tokens=5, concurrency=2,
                     timeout_s=10, num_retries=0)
-        v = judge_answers(ds.questions, answers_frame(), cfg)
+        v = judge_answers(LOCOMO, ds.questions, answers_frame(), cfg)
     assert v["label"].to_list() == [True] * 4 and len(seen) == 4
     adv = next(p for p in seen if "What did Bo paint?" in p)
     assert "misleading answer it invites is: painting" in adv
@@ -142,8 +147,10 @@ def test_llm_judge_prompts(ds, fresh_cache, monkeypatch):
 def write_run(tmp_path, ds, answers):
     a = tmp_path / "artifacts"
     paths = {k: a / f"{k}.parquet" for k in ("questions", "turns", "answers", "verdicts")}
-    write_table(ds.questions, paths["questions"], table="questions", stage="download")
-    write_table(ds.turns, paths["turns"], table="turns", stage="download")
+    meta = {"benchmark": "locomo"}  # what the download stage records
+    write_table(ds.questions, paths["questions"], table="questions", stage="download",
+                extra_meta=meta)
+    write_table(ds.turns, paths["turns"], table="turns", stage="download", extra_meta=meta)
     write_table(answers, paths["answers"], table="answers", stage="read")
     cands = a / "candidates_retrieve.parquet"
     write_table(candidates(), cands, table="candidates", stage="retrieve")
@@ -194,7 +201,7 @@ def test_paper_export_adds_the_locomo_table(tmp_path, ds):
     m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, **arts)
     pq = parse_per_question((arts["out_dir"] / "per_question.csv").read_text())
     loc = {"name": "loc", "group": "baseline", "params": {"reader.name": "local"},
-           "metrics": m, "per_question": pq}
+           "metrics": m, "per_question": pq, "benchmark": "locomo"}
     tables = {t.name: t for t in build_tables([loc], n_resamples=100, seed=0)}
     t = tables["table_locomo"]
     assert [r["run"] for r in t.rows] == ["loc"]
@@ -212,8 +219,9 @@ def test_the_run_records_the_two_person_prompt(ds):
     from memrecall.read.reader import rendered_prompts
 
     settings = reader_settings(group("reader", "local", history_format="nl", top_k_context=2,
-                                     max_chars_per_session=1000), two_person=True)
-    ctxs = build_contexts(settings, ds.questions, ds.sessions, ds.turns, candidates())
+                                     max_chars_per_session=1000), LOCOMO)
+    ctxs = build_contexts(settings, ds.questions, ds.sessions, ds.turns, candidates(),
+                          speaker_column="speaker")
     pending = [(ctxs[0], [], answer_messages(settings, ctxs[0]))]
     rec = rendered_prompts(settings, ctxs, pending)
     (pid, entry), = rec.items()
@@ -235,12 +243,13 @@ def test_bm25_reuses_a_conversations_index_with_identical_scores():
 
 
 def test_judge_lines_for_locomo_runs():
-    from memrecall.report import locomo as report_locomo
-    from memrecall.report.aggregate import RULE_CAVEAT, _judge_lines
+    from memrecall.benchmarks.locomo import report as report_locomo
+    from memrecall.benchmarks.longmemeval import BENCHMARK as LME
+    from memrecall.benchmarks.longmemeval import RULE_CAVEAT
 
     llm = {"name": "gpt4o", "kind": "llm", "model": "gpt-4o", "comparable_to_published": False}
     rule = {"name": "rule", "kind": "rule", "model": "rule-v1", "comparable_to_published": False}
-    assert report_locomo.LLM_NOTE in _judge_lines({"judge": llm, "f1": {}})
-    assert report_locomo.LLM_NOTE not in _judge_lines({"judge": llm})
-    assert _judge_lines({"judge": rule, "f1": {}})[1] == report_locomo.RULE_CAVEAT
-    assert _judge_lines({"judge": rule})[1] == RULE_CAVEAT
+    assert report_locomo.LLM_NOTE in LOCOMO.judge_lines({"judge": llm})
+    assert report_locomo.LLM_NOTE not in LME.judge_lines({"judge": llm})
+    assert LOCOMO.judge_lines({"judge": rule})[1] == report_locomo.RULE_CAVEAT
+    assert LME.judge_lines({"judge": rule})[1] == RULE_CAVEAT

@@ -1,9 +1,13 @@
 """The plan renders the stages' real requests and counts the calls a run then pays, exactly:
-against a real local HTTP server, on a three-question slice, with part of the work cached."""
+against a real local HTTP server, on a three-question slice, with part of the work cached. And
+what DVC would run: the stage graph and status from DVC itself (a temporary DVC project)."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,16 +15,25 @@ import pytest
 from memrecall import paths
 from memrecall.llm import LLMClient
 from memrecall.llm.cache import read_journal
-from memrecall.plan import DryRunClient, format_plan, plan_params, sweep_total
+from memrecall.llm.dryrun import DryRunClient
+from memrecall.pipeline import Pipeline, Stage, read_pipeline
+from memrecall.plan.build import plan_params
+from memrecall.plan.report import format_plan
+from memrecall.plan.status import RunStatus, stage_status
+from memrecall.plan.sweep import sweep_total
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
 from memrecall.artifacts import read_table
 from memrecall.judge.stage import run_judge
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 
 from fake_openai_server import FakeOpenAIServer
 from test_read_stage import answer, cfg, write_inputs
-from confs import group
+from confs import composed, group
+from conftest import REPO
+from repo_copy import subprocess_env
 
-STAGES = ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
+# The project's own stage graph, as DVC reads it from dvc.yaml (no status asked).
+GRAPH = read_pipeline(REPO, status=False).stages
 
 
 @pytest.fixture
@@ -53,7 +66,7 @@ def params(server, **reader_over):
 
 
 def status(**runs):
-    return {s: (["test"] if runs.get(s) else []) for s in STAGES}
+    return RunStatus.assumed(GRAPH, [s for s, r in runs.items() if r], why="test")
 
 
 def paid(stage: str, since: int) -> list[dict]:
@@ -77,7 +90,7 @@ def test_plan_counts_match_what_the_run_pays(server, project):
 
     # Pay for one reader request by hand: the plan now renders it as cached, and can render the
     # judge request for that answer exactly.
-    settings = reader_settings(p["reader"])
+    settings = reader_settings(p["reader"], LME)
     ctx = build_contexts(settings, *(read_table(project / f) for f in (
         paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)))
     LLMClient(p["reader"], stage="read", progress=False).complete(
@@ -148,10 +161,11 @@ class FakeProject:
 def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monkeypatch, capsys):
     from memrecall.errors import MemrecallError
     from memrecall.llm.budget import SWEEP_ID_ENV, SWEEP_LIMIT_ENV
-    from memrecall.plan import sweep_gate
+    from memrecall.plan.sweep import sweep_gate
     from memrecall.sweep import ExpSpec, SweepOptions, hydra_argv
 
-    shutil.copy(Path(__file__).resolve().parents[1] / "dvc.yaml", project / "dvc.yaml")
+    for name in ("dvc.yaml", "params.yaml"):  # the graph; no .dvc/: no status
+        shutil.copy(REPO / name, project / name)
     for var in (SWEEP_LIMIT_ENV, SWEEP_ID_ENV):  # restored after the test: the gate sets them
         monkeypatch.setenv(var, "")
         monkeypatch.delenv(var)
@@ -164,14 +178,14 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
     assert "experiment a" in out and "experiment b" in out and "sweep total: 2 experiment" in out
     assert server.total_requests == 0
 
-    # Not a DVC project and no dataset: nothing upstream is computed, calls cannot be counted.
+    # Not a DVC project (a graph, no status) and no dataset: calls cannot be counted.
     with pytest.raises(MemrecallError, match="cannot be counted .* not started"):
         sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 100}))
-    import memrecall.plan as planmod
+    import memrecall.plan.sweep as plan_sweep
 
-    monkeypatch.setattr(planmod, "dvc_status", lambda root: ({}, None))
-    monkeypatch.setattr(planmod, "stage_status",
-                        lambda root, params, files=None: status(read=True, judge=True))
+    monkeypatch.setattr(plan_sweep, "read_pipeline", lambda root: Pipeline(GRAPH, {}))
+    monkeypatch.setattr(plan_sweep, "stage_status",
+                        lambda root, params, pipeline: status(read=True, judge=True))
     with pytest.raises(MemrecallError, match="the sweep was not started"):
         sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 1e-9}))
     import os
@@ -183,9 +197,6 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
 
 
 def test_stage_status_compares_params_with_dvc_lock():
-    import memrecall.plan as planmod
-    from memrecall.sweep.scheduling import Stage
-
     groups = {"download": ["dataset"], "embed": ["embedder"], "retrieve": ["retrieval", "embedder"],
               "read": ["reader"], "judge": ["judge"]}
     ups = {"download": (), "embed": ("download",), "retrieve": ("download", "embed"),
@@ -194,22 +205,167 @@ def test_stage_status_compares_params_with_dvc_lock():
     stages = {n: Stage(n, f"python stages/{n}.py", {"params.yaml": tuple(keys)}, ups[n],
                        {"params.yaml": {k: params[k] for k in keys}})
               for n, keys in groups.items()}
-    everything = set(stages)
-    assert all(not why for why in planmod.stage_status(
-        Path("."), params, (stages, everything)).values())
 
+    def why(p, changes=None):
+        return stage_status(Path("."), p, Pipeline(stages, changes or {})).why
+
+    assert all(not w for w in why(params).values())
     changed = {**params, "reader": {"name": "reader", "x": 2}}
-    st = planmod.stage_status(Path("."), changed, (stages, everything))
+    st = why(changed)
     assert st["read"] == ["params changed: reader.x"]
     assert st["judge"] == ["after read (if its outputs change)"]
     assert st["download"] == [] and st["embed"] == [] and st["retrieve"] == []
-    # A stage `dvc status` does not hold up to date (its files changed) runs, and what follows.
-    st = planmod.stage_status(Path("."), params, (stages, everything - {"embed", "retrieve",
-                                                                        "read", "judge"}))
+    # A stage whose files `dvc status` reports changed runs, and what follows.
+    st = why(params, {"embed": [{"changed deps": {"artifacts/turns.parquet": "modified"}}]})
     assert st["embed"] == ["dependencies or outputs changed (`dvc status`)"]
     assert st["retrieve"] == ["after embed (if its outputs change)"]
     assert st["download"] == []
+    # Only params.yaml values changed: compared by value above, so not a change by itself.
+    assert why(params, {"read": [{"changed deps": {"params.yaml": {"reader.x": "modified"}}}]}
+               )["read"] == []
     # Never run: no dvc.lock entry.
     stages["read"] = Stage("read", "x", {"params.yaml": ("reader",)}, ("retrieve",), {})
-    assert planmod.stage_status(Path("."), params, (stages, everything))["read"] == [
-        "never run (not in dvc.lock)"]
+    assert why(params)["read"] == ["never run (not in dvc.lock)"]
+    # No status (not a DVC project): every stage is unknown, in the graph's order.
+    st = stage_status(Path("."), params, Pipeline(stages, None, "no .dvc/"))
+    assert list(st.why) == list(stages) and st.why["judge"] == ["status unknown: no .dvc/"]
+
+
+def test_fact_expansion_calls_are_planned_from_the_embedders_llm(project):
+    """embedder.expansion=fact: one fact call per session with user turns, rendered by the
+    embed stage's own code with embedder.expansion_llm; the key texts that depend on facts not
+    yet paid for are counted as new (an estimate)."""
+    emb = group("embedder", "minilm", expansion="fact")
+    plan = plan_params({"embedder": emb}, project, status=status(embed=True))
+    sp = plan.stage("embed")
+    (facts,) = sp.llm
+    n_sessions = read_table(project / paths.TURNS).filter(
+        read_table(project / paths.TURNS)["role"] == "user")["session_id"].n_unique()
+    assert facts.label == "embed (fact expansion)" and facts.model == LLMClient(
+        emb["expansion_llm"], "embed", where="embedder.expansion_llm").model
+    assert (facts.requests, facts.new_calls) == (n_sessions, n_sessions)
+    (keys,) = sp.texts
+    assert keys.estimated and keys.total == keys.new > 0
+
+
+# ---------------------------------------------------------------- reader kinds
+
+def test_reader_file_costs_nothing_and_the_judge_is_planned_as_usual(server, project):
+    """reader=file: no reader model (its model keys are null, as composed), so the read stage
+    has no LLM calls; the judge's requests are rendered from the file's answers, exactly."""
+    qids = sorted(read_table(project / paths.QUESTIONS)["question_id"].to_list())
+    hyps = project / "hypotheses.jsonl"
+    hyps.write_text("".join(json.dumps({"question_id": q, "hypothesis": "Berlin"}) + "\n"
+                            for q in qids[:2]))  # the third question is missing: not judged
+    p = {**params(server), "reader": composed("reader=file", f"reader.path={hyps}")["reader"]}
+    plan = plan_params(p, project, status=status(read=True, judge=True))
+    read, judge = plan.stage("read"), plan.stage("judge").llm[0]
+    assert read.llm == [] and "no LLM calls, $0" in " ".join(read.notes)
+    assert (judge.requests, judge.new_calls, judge.estimated_calls) == (2, 2, 0)
+    assert plan.new_calls == 2 and plan.cost_usd == pytest.approx(judge.cost_usd)
+    assert "no LLM calls, $0" in format_plan(plan) and server.total_requests == 0
+
+    run_stage_read(project, p)  # what the run pays: the judge's two calls, nothing for read
+    n0 = len(read_journal())
+    run_judge(p["judge"], questions=project / paths.QUESTIONS, answers=project / paths.ANSWERS,
+              out=project / paths.VERDICTS)
+    assert len(paid("judge", n0)) == judge.new_calls == 2 and not paid("read", 0)
+
+
+def test_reader_plugin_calls_are_named_not_counted(server, project):
+    """A reader plug-in calls its own model: the plan neither loads it nor invents its calls;
+    it says they are not counted. The judge is estimated (answers not known yet)."""
+    reader = composed("reader=plugin", "reader.callable=no_such_module:Reader")["reader"]
+    plan = plan_params({**params(server), "reader": reader}, project,
+                       status=status(read=True, judge=True))
+    read, judge = plan.stage("read"), plan.stage("judge").llm[0]
+    assert read.llm == [] and plan.not_counted == [f"read: {read.not_counted[0]}"]
+    assert "no_such_module:Reader calls its own model" in read.not_counted[0]
+    assert (judge.new_calls, judge.estimated_calls) == (3, 3)
+    assert plan.new_calls == 3 and plan.cost_usd == pytest.approx(judge.cost_usd)
+    text = format_plan(plan)
+    assert "not counted: the reader plug-in no_such_module:Reader" in text
+    assert "calls outside our LLM client (read" in text
+    total = sweep_total([plan])
+    assert total["not_counted"] == [f": {plan.not_counted[0]}"] and total["new_calls"] == 3
+    assert server.total_requests == 0
+
+
+def test_reader_kind_and_callable_are_read(server, project):
+    from memrecall.errors import ConfigError
+
+    base = params(server)
+    for kind, callable_, match in (("bogus", None, r"reader\.kind.*llm, file, plugin"),
+                                   ("plugin", None, r"reader\.callable"),
+                                   ("llm", "pkg.mod:Reader", r"reader\.callable.*kind=plugin")):
+        reader = {**base["reader"], "kind": kind, "callable": callable_}
+        with pytest.raises(ConfigError, match=match):
+            plan_params({**base, "reader": reader}, project, status=status(read=True))
+    # kind plugin with its callable: as the read stage dispatches it.
+    reader = {**base["reader"], "kind": "plugin", "callable": "pkg.mod:Reader"}
+    plan = plan_params({**base, "reader": reader}, project, status=status(read=True))
+    assert plan.stage("read").llm == [] and plan.stage("read").not_counted
+
+
+# ---------------------------------------------------------------- a workspace dvc repro left
+
+def _run(cmd: list[str], cwd: Path) -> None:
+    subprocess.run(cmd, cwd=cwd, env=subprocess_env(), check=True, capture_output=True)
+
+
+def test_after_dvc_repro_the_plan_says_up_to_date_and_zero(tmp_path):
+    """dvc repro has run: nothing to do, 0 calls, $0, though the `sources` stage is always
+    changed (it runs on every repro; the plan computes what it would write and compares). When a
+    file the params name changes, sources would write something else and what follows runs."""
+    root = tmp_path / "ws"
+    (root / "staged").mkdir(parents=True)
+    for name in ("questions", "sessions", "turns", "answers", "verdicts"):
+        (root / "staged" / f"{name}.parquet").write_bytes(name.encode())
+    (root / "data.json").write_text("[]\n")
+    py = sys.executable
+    copy = "import shutil, sys; shutil.copy(*sys.argv[1:])"
+    (root / "dvc.yaml").write_text(f"""\
+stages:
+  sources:
+    cmd: {py} {REPO / 'stages' / 'sources.py'}
+    always_changed: true
+    outs: [{paths.SOURCES}]
+  download:
+    cmd: {py} -c "{copy}" staged/questions.parquet {paths.QUESTIONS}
+    deps: [{paths.SOURCES}, staged/questions.parquet]
+    params: [dataset.name, dataset.path]
+    outs: [{paths.QUESTIONS}]
+  read:
+    cmd: {py} -c "{copy}" staged/answers.parquet {paths.ANSWERS}
+    deps: [{paths.QUESTIONS}, staged/answers.parquet]
+    params: [reader]
+    outs: [{paths.ANSWERS}]
+  judge:
+    cmd: {py} -c "{copy}" staged/verdicts.parquet {paths.VERDICTS}
+    deps: [{paths.QUESTIONS}, {paths.ANSWERS}]
+    params: [judge]
+    outs: [{paths.VERDICTS}]
+""")
+    p = {"dataset": {"name": "tiny", "path": "data.json", "question_ids": None},
+         "reader": group("reader", "deepseek"), "judge": group("judge", "gpt4o")}
+    from memrecall.artifacts import atomic_write_text
+    import yaml
+
+    atomic_write_text(root / "params.yaml", yaml.safe_dump(p, sort_keys=True))
+    _run([py, "-m", "dvc", "init", "--no-scm", "-q"], root)
+    _run([py, "-m", "dvc", "repro", "-q"], root)
+
+    plan = plan_params(p, root)
+    assert [s.stage for s in plan.stages] == ["sources", "download", "read", "judge"]
+    assert not any(s.runs for s in plan.stages), [(s.stage, s.why) for s in plan.stages]
+    assert (plan.new_calls, plan.cost_usd) == (0, 0)
+    text = format_plan(plan)
+    assert text.count("up to date (nothing to do)") == 4
+    assert "total: 0 new LLM calls, cost $0.0000" in text
+    assert "would write the same artifacts/sources.json" in text
+
+    (root / "data.json").write_text("[1]\n")  # the dataset file's content changed
+    why = stage_status(root, p, read_pipeline(root)).why
+    assert why["sources"] == ["always changed: would write a different artifacts/sources.json"]
+    assert why["download"] == ["after sources (if its outputs change)"]
+    assert why["judge"] == ["after download, read (if its outputs change)"]

@@ -13,6 +13,7 @@ from memrecall.read.context import (NO_HISTORY, TRUNCATED, ContextSession, forma
                                     render_history, select_sessions)
 from memrecall.read.reader import (answer_messages, build_contexts, notes_messages,
                                    reader_settings)
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 
 DATES = {"a": "2023/01/05 (Thu) 10:00", "b": "2023/02/01 (Wed) 09:00",
          "c": "2023/03/01 (Wed) 08:00", "d": "2022/12/31 (Sat) 23:59",
@@ -92,7 +93,7 @@ def tables():
 def settings(**over):
     cfg = {"prompt": "type_aware", "history_format": "nl", "reading": "direct",
            "top_k_context": 2, "max_chars_per_session": 1000, **over}
-    return reader_settings(cfg)
+    return reader_settings(cfg, LME)
 
 
 def test_build_contexts_and_exact_messages():

@@ -9,15 +9,17 @@ import re
 import pytest
 
 from memrecall.errors import ConfigError
-from memrecall.read import prompts as P
+from memrecall.benchmarks.longmemeval import prompts as P
+from memrecall.read.prompts import NOTES_HASH
 from memrecall.read.reader import reader_settings
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
 
 HIST = "### Session 1:\nSession Date: 2023/01/01 (Sun) 10:00\nSession Content:\nuser: hi"
 
 
 def render(name, qtype="single-session-user", question="Where do I work?"):
-    return P.get_prompt(name).render(question=question, question_type=qtype,
+    return P.PROMPTS[name].render(question=question, question_type=qtype,
                                      today="2023/05/30 (Tue) 23:51", history=HIST)
 
 
@@ -25,7 +27,7 @@ def test_prompt_names_and_unknown_name_error():
     assert set(P.PROMPTS) == {"default", "type_aware", "multi_session", "recency", "con",
                               "preference"}
     with pytest.raises(ConfigError) as e:
-        P.get_prompt("cot")
+        reader_settings(_cfg(prompt="cot"), LME)
     msg = str(e.value)
     assert "reader.prompt" in msg and "'cot'" in msg
     for name in P.PROMPTS:
@@ -73,14 +75,14 @@ def test_con_prompt_structure_and_answer_extraction():
     step1, step2 = text.index("Step 1 - Notes"), text.index("Step 2 - Answer")
     assert step1 < step2 < text.index("History Chats:") < text.index("Question:")
     assert text.endswith("Question: Where do I work?\nNotes:")
-    con = P.get_prompt("con")
+    con = P.PROMPTS["con"]
     out = "Session 1 (2023/01/01): works at Acme\nSession 2: nothing relevant\nAnswer: At Acme."
     assert con.extract_answer(out) == "At Acme."
     assert con.extract_answer("Notes... final answer:  Paris ") == "Paris"
     assert con.extract_answer("no marker at all") == "no marker at all"
     assert con.extract_answer("Answer:") == "Answer:"  # nothing after the marker: keep it all
     # Direct prompts keep the whole output.
-    assert P.get_prompt("default").extract_answer(" Answer: x ") == "Answer: x"
+    assert P.PROMPTS["default"].extract_answer(" Answer: x ") == "Answer: x"
 
 
 def test_prompt_id_is_name_plus_template_hash():
@@ -98,7 +100,7 @@ def test_prompt_id_is_name_plus_template_hash():
 
 
 def test_braces_in_history_or_question_are_kept_verbatim():
-    text = P.get_prompt("default").render(question="What is {x}?", question_type="multi-session",
+    text = P.PROMPTS["default"].render(question="What is {x}?", question_type="multi-session",
                                           today="t", history='[{"role": "user"}]')
     assert '[{"role": "user"}]' in text and "Question: What is {x}?" in text
 
@@ -108,10 +110,10 @@ def _cfg(**over):
 
 
 def test_reader_settings_checks_every_knob():
-    s = reader_settings(_cfg(prompt="con", reading="con"))
+    s = reader_settings(_cfg(prompt="con", reading="con"), LME)
     assert s.prompt.name == "con" and s.top_k_context == 3
-    assert s.prompt_id == f"{P.PROMPTS['con'].prompt_id}+notes:{P.NOTES_HASH}"
-    assert reader_settings(_cfg()).prompt_id == P.PROMPTS["default"].prompt_id
+    assert s.prompt_id == f"{P.PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}"
+    assert reader_settings(_cfg(), LME).prompt_id == P.PROMPTS["default"].prompt_id
     bad = [({"prompt": "nope"}, "reader.prompt"),
            ({"history_format": "xml"}, "reader.history_format"),
            ({"reading": "cot"}, "reader.reading"),
@@ -119,4 +121,4 @@ def test_reader_settings_checks_every_knob():
            ({"max_chars_per_session": "big"}, "reader.max_chars_per_session")]
     for over, key in bad:
         with pytest.raises(ConfigError, match=re.escape(key)):
-            reader_settings(_cfg(**over))
+            reader_settings(_cfg(**over), LME)

@@ -17,6 +17,7 @@ from memrecall.benchmarks.longmemeval.prompts import PROMPTS
 from memrecall.read.prompts import NOTES_HASH
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
 from memrecall.schema import ANSWERS, polars_schema
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 
 from fake_openai_server import FakeOpenAIServer, last_user
 from confs import group
@@ -123,7 +124,7 @@ def test_answers_table_and_exact_requests(server, env, fresh_cache, capsys):
     assert table.get_column("context_session_ids").to_list() == [["a", "b"], ["a", "c"], ["b", "c"]]
     assert read_meta(env["out"])["stage"] == "read"
     # The server got exactly the prompts assembled from the inputs, one user message each.
-    settings = reader_settings(c)
+    settings = reader_settings(c, LME)
     ctxs = build_contexts(settings, read_table(env["questions"]), read_table(env["sessions"]),
                           read_table(env["turns"]), read_table(env["candidates"]))
     sent = sorted(json.dumps(b["messages"]) for b in server.bodies)

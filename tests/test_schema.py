@@ -12,8 +12,8 @@ from memrecall.schema import EXTRA, TABLES, polars_schema, written_schema
 
 from conftest import REPO
 
-WRITERS = ["data/longmemeval.py", "retrieval/retrieve.py", "retrieval/rerank.py",
-           "rewrite/rewriter.py", "read/reader.py", "judge/__init__.py"]
+WRITERS = ["benchmarks/longmemeval/data.py", "retrieval/retrieve.py", "retrieval/rerank.py",
+           "rewrite/rewriter.py", "read/reader.py", "judge/stage.py"]
 # A column name followed by a polars or pyarrow type: a schema written out by hand.
 TYPED_COLUMN = re.compile(r'"(\w+)"\s*[:,]\s*(?:pl\.(?:String|Utf8|Int\d+|Float\d+|Boolean|List)'
                           r'|pa\.(?:string|int\d+|float\d+|bool_|list_)\()')

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
             from .compose import compose_params
             print(f"wrote {compose_params(args.overrides)}")
         elif args.command == "plan":
-            from .plan import main as plan_main
+            from .plan.build import main as plan_main
             plan_main(args.overrides, as_json=args.json)
         elif args.command == "show":
             from .report.aggregate import print_summary

@@ -16,8 +16,6 @@ from ..hashing import sha256_path
 from . import hub, url
 from .subset import resolve_path
 
-SOURCES = ("bundled", "local", "hub", "url")
-
 
 def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
     """dataset.format when set (a registered benchmark's name), else the one registered
@@ -28,23 +26,25 @@ def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
     return benchmarks.get(fmt)
 
 
-def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
-    """Where the data comes from: {'kind', 'file', 'sha256', 'verified_by', hub fields...}."""
-    kind = choice(cfg, "source", SOURCES, group="dataset")
-    if kind == "hub":
-        # a dataset of several files (a list): each fetched the same way, into its folder
-        got = (hub.fetch_files if isinstance(cfg["filename"], list) else hub.fetch)(cfg, raw_dir)
-        return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
-                "verified_by": {"config": "dataset.sha256", "hub": "the hub's ETag (LFS sha256)",
-                                "pin": "the pin recorded at first download",
-                                "first-download": "nothing yet (first download; now pinned)"}
-                [got.verified_by],
-                "repo_id": cfg["repo_id"], "filename": cfg["filename"], "revision": got.revision,
-                "commit": got.commit}
-    if kind == "url":
-        got = url.fetch(cfg, raw_dir)
-        return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
-                "verified_by": "dataset.sha256", "url": got.url}
+def _from_hub(kind: str, cfg: dict, raw_dir: Path) -> dict:
+    # a dataset of several files (a list): each fetched the same way, into its folder
+    got = (hub.fetch_files if isinstance(cfg["filename"], list) else hub.fetch)(cfg, raw_dir)
+    return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
+            "verified_by": {"config": "dataset.sha256", "hub": "the hub's ETag (LFS sha256)",
+                            "pin": "the pin recorded at first download",
+                            "first-download": "nothing yet (first download; now pinned)"}
+            [got.verified_by],
+            "repo_id": cfg["repo_id"], "filename": cfg["filename"], "revision": got.revision,
+            "commit": got.commit}
+
+
+def _from_url(kind: str, cfg: dict, raw_dir: Path) -> dict:
+    got = url.fetch(cfg, raw_dir)
+    return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
+            "verified_by": "dataset.sha256", "url": got.url}
+
+
+def _from_path(kind: str, cfg: dict, raw_dir: Path) -> dict:
     path = cfg["path"]
     if not isinstance(path, str) or not path or path == "???":
         raise ConfigError("dataset.path", path,
@@ -58,6 +58,16 @@ def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
     # The card shows the path as configured: the resolved one differs in queued experiments.
     return {"kind": kind, "file": file, "shown": path, "sha256": sha,
             "verified_by": "dataset.sha256" if want else "not checked (no dataset.sha256)"}
+
+
+# dataset.source -> where the file comes from: {'kind', 'file', 'sha256', 'verified_by', ...}
+SOURCES = {"bundled": _from_path, "local": _from_path, "hub": _from_hub, "url": _from_url}
+
+
+def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
+    """Where the data comes from: {'kind', 'file', 'sha256', 'verified_by', hub fields...}."""
+    kind = choice(cfg, "source", SOURCES, group="dataset")
+    return SOURCES[kind](kind, cfg, Path(raw_dir))
 
 
 def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turns: str | Path,

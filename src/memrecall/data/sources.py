@@ -36,7 +36,12 @@ def fingerprint(dataset_cfg: dict) -> dict:
     return out
 
 
+def sources_json(dataset_cfg: dict) -> str:
+    """The text the stage writes (`memrecall plan` compares it with the file on disk)."""
+    return json.dumps(fingerprint(dataset_cfg), sort_keys=True, indent=2) + "\n"
+
+
 def run_sources(dataset_cfg: dict, *, out: str | Path) -> dict:
-    fp = fingerprint(dataset_cfg)
-    atomic_write_text(out, json.dumps(fp, sort_keys=True, indent=2) + "\n")
-    return fp
+    text = sources_json(dataset_cfg)
+    atomic_write_text(out, text)
+    return json.loads(text)

@@ -30,7 +30,7 @@ from ..schema import polars_schema
 from .llm_judge import judge_with_llm
 from .rules import RULES_VERSION
 
-JUDGE_KINDS = ("rule", "llm", "official", "file")
+JUDGE_KINDS = ("rule", "llm", "official", "file")  # conf/base/judge.yaml's `kind`
 # judge_model of the verdicts a benchmark fixes by its own rule (Benchmark.fixed_verdict)
 FIXED_MODEL = "exact-match"
 
@@ -96,6 +96,34 @@ def judge_answers(bench: Benchmark, questions: pl.DataFrame, answers: pl.DataFra
     return df
 
 
+def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    rows = []
+    for it in items:
+        v = bench.rule_verdict(it)
+        rows.append({"question_id": it["question_id"], "label": v.label, "raw": v.reason,
+                     "error": None, "prompt_hash": bench.rule_hash})
+    return rows, {"calls": 0, "cached": 0, "failed": 0}
+
+
+def _llm(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    return judge_with_llm(bench, items, judge_cfg, client)
+
+
+def _official(bench: Benchmark, items: list[dict], judge_cfg: dict, client
+              ) -> tuple[list, dict]:
+    return bench.judge_official(items, judge_cfg, client)
+
+
+def _file(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    from .imported import judge_from_log
+
+    return judge_from_log(items, judge_cfg)
+
+
+# judge.kind -> (benchmark, items, config, client) -> (verdict rows, stats): JUDGE_KINDS' order
+JUDGES = {"rule": _rule, "llm": _llm, "official": _official, "file": _file}
+
+
 def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
            ) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
@@ -109,7 +137,6 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
                                    "judge_model": model, "raw": None,
                                    "error": f"reader failed: {it['reader_error']}",
                                    "reader_failed": True}
-    stats = {"calls": 0, "cached": 0, "failed": 0}
     if kind != "file":  # the benchmark's fixed rule (e.g. multiple choice): no judge needed
         fixed = {it["question_id"]: v for it in todo
                  if (v := bench.fixed_verdict(it)) is not None}
@@ -117,22 +144,10 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
             rows[qid] = {"question_id": qid, "label": v.label, "judge_model": FIXED_MODEL,
                          "raw": v.reason, "error": None, "prompt_hash": bench.rule_hash}
         todo = [it for it in todo if it["question_id"] not in fixed]
-    if kind == "rule":
-        for it in todo:
-            v = bench.rule_verdict(it)
-            rows[it["question_id"]] = {"question_id": it["question_id"], "label": v.label,
-                                       "judge_model": model, "raw": v.reason, "error": None,
-                                       "prompt_hash": bench.rule_hash}
-    else:
-        if kind == "official":
-            llm_rows, stats = bench.judge_official(todo, judge_cfg, client)
-        elif kind == "file":
-            from .imported import judge_from_log
-            llm_rows, stats = judge_from_log(items, judge_cfg)
-        else:
-            llm_rows, stats = judge_with_llm(bench, todo, judge_cfg, client)
-        for r in llm_rows:
-            rows[r["question_id"]] = r
+    # Imported labels cover every answered question of the log (judge.imported checks them all).
+    judged, stats = JUDGES[kind](bench, items if kind == "file" else todo, judge_cfg, client)
+    for r in judged:
+        rows[r["question_id"]] = {"judge_model": model, **r}
     schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if kind == "official" else {})}
     out = []
     for it in items:

@@ -8,6 +8,8 @@ cache.py    the sqlite call cache + calls.jsonl journal (paths.cache_dir("llm"))
 providers.py config -> litellm kwargs (thinking budget per provider, API key from env)
 local.py    the bundled SmolLM2-135M-Instruct as the in-process provider "memrecall-local"
 refusal.py  the documented refusal classifier
+lazy.py     litellm, imported on first use (client and pricing load it from here)
+dryrun.py   the client's interface answering from the cache only (`memrecall plan`)
 """
 
 import os

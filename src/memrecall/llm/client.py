@@ -41,18 +41,16 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-list download on import
-os.environ.setdefault("LITELLM_LOG", "ERROR")
-
-from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception,  # noqa: E402
+from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception,
                       stop_after_attempt)
-from tqdm.auto import tqdm  # noqa: E402
+from tqdm.auto import tqdm
 
-from ..config import runtime  # noqa: E402
-from ..errors import ConfigError, MemrecallError  # noqa: E402
-from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for  # noqa: E402
-from .cache import CallCache, request_hash  # noqa: E402
-from .providers import call_spec, gen_params, read_api_key  # noqa: E402
+from ..config import runtime
+from ..errors import ConfigError, MemrecallError
+from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for
+from .cache import CallCache, request_hash
+from .lazy import litellm as _litellm
+from .providers import call_spec, gen_params, read_api_key
 
 log = logging.getLogger(__name__)
 
@@ -84,23 +82,6 @@ class CallResult:
 
 class MalformedResponse(Exception):
     """A 200 answer we cannot use (no choices, non-text content): retried like a 5xx."""
-
-
-# ---- litellm, imported lazily (a fully cached rerun never pays its ~4 s import) -------------
-_litellm_mod = None
-
-
-def _litellm():
-    global _litellm_mod
-    if _litellm_mod is None:
-        import litellm
-
-        litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners in errors
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "httpcore",
-                     "openai", "aiohttp"):
-            logging.getLogger(name).setLevel(logging.ERROR)
-        _litellm_mod = litellm
-    return _litellm_mod
 
 
 # ---- one event loop thread for the process --------------------------------------------------
@@ -212,17 +193,24 @@ class LLMClient:
     def complete(self, messages: list[dict]) -> CallResult:
         return self.complete_many([messages])[0]
 
+    def lookup(self, messages_list: list[list[dict]]) -> list[tuple[str, CallResult | None]]:
+        """(request hash, cached result or None) for each conversation, same order, without
+        sending anything: what complete_many would answer from the cache (memrecall plan's
+        dry run asks this)."""
+        msgs = [_check_messages(m, i) for i, m in enumerate(messages_list)]
+        hashes = [self.request_hash(m) for m in msgs]
+        hits = self.cache.get_many(hashes) if hashes else {}
+        return [(h, self._from_row(h, hits[h]) if h in hits else None) for h in hashes]
+
     async def acomplete_many(self, messages_list: list[list[dict]], desc: str | None = None
                              ) -> list[CallResult]:
         self._budget_stop = None
         msgs = [_check_messages(m, i) for i, m in enumerate(messages_list)]
-        hashes = [self.request_hash(m) for m in msgs]
-        hits = self.cache.get_many(hashes) if hashes else {}
         results: list[CallResult | None] = [None] * len(msgs)
         todo: dict[str, list[int]] = {}
-        for i, h in enumerate(hashes):
-            if h in hits:
-                results[i] = self._from_row(h, hits[h])
+        for i, (h, hit) in enumerate(self.lookup(msgs)):
+            if hit is not None:
+                results[i] = hit
                 self.stats["cached"] += 1
             else:
                 todo.setdefault(h, []).append(i)

@@ -11,11 +11,10 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from .lazy import litellm as _litellm
 
 
 @dataclass(frozen=True)
@@ -33,12 +32,6 @@ class Prices:
         if not self.known:
             return None
         return (self.input_per_mtok * input_tokens + self.output_per_mtok * output_tokens) / 1e6
-
-
-def _litellm():
-    from .client import _litellm as load
-
-    return load()
 
 
 def prices_for(cfg: dict, provider: str, litellm_model: str) -> Prices:

@@ -9,13 +9,14 @@ queue workers, and compared in a table at the end. A named sweep from conf/sweep
 
 One module per concern:
 - planning: overrides → experiment specs (names, named sweeps, the meta.* record);
-- scheduling: the stage graph from DVC's index → compute-once waves;
+- scheduling: the stage graph (memrecall.pipeline: DVC's index) → compute-once waves;
 - project: the DVC project (composing params in a child process, `dvc` subprocesses);
 - runner: validate, queue in waves (or run inline), wait, then table and MLflow;
 - comparison: the end-of-sweep table;
 - hydra_glue: the Hydra app's task function and end-of-multirun callback.
 """
 
+from ..pipeline import Stage, load_stages
 from .comparison import comparison, format_table
 from .hydra_glue import CALLBACK, SweepCallback, hydra_argv, hydra_job
 from .planning import (DRIVER_KEY, ExpSpec, SweepOptions, check_unique, expand_named_sweep,
@@ -23,7 +24,7 @@ from .planning import (DRIVER_KEY, ExpSpec, SweepOptions, check_unique, expand_n
                        plan_experiments, slug, slug_text)
 from .project import DvcProject
 from .runner import SweepResult, run_inline, run_queued, run_sweep
-from .scheduling import Stage, load_stages, schedule_waves, stage_signatures
+from .scheduling import schedule_waves, stage_signatures
 
 __all__ = ["CALLBACK", "DRIVER_KEY", "DvcProject", "ExpSpec", "Stage", "SweepCallback",
            "SweepOptions", "SweepResult", "check_unique", "comparison", "expand_named_sweep",

@@ -141,7 +141,7 @@ def hydra_job(cfg) -> None:
     if hc.job.num > 0 and opts.waves:
         _wait_for_job(folder, 0, opts)  # job 0 computes the shared upstream
     out_dir = _abs(hc.runtime.output_dir, hc.runtime.cwd)
-    from ..plan import sweep_gate
+    from ..plan.sweep import sweep_gate
 
     if not sweep_gate(project, specs, opts):  # per job: each launcher job plans its own share
         _write_record(folder, hc.job.num, {**record, "finished": True,
@@ -195,7 +195,7 @@ class SweepCallback(_Callback):
         if not queued and states and set(states.values()) == {"Planned"}:
             return  # --plan with a launcher: every job printed its plan
         if queued:
-            from ..plan import sweep_gate
+            from ..plan.sweep import sweep_gate
 
             project = DvcProject(root)
             if not sweep_gate(project, queued, opts):

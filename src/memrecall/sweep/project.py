@@ -17,9 +17,9 @@ from pathlib import Path
 
 from ..errors import ConfigError, MemrecallError
 from ..experiments import list_experiments
+from ..pipeline import Stage, load_stages
 from .planning import DRIVER_KEY, ExpSpec
-from .scheduling import (Stage, computed_signatures, experiment_values, load_stages,
-                         stage_signatures)
+from .scheduling import computed_signatures, experiment_values, stage_signatures
 
 
 def dvc_env() -> dict:

@@ -169,7 +169,7 @@ def run_sweep(root: Path, specs: list[ExpSpec], opts: SweepOptions, out_dir: Pat
     baseline = head_rev(project.root)
     if opts.track:
         tracking.ensure_experiment(project.root)  # before any parallel writer
-    from ..plan import sweep_gate
+    from ..plan.sweep import sweep_gate
 
     if not sweep_gate(project, specs, opts):
         return SweepResult(specs, {s.name: "Planned" for s in specs})

@@ -10,104 +10,21 @@ A stage's identity is its command, the values of the params it declares and the 
 the stages it depends on. The stage graph and the declared params come from DVC itself
 (`Repo.index`: templating, foreach/matrix stages and params declared by key, e.g.
 `params: [reader.model]`, resolved as `dvc repro` resolves them); stages that the workspace's
-dvc.lock holds up to date count as computed.
+dvc.lock holds up to date count as computed. memrecall.pipeline reads both from DVC.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 from ..config import get as get_dotted
 from ..errors import MemrecallError
 from ..hashing import sha256_json
+from ..pipeline import PARAMS_FILE, Stage
 from .planning import ExpSpec
-
-PARAMS_FILE = "params.yaml"  # the file DVC composes from conf/ for each experiment
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    cmd: str
-    params: dict[str, tuple[str, ...]]    # params file -> declared keys (() = the whole file)
-    upstream: tuple[str, ...]             # stages whose outputs it reads
-    locked: dict[str, dict] = field(default_factory=dict)  # file -> {key: value} in dvc.lock
-
 
 # params_of(stage, params file, key or None for the whole file) -> value
 ParamsOf = Callable[[Stage, str, "str | None"], object]
-
-
-def _stage_name(stage, root: Path) -> str:
-    """`name` for a stage of the root dvc.yaml, `sub/dvc.yaml:name` for others, the file for a
-    .dvc file: as `dvc repro` names them from the project root, whatever the cwd."""
-    path = os.path.relpath(stage.path, root)
-    name = getattr(stage, "name", None)
-    if not name:
-        return path
-    return name if path == "dvc.yaml" else f"{path}:{name}"
-
-
-def load_stages(root: Path) -> tuple[dict[str, Stage], set[str]]:
-    """({stage: Stage}, {stages the workspace holds up to date}) from DVC's index of the
-    project, and its status."""
-    from dvc.dependency.param import ParamsDependency
-    from dvc.repo import Repo
-
-    root = Path(root).resolve()
-    with Repo(str(root)) as repo:
-        index = repo.index
-        graph = index.graph
-        stages, names = {}, {}
-        for st in index.stages:
-            params: dict[str, tuple[str, ...]] = {}
-            locked: dict[str, dict] = {}
-            for dep in st.deps:
-                if not isinstance(dep, ParamsDependency):
-                    continue
-                file = os.path.relpath(dep.fs_path, root)
-                params[file] = params.get(file, ()) + tuple(dep.params or ())
-                value = dep.hash_info.value if dep.hash_info else None
-                locked.setdefault(file, {}).update(value if isinstance(value, dict) else {})
-            cmd = getattr(st, "cmd", None) or ""
-            name = names[st.addressing] = _stage_name(st, root)
-            stages[name] = Stage(
-                name, cmd if isinstance(cmd, str) else " && ".join(cmd), params,
-                tuple(sorted(_stage_name(u, root) for u in graph.successors(st))), locked)
-        try:  # keyed by DVC's cwd-relative addressing: translate
-            status = {names.get(k, k): v for k, v in repo.status().items()}
-        except Exception:  # noqa: BLE001 - only an optimisation: assume nothing is computed
-            status = {name: ["unknown"] for name in stages}
-    return stages, _up_to_date(stages, status)
-
-
-def _up_to_date(stages: dict[str, Stage], status: dict) -> set[str]:
-    """Stages whose outputs the workspace holds for their dvc.lock entry: locked, nothing
-    changed but (at most) params.yaml values, which the lock's values stand for, and every
-    upstream stage up to date too."""
-    def clean(name: str) -> bool:
-        if not any(stages[name].locked.values()) and stages[name].params:
-            return False  # never run (no lock entry)
-        for item in status.get(name, []):
-            if not isinstance(item, dict) or set(item) != {"changed deps"}:
-                return False
-            for path, change in item["changed deps"].items():
-                if not isinstance(change, dict) or os.path.normpath(path) != PARAMS_FILE:
-                    return False
-        return True
-
-    done: dict[str, bool] = {}
-
-    def ok(name: str) -> bool:
-        if name not in done:
-            done[name] = False  # cycle guard
-            done[name] = clean(name) and all(ok(u) for u in stages[name].upstream)
-        return done[name]
-
-    return {n for n in stages if ok(n)}
 
 
 def stage_signatures(stages: dict[str, Stage], params_of: ParamsOf) -> dict[str, str]:
