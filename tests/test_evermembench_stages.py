@@ -116,3 +116,20 @@ def test_trace_fields(tmp_path):
     assert inputs["form"] == "multiple_choice" and inputs["topic"] == "01"
     assert inputs["options"][2] == "C. A security review sign-off"
     assert tags == {"memrecall.subtask": "MA_C", "memrecall.form": "multiple_choice"}
+
+
+def test_official_judge_through_the_stage(tmp_path):
+    from test_evermembench_judge import PROMPTS, FakeClient
+
+    q, *_ = setup(tmp_path)
+    prompts = tmp_path / "prompts.yaml"
+    prompts.write_text(PROMPTS)
+    a = answers(q, {"MA_C_Top01_001": "C", "F_SH_Top01_001": "65%"})
+    client = FakeClient(['{"label": "CORRECT"}'] * 5)
+    cfg = group("judge", "official", official_script=str(prompts),
+                model="gemini/gemini-3-flash-preview")
+    v = judge_answers(BENCHMARK, q, a, cfg, client=client)
+    assert len(client.sent) == 5 and "strict_label" in v.columns
+    assert v.filter(pl.col("judge_model") == FIXED_MODEL).height == 4
+    assert v.filter(pl.col("question_id") == "MA_C_Top01_001")["label"][0] is True
+    assert v.filter(pl.col("question_id").str.starts_with("F_"))["label"].all()
