@@ -96,6 +96,15 @@ def test_bad_questions_name_file_question_and_field(tmp_path, edit, qid, field, 
     assert words in str(e.value)
 
 
+def test_message_index_may_be_a_digit_string(tmp_path):
+    folder = _copy(tmp_path)
+    days = json.loads((folder / "dialogue.json").read_text())
+    days[1]["dialogues"]["Group 1"][1]["message_index"] = "2"
+    (folder / "dialogue.json").write_text(json.dumps(days))
+    (unit,) = L.read_dataset(folder)
+    assert [m.index for m in unit.chats[2].messages] == [1, 2]
+
+
 def test_bad_dialogue_names_the_field(tmp_path):
     folder = _copy(tmp_path)
     days = json.loads((folder / "dialogue.json").read_text())

@@ -176,6 +176,8 @@ def _messages(raw, file: Path, where: str) -> list[Message]:
         if not isinstance(speaker, str) or not speaker.strip():
             raise InputError("message has no `speaker`", file=str(file), field=f"{at}.speaker")
         index = m.get("message_index", pos)
+        if isinstance(index, str) and index.strip().isdigit():  # "3" as well as 3
+            index = int(index)
         if isinstance(index, bool) or not isinstance(index, int) or index < 1 or index in seen:
             raise InputError(f"message_index {index!r} is not a new positive integer",
                              file=str(file), field=f"{at}.message_index")
