@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from .errors import MemrecallError
 from .config import identity
-from .hashing import canonical_json, sha256_file, sha256_json
+from .hashing import canonical_json, sha256_json, sha256_path
 from .schema import TABLES
 
 META_PREFIX = "memrecall."
@@ -38,7 +38,7 @@ META_PREFIX = "memrecall."
 def inputs_hash(params, input_files=()) -> str:
     """sha256 over the params a stage depends on and the content of its input files."""
     params = identity(params)  # runtime knobs never count, whoever forgot to strip them
-    files = {str(Path(p).name): sha256_file(p) for p in input_files}
+    files = {str(Path(p).name): sha256_path(p) for p in input_files}
     return sha256_json({"params": params, "files": files})
 
 

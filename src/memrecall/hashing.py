@@ -35,3 +35,23 @@ def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
             h.update(block)
     _FILE_HASHES[key] = h.hexdigest()
     return _FILE_HASHES[key]
+
+
+def dataset_files(path: str | Path) -> list[Path]:
+    """The files a dataset path stands for: itself, or every file under a folder (sorted,
+    skipping hidden names such as .git or .cache)."""
+    path = Path(path)
+    if not path.is_dir():
+        return [path]
+    return sorted(p for p in path.rglob("*") if p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+
+
+def sha256_path(path: str | Path) -> str:
+    """sha256_file for a file; for a folder (a dataset of several files), the sha256 of its
+    files' relative paths and sha256s, so any change to any of them shows."""
+    path = Path(path)
+    if not path.is_dir():
+        return sha256_file(path)
+    return sha256_json({p.relative_to(path).as_posix(): sha256_file(p)
+                        for p in dataset_files(path)})

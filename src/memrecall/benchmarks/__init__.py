@@ -23,6 +23,7 @@ BUILTIN = {
     "longmemeval": "memrecall.benchmarks.longmemeval:BENCHMARK",
     "locomo": "memrecall.benchmarks.locomo:BENCHMARK",
     "beam": "memrecall.benchmarks.beam:BENCHMARK",
+    "evermembench": "memrecall.benchmarks.evermembench:BENCHMARK",
 }
 
 

@@ -75,6 +75,8 @@ class Benchmark:
     # turns column naming who spoke, for conversations between named people (None: `role`)
     speaker_column: str | None = None
     official_judge: OfficialJudge | None = None
+    # what `dataset.parts` picks in this benchmark's data ("topics"); None: it has no parts
+    parts: str | None = None
     retrieval_title: str = "# Retrieval"  # reports/retrieval.md's heading
 
     # ---- data ------------------------------------------------------------------------------
@@ -146,6 +148,11 @@ class Benchmark:
 
     # ---- read --------------------------------------------------------------------------------
 
+    def reader_question(self, question: dict) -> str:
+        """The question as the reader sees it, from a questions row. Default: its text; a
+        benchmark with multiple-choice questions adds their options."""
+        return question["question"]
+
     def reader_prompts(self) -> dict[str, ReaderPrompt]:
         """`reader.prompt` name -> prompt (read/prompts.py's ReaderPrompt)."""
         raise NotImplementedError
@@ -156,6 +163,13 @@ class Benchmark:
         """The fields of a questions row the judges of this benchmark read, beyond the shared
         ones (question_id, question_type, is_abstention, question, answer)."""
         return {}
+
+    def fixed_verdict(self, item: dict) -> RuleVerdict | None:
+        """A verdict the benchmark fixes by its own rule whichever judge is configured (rule,
+        llm, official), or None to leave the item to the judge: e.g. multiple choice scored by
+        exact letter match, as a benchmark's released evaluator does. `item`: as for
+        rule_verdict. Default: None (every item goes to the judge)."""
+        return None
 
     def rule_verdict(self, item: dict) -> RuleVerdict:
         """The offline rule judge's verdict on one answer. `item`: question_id, question_type,

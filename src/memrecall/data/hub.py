@@ -9,6 +9,10 @@ run; and because nothing may land in data/raw/ before its sha256 is checked.
 Layout: data/raw/<repo_id>/<filename> plus <filename>.pin.json (repo, requested revision, the
 commit it resolved to, sha256, size). Partial downloads sit in data/raw/.partial/ and resume.
 A cached file whose pin matches the config is used without contacting the hub.
+
+A dataset of several files (`dataset.filename` a list, `dataset.sha256` null or a mapping
+{filename: sha256}) is fetched file by file the same way (`fetch_files`); the benchmark then
+reads the folder data/raw/<repo_id>/.
 """
 
 from __future__ import annotations
@@ -99,8 +103,10 @@ def partial_path(raw_dir: Path, repo_id: str, filename: str, etag: str) -> Path:
     return Path(raw_dir) / ".partial" / f"{Path(filename).name}.{key}.part"
 
 
-def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
-    """The configured hub file under raw_dir, downloaded (resuming) and sha256-verified."""
+def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR, *, hint: str | None = None) -> Fetched:
+    """The configured hub file under raw_dir, downloaded (resuming) and sha256-verified.
+    `hint`: how to supply the data by hand, said when the hub cannot be used (default: this
+    one file with dataset=local)."""
     repo_id, filename, revision, want = _spec(cfg)
     raw_dir = Path(raw_dir)
     dest = raw_dir / repo_id / filename
@@ -119,7 +125,7 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
     from huggingface_hub.utils import build_hf_headers
 
     what = f"{repo_id}/{filename} (revision {revision})"
-    hint = local_hint(repo_id, filename, revision)
+    hint = hint or local_hint(repo_id, filename, revision)
     if constants.is_offline_mode():
         raise MemrecallError(f"HF_HUB_OFFLINE is set (the Makefile sets it for the offline demo), "
                              f"so the hub is not contacted for {what}. Unset it to download, "
@@ -202,6 +208,39 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
               f"in the config set `revision: {meta.commit_hash}` and `sha256: {actual}` in "
               f"conf/dataset/<this option>.yaml.")
     return Fetched(dest, actual, revision, meta.commit_hash, True, verified)
+
+
+# How a file's sha256 was checked, weakest first: a set of files is as verified as its weakest.
+_VERIFIED_ORDER = ("first-download", "pin", "hub", "config")
+
+
+def fetch_files(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
+    """Every file of `dataset.filename` (a list), each fetched as `fetch` does it; the result
+    is their folder data/raw/<repo_id>/ with the sha256 of their {filename: sha256}."""
+    from ..hashing import sha256_json
+
+    names, shas = cfg["filename"], cfg["sha256"]
+    if not isinstance(names, list) or not names or len(set(map(str, names))) != len(names):
+        raise ConfigError("dataset.filename", names, hint="expected a list of distinct files")
+    if shas is not None and (not isinstance(shas, dict) or set(shas) - set(names)):
+        raise ConfigError("dataset.sha256", shas,
+                          hint="with several files: null or a mapping {filename: sha256} of "
+                               "listed files")
+    revision = str(cfg["revision"] or "main")
+    hint = (f"Supply the files yourself: fetch {', '.join(map(str, names))} from "
+            f"{endpoint()}/datasets/{cfg['repo_id']}/resolve/{revision}/ on a machine with "
+            f"access into one folder, keeping their paths, then run with "
+            f"`dataset=local dataset.path=/path/to/that/folder`.")
+    got = [fetch({**cfg, "filename": name, "sha256": (shas or {}).get(name)}, raw_dir,
+                 hint=hint) for name in names]
+    commits = {g.commit for g in got if g.commit}
+    if len(commits) > 1:
+        raise MemrecallError(f"the files of {cfg['repo_id']} resolved to different commits "
+                             f"({', '.join(sorted(commits))}): pin dataset.revision to one commit")
+    sha = sha256_json({name: g.sha256 for name, g in zip(names, got)})
+    verified = min((g.verified_by for g in got), key=_VERIFIED_ORDER.index)
+    return Fetched(Path(raw_dir) / cfg["repo_id"], sha, got[0].revision,
+                   commits.pop() if commits else None, any(g.downloaded for g in got), verified)
 
 
 def _rmdir_if_empty(path: Path) -> None:

@@ -12,7 +12,7 @@ from ..artifacts import atomic_write_text, write_table
 from ..benchmarks.base import Benchmark
 from ..config import choice
 from ..errors import ConfigError
-from ..hashing import sha256_file
+from ..hashing import sha256_path
 from . import hub, url
 from .subset import resolve_path
 
@@ -27,7 +27,8 @@ def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
 
 
 def _from_hub(kind: str, cfg: dict, raw_dir: Path) -> dict:
-    got = hub.fetch(cfg, raw_dir)
+    # a dataset of several files (a list): each fetched the same way, into its folder
+    got = (hub.fetch_files if isinstance(cfg["filename"], list) else hub.fetch)(cfg, raw_dir)
     return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
             "verified_by": {"config": "dataset.sha256", "hub": "the hub's ETag (LFS sha256)",
                             "pin": "the pin recorded at first download",
@@ -51,7 +52,7 @@ def _from_path(kind: str, cfg: dict, raw_dir: Path) -> dict:
                                f"(.json or .json.gz)")
     file = resolve_path(path)
     want = cfg["sha256"]
-    sha = sha256_file(file) if file.is_file() else None
+    sha = sha256_path(file) if file.exists() else None  # a folder: the digest of its files
     if want and sha and sha != want.lower():
         raise ConfigError("dataset.sha256", want, hint=f"{file} has sha256 {sha}")
     # The card shows the path as configured: the resolved one differs in queued experiments.
@@ -83,6 +84,9 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     src = resolve_source(cfg, raw_dir)
     file = Path(src["file"])
     bench = benchmark_of(cfg, file)
+    if cfg["parts"] is not None and bench.parts is None:
+        raise ConfigError("dataset.parts", cfg["parts"],
+                          hint=f"{bench.title} data has no parts to pick: leave it null")
     meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
             "release": cfg["release"], benchmarks.META_KEY: bench.name}
     kw = dict(stage="download", params=cfg, input_files=bench.input_files(file),

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from ..artifacts import atomic_write_text
-from ..hashing import sha256_file
+from ..hashing import sha256_path
 from .subset import resolve_path
 
 # dataset keys whose string value names a file the download stage reads.
@@ -32,7 +32,7 @@ def fingerprint(dataset_cfg: dict) -> dict:
         if isinstance(value, str) and value not in ("", "???"):
             file = resolve_path(value)
             out[f"dataset.{key}"] = {"path": value,
-                                     "sha256": sha256_file(file) if file.is_file() else None}
+                                     "sha256": sha256_path(file) if file.exists() else None}
     return out
 
 

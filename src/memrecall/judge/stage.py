@@ -31,6 +31,8 @@ from ..schema import polars_schema
 from .rules import RULES_VERSION
 
 JUDGE_KINDS = ("rule", "llm", "official", "file", "panel")  # conf/base/judge.yaml's `kind`
+# judge_model of the verdicts a benchmark fixes by its own rule (Benchmark.fixed_verdict)
+FIXED_MODEL = "exact-match"
 
 VERDICT_SCHEMA = polars_schema("verdicts")
 # judge=official keeps the strict yes/no parse beside the official label, as a diagnostic.
@@ -142,6 +144,13 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
                                    "judge_model": model, "raw": None,
                                    "error": f"reader failed: {it['reader_error']}",
                                    "reader_failed": True}
+    if kind != "file":  # the benchmark's fixed rule (e.g. multiple choice): no judge needed
+        fixed = {it["question_id"]: v for it in todo
+                 if (v := bench.fixed_verdict(it)) is not None}
+        for qid, v in fixed.items():
+            rows[qid] = {"question_id": qid, "label": v.label, "judge_model": FIXED_MODEL,
+                         "raw": v.reason, "error": None, "prompt_hash": bench.rule_hash}
+        todo = [it for it in todo if it["question_id"] not in fixed]
     # Imported labels cover every answered question of the log (judge.imported checks them all).
     judged, stats = JUDGES[kind](bench, items if kind == "file" else todo, judge_cfg, client)
     for r in judged:

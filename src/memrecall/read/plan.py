@@ -81,7 +81,8 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
     tables = [ctx.table(p) for p in inputs]
     settings = reader_settings(cfg, bench)  # the benchmark's prompts, as run_read chooses them
     contexts = build_contexts(settings, *tables, str(ctx.path(paths.CANDIDATES_REWRITE)),
-                              speaker_column=bench.speaker_column)
+                              speaker_column=bench.speaker_column,
+                              question_text=bench.reader_question)
     answers, _ = answer_questions(cfg, settings, contexts, dry)
     w = LLMWork.from_dry_run(dry, "read")
     sp.llm.append(w)

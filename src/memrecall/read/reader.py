@@ -77,9 +77,11 @@ class QuestionContext:
 def build_contexts(settings: ReaderSettings, questions: pl.DataFrame, sessions: pl.DataFrame,
                    turns: pl.DataFrame, candidates: pl.DataFrame,
                    candidates_file: str = "candidates", *,
-                   speaker_column: str | None = None) -> list[QuestionContext]:
+                   speaker_column: str | None = None,
+                   question_text=None) -> list[QuestionContext]:
     """Each question's top_k_context candidate sessions, sorted by date, formatted; each turn
-    shown with its `speaker_column` (conversations between named people) or its role."""
+    shown with its `speaker_column` (conversations between named people) or its role; the
+    question as `question_text(row)` shows it (Benchmark.reader_question; default its text)."""
     ranked: dict[str, list[str]] = {}
     for qid, sid in candidates.sort(["question_id", "rank"]).select(
             "question_id", "session_id").iter_rows():
@@ -108,7 +110,8 @@ def build_contexts(settings: ReaderSettings, questions: pl.DataFrame, sessions: 
     for row in questions.sort("question_id").iter_rows(named=True):
         qid = row["question_id"]
         out.append(QuestionContext(
-            question_id=qid, question_type=row["question_type"], question=row["question"],
+            question_id=qid, question_type=row["question_type"],
+            question=question_text(row) if question_text else row["question"],
             today=row["question_date"],
             sessions=[ContextSession(sid, dates_by_question[qid].get(sid), formatted[sid])
                       for sid in chosen.get(qid, [])]))
@@ -208,7 +211,8 @@ def _read_llm(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
     contexts = build_contexts(settings, read_table(questions, "questions"),
                               read_table(sessions, "sessions"), read_table(turns, "turns"),
                               read_table(candidates, "candidates"), str(candidates),
-                              speaker_column=bench.speaker_column)
+                              speaker_column=bench.speaker_column,
+                              question_text=bench.reader_question)
     client = LLMClient(reader_cfg, stage="read")
     df, pending = answer_questions(reader_cfg, settings, contexts, client)
     # Where the answers came from is recorded beside the params, not in them (provenance.py).
