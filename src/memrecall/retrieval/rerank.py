@@ -122,9 +122,19 @@ def rerank(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFram
     _fp16(reranker_cfg, "reranker")
     check_int(runtime(reranker_cfg, "reranker")["batch_size"], "reranker.runtime.batch_size",
               minimum=1)
+    from .graph.rerank import graph_settings
+
+    graph_settings(reranker_cfg)
     cands = candidates.sort("question_id", "rank")
     if reranker_cfg["name"] == "none":
         return cands.filter(pl.col("rank") <= top_k)
+    if reranker_cfg["name"] == "graph":  # the entity graph (retrieval/graph/), no cross-encoder
+        from .graph.rerank import graph_rerank
+
+        cands = cands.filter(pl.col("rank") <= pool)
+        passages = session_passages(turns, set(cands.get_column("session_id").to_list()), key,
+                                    max_chars)
+        return graph_rerank(questions, cands, passages, reranker_cfg, top_k)
     if not reranker_cfg["model"]:
         raise ConfigError("reranker.model", None, hint="a reranker other than `none` needs a "
                           "model (package:NAME, a local folder or a hub id)")
