@@ -25,6 +25,7 @@ from ..schema import polars_schema
 from . import locomo_prompts
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
+from .refusal_guard import refusal_guard
 from .prompts import NOTES_HASH, NOTES_TEMPLATE, PROMPTS, ReaderPrompt, get_prompt, render_notes
 
 READINGS = ("direct", "con")
@@ -169,6 +170,10 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                                candidates=candidates, out=out, prompts_out=prompts_out)
     from ..llm import LLMClient
 
+    if reader_cfg["kind"] == "router":  # reader=router: question types to reader options
+        from .router import run_router_read
+        return run_router_read(reader_cfg, questions=questions, sessions=sessions, turns=turns,
+                               candidates=candidates, out=out, prompts_out=prompts_out)
     if reader_cfg["kind"] == "file":  # reader=file: imported answers, no model
         from .imported import run_read_file
         return run_read_file(reader_cfg, questions=questions, out=out, prompts_out=prompts_out)
@@ -178,6 +183,7 @@ def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                               read_table(sessions, "sessions"), turns_df,
                               read_table(candidates, "candidates"), str(candidates))
     client = LLMClient(reader_cfg, stage="read")
+    client.stop_check = refusal_guard(reader_cfg, settings.prompt.extract_answer)
     df, pending = answer_questions(reader_cfg, settings, contexts, client)
     write_table(df, out, table="answers", stage="read", params=result_params(identity(reader_cfg)),
                 input_files=[questions, sessions, turns, candidates])

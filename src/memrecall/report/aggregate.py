@@ -33,6 +33,7 @@ from ..eval.stats import qa_intervals
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
 from . import locomo
 from .figures import by_type_bars
+from .routes import route_metrics, routes_markdown
 from .tables import (Column, Table, by_type_table, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
 
@@ -260,6 +261,9 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
     }
+    routes = route_metrics(a, pq)  # reader=router: per-route figures (report/routes.py)
+    if routes is not None:
+        metrics["routes"] = routes
     if is_locomo:
         f1_rows = locomo.f1_rows(q, a)
         metrics["qa"].update(locomo.qa_by_category(pq, q))
@@ -278,7 +282,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     note = ("Evidence retrieved = every gold session was in the context the reader read."
             if context is not None else "The reader's context is unknown: no cell is filled.")
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
-    atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
+    atomic_write_text(out / "cost.md", cost_markdown(metrics, usage)
+                      + (routes_markdown(routes) if routes is not None else ""))
     atomic_write_text(out / "per_question.csv", per_question_csv(pq, a))
     export_official_files(a, v, judge, out)
     atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics)))
