@@ -92,7 +92,7 @@ def test_types_go_to_their_routes_each_cached_and_costed(tmp_path, fresh_cache, 
 
 
 def test_route_config_errors_name_the_route():
-    never = lambda name, spec: {}  # noqa: E731 - composition is not what is tested here
+    never = lambda name, spec, inherited: {}  # noqa: E731 - composition is not what is tested here
     base = group("reader", "router")
     both_rest = {**base, "routes": {"a": {"types": None, "reader": "x"},
                                     "b": {"types": None, "reader": "y"}}}
@@ -115,3 +115,10 @@ def test_the_bundled_router_composes_its_routes():
     assert routes["recall"].cfg["model"] == "minimax/MiniMax-M2"
     assert routes["recall"].types == ("single-session-preference", "knowledge-update")
     assert routes["rest"].types is None and routes["rest"].cfg["name"] == "deepseek"
+    # the router's reading settings reach every route unless a route sets its own
+    cfg = group("reader", "router", prompt="type_aware", top_k_context=15)
+    cfg["routes"]["rest"]["overrides"] = ["prompt=recency"]
+    routes = {r.name: r for r in routes_of(cfg)}
+    assert routes["recall"].cfg["prompt"] == "type_aware"
+    assert routes["rest"].cfg["prompt"] == "recency"
+    assert routes["rest"].cfg["top_k_context"] == 15 == routes["recall"].cfg["top_k_context"]

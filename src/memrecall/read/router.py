@@ -6,7 +6,10 @@
 
 A route names a reader option of conf/reader/ and, optionally, overrides of it ("prompt=preference",
 "thinking_budget=1024"); `types: null` marks the one route that takes every type no other route
-lists. Each route's reader config is composed from conf/ when the stage runs (the same composer
+lists. The router's own reading settings (INHERITED: prompt, history_format, reading,
+top_k_context, max_chars_per_session) apply to every route unless its overrides set them, so a
+router differs from a plain reader by its models only, and a sweep's reader.prompt=... reaches
+every route. Each route's reader config is composed from conf/ when the stage runs (the same composer
 as `memrecall compose`), so a route is exactly that option; the read stage depends on conf/reader,
 conf/llm and conf/base (dvc.yaml), and the composed routes' identities go into the artifact's
 metadata. Each route is read by its own LLMClient: its own cache keys (model + messages + params),
@@ -28,6 +31,7 @@ from ..config import identity
 from ..errors import ConfigError
 
 ROUTE_COLUMN = "route"
+INHERITED = ("prompt", "history_format", "reading", "top_k_context", "max_chars_per_session")
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ class Route:
     cfg: dict                        # the composed reader config of the route
 
 
-def compose_route(name: str, spec: dict) -> dict:
+def compose_route(name: str, spec: dict, inherited: dict | None = None) -> dict:
     from ..compose import compose_config
 
     option = spec.get("reader") if isinstance(spec, dict) else None
@@ -48,7 +52,10 @@ def compose_route(name: str, spec: dict) -> dict:
     if not isinstance(overrides, list):
         raise ConfigError(f"reader.routes.{name}.overrides", overrides,
                           hint="a list of reader overrides such as prompt=preference")
-    cfg = compose_config([f"reader={option}", *(f"reader.{o}" for o in overrides)])["reader"]
+    own = {str(o).split("=", 1)[0] for o in overrides}
+    carried = [f"reader.{k}={v}" for k, v in (inherited or {}).items() if k not in own]
+    cfg = compose_config([f"reader={option}", *carried,
+                          *(f"reader.{o}" for o in overrides)])["reader"]
     if cfg["kind"] != "llm" or cfg["callable"] is not None:
         raise ConfigError(f"reader.routes.{name}.reader", option,
                           hint="a route reads with an LLM reader option (not file or plugin)")
@@ -77,7 +84,9 @@ def routes_of(reader_cfg: dict, compose=compose_route) -> list[Route]:
                     raise ConfigError(f"reader.routes.{name}.types", types,
                                       hint=f"{t} is routed already by {seen[t]}")
                 seen[t] = name
-        routes.append(Route(name, None if types is None else tuple(types), compose(name, spec)))
+        inherited = {k: reader_cfg[k] for k in INHERITED}
+        routes.append(Route(name, None if types is None else tuple(types),
+                            compose(name, spec, inherited)))
     return routes
 
 
