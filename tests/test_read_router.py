@@ -122,3 +122,35 @@ def test_the_bundled_router_composes_its_routes():
     assert routes["recall"].cfg["prompt"] == "type_aware"
     assert routes["rest"].cfg["prompt"] == "recency"
     assert routes["rest"].cfg["top_k_context"] == 15 == routes["recall"].cfg["top_k_context"]
+
+
+def test_plan_prices_each_route_on_its_own_questions(tmp_path, fresh_cache, monkeypatch):
+    """The plan's per-route pricing (read/router_plan.py): nothing sent; each route's requests
+    rendered for its questions with its own model; a paid route shows as cached."""
+    from memrecall.read.router_plan import plan_router_read
+
+    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
+    env = write_inputs(tmp_path)
+    root = tmp_path
+    (root / "artifacts" / "candidates.parquet").rename(
+        root / "artifacts" / "candidates_rewrite.parquet")
+    env["candidates"] = str(root / "artifacts" / "candidates_rewrite.parquet")
+    with FakeOpenAIServer(answer=lambda m: "Berlin") as srv:
+        params = {"reader": router_cfg(srv)}
+        works, answers, mode = plan_router_read(root, params, fresh=True)
+        assert srv.total_requests == 0 and mode == "rendered"
+        by = {w.label: w for w in works}
+        assert set(by) == {"read (route recall: gpt4o)", "read (route rest: gpt4o)"}
+        assert [(w.model, w.requests, w.new_calls) for w in works] == [
+            ("openai/model-a", 2, 2), ("openai/model-b", 2, 2)]
+        assert all(w.cost_usd > 0 for w in works)
+        assert answers["route"].to_list() == ["rest", "recall", "recall", "rest"]
+        run_read(params["reader"], questions=env["questions"], sessions=env["sessions"],
+                 turns=env["turns"], candidates=env["candidates"],
+                 out=str(root / "artifacts" / "answers.parquet"))
+        works, _, _ = plan_router_read(root, params, fresh=True)
+        assert [w.new_calls for w in works] == [0, 0]  # paid: the plan sees the cache
+        # upstream would run first: estimates, scaled by each route's share of questions
+        works, answers, mode = plan_router_read(root, params, fresh=False)
+        assert mode == "estimate" and answers is None
+        assert [w.estimated_calls for w in works] == [2, 2]

@@ -156,23 +156,6 @@ def run_router_read(reader_cfg: dict, *, questions, sessions, turns, candidates,
     return df
 
 
-def plan_routes(params: dict, plan_read) -> list:
-    """Per-route planning for `memrecall plan` (wire it where the plan prices the read stage:
-    when params["reader"]["kind"] == "router", call this instead of pricing the router itself).
-    `plan_read(params) -> list[LLMWork]` is the plan's pricing of one plain reader; each route is
-    priced as that reader on its own questions' share, with the route's name in the label. The
-    share is not known before questions.parquet exists, so each work item is returned with the
-    route's types and the caller scales it by the questions of those types."""
-    works = []
-    for route in routes_of(params["reader"]):
-        for work in plan_read({**params, "reader": route.cfg}):
-            work.label = f"{work.label} (route {route.name}: {route.cfg['name']})"
-            work.notes.append(f"route {route.name}: types "
-                              f"{'the rest' if route.types is None else ', '.join(route.types)}")
-            works.append((route, work))
-    return works
-
-
 def route_names(path: str | Path) -> dict[str, str]:
     """{question id: route} of an answers table written by the router ({} for other readers)."""
     df = read_table(path, "answers")
