@@ -1,7 +1,7 @@
 """Graph entity rerank (reranker=graph) against no reranker, on a LongMemEval-format file.
 
     nice python bench/graph_rerank.py --data FILE [--weights 0.3 ...] [--hops 2 ...]
-                                      [--extractor offline] [--json OUT]
+                                      [--extractor offline] [--json OUT] [--qa-per-type K]
 
 Retrieval is the bundled default (conf/config.yaml: MiniLM, sentence units, dense top 50); the
 baseline passes each question's top 15 through (reranker=none); each graph variant re-scores the
@@ -10,6 +10,11 @@ recall_all@5/10 and ndcg_any@5/10 (official definitions, abstention excluded) ov
 type, and each variant's paired difference from the baseline with a 95% percentile-bootstrap
 interval over the same questions, plus the graph sizes and the time the rerank took.
 Embeddings come from the shared content-addressed cache (MEMRECALL_CACHE_DIR).
+
+--qa-per-type K: also answer a stratified subset (K questions per type, seed 0) with the bundled
+reader (conf/reader/local.yaml: SmolLM2-135M, top 3 sessions) from the baseline's and the first
+graph variant's candidates, judge with the rule judge, and print the paired accuracy difference
+with its interval. Reader calls are cached (the LLM cache), so a rerun pays nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +53,44 @@ def per_question(questions, turns, cands) -> dict:
             "per_q": {qid: (qtype, vals) for qid, qtype, vals in m["per_question"]}}
 
 
+def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int) -> dict:
+    from memrecall.data.subset import stratified
+    from memrecall.judge import judge_answers
+    from memrecall.llm import LLMClient
+    from memrecall.read.reader import answer_questions, build_contexts, reader_settings
+
+    ids = {r["question_id"] for r in stratified(
+        questions.select("question_id", "question_type").to_dicts(),
+        {"per_type": per_type, "seed": 0})}
+    qs = questions.filter(pl.col("question_id").is_in(list(ids)))
+    params = compose_config([], root=REPO)
+    reader_cfg, judge_cfg = params["reader"], params["judge"]
+    settings = reader_settings(reader_cfg)
+    client = LLMClient(reader_cfg, stage="read")
+    correct = {}
+    for name in ("none", variant):
+        cands = runs[name].filter(pl.col("question_id").is_in(list(ids)))
+        contexts = build_contexts(settings, qs, sessions, turns, cands)
+        answers, _ = answer_questions(reader_cfg, settings, contexts, client)
+        verdicts = judge_answers(qs, answers, judge_cfg)
+        correct[name] = dict(verdicts.select("question_id", "label").iter_rows())
+    order = sorted(ids)
+    a = [float(bool(correct["none"][q])) for q in order]
+    b = [float(bool(correct[variant][q])) for q in order]
+    d = paired_bootstrap_delta(a, b)
+    qtype = dict(qs.select("question_id", "question_type").iter_rows())
+    changed = sum(1 for x, y in zip(a, b) if x != y)
+    print(f"\nQA, bundled reader ({reader_cfg['model']}, top {reader_cfg['top_k_context']}), rule "
+          f"judge, {len(order)} questions ({per_type} per type, seed 0):")
+    print(f"  none {sum(a) / len(a):.3f}  {variant} {sum(b) / len(b):.3f}  delta "
+          f"{d['delta']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]; {changed} verdicts differ")
+    for t in sorted(set(qtype.values())):
+        qt = [i for i, q in enumerate(order) if qtype[q] == t]
+        print(f"    {t:28s} {sum(a[i] for i in qt) / len(qt):.3f} -> "
+              f"{sum(b[i] for i in qt) / len(qt):.3f} (n={len(qt)})")
+    return {"n": len(order), "none": sum(a) / len(a), variant: sum(b) / len(b), "delta": d}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--data", required=True)
@@ -55,6 +98,7 @@ def main(argv=None) -> None:
     ap.add_argument("--hops", type=int, nargs="+", default=[2])
     ap.add_argument("--extractor", default="offline", choices=["offline", "llm"])
     ap.add_argument("--json")
+    ap.add_argument("--qa-per-type", type=int, default=0, metavar="K")
     args = ap.parse_args(argv)
 
     params = compose_config([], root=REPO)
@@ -92,6 +136,8 @@ def main(argv=None) -> None:
         print(f"{name:24s} " + " ".join(f"{s['summary'][k]:14.3f}" for k in SHOWN)
               + (f"   ({took[name]:.0f}s)" if name in took else ""))
     out = {"n": n, "methods": {}}
+    if args.qa_per_type:
+        out["qa"] = qa_delta(questions, sessions, turns, runs, list(runs)[1], args.qa_per_type)
     qids = sorted(base["per_q"])
     for name, s in scored.items():
         entry = {"summary": s["summary"], "by_type": s["by_type"], "deltas": {}}
