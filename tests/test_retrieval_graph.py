@@ -166,3 +166,24 @@ def test_llm_extractor_is_cached_and_counted(fresh_cache, monkeypatch):
         again = EntityExtractor("llm", 40, llm).entities(texts)
         assert again == ents and srv.total_requests == 2  # cached: never paid twice
     assert {r["stage"] for r in read_journal(fresh_cache / "llm")} == {"rerank"}
+
+
+def test_plan_prices_the_llm_extractor_and_nothing_for_offline(tmp_path, fresh_cache):
+    from memrecall.artifacts import write_table
+    from memrecall.retrieval.graph.plan import plan_graph_rerank
+
+    art = tmp_path / "artifacts"
+    write_table(QUESTIONS, art / "questions.parquet", stage="test")
+    write_table(pl.DataFrame({"session_id": list(PASSAGES), "turn_index": [0] * 4,
+                              "role": ["user"] * 4, "content": list(PASSAGES.values())}),
+                art / "turns.parquet", stage="test")
+    write_table(_cands("q1", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6]),
+                art / "candidates_retrieve.parquet", stage="test")
+    cfg = group("reranker", "graph")
+    assert plan_graph_rerank(tmp_path, {"reranker": cfg}, fresh=True) == []  # offline: free
+    cfg["graph"]["extractor"] = "llm"
+    cfg["graph"]["llm"].update(provider="openai", model="openai/gpt-4o-mini",
+                               input_cost_per_mtok=1.0, output_cost_per_mtok=2.0)
+    (work,) = plan_graph_rerank(tmp_path, {"reranker": cfg}, fresh=True)
+    assert work.requests == 4 + 2 and work.new_calls == 6  # 4 sessions, 2 questions
+    assert work.model == "openai/gpt-4o-mini" and work.cost_usd > 0
