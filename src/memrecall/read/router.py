@@ -1,20 +1,22 @@
 """`reader=router`: each question type is answered by the reader option its route names.
 
     reader.routes:
-      recall: {types: [single-session-preference, knowledge-update], reader: minimax, overrides: []}
+      recall: {types: [single-session-preference, knowledge-update], reader: minimax,
+               overrides: []}
       rest:   {types: null, reader: deepseek, overrides: []}
 
-A route names a reader option of conf/reader/ and, optionally, overrides of it ("prompt=preference",
-"thinking_budget=1024"); `types: null` marks the one route that takes every type no other route
-lists. The router's own reading settings (INHERITED: prompt, history_format, reading,
-top_k_context, max_chars_per_session) apply to every route unless its overrides set them, so a
-router differs from a plain reader by its models only, and a sweep's reader.prompt=... reaches
-every route. Each route's reader config is composed from conf/ when the stage runs (the same composer
-as `memrecall compose`), so a route is exactly that option; the read stage depends on conf/reader,
-conf/llm and conf/base (dvc.yaml), and the composed routes' identities go into the artifact's
-metadata. Each route is read by its own LLMClient: its own cache keys (model + messages + params),
-its own prices, its own refusal guard (the router's reader.runtime); the answers table gets a
-`route` column after the contract ones, which the reports group by (report/routes.py).
+A route names a reader option of conf/reader/ and, optionally, overrides of it
+("prompt=preference", "thinking_budget=1024"); `types: null` marks the one route that takes
+every type no other route lists. The router's own reading settings (INHERITED: prompt,
+history_format, reading, top_k_context, max_chars_per_session) apply to every route unless its
+overrides set them, so a router differs from a plain reader by its models only, and a sweep's
+reader.prompt=... reaches every route. Each route's reader config is composed from conf/ when
+the stage runs (the same composer as `memrecall compose`), so a route is exactly that option;
+the read stage depends on conf/reader, conf/llm, conf/base/reader.yaml and compose.py
+(dvc.yaml), and the composed routes' identities go into the artifact's metadata. Each route is
+read by its own LLMClient: its own cache keys (model + messages + params), its own prices, its
+own refusal guard (the router's reader.runtime); the answers table gets a `route` column after
+the contract ones, which the reports group by (report/routes.py).
 """
 
 from __future__ import annotations
