@@ -2,6 +2,7 @@
 
     nice python bench/graph_rerank.py --data FILE [--weights 0.3 ...] [--hops 2 ...]
                                       [--extractor offline] [--json OUT] [--qa-per-type K]
+                                      [--haystack-scale K]
 
 Retrieval is the bundled default (conf/config.yaml: MiniLM, sentence units, dense top 50); the
 baseline passes each question's top 15 through (reranker=none); each graph variant re-scores the
@@ -10,6 +11,9 @@ recall_all@5/10 and ndcg_any@5/10 (official definitions, abstention excluded) ov
 type, and each variant's paired difference from the baseline with a 95% percentile-bootstrap
 interval over the same questions, plus the graph sizes and the time the rerank took.
 Embeddings come from the shared content-addressed cache (MEMRECALL_CACHE_DIR).
+
+--haystack-scale K: grow each haystack K-fold with other questions' sessions (bench/retrieval.py
+scale_haystacks), a harder proxy for larger haystacks, off the 1x file's ceiling.
 
 --qa-per-type K: also answer a stratified subset (K questions per type, seed 0) with the bundled
 reader (conf/reader/local.yaml: SmolLM2-135M, top 3 sessions) from the baseline's and the first
@@ -99,6 +103,7 @@ def main(argv=None) -> None:
     ap.add_argument("--extractor", default="offline", choices=["offline", "llm"])
     ap.add_argument("--json")
     ap.add_argument("--qa-per-type", type=int, default=0, metavar="K")
+    ap.add_argument("--haystack-scale", type=int, default=1, metavar="K")
     args = ap.parse_args(argv)
 
     params = compose_config([], root=REPO)
@@ -107,6 +112,12 @@ def main(argv=None) -> None:
     validate_records(records, str(args.data))
     ds = normalise(records, str(args.data))
     questions, sessions, turns = ds.questions, ds.sessions, ds.turns
+    if args.haystack_scale > 1:
+        sys.path.insert(0, str(REPO / "bench"))
+        from retrieval import scale_haystacks
+
+        questions = scale_haystacks(questions, sessions, args.haystack_scale, 0)
+        print(f"haystacks grown {args.haystack_scale}x with other questions' sessions (seed 0)")
     print(f"data: {args.data}: {questions.height} questions; retrieval {retrieval_cfg['method']} "
           f"top {retrieval_cfg['top_k']}, {embedder_cfg['name']} {embedder_cfg['granularity']}")
     encoder = CachedEncoder(embedder_cfg)
