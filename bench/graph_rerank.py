@@ -15,10 +15,11 @@ Embeddings come from the shared content-addressed cache (MEMRECALL_CACHE_DIR).
 --haystack-scale K: grow each haystack K-fold with other questions' sessions (bench/retrieval.py
 scale_haystacks), a harder proxy for larger haystacks, off the 1x file's ceiling.
 
---qa-per-type K: also answer a stratified subset (K questions per type, seed 0) with the bundled
-reader (conf/reader/local.yaml: SmolLM2-135M, top 3 sessions) from the baseline's and the first
-graph variant's candidates, judge with the rule judge, and print the paired accuracy difference
-with its interval. Reader calls are cached (the LLM cache), so a rerun pays nothing.
+--qa-per-type K: also compare QA through the bundled reader (conf/reader/local.yaml:
+SmolLM2-135M, top 3 sessions) and the rule judge between the baseline and the first graph
+variant, on a stratified subset (K questions per type, seed 0; K < 0: every question). Only the
+questions whose reader context differs are answered (qa_delta); prints the paired accuracy
+difference with its interval. Reader calls are cached (the LLM cache).
 """
 
 from __future__ import annotations
@@ -58,41 +59,52 @@ def per_question(questions, turns, cands) -> dict:
 
 
 def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int) -> dict:
+    """Paired QA difference between `none` and `variant` through the bundled reader. A question
+    whose reader context (the top_k_context sessions, shown in date order) is the same set under
+    both sends the same prompt, so gets the same cached answer and verdict: its difference is 0
+    by construction, and only the questions whose context differs are answered (twice)."""
     from memrecall.data.subset import stratified
     from memrecall.judge import judge_answers
     from memrecall.llm import LLMClient
     from memrecall.read.reader import answer_questions, build_contexts, reader_settings
 
-    ids = {r["question_id"] for r in stratified(
-        questions.select("question_id", "question_type").to_dicts(),
-        {"per_type": per_type, "seed": 0})}
+    pool = questions.select("question_id", "question_type").to_dicts()
+    ids = {r["question_id"] for r in (stratified(pool, {"per_type": per_type, "seed": 0})
+                                      if per_type > 0 else pool)}
     qs = questions.filter(pl.col("question_id").is_in(list(ids)))
     params = compose_config([], root=REPO)
     reader_cfg, judge_cfg = params["reader"], params["judge"]
     settings = reader_settings(reader_cfg)
+    ctx = {name: {c.question_id: c for c in build_contexts(
+        settings, qs, sessions, turns, runs[name].filter(pl.col("question_id").is_in(list(ids))))}
+        for name in ("none", variant)}
+    differ = sorted(q for q in ids if {s.session_id for s in ctx["none"][q].sessions}
+                    != {s.session_id for s in ctx[variant][q].sessions})
+    print(f"\nQA, bundled reader ({reader_cfg['model']}, top {reader_cfg['top_k_context']}), rule "
+          f"judge, {len(ids)} questions: {len(differ)} get a different context under {variant}")
     client = LLMClient(reader_cfg, stage="read")
     correct = {}
+    sub = qs.filter(pl.col("question_id").is_in(differ))
     for name in ("none", variant):
-        cands = runs[name].filter(pl.col("question_id").is_in(list(ids)))
-        contexts = build_contexts(settings, qs, sessions, turns, cands)
-        answers, _ = answer_questions(reader_cfg, settings, contexts, client)
-        verdicts = judge_answers(qs, answers, judge_cfg)
-        correct[name] = dict(verdicts.select("question_id", "label").iter_rows())
+        if not differ:
+            break
+        answers, _ = answer_questions(reader_cfg, settings, [ctx[name][q] for q in differ],
+                                      client)
+        verdicts = judge_answers(sub, answers, judge_cfg)
+        correct[name] = {q: float(bool(v)) for q, v in verdicts.select(
+            "question_id", "label").iter_rows()}
     order = sorted(ids)
-    a = [float(bool(correct["none"][q])) for q in order]
-    b = [float(bool(correct[variant][q])) for q in order]
+    a = [correct["none"][q] if q in differ else 0.0 for q in order]
+    b = [correct[variant][q] if q in differ else 0.0 for q in order]
     d = paired_bootstrap_delta(a, b)
-    qtype = dict(qs.select("question_id", "question_type").iter_rows())
-    changed = sum(1 for x, y in zip(a, b) if x != y)
-    print(f"\nQA, bundled reader ({reader_cfg['model']}, top {reader_cfg['top_k_context']}), rule "
-          f"judge, {len(order)} questions ({per_type} per type, seed 0):")
-    print(f"  none {sum(a) / len(a):.3f}  {variant} {sum(b) / len(b):.3f}  delta "
-          f"{d['delta']:+.3f} [{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]; {changed} verdicts differ")
-    for t in sorted(set(qtype.values())):
-        qt = [i for i, q in enumerate(order) if qtype[q] == t]
-        print(f"    {t:28s} {sum(a[i] for i in qt) / len(qt):.3f} -> "
-              f"{sum(b[i] for i in qt) / len(qt):.3f} (n={len(qt)})")
-    return {"n": len(order), "none": sum(a) / len(a), variant: sum(b) / len(b), "delta": d}
+    won = sum(1 for x, y in zip(a, b) if y > x)
+    lost = sum(1 for x, y in zip(a, b) if y < x)
+    lo = "–" if d["ci_low"] is None else f"{d['ci_low']:+.3f}"
+    hi = "–" if d["ci_high"] is None else f"{d['ci_high']:+.3f}"
+    print(f"  accuracy difference {variant} - none over {len(order)} questions: "
+          f"{d['delta']:+.3f} [{lo}, {hi}]; of the {len(differ)} answered twice: {won} right "
+          f"only with the graph, {lost} right only without")
+    return {"n": len(order), "differ": len(differ), "won": won, "lost": lost, "delta": d}
 
 
 def main(argv=None) -> None:
