@@ -505,3 +505,53 @@ def test_collect_runs_from_dvc_experiments(tmp_path):
     assert {r["name"] for r in both} >= {f"commit {first[:7]}", "ablation-1", "swept"}
     with pytest.raises(MemrecallError, match="revision range"):
         collect_runs(str(repo), revs="nosuch..HEAD")
+
+def test_two_negative_sweeps_each_against_their_own_reference():
+    """negative_findings and negative_retrieval share Table 3; each is ordered by its own file
+    and compared with its own `reference` (sweep_specs keys them by name too)."""
+    sweeps = {"negative": ("negative_findings", ["reference", "graph_rerank"]),
+              "negative_findings": ("negative_findings", ["reference", "graph_rerank"]),
+              "negative_retrieval": ("negative_retrieval", ["reference", "no_reranker"])}
+    runs = [
+        BASE,
+        sweep_run("negative_findings", "reference", [T, T, T, T, F], [T, T, T, T, F], {}, ""),
+        sweep_run("negative_findings", "graph_rerank", [T, T, F, F, F], [T, T, T, T, F],
+                  {"reranker.name": "graph"}, ""),
+        sweep_run("negative_retrieval", "reference", [T, T, T, F, F], [T, T, T, T, F], {}, ""),
+        sweep_run("negative_retrieval", "no_reranker", [T, T, T, F, F], [T, T, T, T, T],
+                  {"reranker.name": "none"}, ""),
+    ]
+    t3 = build_tables(runs, n_resamples=300, seed=0, sweeps=sweeps)[2]
+    assert [(r["variant"], r["delta"]) for r in t3.rows] == [("graph_rerank",
+                                                              pytest.approx(-0.2))]
+    # the variant that did not hurt is named with its Δ and interval, not dropped silently
+    assert "Compared, not below the reference: no_reranker (+10.0, 95% CI" in t3.to_markdown()
+
+
+def test_thinking_ladder_table_and_refusal_figure(tmp_path):
+    from memrecall.report.thinking import refusal_series
+
+    def think(model, budget, refusal, ms):
+        r = record(f"thinking-{model}-{budget}", "other", ms, [T, T, F, F, F],
+                   {"reader.model": model, "reader.thinking_budget": budget,
+                    "meta.sweep": "thinking"})
+        r["metrics"]["refusal_rate"] = refusal
+        return r
+
+    runs = [BASE, think("minimax/MiniMax-M2", 1024, 0.44, [F, F, F, F, F]),
+            think("minimax/MiniMax-M2", 0, 0.02, [T, T, T, F, F]),
+            think("minimax/MiniMax-M2", None, 0.05, [T, T, F, F, F]),
+            think("zai/glm-4.6", 1024, 0.0, [T, T, T, T, F])]
+    tables = build_tables(runs, n_resamples=300, seed=0)
+    t5 = next(t for t in tables if t.name == "table5_thinking")
+    assert [(r["model"], r["budget"]) for r in t5.rows] == [
+        ("minimax/MiniMax-M2", "0"), ("minimax/MiniMax-M2", "1024"),
+        ("minimax/MiniMax-M2", "default"), ("zai/glm-4.6", "1024")]
+    assert "| minimax/MiniMax-M2 | 1024 | 10 | 20.0 |" in t5.to_markdown()
+    assert refusal_series(runs[1:])["minimax/MiniMax-M2"] == [("0", 0.02), ("1024", 0.44),
+                                                              ("default", 0.05)]
+    paths = export_paper_tables(records=runs, out_dir=tmp_path, n_resamples=300, seed=0,
+                                sweeps={})
+    fig = tmp_path / "refusal_rate.png"
+    assert fig in paths and fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "table5_thinking.md").exists()

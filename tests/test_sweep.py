@@ -448,13 +448,42 @@ def test_negative_findings_compose_on_the_real_conf():
     changed = {k: {g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
                    for g in c if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"}
                for k, c in cfgs.items() if k != "reference"}
+    # the Compass paper's Table 3 rows
+    assert list(cfgs) == ["reference", "graph_rerank", "router", "preference_prompt",
+                          "thinking_1024"]
+    assert changed["graph_rerank"]["reranker"]["name"] == "graph"
+    assert set(changed["graph_rerank"]) == {"reranker"}
+    assert cfgs["router"]["reader"]["name"] == "router" and set(changed["router"]) == {"reader"}
+    # the reference's reading settings reach the router (and so its routes)
+    assert cfgs["router"]["reader"]["prompt"] == "type_aware"
+    assert cfgs["router"]["reader"]["top_k_context"] == 15
+    assert changed["preference_prompt"] == {"reader": {"prompt": "preference"}}
+    assert changed["thinking_1024"] == {"reader": {"thinking_budget": 1024}}
+    assert "preference" in PROMPTS
+
+    # the retrieval rows, a ladder of their own against the same reference
+    specs = plan_experiments(["+sweep=negative_retrieval"], _named("negative_retrieval"))
+    cfgs = dict(zip((s.name.split("_", 2)[-1] for s in specs), project.compose_all(specs)))
+    assert cfgs["reference"] == {**ref, "meta": cfgs["reference"]["meta"]}
+    changed = {k: {g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
+                   for g in c if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"}
+               for k, c in cfgs.items() if k != "reference"}
     assert changed["weighted_fusion"] == {"retrieval": {"method": "hybrid", "fusion": "weighted"}}
     assert changed["fact_keys"] == {"embedder": {"expansion": "fact_only"}}
     assert changed["all_turn_keys"] == {"embedder": {"key": "all"}}
-    assert changed["preference_prompt"] == {"reader": {"prompt": "preference"}}
     assert changed["no_reranker"]["reranker"]["name"] == "none"
     assert "weighted" in FUSIONS and "fact" in EXPANSIONS and "all" in KEYS
-    assert "preference" in PROMPTS
+
+
+def test_thinking_sweep_crosses_models_and_budgets():
+    spec = _named("thinking")
+    specs = plan_experiments(["+sweep=thinking"], spec)
+    cfgs = DvcProject(REPO).compose_all(specs)
+    cells = {(c["reader"]["name"], c["reader"]["thinking_budget"]) for c in cfgs}
+    assert cells == {(m, b) for m in spec["grid"]["reader"]
+                     for b in spec["grid"]["reader.thinking_budget"]}
+    assert all(c["reader"]["max_tokens"] > max(spec["grid"]["reader.thinking_budget"])
+               for c in cfgs)
 
 
 def test_readers_sweep_covers_every_reader_option_and_composes():
@@ -463,8 +492,9 @@ def test_readers_sweep_covers_every_reader_option_and_composes():
     assert options[0] == "local"  # the offline one first
     # every model reader; `file` (imported answers) and `plugin` (a system of your own) need a
     # path or a callable from the user, so they are not part of a model comparison
+    # and `router` combines other options' models rather than being one
     assert set(options) == {p.stem for p in (REPO / "conf/reader").glob("*.yaml")} - {
-        "file", "plugin"}
+        "file", "plugin", "router"}
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=readers"], spec)
     assert [s.name for s in specs] == [f"readers_{o}" for o in options]

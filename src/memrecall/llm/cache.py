@@ -154,6 +154,12 @@ class CallCache:
                 "WHERE model = ? AND stage = ?", (model, stage)).fetchone()
         return {"calls": n, "output_tokens": out, "latency_s": lat, "cost_usd": cost}
 
+    def flush(self) -> None:
+        """Copy the WAL into the database file now (each call is committed already; this makes
+        the file whole for readers that copy it, e.g. before a run is stopped on purpose)."""
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def __len__(self) -> int:
         with self._lock:
             return self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0]

@@ -63,6 +63,15 @@ _CFG_GROUP = {"read": "reader", "judge": "judge", "rewrite": "rewrite.llm",
 _THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>\s*|$)", re.DOTALL)
 _HARD_TIMEOUT_GRACE_S = 5.0
 _BUDGET_ERROR = "not sent: spend limit reached (max_cost_usd)"
+_GUARD_ERROR = "not sent: the stage's guard stopped it (stop_check)"
+
+
+class GuardStop(MemrecallError):
+    """A caller's stop_check stopped new calls (read/refusal_guard.py); what finished is cached."""
+
+
+class _NotSent(Exception):
+    """Raised inside the semaphore when the guard has stopped the batch: the call is not sent."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +187,11 @@ class LLMClient:
         self._budget_stop: dict | None = None
         # Where every answer this client returned came from, cached or not (provenance.py).
         self.provenance = ProvenanceLog()
+        # stop_check(result) -> a message to stop sending, or None; sees every answer of a batch
+        # as it finishes (cached ones first, in input order). Set by the caller (the read stage's
+        # refusal guard); in-flight calls finish and are cached, then GuardStop is raised.
+        self.stop_check = None
+        self._guard_stop: str | None = None
         self.stats: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "retries": 0,
                                       "input_tokens": 0, "output_tokens": 0,
                                       "reasoning_tokens": 0, "cost_usd": 0.0}
@@ -211,7 +225,7 @@ class LLMClient:
 
     async def acomplete_many(self, messages_list: list[list[dict]], desc: str | None = None
                              ) -> list[CallResult]:
-        self._budget_stop = None
+        self._budget_stop = self._guard_stop = None
         msgs = [_check_messages(m, i) for i, m in enumerate(messages_list)]
         results: list[CallResult | None] = [None] * len(msgs)
         todo: dict[str, list[int]] = {}
@@ -219,6 +233,7 @@ class LLMClient:
             if hit is not None:
                 results[i] = hit
                 self.stats["cached"] += 1
+                self._check_stop(results[i])
             else:
                 todo.setdefault(h, []).append(i)
         before = dict(self.stats)
@@ -240,6 +255,11 @@ class LLMClient:
         for r in results:
             if r is not None and r.ok:
                 self.provenance.add(r.endpoint_host, r.response_model)
+        if self._guard_stop is not None:
+            self.cache.flush()
+            not_sent = sum(1 for r in results if r is not None and r.error == _GUARD_ERROR)
+            raise GuardStop(f"{self._guard_stop}; {not_sent} call(s) not sent. Every finished "
+                            f"call is cached: a rerun pays only for what is not.")
         if self._budget_stop is not None:
             raise BudgetExceeded(self._budget_message(
                 self.stats["calls"] - before["calls"],
@@ -267,6 +287,7 @@ class LLMClient:
 
         async def one(h: str, idxs: list[int]) -> None:
             r = await self._call(h, msgs[idxs[0]], api_key, sem, limiter)
+            self._check_stop(r)
             for k, i in enumerate(idxs):
                 # Duplicates within the batch reuse the one answer paid for.
                 results[i] = r if k == 0 else replace(r, cached=r.ok)
@@ -285,6 +306,10 @@ class LLMClient:
             for t in tasks:
                 t.cancel()
             raise
+
+    def _check_stop(self, result: CallResult) -> None:
+        if self.stop_check is not None and self._guard_stop is None and result.error is None:
+            self._guard_stop = self.stop_check(result)
 
     def _from_row(self, h: str, row: dict) -> CallResult:
         return CallResult(text=row["text"], model=self.model, request_hash=h,
@@ -334,6 +359,8 @@ class LLMClient:
             if limiter is not None:
                 await limiter.wait()
             async with sem:
+                if self._guard_stop is not None:  # checked when it could be sent, not queued
+                    raise _NotSent
                 t0 = time.perf_counter()
                 try:
                     resp = await self._attempt(messages, api_key)
@@ -342,7 +369,7 @@ class LLMClient:
                     last["latency"] = time.perf_counter() - t0
 
         def retryable(err: BaseException) -> bool:
-            return not isinstance(err, asyncio.CancelledError) and _classify(
+            return not isinstance(err, (asyncio.CancelledError, _NotSent)) and _classify(
                 err, self.timeout_s, api_key)[0]
 
         def count_retry(state: RetryCallState) -> None:
@@ -359,6 +386,8 @@ class LLMClient:
                     resp, (text, n_in, n_out, n_reason), latency = await attempt()
         except asyncio.CancelledError:
             raise
+        except _NotSent:
+            return CallResult(text=None, model=self.model, request_hash=h, error=_GUARD_ERROR)
         except Exception as err:  # classified; nothing escapes a single call
             _, reason, _ = _classify(err, self.timeout_s, api_key)
             self.cache.log_call(h, self.model, self.stage, False, n_attempts)

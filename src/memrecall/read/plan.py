@@ -19,6 +19,7 @@ from .. import paths
 from ..plan.context import PlanContext
 from ..plan.work import LLMWork, StagePlan
 
+
 def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
     from .reader import reader_kind
 
@@ -30,8 +31,30 @@ def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
         sp.not_counted.append(
             f"the reader plug-in {cfg['callable']} calls its own model (its code, not our LLM "
             f"client): its calls, tokens and cost are not counted")
+    elif kind == "router":
+        _plan_router(ctx, sp, cfg)
     else:
         _plan_llm(ctx, sp, cfg)
+
+
+def _plan_router(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
+    """reader=router: each route priced apart, as its own reader on the questions it takes
+    (every question, an upper bound said in a note, before questions.parquet exists)."""
+    from .router import assign, routes_of
+
+    routes = routes_of(cfg)
+    questions = ctx.table(paths.QUESTIONS) if ctx.current(paths.QUESTIONS) else None
+    assigned = assign(questions, routes) if questions is not None else None
+    for route in routes:
+        before = len(sp.llm)
+        only = set(assigned[route.name]) if assigned is not None else None
+        _plan_llm(ctx, sp, route.cfg, only=only)
+        for w in sp.llm[before:]:
+            w.label = f"{w.label} (route {route.name}: {route.cfg['name']})"
+            if only is None:
+                w.notes.append(f"route {route.name}: every question counted (its share is "
+                               f"known once questions.parquet exists): an upper bound")
+    sp.output.pop("answers", None)  # the routes' answers are not one table here
 
 
 def _plan_file(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
@@ -43,10 +66,11 @@ def _plan_file(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         sp.output["answers"] = answers_from_file(ctx.table(paths.QUESTIONS, "questions"), cfg)
 
 
-def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
+def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = None) -> None:
     """The requests as far as they can be rendered: exactly when the stage's inputs are this
     config's; from the current candidates, all counted as new, when an upstream retrieval stage
-    would run first; an estimate per question before the dataset tables exist."""
+    would run first; an estimate per question before the dataset tables exist. `only`: the
+    question ids to plan (a router's route), None: all."""
     from ..llm.dryrun import DryRunClient
     from ..llm.pricing import count_tokens
     from .reader import answer_messages, answer_questions, build_contexts, reader_settings
@@ -67,6 +91,8 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         w = LLMWork.from_dry_run(dry, "read")
         n_q, how = ((ctx.table(paths.QUESTIONS).height, "questions.parquet")
                     if ctx.current(paths.QUESTIONS) else ctx.question_count())
+        if only is not None:
+            n_q, how = len(only), "the route's questions"
         if n_q is None:
             w.unknown = True
             w.notes.append(f"calls unknown: {how}")
@@ -79,6 +105,8 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         return
     inputs = data + (paths.CANDIDATES_REWRITE,)
     tables = [ctx.table(p) for p in inputs]
+    if only is not None:
+        tables[0] = tables[0].filter(pl.col("question_id").is_in(sorted(only)))
     settings = reader_settings(cfg, bench)  # the benchmark's prompts, as run_read chooses them
     contexts = build_contexts(settings, *tables, str(ctx.path(paths.CANDIDATES_REWRITE)),
                               speaker_column=bench.speaker_column,

@@ -27,6 +27,7 @@ from ..schema import polars_schema
 from .context import (HISTORY_FORMATS, ContextSession, format_session, render_history,
                       select_sessions)
 from .prompts import NOTES_HASH, NOTES_TEMPLATE, ReaderPrompt, render_notes
+from .refusal_guard import refusal_guard
 
 READINGS = ("direct", "con")
 
@@ -163,7 +164,7 @@ def rendered_prompts(settings: ReaderSettings, contexts: list[QuestionContext],
     return out
 
 
-READER_KINDS = ("llm", "file", "plugin")  # conf/base/reader.yaml's `kind`
+READER_KINDS = ("llm", "file", "plugin", "router")  # conf/base/reader.yaml's `kind`
 
 
 def reader_kind(cfg: dict) -> str:
@@ -196,6 +197,12 @@ def _read_plugin(reader_cfg, **kw) -> pl.DataFrame:
     return run_plugin_read(reader_cfg, **kw)
 
 
+def _read_router(reader_cfg, **kw) -> pl.DataFrame:
+    from .router import run_router_read  # question types routed to reader options
+
+    return run_router_read(reader_cfg, **kw)
+
+
 def _read_file(reader_cfg, *, questions, out, prompts_out, **_) -> pl.DataFrame:
     from .imported import run_read_file
 
@@ -206,6 +213,7 @@ def _read_llm(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
               turns: str | Path, candidates: str | Path, out: str | Path,
               prompts_out: str | Path | None = None) -> pl.DataFrame:
     from ..llm import LLMClient
+
     bench = benchmarks.of_artifact(questions)
     settings = reader_settings(reader_cfg, bench)
     contexts = build_contexts(settings, read_table(questions, "questions"),
@@ -214,6 +222,7 @@ def _read_llm(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
                               speaker_column=bench.speaker_column,
                               question_text=bench.reader_question)
     client = LLMClient(reader_cfg, stage="read")
+    client.stop_check = refusal_guard(reader_cfg, settings.prompt.extract_answer)
     df, pending = answer_questions(reader_cfg, settings, contexts, client)
     # Where the answers came from is recorded beside the params, not in them (provenance.py).
     write_table(df, out, table="answers", stage="read", params=result_params(identity(reader_cfg)),
@@ -231,7 +240,8 @@ def _read_llm(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
 
 
 # reader.kind -> how the stage runs it (each validates the rest of its config at its start)
-READERS = {"llm": _read_llm, "file": _read_file, "plugin": _read_plugin}
+READERS = {"llm": _read_llm, "file": _read_file, "plugin": _read_plugin,
+           "router": _read_router}
 
 
 def answer_questions(reader_cfg: dict, settings: ReaderSettings, contexts: list[QuestionContext],

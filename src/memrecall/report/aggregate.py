@@ -36,6 +36,7 @@ from ..interchange import MISSING, eval_results_path, write_eval_results, write_
 from ..llm.provenance import official_host
 from ..llm.provenance import problems as provenance_problems
 from .figures import by_type_bars
+from .routes import route_metrics, routes_markdown
 from .tables import (Column, Table, ci_tuples, error_matrix, error_matrix_markdown, integer,
                      number, pct, percentiles, usage_table)
 
@@ -282,6 +283,9 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
         "latency_s": usage["latency_s"],
         "error_matrix": matrix,
     }
+    routes = route_metrics(a, pq)  # reader=router: per-route figures (report/routes.py)
+    if routes is not None:
+        metrics["routes"] = routes
     panel = panel_labels(v)
     if panel is not None:  # judge=panel: every member's labels of the same answers
         metrics["panel"] = panel_stats(*panel)
@@ -303,7 +307,8 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     note = ("Evidence retrieved = every gold session was in the context the reader read."
             if context is not None else "The reader's context is unknown: no cell is filled.")
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
-    atomic_write_text(out / "cost.md", cost_markdown(metrics, usage))
+    atomic_write_text(out / "cost.md", cost_markdown(metrics, usage)
+                      + (routes_markdown(routes) if routes is not None else ""))
     panel_md = out / "panel.md"
     if "panel" in metrics:
         atomic_write_text(panel_md, panel_markdown(metrics["panel"]))

@@ -56,3 +56,32 @@ def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accurac
     plt.close(fig)
     return atomic_write_bytes(path, buf.getvalue())
 
+
+
+def refusal_rate_lines(series: dict[str, list[tuple[str, float]]], path: str | Path, *,
+                       title: str = "Refusal rate by thinking budget") -> Path:
+    """`series`: {model: [(budget label, refusal rate in [0, 1]), ...]}, budgets in order; one
+    line per model over the union of budget labels (first-seen order)."""
+    labels: list[str] = []
+    for points in series.values():
+        for label, _ in points:
+            if label not in labels:
+                labels.append(label)
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=120)
+    for model, points in series.items():
+        xs = [labels.index(label) for label, _ in points]
+        ax.plot(xs, [100 * r for _, r in points], marker="o", label=model)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xlabel("thinking budget (tokens)")
+    ax.set_ylabel("refusal rate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    if series:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())

@@ -15,7 +15,9 @@ Tables (each written as Markdown, LaTeX booktabs and CSV under reports/paper/):
    95% CI, the exact McNemar p-value, and per-type Δ;
 3. negative findings: the configurations whose Δ vs their reference is negative, with the worst
    type (largest per-type drop) and the p-value;
-4. cost: reader tokens in/out/reasoning, USD per run and per question, LLM time.
+4. cost: reader tokens in/out/reasoning, USD per run and per question, LLM time;
+5. thinking budgets (`thinking*` sweeps, report/thinking.py): accuracy and refusal rate per
+   model and budget, with the refusal-rate figure reports/paper/refusal_rate.png.
 
 Runs are grouped by what they recorded, never by their names: `python stages/sweep.py
 +sweep=<name>` writes `meta.sweep`, `meta.variant` and `meta.ladder` (the command-line
@@ -54,12 +56,13 @@ from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
 from ..hashing import sha256_json
 from .agreement import agreement_markdown
-from .figures import by_type_bars
+from .figures import by_type_bars, refusal_rate_lines
+from .thinking import refusal_series, thinking_table
 from .tables import (Column, Table, integer, number, pct, pvalue, signed_ci_pct, signed_pct,
                      text, usd)
 
 PAPER_DIR = "reports/paper"
-GROUPS = ("readers", "ablation", "negative")
+GROUPS = ("readers", "ablation", "negative", "thinking")
 
 
 # ---- records --------------------------------------------------------------------------------
@@ -135,7 +138,9 @@ def annotate(record: dict, sweeps: dict | None = None) -> dict:
     p = record.get("params") or {}
     sweep = p.get("meta.sweep")
     group = "baseline" if record.get("baseline") else group_of(sweep)
-    spec = (sweeps or {}).get(group)
+    # by the sweep's own name first: a group can hold several sweeps (negative_findings and
+    # negative_retrieval), each ordered by its own variants
+    spec = (sweeps or {}).get(str(sweep)) or (sweeps or {}).get(group)
     variant = p.get("meta.variant")
     index = None
     if spec and variant is not None and str(sweep) == spec[0] and variant in spec[1]:
@@ -381,7 +386,7 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
     left_out = list(left_out)
     everyone = [r for _, b, cands in ladders for r in (b, *cands)]
     sets = QuestionSets(everyone + [r for r, _ in left_out])
-    rows, compared = [], []
+    rows, compared, harmless = [], [], []
     for name, baseline, candidates in ladders:
         for r in candidates:
             c = _compare(baseline, r, n_resamples, seed, left_out)
@@ -389,6 +394,9 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
                 continue
             compared += [baseline, r]
             if c["delta"] is None or c["delta"] >= 0:
+                harmless.append(f"{r.get('variant') or run_label(r, baseline)} "
+                                f"({signed_pct(c['delta'])}, 95% CI "
+                                f"{signed_ci_pct((c['ci_low'], c['ci_high']))})")
                 continue
             worst = min(c["by_type_delta"].items(), key=lambda kv: (kv[1], kv[0]),
                         default=(None, None))
@@ -413,6 +421,8 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
         cols.insert(0, Column("ladder", "ladder", align="l"))
     notes = ["Configurations whose accuracy fell below their reference's (Δ < 0), most harmful "
              "first. A p above 0.05 means the drop is within noise for this sample size."]
+    if harmless:
+        notes.append("Compared, not below the reference: " + "; ".join(harmless) + ".")
     return Table("table3_negative", "Negative findings: configurations that hurt", cols, rows,
                  notes=notes + sets.notes(compared) + _left_out_notes(left_out, sets))
 
@@ -479,6 +489,9 @@ def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
               negative_ladders_table(negative, n_resamples=n_resamples, seed=seed,
                                      left_out=neg_out),
               cost_table([baseline, *others], sets)]
+    thinking = grouped("thinking")
+    if thinking:  # the thinking ladder: accuracy and refusal rate per model and budget
+        tables.append(thinking_table(thinking))
     by_benchmark: dict[str, list[dict]] = {}
     for r in [baseline, *others]:
         if r.get("benchmark"):
@@ -539,7 +552,8 @@ def sweep_specs(root: str | Path | None = None) -> dict:
         name = spec.get("name") or f.stem
         variants = spec.get("variants")
         if isinstance(variants, dict) and group_of(name) != "other":
-            out[group_of(name)] = (name, list(variants))
+            out[name] = (name, list(variants))
+            out.setdefault(group_of(name), (name, list(variants)))
     return out
 
 
@@ -633,6 +647,9 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
         paths.append(by_type_bars(runs, Path(out_dir) / "by_type.png",
                                   title="QA accuracy by type, 95% CI",
                                   short_names=bench.short_names if bench else None))
+    series = refusal_series([r for r in others if r["group"] == "thinking"])
+    if series:
+        paths.append(refusal_rate_lines(series, Path(out_dir) / "refusal_rate.png"))
     pairs = agreement_pairs(records)
     if pairs:
         sections = []

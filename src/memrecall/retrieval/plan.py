@@ -68,5 +68,10 @@ def plan_retrieve(ctx: PlanContext, sp: StagePlan) -> None:
 
 
 def plan_rerank(ctx: PlanContext, sp: StagePlan) -> None:
-    if ctx.group("reranker").get("name") not in (None, "none"):
+    name = ctx.group("reranker").get("name")
+    if name == "graph":  # entity extraction through the LLM layer when graph.extractor=llm
+        from .graph.plan import plan_graph_rerank
+
+        plan_graph_rerank(ctx, sp)
+    elif name not in (None, "none"):
         sp.notes.append("cross-encoder pairs are not planned (local model, no fee)")

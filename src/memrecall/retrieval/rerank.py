@@ -52,13 +52,17 @@ class RerankerSettings:
     fp16: bool
     device: str = field(compare=False)      # runtime: how, not what
     batch_size: int = field(compare=False)  # runtime
+    graph: dict = field(default_factory=dict)  # reranker.graph, checked (graph/rerank.py)
+    cfg: dict = field(default_factory=dict, compare=False)  # the node, for the graph's LLM
 
 
 def _reranker_settings(cfg: dict) -> RerankerSettings:
+    from .graph.rerank import graph_settings
+
     kind = cfg["name"]
     model = cfg["model"]
-    if kind != "none" and not model:
-        raise ConfigError("reranker.model", None, hint="a reranker other than `none` needs a "
+    if kind in CROSS_ENCODERS and not model:
+        raise ConfigError("reranker.model", None, hint="a cross-encoder reranker needs a "
                           "model (package:NAME, a local folder or a hub id)")
     return RerankerSettings(
         kind=kind, model=model,
@@ -68,7 +72,8 @@ def _reranker_settings(cfg: dict) -> RerankerSettings:
         max_length=check_int(cfg["max_length"], "reranker.max_length", minimum=1),
         fp16=fp16_setting(cfg, "reranker"), device=device_setting(cfg, "reranker"),
         batch_size=check_int(runtime(cfg, "reranker")["batch_size"],
-                             "reranker.runtime.batch_size", minimum=1))
+                             "reranker.runtime.batch_size", minimum=1),
+        graph=graph_settings(cfg), cfg=cfg)
 
 
 class FlagCrossEncoder:
@@ -170,9 +175,22 @@ def cross_encode(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.Da
 
 
 # `reranker.name` -> (its settings, the code that re-ranks the retrieved candidates).
+def graph(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
+          s: RerankerSettings, reranker=None) -> pl.DataFrame:
+    """`graph`: each question's first `pool` candidates re-scored by the entity graph
+    (retrieval/graph/), best top_k kept; no cross-encoder."""
+    from .graph.rerank import graph_rerank
+
+    cands = candidates.sort("question_id", "rank").filter(pl.col("rank") <= s.pool)
+    passages = session_passages(turns, set(cands.get_column("session_id").to_list()), s.key,
+                                s.max_chars)
+    return graph_rerank(questions, cands, passages, s.cfg, s.top_k)
+
+
 RERANKERS = Registry("reranker", "name", {
     "none": Kind(_reranker_settings, pass_through),
     "bge_reranker_v2_m3": Kind(_reranker_settings, cross_encode),
+    "graph": Kind(_reranker_settings, graph),
 })
 # The kinds that score (query, passage) pairs with CachedReranker: rewrite re-scores its
 # variants' pools with them too.
