@@ -2,7 +2,7 @@
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section
-from memrecall.read.reader import run_read
+from memrecall.read.stage import run_read
 from memrecall.stage import run_stage
 
 

@@ -17,7 +17,7 @@ KINDS = {  # group: (registry, settings function, option composed, key, valid ki
     "embedder": (EMBEDDERS, embedder_settings, "minilm", "model_class", ["flag", "bgem3"]),
     "retrieval": (RETRIEVALS, retrieval_settings, "dense", "method",
                   ["dense", "bm25", "hybrid", "m3", "oracle", "plugin"]),
-    "reranker": (RERANKERS, reranker_settings, "none", "name", ["none", "bge_reranker_v2_m3"]),
+    "reranker": (RERANKERS, reranker_settings, "none", "name", ["none", "bge_reranker_v2_m3", "graph"]),
     "rewrite": (REWRITES, rewrite_settings, "off", "name", ["off", "multiangle"]),
 }
 

@@ -21,7 +21,8 @@ from memrecall.plan.build import plan_params
 from memrecall.plan.report import format_plan
 from memrecall.plan.status import RunStatus, stage_status
 from memrecall.plan.sweep import sweep_total
-from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
+from memrecall.read.reader import answer_messages, build_contexts, reader_settings
+from memrecall.read.stage import run_read
 from memrecall.artifacts import read_table
 from memrecall.judge.stage import run_judge
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME

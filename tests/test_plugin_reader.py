@@ -13,7 +13,7 @@ import pytest
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.hashing import sha256_file
 from memrecall.plugins import PluginError
-from memrecall.read.reader import run_read
+from memrecall.read.stage import run_read
 
 from conftest import REPO
 from fake_openai_server import FakeOpenAIServer, last_user

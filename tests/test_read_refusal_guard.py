@@ -13,7 +13,7 @@ from memrecall.artifacts import read_table, write_table
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import CallResult, LLMClient
 from memrecall.llm.client import GuardStop
-from memrecall.read.reader import run_read
+from memrecall.read.stage import run_read
 from memrecall.read.refusal_guard import RefusalGuard, refusal_guard
 
 from confs import group

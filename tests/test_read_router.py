@@ -11,7 +11,7 @@ import pytest
 
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.errors import ConfigError
-from memrecall.read.reader import run_read
+from memrecall.read.stage import run_read
 from memrecall.read.router import assign, routes_of
 from memrecall.report.routes import route_metrics, routes_markdown
 

@@ -15,7 +15,8 @@ from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.hashing import sha256_file
 from memrecall.benchmarks.longmemeval.prompts import PROMPTS
 from memrecall.read.prompts import NOTES_HASH
-from memrecall.read.reader import answer_messages, build_contexts, reader_settings, run_read
+from memrecall.read.reader import answer_messages, build_contexts, reader_settings
+from memrecall.read.stage import run_read
 from memrecall.schema import ANSWERS, polars_schema
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 

@@ -21,7 +21,7 @@ from ..plan.work import LLMWork, StagePlan
 
 
 def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
-    from .reader import reader_kind
+    from .stage import reader_kind
 
     cfg = ctx.group("reader")
     kind = reader_kind(cfg)
