@@ -38,7 +38,8 @@ def write_inputs(root: Path) -> dict:
                       "score": [1.0] * len(qids)})
     paths = {}
     for name, df in (("questions", q), ("sessions", s), ("turns", t), ("candidates", c)):
-        paths[name] = str(write_table(df, art / f"{name}.parquet", table=name, stage="test"))
+        paths[name] = str(write_table(df, art / f"{name}.parquet", table=name, stage="test",
+                                      extra_meta={"benchmark": "longmemeval"}))
     paths["out"] = str(art / "answers.parquet")
     return paths
 
