@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from memrecall.artifacts import read_table, write_table
+from memrecall.artifacts import read_table
 from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.retrieval.embed import run_embed
 from memrecall.retrieval.rerank import run_rerank
