@@ -36,8 +36,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import polars as pl  # noqa: E402
 
-from memrecall.data import locomo  # noqa: E402
-from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
+from memrecall.benchmarks.base import Normalised  # noqa: E402
+from memrecall.benchmarks.locomo import BENCHMARK  # noqa: E402
+from memrecall.benchmarks.locomo import data as locomo  # noqa: E402
+from memrecall.benchmarks.locomo.schema import ADVERSARIAL, CATEGORIES  # noqa: E402
+from memrecall.data.jsonfile import load_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.retrieval.embed import build_embeddings  # noqa: E402
 from memrecall.retrieval.embedders import CachedEncoder, FlagEncoder  # noqa: E402
@@ -50,7 +53,10 @@ SHOWN = ("recall_any@5", "recall_any@10", "recall_all@10", "ndcg_any@10")
 KS = (5, 10)
 
 
-def load(path: str, copies: int = 1) -> locomo.Normalised:
+SPEAKER = BENCHMARK.speaker_column  # keys say who spoke ("Caroline: ...")
+
+
+def load(path: str, copies: int = 1) -> Normalised:
     records = load_records(path)
     locomo.validate(records, path)
     if copies > 1:  # the same conversations again under new ids: the scaling runs
@@ -95,6 +101,7 @@ def main(argv=None) -> None:
 
     ds = load(args.data)
     q, turns = ds.questions, ds.turns
+    golds = BENCHMARK.gold(q, turns)  # each question's own evidence turns
     n_conv = q["conversation_id"].n_unique()
     print(f"data: {args.data}: {n_conv} conversations, {q.height} questions "
           f"({int(q['is_abstention'].sum())} category 5, excluded from retrieval metrics), "
@@ -104,10 +111,10 @@ def main(argv=None) -> None:
     retrieval_base = load_cfg("retrieval", "hybrid", {})
     for gran in args.granularities:
         ecfg = load_cfg("embedder", "minilm", {"granularity": gran})
-        keys = session_keys(ds.sessions, turns, ecfg)
+        keys = session_keys(ds.sessions, turns, ecfg, speaker_column=SPEAKER)
         enc = CachedEncoder(ecfg)
         t0 = time.perf_counter()
-        emb = build_embeddings(ds.sessions, turns, ecfg, enc)
+        emb = build_embeddings(ds.sessions, turns, ecfg, enc, speaker_column=SPEAKER)
         t_units = time.perf_counter() - t0
         s_units = dict(enc.stats)
         t0 = time.perf_counter()
@@ -133,18 +140,18 @@ def main(argv=None) -> None:
             t0 = time.perf_counter()
             cands = retrieve(q, emb, rcfg, ecfg, encoder=enc)
             took = time.perf_counter() - t0
-            m = retrieval_metrics(q, turns, cands, ks=KS)
+            m = retrieval_metrics(q, turns, cands, ks=KS, golds=golds)
             out["results"][f"{gran}/{name}"] = {"session": m["session"], "turn": m["turn"],
                                                 "n": m["n"], "n_turn": m["n_turn"],
                                                 "retrieve_s": took}
             for level in by_level:
                 by_level[level].append(row(f"{name} ({took:.1f}s)", m, level))
             if args.by_category:
-                for cat, name_c in locomo.CATEGORIES.items():
+                for cat, name_c in CATEGORIES.items():
                     sub = q.filter(pl.col("category") == cat)
-                    if cat == locomo.ADVERSARIAL or not sub.height:
+                    if cat == ADVERSARIAL or not sub.height:
                         continue
-                    mc = retrieval_metrics(sub, turns, cands, ks=KS)
+                    mc = retrieval_metrics(sub, turns, cands, ks=KS, golds=golds)
                     by_level["session"].append(row(f"  {cat} {name_c}", mc, "session"))
                     by_level["turn"].append(row(f"  {cat} {name_c}", mc, "turn"))
         for level, rows in by_level.items():
@@ -155,7 +162,8 @@ def main(argv=None) -> None:
             big = load(args.data, k)
             enc_k = CachedEncoder(ecfg)
             t0 = time.perf_counter()
-            emb_k = build_embeddings(big.sessions, big.turns, ecfg, enc_k)
+            emb_k = build_embeddings(big.sessions, big.turns, ecfg, enc_k,
+                                     speaker_column=SPEAKER)
             t_emb = time.perf_counter() - t0
             times = {}
             for name in args.methods:

@@ -43,9 +43,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import yaml  # noqa: E402
 
-from memrecall import paths  # noqa: E402
+from memrecall import benchmarks, paths  # noqa: E402
 from memrecall.artifacts import write_table  # noqa: E402
-from memrecall.benchmarks.longmemeval.data import load_records, normalise, validate_records  # noqa: E402
+from memrecall.benchmarks.longmemeval import BENCHMARK  # noqa: E402
+from memrecall.benchmarks.longmemeval.data import (load_records, normalise,  # noqa: E402
+                                                   validate_records)
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import bootstrap_ci  # noqa: E402
 from memrecall.hashing import sha256_text  # noqa: E402
@@ -102,6 +104,15 @@ def load_cfg(group: str, option: str, overrides: dict) -> dict:
 
 def fmt(x) -> str:
     return "   –  " if x != x else f"{x:6.3f}"
+
+
+def write_downloaded(folder: Path, questions, sessions, turns) -> None:
+    """The three tables the stages start from, as the download stage writes them: recording
+    their benchmark, which every later stage reads back."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for df, name in ((questions, "questions"), (sessions, "sessions"), (turns, "turns")):
+        write_table(df, folder / f"{name}.parquet", table=name, stage="bench",
+                    extra_meta={benchmarks.META_KEY: BENCHMARK.name})
 
 
 def cached_rerun(tmp: Path, embedder_cfg: dict, retrieval_cfgs: dict[str, dict]) -> dict:
@@ -427,10 +438,7 @@ def main(argv=None) -> None:
     if not args.no_rerun:
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
-            (tmp / "artifacts").mkdir()
-            for df, name, table in ((questions, "questions", "questions"),
-                                    (sessions, "sessions", "sessions"), (turns, "turns", "turns")):
-                write_table(df, tmp / "artifacts" / f"{name}.parquet", table=table, stage="bench")
+            write_downloaded(tmp / "artifacts", questions, sessions, turns)
             rerun = cached_rerun(tmp, embedder_cfg, retrieval_cfgs)
         times = rerun["times"]
         print(f"\nSecond, fully cached run (the stage scripts, each a fresh process, imports "

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
 
 from memrecall.benchmarks.longmemeval.data import load_records, validate_records
 from memrecall.benchmarks.longmemeval.sample import build_sample, choose

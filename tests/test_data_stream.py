@@ -10,9 +10,10 @@ import json
 import polars as pl
 import pytest
 
-from memrecall import artifacts
+from memrecall import artifacts, benchmarks
 from memrecall.artifacts import read_table, write_table
-from memrecall.benchmarks.longmemeval import stream
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME, stream
+from memrecall.benchmarks.longmemeval.categories import is_abstention_id
 from memrecall.benchmarks.longmemeval.data import load_records, normalise, summary, validate_records
 from memrecall.data.prepare import run_download
 from memrecall.data.subset import select
@@ -29,11 +30,16 @@ def in_memory(path, cfg, out):
     """The download stage as it was before streaming: whole file, normalise(), write_table."""
     records = load_records(path)
     validate_records(records, str(path))
-    records, _ = select(records, cfg, str(path))
-    ds = normalise(records, str(path))
+    # The subset is chosen on the light records the benchmark hands to select (abstention by
+    # LongMemEval's id rule), then the full records of the chosen ids are normalised.
+    light = [{"question_id": r["question_id"], "question_type": r["question_type"],
+              "is_abstention": is_abstention_id(r["question_id"])} for r in records]
+    chosen, _ = select(light, cfg, str(path), types=LME.categories)
+    ids = {r["question_id"] for r in chosen}
+    ds = normalise([r for r in records if r["question_id"] in ids], str(path))
     kw = dict(stage="download", params=cfg, input_files=[str(path)],
               extra_meta={"source_sha256": sha256_file(path), "source_commit": None,
-                          "release": cfg.get("release")})
+                          "release": cfg.get("release"), benchmarks.META_KEY: LME.name})
     for name in TABLES:
         write_table(getattr(ds, name), out / f"{name}.parquet", table=name, **kw)
     return summary(ds)

@@ -121,6 +121,7 @@ def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypat
 
 def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, monkeypatch):
     from memrecall.artifacts import read_meta, write_table
+    from tables import write_downloaded
     from memrecall.judge.stage import run_judge
 
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
@@ -129,7 +130,7 @@ def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, mon
     q = q.with_columns(pl.lit("2023/05/30 (Tue) 10:00").alias("question_date"),
                        pl.lit([]).cast(pl.List(pl.String)).alias("haystack_session_ids"),
                        pl.lit([]).cast(pl.List(pl.String)).alias("answer_session_ids"))
-    write_table(q, qp, table="questions", stage="download")
+    write_downloaded(q, qp, table="questions")
     a = a.with_columns(pl.lit("m").alias("model"), pl.lit("p").alias("prompt_id"),
                        pl.lit(None, dtype=pl.String).alias("request_hash"),
                        pl.lit(0).alias("input_tokens"), pl.lit(0).alias("output_tokens"),

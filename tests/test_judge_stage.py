@@ -17,6 +17,7 @@ from memrecall.judge.stage import judge_answers
 from memrecall.schema import VERDICTS, polars_schema
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from confs import group
+from tables import write_downloaded
 
 REPO = Path(__file__).resolve().parents[1]
 RULE = group("judge", "rule")
@@ -74,8 +75,7 @@ def test_bad_answer_tables_name_file_question_and_field():
 
 def test_stage_script_writes_reproducible_verdicts(tmp_path):
     (tmp_path / "artifacts").mkdir()
-    write_table(questions(), tmp_path / "artifacts/questions.parquet", table="questions",
-                stage="download")
+    write_downloaded(questions(), tmp_path / "artifacts/questions.parquet", table="questions")
     a = answers().with_columns(
         pl.lit("m").alias("model"), pl.lit("p").alias("prompt_id"),
         pl.lit("h").alias("request_hash"), pl.lit(0, pl.Int64).alias("input_tokens"),

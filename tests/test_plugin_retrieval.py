@@ -21,6 +21,7 @@ from memrecall.retrieval.retrieve import run_retrieve
 from conftest import REPO
 from test_retrieval_stages import EMBEDDER, SESSIONS, inputs  # noqa: F401  (fixture)
 from confs import group
+from tables import write_downloaded
 
 _names = itertools.count()
 
@@ -101,8 +102,7 @@ def test_round_granularity_aggregates_to_sessions(inputs, tmp_path, monkeypatch)
     t = inputs["turns_df"]
     extra = pl.DataFrame([("answer_1", 2, "user", "They were 120 dollars.", False)],
                          schema=t.schema, orient="row")
-    from memrecall.artifacts import write_table
-    write_table(pl.concat([t, extra]), inputs["turns"], table="turns", stage="test")
+    write_downloaded(pl.concat([t, extra]), inputs["turns"], table="turns")
     name = write_plugin(tmp_path, monkeypatch, RECORDER.format(gran="round"))
     cands = run(inputs, cfg(name, top_k=3))
     boots = cands.filter(pl.col("question_id") == "q_boots").sort("rank")

@@ -8,7 +8,11 @@ import polars as pl
 import pytest
 
 from memrecall.errors import InputError
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
+from memrecall.benchmarks.longmemeval.data import load_records, normalise
 from memrecall.eval.qa_metrics import qa_metrics
+
+from conftest import SAMPLE_FILE
 
 SSU, SSA, SSP = "single-session-user", "single-session-assistant", "single-session-preference"
 MS, KU, TR = "multi-session", "knowledge-update", "temporal-reasoning"
@@ -35,13 +39,16 @@ def make(rows=ROWS):
 
 
 def test_hand_computed_accuracies():
-    m = qa_metrics(*make())
+    m = qa_metrics(*make(), known=LME.report_order)
     # 13 questions, 1 judge error and 1 reader error left out: 11 judged, 7 correct.
     assert m["n_questions"] == 13 and m["n_judged"] == 11 and m["n_correct"] == 7
     assert m["overall"] == pytest.approx(7 / 11)
     by_type = {SSU: F(2, 3), SSA: F(1, 1), SSP: F(0), MS: F(1), KU: F(1, 2), TR: F(2, 3)}
     assert m["by_type"] == pytest.approx({t: float(x) for t, x in by_type.items()})
-    assert list(m["by_type"]) == [SSU, SSA, SSP, MS, KU, TR]  # official order
+    assert list(m["by_type"]) == [SSU, SSA, SSP, MS, KU, TR]  # LongMemEval's official order
+    # Without a benchmark's order the types come alphabetically, with the same figures.
+    plain = qa_metrics(*make())
+    assert list(plain["by_type"]) == sorted(by_type) and plain["by_type"] == m["by_type"]
     assert m["task_averaged"] == pytest.approx(float(sum(by_type.values()) / 6))  # 0.63888...
     assert m["task_averaged"] == pytest.approx(0.6388888889)
     assert m["abstention"] == 1.0 and m["n_abstention"] == 2 and m["n_abstention_judged"] == 2
@@ -59,10 +66,23 @@ def test_errors_are_not_counted_as_wrong():
     assert qa_metrics(*make(rows))["overall"] == pytest.approx(7 / 11)
 
 
-def test_abstention_identified_by_id_suffix_too():
+def test_abstention_is_the_questions_tables_column():
+    """Shared metrics read is_abstention, never the id: LongMemEval's `_abs` rule is applied
+    once, by its normaliser (next test)."""
     q, v = make()
-    q = q.with_columns(pl.lit(False).alias("is_abstention"))
-    assert qa_metrics(q, v)["n_abstention"] == 2
+    other = q.with_columns(is_abstention=pl.col("question_id").is_in(["q01", "q09"]))
+    m = qa_metrics(other, v)  # q01 right, q09 wrong; the `_abs` ids are now plain questions
+    assert m["n_abstention"] == 2 and m["abstention"] == 0.5
+    m = qa_metrics(q.with_columns(pl.lit(False).alias("is_abstention")), v)
+    assert m["n_abstention"] == 0 and m["abstention"] is None
+
+
+def test_longmemeval_normaliser_marks_abstention_by_the_id_suffix():
+    ds = normalise(load_records(SAMPLE_FILE), str(SAMPLE_FILE))
+    ids, flags = ds.questions["question_id"].to_list(), ds.questions["is_abstention"].to_list()
+    assert flags == [i.endswith("_abs") for i in ids] and any(flags) and not all(flags)
+    v = pl.DataFrame({"question_id": ids, "label": [True] * len(ids)})
+    assert qa_metrics(ds.questions, v)["n_abstention"] == sum(flags)
 
 
 def test_fewer_types_and_empty_groups():

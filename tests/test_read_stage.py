@@ -22,6 +22,7 @@ from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 
 from fake_openai_server import FakeOpenAIServer, last_user
 from confs import group
+from tables import write_downloaded
 
 QUESTIONS = [  # id, type, question, date
     ("q1", "single-session-user", "Where do I live?", "2023/04/01 (Sat) 08:00"),
@@ -51,9 +52,10 @@ def write_inputs(root: Path) -> dict:
                       for r, sid in enumerate(ids, 1)],
                      schema=["question_id", "rank", "session_id", "score"], orient="row")
     paths = {}
-    for name, df, table in (("questions", q, "questions"), ("sessions", s, "sessions"),
-                            ("turns", t, "turns"), ("candidates", c, "candidates")):
-        paths[name] = str(write_table(df, art / f"{name}.parquet", table=table, stage="test"))
+    for name, df in (("questions", q), ("sessions", s), ("turns", t)):
+        paths[name] = str(write_downloaded(df, art / f"{name}.parquet", table=name))
+    paths["candidates"] = str(write_table(c, art / "candidates.parquet", table="candidates",
+                                          stage="test"))
     paths["out"] = str(art / "answers.parquet")
     return paths
 

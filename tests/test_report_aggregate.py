@@ -8,12 +8,12 @@ import json
 import polars as pl
 import pytest
 
-from memrecall import benchmarks
 from memrecall.artifacts import write_table
 from memrecall.errors import ConfigError
 from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import print_summary, run_aggregate
 from confs import group
+from tables import write_downloaded
 
 SSU, SSA, MS, KU, TR = ("single-session-user", "single-session-assistant", "multi-session",
                         "knowledge-update", "temporal-reasoning")
@@ -67,9 +67,8 @@ def arts(tmp_path):
                          "refused": r[8], "error": r[6], "context_session_ids": r[7]}
                         for i, r in enumerate(QUESTIONS)])
     paths = {k: a / f"{k}.parquet" for k in ("questions", "turns", "answers", "verdicts")}
-    write_table(q, paths["questions"], table="questions", stage="download",
-                extra_meta={benchmarks.META_KEY: "longmemeval"})
-    write_table(t, paths["turns"], table="turns", stage="download")
+    write_downloaded(q, paths["questions"], table="questions")
+    write_downloaded(t, paths["turns"], table="turns")
     write_table(ans, paths["answers"], table="answers", stage="read")
     cand_paths = {}
     rewrite = {**RANKING, "q7": ["s3", "s1"]}
@@ -203,7 +202,7 @@ def test_only_the_official_judge_with_the_pinned_model_is_comparable(arts, tmp_p
 def test_print_summary(arts, capsys):
     run(arts)
     capsys.readouterr()
-    print_summary(arts["out_dir"] / "metrics.json")
+    print_summary(arts["out_dir"] / "metrics.json", arts["questions"])  # its benchmark's order
     out = capsys.readouterr().out
     assert "multi-session                   2     0.0   [0.0, 0.0]" in out
     assert "overall (micro)                 6    66.7" in out

@@ -31,8 +31,9 @@ SWEEP_OF = {"baseline": None, "other": None, "readers": "readers", "ablation": "
 
 
 def record(name, group, ms, ku, params=None, cost=0.0, tokens=(0, 0, 0), judge="rule"):
-    """A run as memrecall.experiments reads it back; `group` says which sweep recorded it
-    (meta.sweep), or "baseline" for the HEAD run."""
+    """A run as memrecall.experiments reads it back (on LongMemEval, which gives the type
+    order and short names); `group` says which sweep recorded it (meta.sweep), or "baseline"
+    for the HEAD run."""
     pq = [{"question_id": f"ms{i}", "question_type": MS, "correct": c} for i, c in enumerate(ms)]
     pq += [{"question_id": f"ku{i}", "question_type": KU, "correct": c} for i, c in enumerate(ku)]
     judged = [r["correct"] for r in pq if r["correct"] is not None]
@@ -46,7 +47,7 @@ def record(name, group, ms, ku, params=None, cost=0.0, tokens=(0, 0, 0), judge="
                "tokens": {"input": tokens[0], "output": tokens[1], "reasoning": tokens[2]},
                "latency_s": {"sum": 12.5}}
     meta = {"meta.sweep": SWEEP_OF[group], "meta.variant": None, "meta.ladder": None}
-    return {"name": name, "baseline": group == "baseline",
+    return {"name": name, "baseline": group == "baseline", "benchmark": "longmemeval",
             "params": {**BASE_PARAMS, **meta, **(params or {})},
             "metrics": metrics, "per_question": pq}
 

@@ -138,7 +138,6 @@ def test_bench_cached_rerun_runs_the_stages_from_the_cache(fresh_cache, tmp_path
     import importlib.util
 
     from conftest import REPO
-    from memrecall.artifacts import write_table
     from memrecall.benchmarks.longmemeval.data import normalise
 
     spec = importlib.util.spec_from_file_location("bench_retrieval", REPO / "bench" / "retrieval.py")
@@ -158,9 +157,7 @@ def test_bench_cached_rerun_runs_the_stages_from_the_cache(fresh_cache, tmp_path
     enc = CachedEncoder(ecfg, model=CountingModel())  # the first run fills the cache
     build_embeddings(ds.sessions, ds.turns, ecfg, enc)
     enc.encode(["Cat name?"])
-    (tmp_path / "artifacts").mkdir()
-    for df, name in ((ds.questions, "questions"), (ds.sessions, "sessions"), (ds.turns, "turns")):
-        write_table(df, tmp_path / "artifacts" / f"{name}.parquet", table=name, stage="bench")
+    bench.write_downloaded(tmp_path / "artifacts", ds.questions, ds.sessions, ds.turns)
     out = bench.cached_rerun(tmp_path, ecfg, {"dense": rcfg})
     assert out["embedded"] == 0 and set(out["times"]) == {"embed", "dense"}
     cands = pl.read_parquet(tmp_path / "artifacts" / "candidates_retrieve.parquet")

@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from memrecall.benchmarks.locomo import BENCHMARK as LOCOMO
 from memrecall.hashing import sha256_text
 from memrecall.retrieval.keys import session_keys
 from memrecall.retrieval.retrieve import retrieve
@@ -53,10 +54,13 @@ def test_each_sentence_carries_its_speaker_in_two_person_conversations():
                           "role": ["user", "user"], "speaker": ["Caroline", "Melanie"],
                           "content": ["Hi! I went to a support group. It was moving for me.",
                                       "We painted a lake last week."]})
-    units = session_keys(None, turns, SENTENCE)
+    # LoCoMo names its speaker column; the keys never look for one themselves.
+    units = session_keys(None, turns, SENTENCE, speaker_column=LOCOMO.speaker_column)
     assert units["text"].to_list()[1:] == [
         "Caroline: I went to a support group.", "Caroline: It was moving for me.",
         "Melanie: We painted a lake last week."]
+    assert session_keys(None, turns, SENTENCE)["text"].to_list()[1:] == [
+        "I went to a support group.", "It was moving for me.", "We painted a lake last week."]
 
 
 def test_a_fact_said_in_passing_ranks_its_session_first():

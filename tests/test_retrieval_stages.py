@@ -6,12 +6,13 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from memrecall.artifacts import read_table, write_table
+from memrecall.artifacts import read_table
 from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.retrieval.embed import run_embed
 from memrecall.retrieval.rerank import run_rerank
 from memrecall.retrieval.retrieve import run_retrieve
 from confs import group
+from tables import write_downloaded
 
 EMBEDDER = group("embedder", "minilm", max_length=128, batch_size=8, granularity="session")
 RETRIEVAL = group("retrieval", "dense", top_k=3, bm25_stemmer="none")
@@ -51,9 +52,8 @@ def inputs(tmp_path):
                      schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
                              "content": pl.String, "has_answer": pl.Boolean}, orient="row")
     files = {n: tmp_path / f"{n}.parquet" for n in ("questions", "sessions", "turns")}
-    write_table(q, files["questions"], table="questions", stage="test")
-    write_table(s, files["sessions"], table="sessions", stage="test")
-    write_table(t, files["turns"], table="turns", stage="test")
+    for name, df in (("questions", q), ("sessions", s), ("turns", t)):
+        write_downloaded(df, files[name], table=name)
     return {k: str(v) for k, v in files.items()} | {"dir": tmp_path, "questions_df": q,
                                                      "turns_df": t}
 

@@ -21,6 +21,7 @@ from memrecall.schema import polars_schema
 
 from fake_openai_server import FakeOpenAIServer, last_user
 from confs import group
+from tables import write_downloaded
 
 
 def unit(*v):
@@ -75,10 +76,9 @@ def write_inputs(root: Path) -> dict:
         "unit_id": [f"{sid}_{i}" for i, (sid, _) in enumerate(UNITS)],
         "session_id": [sid for sid, _ in UNITS],
         "vector": vectors_column(np.stack([v for _, v in UNITS]))}))
-    p = {}
-    for name, df, table in (("questions", q, "questions"), ("sessions", s, "sessions"),
-                            ("turns", t, "turns"),
-                            ("candidates_rerank", cands(RERANK), "candidates"),
+    p = {name: str(write_downloaded(df, art / f"{name}.parquet", table=name))
+         for name, df in (("questions", q), ("sessions", s), ("turns", t))}
+    for name, df, table in (("candidates_rerank", cands(RERANK), "candidates"),
                             ("candidates_retrieve", cands(RETRIEVE), "candidates"),
                             ("embeddings", emb, None)):
         p[name] = str(write_table(df, art / f"{name}.parquet", table=table, stage="test"))

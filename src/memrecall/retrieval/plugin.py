@@ -25,7 +25,6 @@ import sys
 from dataclasses import dataclass
 from numbers import Real
 
-import numpy as np
 import polars as pl
 from tqdm import tqdm
 

@@ -21,7 +21,6 @@ import logging
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Iterable, Iterator
 
 import orjson
