@@ -212,8 +212,8 @@ def main() -> None:
     total = sum(r["wall_s"] for r in results.values())
     print(f"\n{n_q} questions, {n_sess:,} unique sessions: whole DAG {total:.0f} s")
     if n_q < 500:
-        print(f"EXTRAPOLATED to 500 questions (linear in questions; embed also depends on how "
-              f"many sessions are already cached, and read/judge on concurrency):")
+        print("EXTRAPOLATED to 500 questions (linear in questions; embed also depends on how "
+              "many sessions are already cached, and read/judge on concurrency):")
         for s, r in results.items():
             print(f"  {s:<10} ~{r['wall_s'] * 500 / n_q:7.0f} s")
         print(f"  total      ~{total * 500 / n_q:7.0f} s")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
 
 from memrecall.data.longmemeval import load_records, validate_records
 from memrecall.data.sample import build_sample, choose

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import LLMClient

@@ -10,7 +10,6 @@ import polars as pl
 import pytest
 
 from memrecall.artifacts import write_table
-from memrecall.data import locomo
 from memrecall.errors import ConfigError
 from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.judge import judge_answers, run_judge

@@ -10,7 +10,7 @@ import time
 import polars as pl
 import pytest
 
-from memrecall.artifacts import read_meta, read_table, write_table
+from memrecall.artifacts import read_meta, write_table
 from memrecall.hashing import sha256_file
 from memrecall.plugins import PluginError
 from memrecall.read.reader import run_read

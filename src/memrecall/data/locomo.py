@@ -52,8 +52,8 @@ ROLE = "user"
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?"
                    r"\s+(\d{4})\s*$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december"
-    .split(), start=1)}
+    ("january february march april may june "
+     "july august september october november december").split(), start=1)}
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D(\d+):(\d+)")
 

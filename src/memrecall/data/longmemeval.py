@@ -58,7 +58,8 @@ def read_bytes(path: str | Path) -> bytes:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    """Parse a LongMemEval file (.json or .json.gz) with orjson: the whole S file (277 MB) in ~1 s."""
+    """Parse a LongMemEval file (.json or .json.gz) with orjson: the whole S file (277 MB) in
+    ~1 s."""
     raw = read_bytes(path)
     try:
         data = orjson.loads(raw)

@@ -24,7 +24,6 @@ import polars as pl
 from ..artifacts import read_table, write_table
 from ..config import choice, identity
 from ..errors import ConfigError, InputError
-from ..hashing import sha256_text
 from ..schema import polars_schema
 from . import locomo
 from .llm_judge import judge_with_llm

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-from pathlib import Path
 
 from ..data.subset import resolve_path
 from ..errors import MemrecallError

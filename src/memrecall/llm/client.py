@@ -398,7 +398,8 @@ class LLMClient:
                 f"set {self.where}.input_cost_per_mtok and output_cost_per_mtok"))
         if self.cfg["max_tokens"] is None and self._prices.output_per_mtok > 0:
             raise ConfigError(what, self._budgets[0].limit, hint=(
-                f"{self.where}.max_tokens is unset, so a call's output cost has no bound; set it"))
+                f"{self.where}.max_tokens is unset, "
+                "so a call's output cost has no bound; set it"))
 
     def worst_case_cost(self, messages: list[dict]) -> float:
         """The most one call can cost: counted input (+10%) and max_tokens of output."""
