@@ -1,4 +1,4 @@
-"""dvc.yaml, paths.py, conf/ and params.yaml agree with each other and with DESIGN.md."""
+"""dvc.yaml, paths.py, conf/ and params.yaml agree with each other and with docs/contract.md."""
 
 from __future__ import annotations
 

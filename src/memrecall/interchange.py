@@ -1,4 +1,4 @@
-"""The official LongMemEval file formats, read and written (DESIGN.md, "Interchange").
+"""The official LongMemEval file formats, read and written (docs/contract.md, "Interchange").
 
 - hypotheses: `{question_id, hypothesis}` per JSON line, or one JSON list of such objects (what
   the official `src/evaluation/evaluate_qa.py` reads);

@@ -33,7 +33,7 @@ from .errors import MemrecallError
 PLANNED = "not in the LLM cache (plan: not sent)"
 ASSUMED_LATENCY_S = 5.0   # per call, when no call of that model and stage was ever cached
 ASSUMED_OUTPUT_TOKENS = 1024  # when max_tokens is unset and nothing was cached
-# The one measured CPU figure we have (NOTES.md): MiniLM, max_length 256, two threads.
+# The one measured CPU figure we have (docs/tools.md): MiniLM, max_length 256, two threads.
 CPU_TEXTS_PER_S = 20.0
 LLM_STAGES = ("rewrite", "read", "judge")
 DEFAULT_STAGES = ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
@@ -625,7 +625,7 @@ def format_plan(plan: Plan) -> str:
                              f"{t.new:,} to embed{' (estimate)' if t.estimated else ''}"
                              f" (~{_dur(t.new / CPU_TEXTS_PER_S)} on 2 CPU threads)")
                 assumptions[f"embedding time at {CPU_TEXTS_PER_S:g} texts/s: MiniLM at "
-                            f"max_length 256 on two CPU threads (NOTES.md); a GPU is far "
+                            f"max_length 256 on two CPU threads (docs/tools.md); a GPU is far "
                             f"faster"] = None
         for w in sp.llm:
             d = w.to_dict()

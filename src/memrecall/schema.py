@@ -1,4 +1,4 @@
-"""The data model, defined once: one pyarrow schema per table of ../shared/DESIGN.md (the
+"""The data model, defined once: one pyarrow schema per table of docs/contract.md (the
 contract columns, which `artifacts.write_table` checks and casts), the extra columns our stages
 write after them, and the rewrite stage's own table. Stages build their frames with
 `polars_schema(table)`, so a column and its type are written down in this module only.

@@ -1,5 +1,5 @@
 """The LLM judge: one prompt per question type, following LongMemEval's official judging rules
-(NOTES.md) in our own words, sent through the shared LLMClient (cache, retries, cost).
+(docs/tools.md) in our own words, sent through the shared LLMClient (cache, retries, cost).
 
 Per type:
 - default (single-session-user/-assistant, multi-session): the response must state the reference

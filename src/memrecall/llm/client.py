@@ -4,7 +4,7 @@
     results = client.complete_many(messages_list, desc="read")   # same order as the input
 
 - Concurrency: at most `concurrency` requests in flight (an asyncio.Semaphore around each
-  attempt; litellm's Router rpm did not throttle, NOTES.md); optional `rpm` spaces request
+  attempt; litellm's Router rpm did not throttle, docs/tools.md); optional `rpm` spaces request
   starts evenly (60/rpm s apart).
 - Faults: 429, 408/409, 5xx, timeouts (`timeout_s` per attempt), connection errors and malformed
   responses (bad JSON, no choices) are retried up to `num_retries` times by tenacity, with
