@@ -20,7 +20,8 @@ QUESTION_TYPES = (
 
 # LoCoMo's question categories (data/locomo.py), by number. Papers disagree on the names of
 # 1-4; these follow the released evaluation code (category 1 is scored as multi-hop) and the
-# data (README "LoCoMo"). Category 5 is the unanswerable kind, reported apart from the headline.
+# data (docs/benchmarks/locomo.md). Category 5 is the unanswerable kind, reported apart from
+# the headline.
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop",
                      5: "adversarial"}
 LOCOMO_ADVERSARIAL = 5

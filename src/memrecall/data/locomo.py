@@ -7,7 +7,7 @@ speaker_b, session_N_date_time, session_N: [{speaker, dia_id, text, blip_caption
 of a conversation shares its haystack (that conversation's sessions), so sessions and turns are
 stored once per conversation and embedded once.
 
-Mapping (README "LoCoMo"):
+Mapping (docs/benchmarks/locomo.md):
 - question_id `<sample_id>_q<index>` (index in the conversation's qa list, zero-padded);
   question_type = the category's name; `category` keeps its number; category 5 (adversarial)
   is the unanswerable kind: is_abstention, and `answer` is the reply the benchmark expects

@@ -1,6 +1,6 @@
 """`retrieval=plugin`: a retriever of your own ranks each question's haystack.
 
-The protocol (README, "Plug-ins"; examples/memesh_fts5.py is a complete one):
+The protocol (docs/plugins.md; examples/memesh_fts5.py is a complete one):
 
     class MyRetriever:
         granularity = "session"  # or "round": ids are "<session_id>_<i+1>", i a user turn's index
