@@ -1,5 +1,5 @@
 """Every script in bench/ runs, in a smoke mode: its own command line with inputs small enough
-for seconds of work (four questions of the bundled sample, one LoCoMo conversation, a handful of
+for seconds of work (two questions of the bundled sample, one LoCoMo conversation, a handful of
 fake calls). A bench that breaks fails here, not in the next measuring round. A new bench
 script must get a line in SMOKE."""
 
@@ -29,7 +29,7 @@ HELPERS = {"_env.py"}  # imported by the scripts, not run
 def inputs(tmp_path_factory) -> dict[str, Path]:
     """Tiny inputs in the real formats, and one cache for the module (models, vectors)."""
     d = tmp_path_factory.mktemp("bench_inputs")
-    records = load_records(SAMPLE_FILE)[:4]  # four types, no abstention
+    records = load_records(SAMPLE_FILE)[:2]  # two types, no abstention
     with gzip.open(d / "tiny.json.gz", "wt") as f:  # the form the LongMemEval benches take
         json.dump(records, f)
     (d / "locomo.json").write_text(json.dumps([conversation("conv-a")]))
@@ -48,7 +48,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
     tiny, d = str(i["tiny"]), i["dir"]
     return {
         "device_precision.py": ["--data", tiny],  # the cuda rows only where there is one
-        "full_run.py": ["--data", tiny, "--limit", "2", "--warm", "1", "--latency", "0", "0",
+        "full_run.py": ["--data", tiny, "--limit", "1", "--warm", "1", "--latency", "0", "0",
                         "--p429", "0", "--keep", str(out / "full_run")],
         "fusion_cv.py": ["--data", tiny, "--weights", "0.4", "0.6", "--folds", "2",
                          "--repeats", "1", "--embedder-set", "granularity=session"],
