@@ -153,12 +153,13 @@ def dvc_status(repo: Path) -> dict:
     from dvc.repo import Repo
 
     with Repo(str(repo)) as r:
-        return r.status()
+        status = r.status()
+    # run from another folder, DVC names a stage by its dvc.yaml's relative path: "../dvc.yaml:read"
+    return {stage.split(":")[-1]: changes for stage, changes in status.items()}
 
 
 def changed_stages(repo: Path) -> dict[str, list]:
     """dvc_status without `sources`, which is always changed: {} means a repro runs nothing
     else."""
     status = dvc_status(repo)
-    return {stage: changes for stage, changes in status.items()
-            if stage.split(":")[-1] not in ALWAYS}
+    return {stage: changes for stage, changes in status.items() if stage not in ALWAYS}
