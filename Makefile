@@ -1,5 +1,5 @@
 # Quick start:  make demo   (install + dvc repro on the bundled offline default)
-#               make test   (install + the test suite)
+#               make test   (install + make lint + the test suite)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +8,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test bench clean-caches
+.PHONY: install demo lint test bench clean-caches
 
 install: $(STAMP)
 
@@ -26,7 +26,13 @@ demo: install
 	. $(BIN)/activate && dvc repro
 	. $(BIN)/activate && python -m memrecall.cli show
 
-test: install
+# ruff: the lint rules and the formatter (pyproject.toml [tool.ruff]); `ruff format .` fixes the
+# second, `ruff check --fix .` most of the first.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: install lint
 	. $(BIN)/activate && python -m pytest
 
 bench: install

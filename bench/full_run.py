@@ -18,7 +18,7 @@ again, runs, and checks: calls paid == calls planned, exactly; reader cost withi
 plan's. Then it extrapolates each stage linearly to 500 questions.
 
 Embeddings go to MEMRECALL_CACHE_DIR's embeddings/ (shared: `export
-MEMRECALL_CACHE_DIR=/work/cache-shared`); the LLM cache is a fresh temp folder, so every call is
+MEMRECALL_CACHE_DIR=$HOME/.cache/memrecall`); the LLM cache is a fresh temp folder, so every call is
 new to the plan.
 """
 

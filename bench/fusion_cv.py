@@ -129,8 +129,8 @@ def main(argv=None) -> None:
         fixed = sum(per_weight[0.5][q][m] for q in qids) / len(qids) if 0.5 in per_weight \
             else float("nan")
         ci = bootstrap_ci([per_weight[best][q][m] for q in qids], n_resamples=2000, seed=0)
-        print(f"  {m:14} CV {cv:.3f}   in-sample {ins:.3f} [{ci[0]:.2f},{ci[1]:.2f}]   "
-              f"fixed 0.5 {fixed:.3f}")
+        ci_text = f"[{ci[0]:.2f},{ci[1]:.2f}]" if ci else "[no CI: under 2 questions]"
+        print(f"  {m:14} CV {cv:.3f}   in-sample {ins:.3f} {ci_text}   fixed 0.5 {fixed:.3f}")
 
 
 if __name__ == "__main__":

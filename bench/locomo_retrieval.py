@@ -5,7 +5,8 @@
         [--scale 1 2 4 8]
 
 For each granularity (session: one key per session; round: one key per turn, as LoCoMo's
-evidence is single turns; sentence: the session key plus each first-person sentence) and method (dense, bm25, hybrid = RRF of both), it prints
+evidence is single turns; sentence: the session key plus each first-person sentence) and method
+(dense, bm25, hybrid = RRF of both), it prints
 recall_any@5, recall_any@10, recall_all@10 and ndcg_any@10 at session level (gold: the
 evidence's D<n> sessions) and turn level (gold: the evidence dia_ids), category 5 excluded
 (adversarial: unanswerable, as abstention is for LongMemEval), per category too with --by-category.

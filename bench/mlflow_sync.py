@@ -6,7 +6,7 @@ In a throwaway committed copy of this project it runs two DVC experiments on Lon
 oracle file (all 500 questions, evidence sessions only), `retrieval=oracle`, each replaying a
 published system's 500 answers (`reader=file`, ../shared/data/judge/, AuditCrux F1 and C0 by
 default) judged by the `rule` judge: real runs through `dvc exp run`, no model call. Embeddings
-go to MEMRECALL_CACHE_DIR (use the shared one: `export MEMRECALL_CACHE_DIR=/work/cache-shared`).
+go to MEMRECALL_CACHE_DIR (use the shared one: `export MEMRECALL_CACHE_DIR=$HOME/.cache/memrecall`).
 
 Then it times `memrecall sync` (the CLI, in its own process, default sqlite store at the copy's
 root) three times: the first run alone, the second run (the first is then unchanged), and a
@@ -36,12 +36,12 @@ HYPOTHESES = (DATA / "judge" / "auditcrux_F1_s.jsonl.eval-results-gpt-4o.gz",
               DATA / "judge" / "auditcrux_C0_s.jsonl.eval-results-gpt-4o.gz")
 
 
-def run_experiment(repo: Path, env: dict, name: str, hypotheses: Path) -> float:
+def run_experiment(repo: Path, env: dict, name: str, hypotheses: Path, data: Path) -> float:
     from repo_copy import dvc
 
     t0 = time.perf_counter()
     dvc(repo, env, "exp", "run", "-n", name, "-S", "dataset=local",
-        "-S", f"dataset.path={ORACLE}", "-S", "retrieval=oracle", "-S", "reader=file",
+        "-S", f"dataset.path={data}", "-S", "retrieval=oracle", "-S", "reader=file",
         "-S", f"reader.path={hypotheses}", "-S", "judge=rule")
     return time.perf_counter() - t0
 
@@ -98,6 +98,8 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="keep the project copy (and mlflow.db) here")
     ap.add_argument("--hyp", nargs=2, type=Path, default=HYPOTHESES,
                     help="two hypothesis files (official format), one per run")
+    ap.add_argument("--data", type=Path, default=ORACLE,
+                    help="the questions the hypotheses answer (LongMemEval format)")
     a = ap.parse_args()
 
     from repo_copy import copy_repo, pipeline_env
@@ -110,8 +112,8 @@ def main() -> None:
     names = []
     for i, hyp in enumerate(a.hyp):
         name = f"replay-{hyp.name.split('.')[0]}"
-        print(f"dvc exp run {name} (500 questions, reader=file {hyp.name}, judge=rule): "
-              f"{run_experiment(repo, env, name, hyp):.0f} s", flush=True)
+        print(f"dvc exp run {name} ({a.data.name}, reader=file {hyp.name}, judge=rule): "
+              f"{run_experiment(repo, env, name, hyp, a.data):.0f} s", flush=True)
         names.append(name)
 
     print(f"\nmemrecall sync, sqlite store {repo / 'mlflow.db'}:")

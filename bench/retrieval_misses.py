@@ -6,7 +6,8 @@ and where the evidence sits inside the gold session's key.
                                      [--show-top 3]
 
 For every scored question (official gold rule, abstention excluded) and every gold session it
-prints the gold's rank under each method (99: not in the top_k), and for the gold session's user-turn key: its length
+prints the gold's rank under each method (99: not in the top_k), and for the gold session's
+user-turn key: its length
 in characters and encoder tokens, and the token offset of its first `has_answer` user turn
 (the evidence) - beyond the encoder's window (max_length - 2 tokens) means a session-level dense
 vector never read it, beyond `max_chars` means the session key (dense and BM25) cut it off.

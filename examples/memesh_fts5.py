@@ -1,7 +1,7 @@
 """A retriever plug-in after the MeMesh methodology: SQLite FTS5 (BM25, Porter stemming) over each
 haystack's sessions, fused with the bundled dense vectors (MiniLM, from the embed stage).
 
-    dvc exp run -S retrieval=plugin -S retrieval.options.fusion=max
+    dvc exp run -S retrieval=plugin -S 'retrieval.options={fusion: max}'
 
 Options (`retrieval.options`):
 - fusion: how the FTS5 and dense rankings are combined

@@ -5,7 +5,7 @@
     python stages/sweep.py -m hydra/launcher=submitit_slurm retrieval=dense,hybrid
 
 Driver knobs live under `sweep.` (++sweep.on_exists=skip, ++sweep.track=false, ...); they never
-reach params.yaml. See docs/experiments.md.
+reach params.yaml. See docs/sweeps-and-mlflow.md.
 """
 import sys
 

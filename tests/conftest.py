@@ -22,7 +22,7 @@ def shared_file(path: Path) -> Path:
     a clear message rather than skipping: a green run must mean those checks ran."""
     if not path.is_file():
         pytest.fail(f"this test needs the real LongMemEval data at {path} (../shared/data/ beside "
-                    f"the checkout, read-only; see ../shared/NOTES.md); it is absent",
+                    f"the checkout, read-only); it is absent",
                     pytrace=False)
     return path
 
@@ -41,6 +41,23 @@ def _session_cache_dir(tmp_path_factory):
     if "MEMRECALL_MODELS_DIR" not in os.environ:
         os.environ["MEMRECALL_MODELS_DIR"] = str(Path(os.environ["MEMRECALL_CACHE_DIR"]) / "models")
     yield
+
+
+@pytest.fixture(scope="session")
+def seeded_project(tmp_path_factory):
+    """The whole DAG, computed once per test session on SEED_OVERRIDES in a committed copy of
+    the repo (repo_copy.seed_project). Read it; change only a clone (`project`)."""
+    from repo_copy import seed_project
+
+    return seed_project(tmp_path_factory.mktemp("seeded_project"))
+
+
+@pytest.fixture
+def project(seeded_project, tmp_path):
+    """This test's own clone of the seeded project: dvc.lock up to date, caches filled."""
+    from repo_copy import clone_project
+
+    return clone_project(seeded_project, tmp_path)
 
 
 @pytest.fixture

@@ -1,5 +1,8 @@
 """A throwaway copy of this repository (tracked + untracked-not-ignored files, no tests/reports)
-for tests that run DVC end to end."""
+for tests that run DVC end to end, and the seeded project those tests share: one copy per test
+session in which `dvc repro` has run the whole DAG on a small slice of the bundled sample
+(SEED_OVERRIDES) and committed it. A test clones it (a file copy, DVC cache and run-cache
+included) instead of recomputing download, embed, retrieve, rerank and rewrite itself."""
 
 from __future__ import annotations
 
@@ -8,8 +11,8 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-
 
 from memrecall.config import load_yaml_file
 
@@ -88,3 +91,75 @@ def compose(repo: Path, env: dict, *overrides: str) -> None:
                           cwd=repo, env={**env, "PYTHONPATH": str(repo / "src")},
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# The slice every seeded test runs on: two questions of the bundled sample (the first two in file
+# order: a single-session-user and a single-session-assistant question, enough for every
+# stage to have rows).
+SEED_OVERRIDES = ("dataset.limit=2",)
+ALL_STAGES = ["sources", "download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
+              "aggregate"]
+
+
+@dataclass(frozen=True)
+class Project:
+    """A DVC project on disk with the memrecall cache (LLM calls, vectors) its stages used."""
+    repo: Path
+    cache: Path
+
+    def env(self, **extra: str) -> dict:
+        return pipeline_env(self.cache, **extra)
+
+    def llm_calls(self) -> list[dict]:
+        import json
+
+        log = self.cache / "llm" / "calls.jsonl"
+        return [json.loads(ln) for ln in log.read_text().splitlines()] if log.exists() else []
+
+
+@dataclass(frozen=True)
+class SeededProject(Project):
+    seeding: subprocess.CompletedProcess  # the `dvc repro` that computed the whole DAG
+
+
+def seed_project(root: Path) -> SeededProject:
+    """copy_repo, params.yaml composed with SEED_OVERRIDES (as `dvc exp run -S` composes it),
+    `dvc repro` of the whole DAG, and a commit of the result (dvc.lock, params.yaml, reports)."""
+    repo = copy_repo(root / "repo")
+    cache = root / "cache"
+    env = pipeline_env(cache)
+    compose(repo, env, *SEED_OVERRIDES)
+    proc = dvc(repo, env, "repro")
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "seeded")
+    return SeededProject(repo, cache, proc)
+
+
+def clone_project(seed: Project, dst: Path) -> Project:
+    """A private copy of `seed` (workspace, git history, DVC cache and run-cache) and of its
+    memrecall cache, so a test's reruns, model calls and edits stay its own. DVC's state under
+    .dvc/tmp is left behind (it is keyed by the project's path and rebuilt)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    repo, cache = dst / "repo", dst / "cache"
+    shutil.copytree(seed.repo, repo, symlinks=True,
+                    ignore=lambda d, names: ["tmp"] if Path(d).name == ".dvc" else [])
+    shutil.copytree(seed.cache, cache, symlinks=True)
+    return Project(repo, cache)
+
+
+def dvc_status(repo: Path) -> dict:
+    """`dvc status` in this process (no DVC start-up per call): {stage: [changes]}, the stages
+    a repro would run and why. `sources` is always there (always_changed)."""
+    from dvc.repo import Repo
+
+    with Repo(str(repo)) as r:
+        status = r.status()
+    # run from another folder, DVC names a stage by its dvc.yaml's relative path: "../dvc.yaml:read"
+    return {stage.split(":")[-1]: changes for stage, changes in status.items()}
+
+
+def changed_stages(repo: Path) -> dict[str, list]:
+    """dvc_status without `sources`, which is always changed: {} means a repro runs nothing
+    else."""
+    status = dvc_status(repo)
+    return {stage: changes for stage, changes in status.items() if stage not in ALWAYS}

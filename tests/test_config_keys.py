@@ -16,7 +16,7 @@ from memrecall.config import RUNTIME, identity, identity_keys
 
 from conftest import REPO
 from confs import composed
-from repo_copy import compose, copy_repo, dvc, pipeline_env
+from repo_copy import compose, copy_repo, dvc_status, pipeline_env
 from test_layout import STAGES, _memrecall_imports
 
 # Values that are mappings of their own, not config nodes: a subset spec, a plug-in's options.
@@ -196,10 +196,7 @@ def test_conf_keys_are_read_and_code_reads_only_conf_keys():
 # ---- runtime knobs rerun nothing; result keys do ----------------------------------------------
 
 def _status(repo: Path, env: dict) -> dict:
-    import json
-
-    proc = dvc(repo, env, "status", "--json")
-    return json.loads(proc.stdout or "{}")
+    return dvc_status(repo)
 
 
 def _param_changes(status: dict) -> dict[str, set[str]]:

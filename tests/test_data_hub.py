@@ -272,7 +272,8 @@ def test_unreachable_hub_in_the_stage_prints_one_line_no_traceback(tmp_path):
 
 
 def test_oracle_option_end_to_end_with_its_pinned_sha256(fake_hub, tmp_path):
-    """conf/dataset/longmemeval_oracle.yaml as shipped: repo, file and sha256 pin, served LFS-style."""
+    """conf/dataset/longmemeval_oracle.yaml as shipped: repo, file and sha256 pin, served
+    LFS-style."""
     conf = group("dataset", "longmemeval_oracle")
     fake_hub.lfs = True
     fake_hub.files[(conf["repo_id"], conf["filename"])] = shared_file(ORACLE_FILE).read_bytes()

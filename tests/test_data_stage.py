@@ -1,4 +1,5 @@
-"""stages/download.py as DVC runs it: the bundled default, its printed counts, and one-line errors."""
+"""stages/download.py as DVC runs it: the bundled default, its printed counts, and one-line
+errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Subsets: question_ids (list or file), question_types, stratified (n / per_type, seeded), limit."""
+"""Subsets: question_ids (list or file), question_types, stratified (n / per_type, seeded),
+limit."""
 
 from __future__ import annotations
 

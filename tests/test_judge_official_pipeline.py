@@ -1,7 +1,8 @@
-"""End to end: `dvc exp run -S judge=official -S judge.official_script=PATH` in a copy of the
-repo, against a local OpenAI-compatible server, sends exactly the prompts the script's
-get_anscheck_prompt builds; the exported files are in the official format; editing the script
-reruns judge and aggregate, editing the imported hypothesis file (reader=file) reruns read too."""
+"""End to end: `dvc exp run -S judge=official -S judge.official_script=PATH` in a clone of the
+seeded project, against a local OpenAI-compatible server, sends exactly the prompts the script's
+get_anscheck_prompt builds; the exported files are in the official format; the script is the
+judge stage's dep and the imported hypothesis file (reader=file) the read stage's: editing both
+reruns read, judge and aggregate, once."""
 
 from __future__ import annotations
 
@@ -18,15 +19,15 @@ from memrecall.hashing import sha256_file
 from memrecall.interchange import read_eval_results, write_hypotheses
 from memrecall.benchmarks.longmemeval.official import load_prompt_function
 
-from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, stages_run
+from repo_copy import ALWAYS, changed_stages, dvc, stages_run
 
 pytestmark = pytest.mark.slow
 STANDIN = (Path(__file__).parent / "fixtures" / "official_standin" / "src" / "evaluation"
            / "evaluate_qa.py")
 
 
-def test_dvc_exp_run_with_the_official_judge(tmp_path):
-    repo = copy_repo(tmp_path / "repo", commit=True)
+def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
+    repo = project.repo
     script = tmp_path / "LongMemEval" / "src" / "evaluation" / "evaluate_qa.py"
     script.parent.mkdir(parents=True)
     shutil.copy(STANDIN, script)
@@ -34,12 +35,14 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
     hyp = tmp_path / "hypotheses.jsonl"
     write_hypotheses(hyp, [{"question_id": r["question_id"], "hypothesis": f"answer {i}"}
                            for i, r in enumerate(records)])
-    env = pipeline_env(tmp_path / "cache", MEMRECALL_FAKE_KEY="sk-test-not-a-real-key")
+    env = project.env(MEMRECALL_FAKE_KEY="sk-test-not-a-real-key")
     with FakeOpenAIServer(answer=lambda m: "Yes, it is correct.") as srv:
         out = dvc(repo, env, "exp", "run", "-S", "dataset.limit=2", "-S", "reader=file",
                   "-S", f"reader.path={hyp}", "-S", "judge=official",
-                  "-S", f"judge.official_script={script}", "-S", f"judge.runtime.api_base={srv.url}",
+                  "-S", f"judge.official_script={script}",
+                  "-S", f"judge.runtime.api_base={srv.url}",
                   "-S", "judge.runtime.api_key_env=MEMRECALL_FAKE_KEY")
+        assert stages_run(out) == ALWAYS + ["read", "judge", "aggregate"]  # on the seeded DAG
         bodies = list(srv.bodies)
         fn, sha = load_prompt_function(script)
         questions = read_table(repo / "artifacts/questions.parquet", "questions")
@@ -64,16 +67,17 @@ def test_dvc_exp_run_with_the_official_judge(tmp_path):
         log = read_eval_results(repo / "reports/hypotheses.jsonl.eval-results-gpt-4o")
         assert {r["model"] for r in log} == {"gpt-4o-2024-08-06"} and len(log) == 2
 
-        # The script is the judge stage's dep: editing it reruns judge and aggregate.
+        # The script is the judge stage's dep, the hypothesis file the read stage's (reader.code):
+        # editing both reruns read, judge and aggregate, the new answer is what the judge is
+        # sent, and the metrics name the edited script.
         script.write_text(script.read_text().replace("STAND-IN general", "STAND-IN plain"))
-        ran = stages_run(dvc(repo, env, "repro"))
-        assert ran == ALWAYS + ["judge", "aggregate"], out
-        m2 = json.loads((repo / "reports/metrics.json").read_text())
-        assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha
-
-        # The hypothesis file is the read stage's dep (reader.code): editing it reruns read,
-        # judge and aggregate, and the new answer is what the judge is sent.
         write_hypotheses(hyp, [{"question_id": r["question_id"], "hypothesis": f"edited {i}"}
                                for i, r in enumerate(records)])
+        changed = changed_stages(repo)
+        assert set(changed) == {"read", "judge"}
+        assert str(script) in json.dumps(changed["judge"]) and str(hyp) in json.dumps(
+            changed["read"])
         assert stages_run(dvc(repo, env, "repro")) == ALWAYS + ["read", "judge", "aggregate"]
         assert any("edited 0" in b["messages"][0]["content"] for b in srv.bodies)
+        m2 = json.loads((repo / "reports/metrics.json").read_text())
+        assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha

@@ -1,4 +1,4 @@
-"""dvc.yaml, paths.py, conf/ and params.yaml agree with each other and with DESIGN.md."""
+"""dvc.yaml, paths.py, conf/ and params.yaml agree with each other and with docs/contract.md."""
 
 from __future__ import annotations
 
@@ -155,8 +155,8 @@ def test_malformed_params_file(tmp_path):
 
 
 # Modules that cannot change a stage's result (error text, param reading, paths, the stage
-# frame and its timings): a change to them need not rerun the pipeline. Everything else a stage imports must be
-# one of its DVC deps, or DVC would keep a stale artifact after the code changed.
+# frame and its timings): a change to them need not rerun the pipeline. Everything else a stage
+# imports must be one of its DVC deps, or DVC would keep a stale artifact after the code changed.
 NOT_RESULT_AFFECTING = {"errors", "config", "stage", "paths", "timings", "__init__"}
 
 

@@ -1,6 +1,6 @@
 """The bundled SmolLM2-135M-Instruct reached through litellm as the provider "memrecall-local":
 real model, real client path, price 0, deterministic, converted once. Answer quality is not
-asserted (the model is weak; NOTES.md)."""
+asserted (the model is weak; docs/tools.md)."""
 
 from __future__ import annotations
 

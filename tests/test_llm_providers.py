@@ -1,6 +1,6 @@
 """Provider mapping: the thinking budget reaches each provider in the parameter it accepts
-(NOTES.md), bare model names get their provider prefix, keys come from the right env var, and the
-shipped conf/reader and conf/judge options are valid and uniform."""
+(docs/tools.md), bare model names get their provider prefix, keys come from the right env var,
+and the shipped conf/reader and conf/judge options are valid and uniform."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """LoCoMo through the whole DAG offline, the way a user runs it: `dvc exp run -S dataset=local
--S dataset.path=<a LoCoMo file>` in a committed copy of the repo, on the bundled models. The
-file's shape selects the LoCoMo path; a rerun recomputes nothing and sends no model call."""
+-S dataset.path=<a LoCoMo file>` in a committed project, on the bundled models. The file's shape
+selects the LoCoMo path; the same overrides again leave nothing to recompute."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from memrecall.artifacts import read_table
 
-from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, stages_run
+from repo_copy import ALL_STAGES, changed_stages, compose, dvc, stages_run
 from test_locomo_data import conversation
 
 pytestmark = pytest.mark.slow
@@ -21,18 +21,18 @@ def _calls(cache) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-def test_locomo_file_runs_the_whole_dag(tmp_path, monkeypatch):
-    repo = copy_repo(tmp_path / "repo", commit=True)
+def test_locomo_file_runs_the_whole_dag(project, tmp_path, monkeypatch):
+    repo, cache = project.repo, project.cache  # a LongMemEval slice is seeded: all reruns
     data = tmp_path / "my_locomo.json"
     data.write_text(json.dumps([conversation("conv-a")]))
-    cache = tmp_path / "cache"
-    env = pipeline_env(cache)
-    args = ("exp", "run", "-S", "dataset=local", "-S", f"dataset.path={data}",
-            "-S", "dataset.limit=3", "-S", "embedder.granularity=round")
-    ran = stages_run(dvc(repo, env, *args))
-    assert ran == ALWAYS + ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
-                   "aggregate"]
-    assert _calls(cache) == 3  # one reader call per question; rule judge, rewrite off
+    env = project.env()
+    calls_before = _calls(cache)
+    overrides = ("dataset=local", f"dataset.path={data}", "dataset.limit=3",
+                 "embedder.granularity=round")
+    ran = stages_run(dvc(repo, env, "exp", "run", *(a for o in overrides for a in ("-S", o))))
+    assert ran == ALL_STAGES
+    # one reader call per question; rule judge, rewrite off
+    assert _calls(cache) - calls_before == 3
 
     m = json.loads((repo / "reports/metrics.json").read_text())
     assert m["n_questions"] == 3
@@ -47,9 +47,10 @@ def test_locomo_file_runs_the_whole_dag(tmp_path, monkeypatch):
     emb = read_table(repo / "artifacts/embeddings.parquet")
     assert emb.height == 4  # one unit per turn of the one conversation, embedded once
 
-    # The same experiment again: nothing is recomputed and no model call is sent.
-    assert stages_run(dvc(repo, env, *args)) == ALWAYS
-    assert _calls(cache) == 3
+    # The same overrides composed again (what `dvc exp run -S ...` does first): no stage is
+    # left to recompute, so no model call can be sent.
+    compose(repo, env, *overrides)
+    assert changed_stages(repo) == {}
 
     _check_mlflow(repo, cache, tmp_path, monkeypatch)
 
@@ -71,7 +72,7 @@ def _check_mlflow(repo, cache, tmp_path, monkeypatch):
     client = MlflowClient(uri)
     exp = client.get_experiment_by_name(tracking.experiment_name())
     runs = client.search_runs([exp.experiment_id])
-    assert sorted(r.info.run_name for r in runs) == sorted(synced)  # the run and its rerun
+    assert sorted(r.info.run_name for r in runs) == sorted(synced)
     run = runs[0]
     assert run.data.tags["mlflow.runType"] == "genai_evaluate"
     found = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id)

@@ -92,7 +92,7 @@ def run(arts, **cfg):
 
 def test_metrics_by_hand(arts):
     m = run(arts)
-    # Contract keys (DESIGN.md) are all there.
+    # Contract keys (docs/contract.md) are all there.
     assert {"n_questions", "qa", "retrieval", "cost_usd", "refusal_rate", "judge_errors"} <= set(m)
     assert {"overall", "task_averaged", "abstention", "by_type"} <= set(m["qa"])
     assert {"session", "turn"} <= set(m["retrieval"])

@@ -13,16 +13,15 @@ import pytest
 from memrecall.artifacts import read_table
 
 from fake_openai_server import FakeOpenAIServer
-from repo_copy import copy_repo, dvc, git, pipeline_env
+from repo_copy import ALWAYS, dvc, git, stages_run
 
 pytestmark = pytest.mark.slow
 SECRET = "fake-key-memrecall-PIPELINE-SECRET-9876543210fedcba"  # not a real key
 
 
-def test_api_key_never_written_by_an_experiment_or_mlflow(tmp_path):
-    repo = copy_repo(tmp_path / "repo", commit=True)
-    cache = tmp_path / "cache"
-    env = pipeline_env(cache, MEMRECALL_TEST_API_KEY=SECRET)
+def test_api_key_never_written_by_an_experiment_or_mlflow(project):
+    repo, cache = project.repo, project.cache
+    env = project.env(MEMRECALL_TEST_API_KEY=SECRET)
     outputs = []
     with FakeOpenAIServer() as srv:
         proc = dvc(repo, env, "exp", "run", "-n", "remote-reader",
@@ -30,6 +29,7 @@ def test_api_key_never_written_by_an_experiment_or_mlflow(tmp_path):
                    "-S", f"reader.runtime.api_base={srv.url}",
                    "-S", "reader.runtime.api_key_env=MEMRECALL_TEST_API_KEY")
         outputs += [proc.stdout, proc.stderr]
+        assert stages_run(proc) == ALWAYS + ["read", "judge", "aggregate"]  # on the seeded DAG
         assert srv.auth_headers == {f"Bearer {SECRET}"}  # the key was really used
         assert srv.total_requests == 2
     answers = read_table(repo / "artifacts/answers.parquet", "answers")

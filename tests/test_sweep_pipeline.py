@@ -1,9 +1,11 @@
-"""A reader sweep over the real pipeline (2 questions of the bundled sample) in a temporary copy
-of the repo: two DVC experiments that differ only in the reader prompt compute download's
-downstream upstream - embed, retrieve, rerank, rewrite - once, not once per experiment.
+"""A reader sweep over the real pipeline (2 questions of the bundled sample) in a clone of the
+seeded project: two DVC experiments that differ only in the reader prompt and share a change
+upstream (session-level units instead of the seeded sentences) compute embed, retrieve, rerank
+and rewrite once, not once per experiment.
 
-Counted three ways: DVC's own stage log of each experiment, the embed stage's encoder counter,
-and the requests the reader's (fake, local) OpenAI-compatible server received."""
+Counted three ways: DVC's own stage log of each experiment, the embed stage's encoder counter
+(on an empty vector cache), and the requests the reader's (fake, local) OpenAI-compatible
+server received."""
 
 from __future__ import annotations
 
@@ -15,21 +17,22 @@ import sys
 import pytest
 
 from fake_openai_server import FakeOpenAIServer
-from repo_copy import copy_repo, pipeline_env
+from repo_copy import pipeline_env
 from test_sweep import table_rows
 
 pytestmark = pytest.mark.slow
 
 
-def test_reader_sweep_computes_upstream_stages_once(tmp_path):
-    repo = copy_repo(tmp_path / "repo", commit=True)
-    cache = tmp_path / "cache"
+def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
+    repo = project.repo
+    cache = tmp_path / "empty_cache"  # not the seeded vectors: embed encodes every text
     env = pipeline_env(cache, MEMRECALL_FAKE_KEY="sk-test-not-real")
     with FakeOpenAIServer() as srv:
         proc = subprocess.run(
             [sys.executable, "stages/sweep.py", "-m", "reader.prompt=default,con", "reader=gpt4o",
              f"reader.runtime.api_base={srv.url}", "reader.model=openai/fake-reader",
-             "reader.runtime.api_key_env=MEMRECALL_FAKE_KEY", "reader.runtime.concurrency=2", "dataset.limit=2",
+             "reader.runtime.api_key_env=MEMRECALL_FAKE_KEY", "reader.runtime.concurrency=2",
+             "dataset.limit=2", "embedder.granularity=session",
              "--jobs", "2", "++sweep.track=false", "++sweep.poll_s=1"],
             cwd=repo, env=env, capture_output=True, text=True, timeout=900)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
@@ -42,8 +45,10 @@ def test_reader_sweep_computes_upstream_stages_once(tmp_path):
     logs = {p.stem: p.read_text() for p in (sweep_dir / "logs").glob("*.log")}
     assert len(logs) == 2
     ran = {stage: sum(f"Running stage '{stage}'" in log for log in logs.values())
-           for stage in ("embed", "retrieve", "rerank", "rewrite", "read", "judge")}
-    assert ran == {"embed": 1, "retrieve": 1, "rerank": 1, "rewrite": 1, "read": 2, "judge": 2}
+           for stage in ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge")}
+    # download: the seeded project's questions
+    assert ran == {"download": 0, "embed": 1, "retrieve": 1, "rerank": 1, "rewrite": 1,
+                   "read": 2, "judge": 2}
     # the one embed run encoded every unique key text once; nothing else encoded anything
     embedded = [re.search(r"embed: \d+ units, (\d+) unique texts, (\d+) embedded", log)
                 for log in logs.values()]

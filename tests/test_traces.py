@@ -69,7 +69,8 @@ def test_stage_timings_give_the_run_window(tmp_path, monkeypatch):
     (tmp_path / "out").mkdir()
     (tmp_path / "dvc.yaml").write_text(
         "stages:\n  read:\n    cmd: x\n    outs:\n      - out/answers.parquet\n"
-        "  aggregate:\n    cmd: y\n    metrics:\n      - out/metrics.json:\n          cache: false\n")
+        "  aggregate:\n    cmd: y\n    metrics:\n"
+        "      - out/metrics.json:\n          cache: false\n")
     (tmp_path / "out/answers.parquet").write_bytes(b"answers")
     (tmp_path / "out/metrics.json").write_bytes(b"{}")
     timings.record_stage("read", 1000.0, 1060.0, cwd=tmp_path)

@@ -20,7 +20,8 @@ PARAMS_FILE = "params.yaml"
 # The one rule of what is a result: every key of a config group is part of the results (a DVC
 # param of the stages that read the group, and hashed into their artifacts' metadata) except the
 # keys under a `runtime:` node, which only say how work is done (concurrency, timeouts, retries,
-# endpoint, batch size, device) and must not change any artifact. README, "What is a result".
+# endpoint, batch size, device) and must not change any artifact (docs/configuration.md,
+# "What is a result").
 RUNTIME = "runtime"
 
 

@@ -209,8 +209,7 @@ def load_plugin(cfg: dict, where: str, *, methods: tuple[str, ...] = ()):
         if not callable(getattr(instance, m, None)):
             raise PluginError(spec, f"the object {name}(**options) returned "
                               f"({type(instance).__name__}) has no method {m}()",
-                              where=where, expected=f"a {m}() method (see the README, "
-                                                    f"'Plug-ins')")
+                              where=where, expected=f"a {m}() method (see docs/plugins.md)")
     return instance
 
 

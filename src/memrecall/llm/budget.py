@@ -1,6 +1,6 @@
 """Spend limits for new LLM calls: `reader.runtime.max_cost_usd`, `judge.runtime.max_cost_usd`,
-`rewrite.llm.runtime.max_cost_usd` (one run of that stage) and `sweep.max_cost_usd` (every experiment of
-a sweep together, across processes).
+`rewrite.llm.runtime.max_cost_usd` (one run of that stage) and `sweep.max_cost_usd` (every
+experiment of a sweep together, across processes).
 
 Before a call is sent, its worst-case cost is reserved: its input tokens as litellm counts them,
 plus 10% for a provider tokenizer that counts differently, plus max_tokens of output, at the

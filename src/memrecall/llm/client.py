@@ -4,7 +4,7 @@
     results = client.complete_many(messages_list, desc="read")   # same order as the input
 
 - Concurrency: at most `concurrency` requests in flight (an asyncio.Semaphore around each
-  attempt; litellm's Router rpm did not throttle, NOTES.md); optional `rpm` spaces request
+  attempt; litellm's Router rpm did not throttle, docs/tools.md); optional `rpm` spaces request
   starts evenly (60/rpm s apart).
 - Faults: 429, 408/409, 5xx, timeouts (`timeout_s` per attempt), connection errors and malformed
   responses (bad JSON, no choices) are retried up to `num_retries` times by tenacity, with
@@ -437,7 +437,8 @@ class LLMClient:
                 f"set {self.where}.input_cost_per_mtok and output_cost_per_mtok"))
         if self.cfg["max_tokens"] is None and self._prices.output_per_mtok > 0:
             raise ConfigError(what, self._budgets[0].limit, hint=(
-                f"{self.where}.max_tokens is unset, so a call's output cost has no bound; set it"))
+                f"{self.where}.max_tokens is unset, "
+                "so a call's output cost has no bound; set it"))
 
     def worst_case_cost(self, messages: list[dict]) -> float:
         """The most one call can cost: counted input (+10%) and max_tokens of output."""

@@ -1,6 +1,6 @@
 """From an LLM config (reader / judge / rewrite.llm) to the keyword arguments litellm takes.
 
-The one place that knows provider differences (see NOTES.md, litellm 1.110):
+The one place that knows provider differences (see docs/tools.md, litellm 1.110):
 - a thinking budget becomes `reasoning_effort` for DeepSeek, Moonshot (Kimi) and OpenAI, which
   take an effort level, not a token count; and `thinking={"type": "enabled", "budget_tokens": N}`
   for Z.ai (GLM), MiniMax and Volcengine Ark, which reject `reasoning_effort`. Gemini takes both:

@@ -1,7 +1,7 @@
 """`reader=plugin`: a system that answers from its own memory (an agent with tools, a service
 client) answers each question instead of the built-in LLM reader.
 
-The protocol (README, "Plug-ins"; examples/openai_reader.py is a complete one):
+The protocol (docs/plugins.md; examples/openai_reader.py is a complete one):
 
     class MyReader:
         def __init__(self, **options): ...

@@ -1,7 +1,8 @@
 """The aggregate stage: every number of one run, from the stage artifacts, into reports/.
 
 Writes (all deterministic: same artifacts and params → same bytes):
-- reports/metrics.json         the contract keys (DESIGN.md) plus CIs, counts, tokens, latency,
+- reports/metrics.json         the contract keys (docs/contract.md) plus CIs, counts, tokens,
+                               latency,
                                retrieval_by_stage, judge info; sorted keys, floats rounded to 1e-6
 - reports/by_type.md           accuracy by type with bootstrap 95% CIs, and the judge caveat
 - reports/retrieval.md         retrieval metrics per stage, overall and by type

@@ -1,10 +1,10 @@
 """`retrieval=plugin`: a retriever of your own ranks each question's haystack.
 
-The protocol (README, "Plug-ins"; examples/memesh_fts5.py is a complete one):
+The protocol (docs/plugins.md; examples/memesh_fts5.py is a complete one):
 
     class MyRetriever:
-        granularity = "session"     # or "round": ids are "<session_id>_<i+1>", i a user turn's index
-        uses_vectors = False        # True: haystacks and queries carry the bundled embedder's vectors
+        granularity = "session"  # or "round": ids are "<session_id>_<i+1>", i a user turn's index
+        uses_vectors = False     # True: haystacks and queries carry the bundled embedder's vectors
         def __init__(self, **options): ...
         def index(self, haystack: Haystack):       # once per question
             return my_index                        # anything with .search(query, k)

@@ -7,7 +7,7 @@ speaker_b, session_N_date_time, session_N: [{speaker, dia_id, text, blip_caption
 of a conversation shares its haystack (that conversation's sessions), so sessions and turns are
 stored once per conversation and embedded once.
 
-Mapping (README "LoCoMo"):
+Mapping (docs/benchmarks/locomo.md):
 - question_id `<sample_id>_q<index>` (index in the conversation's qa list, zero-padded);
   question_type = the category's name; `category` keeps its number; category 5 (adversarial)
   is the unanswerable kind: is_abstention, and `answer` is the reply the benchmark expects
@@ -49,8 +49,8 @@ ROLE = "user"
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?"
                    r"\s+(\d{4})\s*$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(
-    "january february march april may june july august september october november december"
-    .split(), start=1)}
+    ("january february march april may june "
+     "july august september october november december").split(), start=1)}
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D(\d+):(\d+)")
 

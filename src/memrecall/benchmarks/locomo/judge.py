@@ -55,7 +55,7 @@ Response: {hypothesis}
 
 Say yes if the response gives the gold answer or something that means the same. It may use other words, be longer or add detail, as long as it does not contradict the gold answer. A date or period written in another format counts as the same one ("7 May 2023" and "May 7, 2023"); a relative date must point to the same time. When the gold answer lists several things, the response must give them all. Say no if the response gives a different answer, only part of the gold answer, or says the information is not available.
 
-Is the response correct? Reply with one word: yes or no."""
+Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (prompt text)
 
 _ADVERSARIAL = """You are checking an answer to a question about a long conversation between two people.
 
@@ -67,7 +67,7 @@ Response: {hypothesis}
 
 Say yes if the response says the information is not available, not mentioned, or cannot be determined from the conversation. Say no if the response commits to an answer, the misleading one or any other.
 
-Is the response correct? Reply with one word: yes or no."""
+Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (prompt text)
 
 TEMPLATES = {"locomo": _ANSWERABLE, "locomo-adversarial": _ADVERSARIAL}
 PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}

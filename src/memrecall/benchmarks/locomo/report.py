@@ -1,11 +1,11 @@
 """LoCoMo's numbers in a run's reports: per-category judge accuracy and the LoCoMo paper's F1,
 with category 5 (adversarial, unanswerable) reported apart from the headline, as most papers do.
 
-metrics.json of a LoCoMo run (DESIGN.md): `qa.overall` / `qa.task_averaged` (and their CIs) are
-over categories 1-4; `qa.abstention` is category 5; `qa.by_category` and `f1.by_category` are
-keyed "1".."5"; `f1.overall` is the micro mean over categories 1-4 and `f1.adversarial` is
-category 5's. A question whose reader call failed has no F1 (left out and counted, as for the
-judge accuracy): an API fault is not a wrong answer.
+metrics.json of a LoCoMo run (docs/contract.md): `qa.overall` / `qa.task_averaged` (and their
+CIs) are over categories 1-4; `qa.abstention` is category 5; `qa.by_category` and
+`f1.by_category` are keyed "1".."5"; `f1.overall` is the micro mean over categories 1-4
+and `f1.adversarial` is category 5's. A question whose reader call failed has no F1 (left out
+and counted, as for the judge accuracy): an API fault is not a wrong answer.
 """
 
 from __future__ import annotations

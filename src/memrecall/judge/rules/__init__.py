@@ -1,7 +1,7 @@
 """The `rule` judge: deterministic per-type rules that approximate LongMemEval's judge offline.
 
-LongMemEval's official judge is gpt-4o with one prompt per question type (NOTES.md). These rules
-follow the same per-type policy without a model, so the default pipeline runs offline:
+LongMemEval's official judge is gpt-4o with one prompt per question type (docs/tools.md).
+These rules follow the same per-type policy without a model, so the default pipeline runs offline:
 
 - abstention (`_abs`): correct when the response says the information is missing (the phrase
   list of memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't
