@@ -37,11 +37,32 @@ EXCHANGES_PER_MTOK = 842
 MESSAGES_PER_MTOK = 2134
 CHARS_PER_TOKEN = 4.0
 EXCHANGES_PER_BATCH = 36
-ABILITIES = ("abstention", "contradiction_resolution", "event_ordering", "information_extraction",
-             "instruction_following", "knowledge_update", "multi_session_reasoning",
-             "preference_following", "summarization", "temporal_reasoning")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+ABILITIES = (
+    "abstention",
+    "contradiction_resolution",
+    "event_ordering",
+    "information_extraction",
+    "instruction_following",
+    "knowledge_update",
+    "multi_session_reasoning",
+    "preference_following",
+    "summarization",
+    "temporal_reasoning",
+)
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 def _text(rng: random.Random, words: list[str], chars: int) -> str:
@@ -58,8 +79,10 @@ def _text(rng: random.Random, words: list[str], chars: int) -> str:
 def synthesise(folder: Path, tokens: int, seed: int = 0) -> dict:
     """One chat folder of the released shape; returns its counts."""
     rng = random.Random(seed)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 10)))
-             for _ in range(6000)]
+    words = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 10)))
+        for _ in range(6000)
+    ]
     n_ex = max(1, round(EXCHANGES_PER_MTOK * tokens / 1e6))
     n_msg = max(2 * n_ex, round(MESSAGES_PER_MTOK * tokens / 1e6))
     extra_pairs = (n_msg - 2 * n_ex) // 2  # follow-up pairs spread over the exchanges
@@ -76,28 +99,46 @@ def synthesise(folder: Path, tokens: int, seed: int = 0) -> dict:
         first = {"role": "user", "id": mid}
         if e % EXCHANGES_PER_BATCH == 0:
             first["time_anchor"] = f"{MONTHS[b % 12]}-{1 + b % 28:02d}-{2024 + b // 12}"
-        first.update({"index": index, "question_type": "main_question",
-                      "content": _text(rng, words, user_chars) + f" ->-> {index}"})
-        turn = [first, {"role": "assistant", "id": mid + 1,
-                        "content": _text(rng, words, asst_chars)}]
+        first.update(
+            {
+                "index": index,
+                "question_type": "main_question",
+                "content": _text(rng, words, user_chars) + f" ->-> {index}",
+            }
+        )
+        turn = [
+            first,
+            {"role": "assistant", "id": mid + 1, "content": _text(rng, words, asst_chars)},
+        ]
         mid += 2
         if e in follow:
-            turn += [{"role": "user", "id": mid, "question_type": "followup_question",
-                      "content": _text(rng, words, user_chars)},
-                     {"role": "assistant", "id": mid + 1,
-                      "content": _text(rng, words, asst_chars)}]
+            turn += [
+                {
+                    "role": "user",
+                    "id": mid,
+                    "question_type": "followup_question",
+                    "content": _text(rng, words, user_chars),
+                },
+                {"role": "assistant", "id": mid + 1, "content": _text(rng, words, asst_chars)},
+            ]
             mid += 2
         batches[-1]["turns"].append(turn)
     questions = {}
     for a in ABILITIES:
         questions[a] = []
         for i in range(2):
-            q = {"question": _text(rng, words, 80) + "?", "difficulty": "medium",
-                 "rubric": [f"LLM response should state: {_text(rng, words, 20)}"]}
-            gold = {"abstention": "ideal_response", "contradiction_resolution": "ideal_answer",
-                    "instruction_following": "expected_compliance",
-                    "preference_following": "expected_compliance",
-                    "summarization": "ideal_summary"}.get(a, "answer")
+            q = {
+                "question": _text(rng, words, 80) + "?",
+                "difficulty": "medium",
+                "rubric": [f"LLM response should state: {_text(rng, words, 20)}"],
+            }
+            gold = {
+                "abstention": "ideal_response",
+                "contradiction_resolution": "ideal_answer",
+                "instruction_following": "expected_compliance",
+                "preference_following": "expected_compliance",
+                "summarization": "ideal_summary",
+            }.get(a, "answer")
             q[gold] = _text(rng, words, 60)
             if a != "abstention":
                 q["source_chat_ids"] = sorted(rng.sample(range(mid), 3))
@@ -105,9 +146,14 @@ def synthesise(folder: Path, tokens: int, seed: int = 0) -> dict:
     (folder / "probing_questions").mkdir(parents=True, exist_ok=True)
     (folder / "chat.json").write_text(json.dumps(batches, indent=2), encoding="utf-8")
     (folder / "probing_questions" / "probing_questions.json").write_text(
-        json.dumps(questions, indent=4), encoding="utf-8")
-    return {"exchanges": n_ex, "messages": mid, "batches": len(batches),
-            "chat_json_mb": (folder / "chat.json").stat().st_size / 1e6}
+        json.dumps(questions, indent=4), encoding="utf-8"
+    )
+    return {
+        "exchanges": n_ex,
+        "messages": mid,
+        "batches": len(batches),
+        "chat_json_mb": (folder / "chat.json").stat().st_size / 1e6,
+    }
 
 
 CHILD = r"""
@@ -122,8 +168,13 @@ print(json.dumps({{"wall_s": time.perf_counter() - t0,
 
 
 def run_child(code: str, cwd: Path, env: dict) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD.format(src=str(REPO / "src"), code=code)],
-                         cwd=cwd, env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD.format(src=str(REPO / "src"), code=code)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if out.returncode:
         raise SystemExit(f"stage failed:\n{out.stderr[-4000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -132,9 +183,12 @@ def run_child(code: str, cwd: Path, env: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokens", type=int, default=1_000_000)
-    ap.add_argument("--stages", nargs="+", default=["download", "embed", "retrieve", "bm25"],
-                    help="download, embed, retrieve (dense), bm25 (both retrievals read "
-                         "embed's key texts)")
+    ap.add_argument(
+        "--stages",
+        nargs="+",
+        default=["download", "embed", "retrieve", "bm25"],
+        help="download, embed, retrieve (dense), bm25 (both retrievals read embed's key texts)",
+    )
     ap.add_argument("--granularity", default="session", choices=["session", "sentence"])
     ap.add_argument("--keep", type=Path, default=None, help="work here instead of a temp folder")
     args = ap.parse_args()
@@ -143,8 +197,13 @@ def main() -> None:
     t0 = time.perf_counter()
     counts = synthesise(chat, args.tokens)
     print(f"synthesised {args.tokens:,} tokens in {time.perf_counter() - t0:.1f}s: {counts}")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(REPO / "src")}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(REPO / "src"),
+    }
     kw = dict(repo=str(REPO), out=str(work), granularity=args.granularity)
     steps = {
         "download": STAGE_DOWNLOAD.format(path=str(chat), **kw),
@@ -156,8 +215,10 @@ def main() -> None:
     print(f"{'stage':<10}{'wall s':>10}{'peak RSS MB':>14}{'10M wall s (x%.0f)' % scale:>22}")
     for stage in args.stages:
         got = run_child(steps[stage], work, env)
-        print(f"{stage:<10}{got['wall_s']:>10.1f}{got['peak_rss_mb']:>14.0f}"
-              f"{got['wall_s'] * scale:>22.0f}")
+        print(
+            f"{stage:<10}{got['wall_s']:>10.1f}{got['peak_rss_mb']:>14.0f}"
+            f"{got['wall_s'] * scale:>22.0f}"
+        )
 
 
 # Each stage's library entry point, as its stages/<name>.py script calls it, on configs composed

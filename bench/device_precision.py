@@ -31,7 +31,9 @@ sys.path.insert(0, str(REPO / "src"))
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--random-weights", action="store_true")
-    ap.add_argument("--data", default=str(REPO / "data/sample/longmemeval_s_cleaned_sample.json.gz"))
+    ap.add_argument(
+        "--data", default=str(REPO / "data/sample/longmemeval_s_cleaned_sample.json.gz")
+    )
     args = ap.parse_args()
 
     import torch
@@ -62,8 +64,13 @@ def main() -> None:
         out = []
         with torch.no_grad():
             for i in range(0, len(xs), batch):
-                b = tok(xs[i:i + batch], padding=True, truncation=True, max_length=256,
-                        return_tensors="pt").to(device)
+                b = tok(
+                    xs[i : i + batch],
+                    padding=True,
+                    truncation=True,
+                    max_length=256,
+                    return_tensors="pt",
+                ).to(device)
                 h = m(**b).last_hidden_state.float()
                 a = b["attention_mask"].unsqueeze(-1).float()
                 v = torch.nn.functional.normalize((h * a).sum(1) / a.sum(1), dim=-1)
@@ -75,8 +82,11 @@ def main() -> None:
 
     runs = {"cpu fp32 batch 32": ("cpu", False, 32), "cpu fp32 batch 8": ("cpu", False, 8)}
     if torch.cuda.is_available():
-        runs |= {"cuda fp32 batch 32": ("cuda", False, 32), "cuda fp32 batch 8": ("cuda", False, 8),
-                 "cuda fp16 batch 32": ("cuda", True, 32)}
+        runs |= {
+            "cuda fp32 batch 32": ("cuda", False, 32),
+            "cuda fp32 batch 8": ("cuda", False, 8),
+            "cuda fp16 batch 32": ("cuda", True, 32),
+        }
     else:
         print("no CUDA device: cpu runs only", file=sys.stderr)
     out = {k: (embed(*v, texts), embed(*v, queries)) for k, v in runs.items()}
@@ -85,10 +95,12 @@ def main() -> None:
     n = len(R0)
     for name, (E, Q) in out.items():
         R = rankings(E, Q)
-        print(f"{name:20s} max|dv| {np.abs(E - E0).max():.1e}  "
-              f"top-50 identical {sum(a[:50] == b[:50] for a, b in zip(R, R0))}/{n}  "
-              f"top-10 sets {sum(set(a[:10]) == set(b[:10]) for a, b in zip(R, R0))}/{n}  "
-              f"top-1 {sum(a[0] == b[0] for a, b in zip(R, R0))}/{n}")
+        print(
+            f"{name:20s} max|dv| {np.abs(E - E0).max():.1e}  "
+            f"top-50 identical {sum(a[:50] == b[:50] for a, b in zip(R, R0))}/{n}  "
+            f"top-10 sets {sum(set(a[:10]) == set(b[:10]) for a, b in zip(R, R0))}/{n}  "
+            f"top-1 {sum(a[0] == b[0] for a, b in zip(R, R0))}/{n}"
+        )
 
 
 if __name__ == "__main__":

@@ -41,28 +41,39 @@ KEY_ENV = "MEMRECALL_STANDIN_KEY"
 READER_PRICES = (0.27, 1.10)
 JUDGE_PRICES = (2.50, 10.0)
 # A stage script in its own process; its peak RSS is printed as the last line.
-RUNNER = ("import runpy, sys, atexit\n"
-          "def _hwm():\n"
-          "    for l in open('/proc/self/status'):\n"
-          "        if l.startswith('VmHWM:'):\n"
-          "            print('@@VMHWM', int(l.split()[1]) // 1024, file=sys.stderr, flush=True)\n"
-          "atexit.register(_hwm)\n"
-          "sys.argv = [sys.argv[1]]\n"
-          "sys.path.insert(0, 'stages')\n"
-          "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+RUNNER = (
+    "import runpy, sys, atexit\n"
+    "def _hwm():\n"
+    "    for l in open('/proc/self/status'):\n"
+    "        if l.startswith('VmHWM:'):\n"
+    "            print('@@VMHWM', int(l.split()[1]) // 1024, file=sys.stderr, flush=True)\n"
+    "atexit.register(_hwm)\n"
+    "sys.argv = [sys.argv[1]]\n"
+    "sys.path.insert(0, 'stages')\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
 
 
 def overrides(data: str, limit: int | None, url: str) -> list[str]:
     ov = ["dataset=local", f"dataset.path={data}"] + ([f"dataset.limit={limit}"] if limit else [])
-    for group, model, prices in (("reader", "openai/standin-reader", READER_PRICES),
-                                 ("judge", "openai/standin-judge", JUDGE_PRICES)):
+    for group, model, prices in (
+        ("reader", "openai/standin-reader", READER_PRICES),
+        ("judge", "openai/standin-judge", JUDGE_PRICES),
+    ):
         rt = f"{group}.runtime"
-        ov += [f"{group}={'deepseek' if group == 'reader' else 'gpt4o'}",
-               f"{group}.model={model}", f"{group}.provider=openai", f"{rt}.api_base={url}",
-               f"{rt}.api_key_env={KEY_ENV}", f"{rt}.concurrency=32",
-               f"{rt}.num_retries=8", f"{rt}.timeout_s=30", f"{rt}.backoff_s=0.5",
-               f"{group}.input_cost_per_mtok={prices[0]}",
-               f"{group}.output_cost_per_mtok={prices[1]}"]
+        ov += [
+            f"{group}={'deepseek' if group == 'reader' else 'gpt4o'}",
+            f"{group}.model={model}",
+            f"{group}.provider=openai",
+            f"{rt}.api_base={url}",
+            f"{rt}.api_key_env={KEY_ENV}",
+            f"{rt}.concurrency=32",
+            f"{rt}.num_retries=8",
+            f"{rt}.timeout_s=30",
+            f"{rt}.backoff_s=0.5",
+            f"{group}.input_cost_per_mtok={prices[0]}",
+            f"{group}.output_cost_per_mtok={prices[1]}",
+        ]
     return ov + ["reader.max_tokens=256"]
 
 
@@ -75,8 +86,10 @@ def reply(messages) -> str:
     h = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
     if "Is the response correct?" in text:
         return "yes" if h % 3 else "no"
-    words = ("the user said that they went to the store and bought some things before the "
-             "trip last month so the answer follows from the sessions above").split()
+    words = (
+        "the user said that they went to the store and bought some things before the "
+        "trip last month so the answer follows from the sessions above"
+    ).split()
     n = 20 + h % 41
     return " ".join(words[i % len(words)] for i in range(n)) + ". Answer: 42"
 
@@ -91,15 +104,26 @@ def tiktoken_counter():
 
 def run_stage(root: Path, stage: str, env: dict) -> dict:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", RUNNER, f"stages/{stage}.py"], cwd=root,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, f"stages/{stage}.py"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode:
         raise SystemExit(f"stage {stage} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
     rss = [int(line.split()[1]) for line in proc.stderr.splitlines() if line.startswith("@@VMHWM")]
-    return {"wall_s": wall, "peak_rss_mb": rss[-1] if rss else None,
-            "log": [ln for ln in (proc.stdout + proc.stderr).splitlines()
-                    if ln.startswith((f"{stage}:", "embed:")) and "%|" not in ln]}
+    return {
+        "wall_s": wall,
+        "peak_rss_mb": rss[-1] if rss else None,
+        "log": [
+            ln
+            for ln in (proc.stdout + proc.stderr).splitlines()
+            if ln.startswith((f"{stage}:", "embed:")) and "%|" not in ln
+        ],
+    }
 
 
 def paid_since(journal_start: int, stage: str) -> list[dict]:
@@ -132,14 +156,19 @@ def _status(root: Path, *running: str):
     from memrecall.pipeline import read_pipeline
     from memrecall.plan.status import RunStatus
 
-    return RunStatus.assumed(read_pipeline(root, status=False).stages, running,
-                             why="bench: runs next")
+    return RunStatus.assumed(
+        read_pipeline(root, status=False).stages, running, why="bench: runs next"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data" / "longmemeval"
-                                          / "longmemeval_s_cleaned_dev100.json.gz"))
+    ap.add_argument(
+        "--data",
+        default=str(
+            REPO.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_cleaned_dev100.json.gz"
+        ),
+    )
     ap.add_argument("--limit", type=int, default=None, help="first N questions of the file")
     ap.add_argument("--warm", type=int, default=5, help="reader/judge calls paid before planning")
     ap.add_argument("--latency", type=float, nargs=2, default=(1.0, 3.0))
@@ -148,11 +177,11 @@ def main() -> None:
     a = ap.parse_args()
 
     from fake_openai_server import FakeOpenAIServer
-    from repo_copy import copy_repo
-    from memrecall.plan.build import plan_params
-    from memrecall.plan.report import format_plan
     from memrecall.compose import compose_params
     from memrecall.config import load_params
+    from memrecall.plan.build import plan_params
+    from memrecall.plan.report import format_plan
+    from repo_copy import copy_repo
 
     shared = Path(os.environ.get("MEMRECALL_CACHE_DIR") or REPO / ".memrecall" / "cache")
     tmp = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="memrecall_full_run_"))
@@ -167,8 +196,13 @@ def main() -> None:
     os.environ[KEY_ENV] = "sk-standin-not-a-real-key"
     env = {**os.environ, "MEMRECALL_PROGRESS": "0", "DVC_ROOT": str(root)}
 
-    with FakeOpenAIServer(latency=tuple(a.latency), rates={"429": a.p429}, answer=reply,
-                          count_tokens=tiktoken_counter(), seed=1) as srv:
+    with FakeOpenAIServer(
+        latency=tuple(a.latency),
+        rates={"429": a.p429},
+        answer=reply,
+        count_tokens=tiktoken_counter(),
+        seed=1,
+    ) as srv:
         compose_params(overrides(str(Path(a.data).resolve()), a.limit, srv.url), root=root)
         params = load_params(root / "params.yaml")
         os.chdir(root)
@@ -176,19 +210,26 @@ def main() -> None:
         checks: list[str] = []
         for stage in STAGES[:5]:
             results[stage] = run_stage(root, stage, env)
-            print(f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
-                  f"{results[stage]['peak_rss_mb']:>5} MB  {' | '.join(results[stage]['log'])}",
-                  flush=True)
+            print(
+                f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
+                f"{results[stage]['peak_rss_mb']:>5} MB  {' | '.join(results[stage]['log'])}",
+                flush=True,
+            )
         import polars as pl
 
         n_q = pl.read_parquet(root / "artifacts" / "questions.parquet").height
         n_sess = pl.read_parquet(root / "artifacts" / "sessions.parquet").height
-        cold = plan_params(params, root, status=_status(root, "read", "judge"),
-                                   title="before any reader call")
+        cold = plan_params(
+            params, root, status=_status(root, "read", "judge"), title="before any reader call"
+        )
         print("\n" + format_plan(cold), flush=True)
         warm_up(root, params, a.warm)
-        plan = plan_params(params, root, status=_status(root, "read", "judge"),
-                                   title=f"after {a.warm} warm-up calls per model")
+        plan = plan_params(
+            params,
+            root,
+            status=_status(root, "read", "judge"),
+            title=f"after {a.warm} warm-up calls per model",
+        )
         print("\n" + format_plan(plan) + "\n", flush=True)
         from memrecall.llm.cache import read_journal
 
@@ -199,27 +240,39 @@ def main() -> None:
             work = plan.stage(stage).llm[0]
             cost = recorded_cost(paid)
             results[stage].update(calls=len(paid), cost=cost)
-            print(f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
-                  f"{results[stage]['peak_rss_mb']:>5} MB  calls paid {len(paid)} (planned "
-                  f"{work.new_calls}, {work.estimated_calls} of them estimated); cost "
-                  f"${cost:.4f} (planned ${work.cost_usd:.4f}); wall planned "
-                  f"{work.wall_s:.0f} s", flush=True)
-            checks.append(f"{stage}: calls {len(paid)} == planned {work.new_calls}: "
-                          f"{'OK' if len(paid) == work.new_calls else 'MISMATCH'}")
+            print(
+                f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
+                f"{results[stage]['peak_rss_mb']:>5} MB  calls paid {len(paid)} (planned "
+                f"{work.new_calls}, {work.estimated_calls} of them estimated); cost "
+                f"${cost:.4f} (planned ${work.cost_usd:.4f}); wall planned "
+                f"{work.wall_s:.0f} s",
+                flush=True,
+            )
+            checks.append(
+                f"{stage}: calls {len(paid)} == planned {work.new_calls}: "
+                f"{'OK' if len(paid) == work.new_calls else 'MISMATCH'}"
+            )
             err = abs(cost - work.cost_usd) / cost if cost else 0.0
-            checks.append(f"{stage}: cost ${cost:.4f} vs planned ${work.cost_usd:.4f}: "
-                          f"{err:.1%} off{'' if stage != 'read' else ' (target <10%)'}"
-                          f": {'OK' if err < 0.10 else 'OVER'}")
+            checks.append(
+                f"{stage}: cost ${cost:.4f} vs planned ${work.cost_usd:.4f}: "
+                f"{err:.1%} off{'' if stage != 'read' else ' (target <10%)'}"
+                f": {'OK' if err < 0.10 else 'OVER'}"
+            )
         results["aggregate"] = run_stage(root, "aggregate", env)
-        print(f"aggregate  {results['aggregate']['wall_s']:7.1f} s  peak RSS "
-              f"{results['aggregate']['peak_rss_mb']:>5} MB", flush=True)
+        print(
+            f"aggregate  {results['aggregate']['wall_s']:7.1f} s  peak RSS "
+            f"{results['aggregate']['peak_rss_mb']:>5} MB",
+            flush=True,
+        )
         print(f"\nserver: {json.dumps(srv.stats())}")
     print("\nchecks:\n  " + "\n  ".join(checks))
     total = sum(r["wall_s"] for r in results.values())
     print(f"\n{n_q} questions, {n_sess:,} unique sessions: whole DAG {total:.0f} s")
     if n_q < 500:
-        print("EXTRAPOLATED to 500 questions (linear in questions; embed also depends on how "
-              "many sessions are already cached, and read/judge on concurrency):")
+        print(
+            "EXTRAPOLATED to 500 questions (linear in questions; embed also depends on how "
+            "many sessions are already cached, and read/judge on concurrency):"
+        )
         for s, r in results.items():
             print(f"  {s:<10} ~{r['wall_s'] * 500 / n_q:7.0f} s")
         print(f"  total      ~{total * 500 / n_q:7.0f} s")

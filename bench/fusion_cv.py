@@ -49,8 +49,9 @@ def objective(rows: list[dict]) -> tuple[float, float]:
 
 
 def choose(per_weight: dict[float, dict[str, dict]], qids: list[str]) -> float:
-    return max(per_weight, key=lambda w: (*objective([per_weight[w][q] for q in qids]),
-                                          -abs(w - 0.5)))
+    return max(
+        per_weight, key=lambda w: (*objective([per_weight[w][q] for q in qids]), -abs(w - 0.5))
+    )
 
 
 def folds_of(qtype: dict[str, str], k: int, seed: int) -> list[list[str]]:
@@ -75,8 +76,13 @@ def main(argv=None) -> None:
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--embedder-set", nargs="*", default=[], metavar="KEY=VALUE")
     ap.add_argument("--retrieval-set", nargs="*", default=[], metavar="KEY=VALUE")
-    ap.add_argument("--haystack-scale", type=int, default=1, metavar="K",
-                    help="grow each haystack K-fold (bench/retrieval.py scale_haystacks)")
+    ap.add_argument(
+        "--haystack-scale",
+        type=int,
+        default=1,
+        metavar="K",
+        help="grow each haystack K-fold (bench/retrieval.py scale_haystacks)",
+    )
     ap.add_argument("--scale-seed", type=int, default=0)
     args = ap.parse_args(argv)
 
@@ -85,8 +91,7 @@ def main(argv=None) -> None:
     ds = normalise(records, str(args.data))
     questions = scale_haystacks(ds.questions, ds.sessions, args.haystack_scale, args.scale_seed)
     ecfg = load_cfg("embedder", "minilm", _overrides(args.embedder_set))
-    rcfg = {**load_cfg("retrieval", "hybrid", _overrides(args.retrieval_set)),
-            "fusion": "weighted"}
+    rcfg = {**load_cfg("retrieval", "hybrid", _overrides(args.retrieval_set)), "fusion": "weighted"}
     enc = CachedEncoder(ecfg)
     emb = build_embeddings(ds.sessions, ds.turns, ecfg, enc)
 
@@ -98,14 +103,18 @@ def main(argv=None) -> None:
         per_weight[w] = {q: v for q, _, v in m["per_question"]}
         qtype = {q: t for q, t, _ in m["per_question"]}
     qids = sorted(qtype)
-    print(f"{len(qids)} scored questions; haystacks x{args.haystack_scale}; "
-          f"granularity={ecfg['granularity']} "
-          f"unit_pool={rcfg['unit_pool']}\n")
+    print(
+        f"{len(qids)} scored questions; haystacks x{args.haystack_scale}; "
+        f"granularity={ecfg['granularity']} "
+        f"unit_pool={rcfg['unit_pool']}\n"
+    )
     print(f"{'dense_weight':>12} " + " ".join(f"{m:>13}" for m in METRICS) + "   (in-sample)")
     for w in args.weights:
         rows = [per_weight[w][q] for q in qids]
-        print(f"{w:12.2f} " + " ".join(f"{sum(r[m] for r in rows) / len(rows):13.3f}"
-                                       for m in METRICS))
+        print(
+            f"{w:12.2f} "
+            + " ".join(f"{sum(r[m] for r in rows) / len(rows):13.3f}" for m in METRICS)
+        )
     best = choose(per_weight, qids)
 
     # Cross-validation: held-out scores of the weight chosen on the other folds.
@@ -120,14 +129,19 @@ def main(argv=None) -> None:
                 for m in METRICS:
                     held[m].append(per_weight[w][q][m])
     print(f"\nin-sample choice: dense_weight {best}")
-    print(f"chosen on training folds ({args.repeats} x {args.folds}-fold, stratified by type): "
-          + ", ".join(f"{w}: {c}x" for w, c in sorted(chosen.items())))
+    print(
+        f"chosen on training folds ({args.repeats} x {args.folds}-fold, stratified by type): "
+        + ", ".join(f"{w}: {c}x" for w, c in sorted(chosen.items()))
+    )
     print("cross-validated estimate (held-out questions, averaged over repeats) vs in-sample:")
     for m in METRICS:
         cv = sum(held[m]) / len(held[m])
         ins = sum(per_weight[best][q][m] for q in qids) / len(qids)
-        fixed = sum(per_weight[0.5][q][m] for q in qids) / len(qids) if 0.5 in per_weight \
+        fixed = (
+            sum(per_weight[0.5][q][m] for q in qids) / len(qids)
+            if 0.5 in per_weight
             else float("nan")
+        )
         ci = bootstrap_ci([per_weight[best][q][m] for q in qids], n_resamples=2000, seed=0)
         ci_text = f"[{ci[0]:.2f},{ci[1]:.2f}]" if ci else "[no CI: under 2 questions]"
         print(f"  {m:14} CV {cv:.3f}   in-sample {ins:.3f} {ci_text}   fixed 0.5 {fixed:.3f}")

@@ -38,19 +38,23 @@ def main(argv=None) -> None:
     for row in ds.questions.head(args.n).iter_rows(named=True):
         sids = row["haystack_session_ids"]
         passages = session_passages(ds.turns, set(sids), cfg["key"], cfg["max_chars"])
-        graph = SessionGraph(dict(zip(sorted(passages), extractor.entities(
-            [passages[k] for k in sorted(passages)]))))
+        graph = SessionGraph(
+            dict(zip(sorted(passages), extractor.entities([passages[k] for k in sorted(passages)])))
+        )
         q = extractor.entities([row["question"]])[0]
         for h in (0, 1, 2):
             reached = graph.reached(q, h)
             ents[h].append(len(reached) / max(graph.n_entities, 1))
             scored = graph.session_scores(reached, s["decay"])
             sess[h].append(sum(1 for v in scored.values() if v > 0) / len(sids))
-    print(f"{args.n} questions, whole haystacks, offline extractor, max_entities "
-          f"{s['max_entities']}:")
+    print(
+        f"{args.n} questions, whole haystacks, offline extractor, max_entities {s['max_entities']}:"
+    )
     for h in (0, 1, 2):
-        print(f"  hops {h}: entities reached {np.mean(ents[h]):.1%} of the graph, sessions "
-              f"with a graph score {np.mean(sess[h]):.1%}")
+        print(
+            f"  hops {h}: entities reached {np.mean(ents[h]):.1%} of the graph, sessions "
+            f"with a graph score {np.mean(sess[h]):.1%}"
+        )
 
 
 if __name__ == "__main__":

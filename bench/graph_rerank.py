@@ -46,16 +46,25 @@ from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noq
 from memrecall.retrieval.rerank import rerank  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
 
-SHOWN = ("recall_any@5", "recall_any@10", "recall_all@5", "recall_all@10", "ndcg_any@5",
-         "ndcg_any@10")
+SHOWN = (
+    "recall_any@5",
+    "recall_any@10",
+    "recall_all@5",
+    "recall_all@10",
+    "ndcg_any@5",
+    "ndcg_any@10",
+)
 DELTAS = ("recall_any@5", "recall_all@10", "ndcg_any@10")
 
 
 def per_question(questions, turns, cands) -> dict:
     m = retrieval_metrics(questions, turns, cands, per_question=True)
-    return {"summary": m["session"], "n": m["n"],
-            "by_type": {t: v["session"] for t, v in m["by_type"].items()},
-            "per_q": {qid: (qtype, vals) for qid, qtype, vals in m["per_question"]}}
+    return {
+        "summary": m["session"],
+        "n": m["n"],
+        "by_type": {t: v["session"] for t, v in m["by_type"].items()},
+        "per_q": {qid: (qtype, vals) for qid, qtype, vals in m["per_question"]},
+    }
 
 
 def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int) -> dict:
@@ -69,30 +78,48 @@ def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int
     from memrecall.read.reader import answer_questions, build_contexts, reader_settings
 
     pool = questions.select("question_id", "question_type").to_dicts()
-    ids = {r["question_id"] for r in (stratified(pool, {"per_type": per_type, "seed": 0})
-                                      if per_type > 0 else pool)}
+    ids = {
+        r["question_id"]
+        for r in (stratified(pool, {"per_type": per_type, "seed": 0}) if per_type > 0 else pool)
+    }
     qs = questions.filter(pl.col("question_id").is_in(list(ids)))
     params = compose_config([], root=REPO)
     reader_cfg, judge_cfg = params["reader"], params["judge"]
     settings = reader_settings(reader_cfg)
-    ctx = {name: {c.question_id: c for c in build_contexts(
-        settings, qs, sessions, turns, runs[name].filter(pl.col("question_id").is_in(list(ids))))}
-        for name in ("none", variant)}
-    differ = sorted(q for q in ids if {s.session_id for s in ctx["none"][q].sessions}
-                    != {s.session_id for s in ctx[variant][q].sessions})
-    print(f"\nQA, bundled reader ({reader_cfg['model']}, top {reader_cfg['top_k_context']}), rule "
-          f"judge, {len(ids)} questions: {len(differ)} get a different context under {variant}")
+    ctx = {
+        name: {
+            c.question_id: c
+            for c in build_contexts(
+                settings,
+                qs,
+                sessions,
+                turns,
+                runs[name].filter(pl.col("question_id").is_in(list(ids))),
+            )
+        }
+        for name in ("none", variant)
+    }
+    differ = sorted(
+        q
+        for q in ids
+        if {s.session_id for s in ctx["none"][q].sessions}
+        != {s.session_id for s in ctx[variant][q].sessions}
+    )
+    print(
+        f"\nQA, bundled reader ({reader_cfg['model']}, top {reader_cfg['top_k_context']}), rule "
+        f"judge, {len(ids)} questions: {len(differ)} get a different context under {variant}"
+    )
     client = LLMClient(reader_cfg, stage="read")
     correct = {}
     sub = qs.filter(pl.col("question_id").is_in(differ))
     for name in ("none", variant):
         if not differ:
             break
-        answers, _ = answer_questions(reader_cfg, settings, [ctx[name][q] for q in differ],
-                                      client)
+        answers, _ = answer_questions(reader_cfg, settings, [ctx[name][q] for q in differ], client)
         verdicts = judge_answers(sub, answers, judge_cfg)
-        correct[name] = {q: float(bool(v)) for q, v in verdicts.select(
-            "question_id", "label").iter_rows()}
+        correct[name] = {
+            q: float(bool(v)) for q, v in verdicts.select("question_id", "label").iter_rows()
+        }
     order = sorted(ids)
     a = [correct["none"][q] if q in differ else 0.0 for q in order]
     b = [correct[variant][q] if q in differ else 0.0 for q in order]
@@ -101,9 +128,11 @@ def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int
     lost = sum(1 for x, y in zip(a, b) if y < x)
     lo = "–" if d["ci_low"] is None else f"{d['ci_low']:+.3f}"
     hi = "–" if d["ci_high"] is None else f"{d['ci_high']:+.3f}"
-    print(f"  accuracy difference {variant} - none over {len(order)} questions: "
-          f"{d['delta']:+.3f} [{lo}, {hi}]; of the {len(differ)} answered twice: {won} right "
-          f"only with the graph, {lost} right only without")
+    print(
+        f"  accuracy difference {variant} - none over {len(order)} questions: "
+        f"{d['delta']:+.3f} [{lo}, {hi}]; of the {len(differ)} answered twice: {won} right "
+        f"only with the graph, {lost} right only without"
+    )
     return {"n": len(order), "differ": len(differ), "won": won, "lost": lost, "delta": d}
 
 
@@ -130,8 +159,10 @@ def main(argv=None) -> None:
 
         questions = scale_haystacks(questions, sessions, args.haystack_scale, 0)
         print(f"haystacks grown {args.haystack_scale}x with other questions' sessions (seed 0)")
-    print(f"data: {args.data}: {questions.height} questions; retrieval {retrieval_cfg['method']} "
-          f"top {retrieval_cfg['top_k']}, {embedder_cfg['name']} {embedder_cfg['granularity']}")
+    print(
+        f"data: {args.data}: {questions.height} questions; retrieval {retrieval_cfg['method']} "
+        f"top {retrieval_cfg['top_k']}, {embedder_cfg['name']} {embedder_cfg['granularity']}"
+    )
     encoder = CachedEncoder(embedder_cfg)
     embeddings = build_embeddings(sessions, turns, embedder_cfg, encoder)
     cands = retrieve(questions, embeddings, retrieval_cfg, embedder_cfg, encoder=encoder)
@@ -141,10 +172,15 @@ def main(argv=None) -> None:
     took = {}
     for hops in args.hops:
         for w in args.weights:
-            cfg = compose_config(["reranker=graph", f"reranker.graph.weight={w}",
-                                  f"reranker.graph.hops={hops}",
-                                  f"reranker.graph.extractor={args.extractor}"],
-                                 root=REPO)["reranker"]
+            cfg = compose_config(
+                [
+                    "reranker=graph",
+                    f"reranker.graph.weight={w}",
+                    f"reranker.graph.hops={hops}",
+                    f"reranker.graph.extractor={args.extractor}",
+                ],
+                root=REPO,
+            )["reranker"]
             name = f"graph w={w:g} hops={hops}"
             t0 = time.perf_counter()
             runs[name] = rerank(questions, turns, cands, cfg)
@@ -156,8 +192,11 @@ def main(argv=None) -> None:
     print(f"\nsession-level retrieval, {n} questions scored (abstention excluded)")
     print(f"{'method':24s} " + " ".join(f"{k:>14s}" for k in SHOWN))
     for name, s in scored.items():
-        print(f"{name:24s} " + " ".join(f"{s['summary'][k]:14.3f}" for k in SHOWN)
-              + (f"   ({took[name]:.0f}s)" if name in took else ""))
+        print(
+            f"{name:24s} "
+            + " ".join(f"{s['summary'][k]:14.3f}" for k in SHOWN)
+            + (f"   ({took[name]:.0f}s)" if name in took else "")
+        )
     out = {"n": n, "methods": {}}
     if args.qa_per_type:
         out["qa"] = qa_delta(questions, sessions, turns, runs, list(runs)[1], args.qa_per_type)
@@ -177,8 +216,10 @@ def main(argv=None) -> None:
             print("  by type, recall_any@5 (none -> graph, n):")
             for t in sorted(s["by_type"]):
                 nt = sum(1 for q in qids if base["per_q"][q][0] == t)
-                print(f"    {t:28s} {base['by_type'][t]['recall_any@5']:.3f} -> "
-                      f"{s['by_type'][t]['recall_any@5']:.3f}  (n={nt})")
+                print(
+                    f"    {t:28s} {base['by_type'][t]['recall_any@5']:.3f} -> "
+                    f"{s['by_type'][t]['recall_any@5']:.3f}  (n={nt})"
+                )
         out["methods"][name] = entry
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")

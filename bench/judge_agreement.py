@@ -29,9 +29,9 @@ import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
-from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 
@@ -41,14 +41,19 @@ def run_name(path: str) -> str:
 
 
 def _frame(rows, label_key):
-    return pl.DataFrame([{"question_id": f"{r['run']}|{r['question_id']}",
-                          "label": r[label_key]} for r in rows],
-                        schema={"question_id": pl.String, "label": pl.Boolean})
+    return pl.DataFrame(
+        [{"question_id": f"{r['run']}|{r['question_id']}", "label": r[label_key]} for r in rows],
+        schema={"question_id": pl.String, "label": pl.Boolean},
+    )
 
 
 def _types(rows):
-    return pl.DataFrame([{"question_id": f"{r['run']}|{r['question_id']}",
-                          "question_type": r["question_type"]} for r in rows])
+    return pl.DataFrame(
+        [
+            {"question_id": f"{r['run']}|{r['question_id']}", "question_type": r["question_type"]}
+            for r in rows
+        ]
+    )
 
 
 def measure(logs: list[str], oracle: str, dev: str | None = None) -> dict:
@@ -59,24 +64,43 @@ def measure(logs: list[str], oracle: str, dev: str | None = None) -> dict:
         for e in tqdm(entries, desc=run_name(path), leave=False):
             q = ref.get(e["question_id"])
             if q is None:
-                sys.exit(f"error: {path} line {e['line']}: question_id {e['question_id']!r} "
-                         f"is not in {oracle}")
-            v = judge_one(q["question_type"], q["question"], str(q["answer"]), e["hypothesis"],
-                          is_abstention=is_abstention_id(e["question_id"]))
-            rows.append({"run": run_name(path), "judge_model": e["model"],
-                         "question_id": e["question_id"], "question_type": q["question_type"],
-                         "official": e["label"], "rule": v.label})
+                sys.exit(
+                    f"error: {path} line {e['line']}: question_id {e['question_id']!r} "
+                    f"is not in {oracle}"
+                )
+            v = judge_one(
+                q["question_type"],
+                q["question"],
+                str(q["answer"]),
+                e["hypothesis"],
+                is_abstention=is_abstention_id(e["question_id"]),
+            )
+            rows.append(
+                {
+                    "run": run_name(path),
+                    "judge_model": e["model"],
+                    "question_id": e["question_id"],
+                    "question_type": q["question_type"],
+                    "official": e["label"],
+                    "rule": v.label,
+                }
+            )
     out = {"runs": {}, "pooled": {}, "split": {}}
     for model in sorted({r["judge_model"] for r in rows}):
         sub = [r for r in rows if r["judge_model"] == model]
         # Agreement of the rule judge (a) with the official labels (b).
-        out["pooled"][model] = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"),
-                                               _types(sub))
+        out["pooled"][model] = judge_agreement(
+            _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
+        )
     if dev is not None:
         for model in sorted({r["judge_model"] for r in rows}):
             for group in ("dev", "held-out"):
-                sub = [r for r in rows if r["judge_model"] == model
-                       and (re.search(dev, r["run"]) is not None) == (group == "dev")]
+                sub = [
+                    r
+                    for r in rows
+                    if r["judge_model"] == model
+                    and (re.search(dev, r["run"]) is not None) == (group == "dev")
+                ]
                 if not sub:
                     continue
                 res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
@@ -84,21 +108,32 @@ def measure(logs: list[str], oracle: str, dev: str | None = None) -> dict:
                 diffs = []
                 for run in runs:
                     rr = [r for r in sub if r["run"] == run]
-                    diffs.append(abs(sum(r["rule"] for r in rr) - sum(r["official"] for r in rr))
-                                 / len(rr))
+                    diffs.append(
+                        abs(sum(r["rule"] for r in rr) - sum(r["official"] for r in rr)) / len(rr)
+                    )
                 out["split"][f"{model} {group}"] = {
-                    "runs": runs, "overall": res["overall"], "by_type": res["by_type"],
-                    "abstention": res["abstention"], "max_abs_difference": max(diffs),
-                    "runs_over_2pt": sum(d > 0.02 + 1e-9 for d in diffs)}
+                    "runs": runs,
+                    "overall": res["overall"],
+                    "by_type": res["by_type"],
+                    "abstention": res["abstention"],
+                    "max_abs_difference": max(diffs),
+                    "runs_over_2pt": sum(d > 0.02 + 1e-9 for d in diffs),
+                }
     for run in dict.fromkeys(r["run"] for r in rows):
         sub = [r for r in rows if r["run"] == run]
         res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
         o = res["overall"]
-        out["runs"][run] = {"judge_model": sub[0]["judge_model"], "n": o["n"],
-                            "agreement": o["agreement"], "kappa": o["kappa"],
-                            "official_accuracy": o["b_yes"], "rule_accuracy": o["a_yes"],
-                            "difference": o["a_yes"] - o["b_yes"],
-                            "by_type": res["by_type"], "abstention": res["abstention"]}
+        out["runs"][run] = {
+            "judge_model": sub[0]["judge_model"],
+            "n": o["n"],
+            "agreement": o["agreement"],
+            "kappa": o["kappa"],
+            "official_accuracy": o["b_yes"],
+            "rule_accuracy": o["a_yes"],
+            "difference": o["a_yes"] - o["b_yes"],
+            "by_type": res["by_type"],
+            "abstention": res["abstention"],
+        }
     return out
 
 
@@ -109,32 +144,45 @@ def _f(x, d=3):
 def print_tables(result: dict) -> None:
     for model, res in result["pooled"].items():
         print(f"\n## rule judge vs {model} (pooled over its logs)\n")
-        print("| type | n | agreement | kappa | rule acc | official acc | rule-only yes | "
-              "official-only yes |")
+        print(
+            "| type | n | agreement | kappa | rule acc | official acc | rule-only yes | "
+            "official-only yes |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
-        items = [*res["by_type"].items(), ("abstention (_abs)", res["abstention"]),
-                 ("**all**", res["overall"])]
+        items = [
+            *res["by_type"].items(),
+            ("abstention (_abs)", res["abstention"]),
+            ("**all**", res["overall"]),
+        ]
         for t, s in items:
-            print(f"| {t} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
-                  f"{_f(s['a_yes'])} | {_f(s['b_yes'])} | {s['a_only_yes']} | "
-                  f"{s['b_only_yes']} |")
+            print(
+                f"| {t} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
+                f"{_f(s['a_yes'])} | {_f(s['b_yes'])} | {s['a_only_yes']} | "
+                f"{s['b_only_yes']} |"
+            )
     if result.get("split"):
         print("\n## held-out protocol: runs whose disagreements were read (dev) vs the rest\n")
-        print("| labels, runs | n | agreement | kappa | runs | max abs(rule − official) | "
-              "runs > 2 pt |")
+        print(
+            "| labels, runs | n | agreement | kappa | runs | max abs(rule − official) | "
+            "runs > 2 pt |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|")
         for name, s in result["split"].items():
             o = s["overall"]
-            print(f"| {name} | {o['n']} | {_f(o['agreement'])} | {_f(o['kappa'])} | "
-                  f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
-                  f"{s['runs_over_2pt']} |")
+            print(
+                f"| {name} | {o['n']} | {_f(o['agreement'])} | {_f(o['kappa'])} | "
+                f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
+                f"{s['runs_over_2pt']} |"
+            )
     print("\n## per run\n")
     print("| run | judge | n | agreement | kappa | official acc | rule acc | rule − official |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for run, r in result["runs"].items():
-        print(f"| {run} | {r['judge_model']} | {r['n']} | {_f(r['agreement'])} | "
-              f"{_f(r['kappa'])} | {_f(r['official_accuracy'])} | {_f(r['rule_accuracy'])} | "
-              f"{r['difference'] * 100:+.1f} pt |")
+        print(
+            f"| {run} | {r['judge_model']} | {r['n']} | {_f(r['agreement'])} | "
+            f"{_f(r['kappa'])} | {_f(r['official_accuracy'])} | {_f(r['rule_accuracy'])} | "
+            f"{r['difference'] * 100:+.1f} pt |"
+        )
 
 
 def main(argv=None) -> None:
@@ -142,14 +190,20 @@ def main(argv=None) -> None:
     ap.add_argument("--logs", nargs="+", required=True, help="official eval-results logs")
     ap.add_argument("--oracle", required=True, help="longmemeval_oracle.json (all questions)")
     ap.add_argument("--json", default=None, help="write every figure here")
-    ap.add_argument("--dev", default=None, metavar="REGEX",
-                    help="runs (by file name) the rules were developed on; the rest are held out")
+    ap.add_argument(
+        "--dev",
+        default=None,
+        metavar="REGEX",
+        help="runs (by file name) the rules were developed on; the rest are held out",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     result = measure(args.logs, args.oracle, args.dev)
     print_tables(result)
-    print(f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     if args.json:
         atomic_write_text(args.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
         print(f"wrote {args.json}")

@@ -25,11 +25,13 @@ from memrecall.judge.panel import member_configs  # noqa: E402
 def questions_of(kind: str, path: str):
     if kind == "locomo":
         from memrecall.benchmarks.locomo import data as locomo
+
         recs = json.loads(Path(path).read_text())
         locomo.validate(recs, path)
         return locomo.normalise(recs, locomo.flatten(recs)).questions
     from memrecall.benchmarks.longmemeval.data import normalise
     from memrecall.data.jsonfile import load_records
+
     return normalise(load_records(path), path).questions
 
 

@@ -31,15 +31,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-FILLER = ("On Tuesday I met my sister at the cafe near the station and we talked about her new job "
-          "at the hospital, the trip to Lisbon we are planning for May, and whether to adopt a "
-          "second dog. ")
+FILLER = (
+    "On Tuesday I met my sister at the cafe near the station and we talked about her new job "
+    "at the hospital, the trip to Lisbon we are planning for May, and whether to adopt a "
+    "second dog. "
+)
 
 
 def prompts(n: int, chars: int) -> list[list[dict]]:
     body = (FILLER * (chars // len(FILLER) + 1))[:chars]
-    return [[{"role": "user", "content": f"[request {i}]\n{body}\nQuestion {i}: what did I plan?"}]
-            for i in range(n)]
+    return [
+        [{"role": "user", "content": f"[request {i}]\n{body}\nQuestion {i}: what did I plan?"}]
+        for i in range(n)
+    ]
 
 
 class Server:
@@ -47,9 +51,20 @@ class Server:
 
     def __init__(self, latency, p429, seed):
         self.proc = subprocess.Popen(
-            [sys.executable, str(REPO / "tests" / "fake_openai_server.py"), "--latency",
-             str(latency[0]), str(latency[1]), "--p429", str(p429), "--seed", str(seed)],
-            stdout=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                str(REPO / "tests" / "fake_openai_server.py"),
+                "--latency",
+                str(latency[0]),
+                str(latency[1]),
+                "--p429",
+                str(p429),
+                "--seed",
+                str(seed),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.port = int(self.proc.stdout.readline())
         self.url = f"http://127.0.0.1:{self.port}/v1"
 
@@ -67,8 +82,13 @@ def cfg(url: str, concurrency: int) -> dict:
 
     cfg = compose_config(["reader=gpt4o"], root=Path(__file__).resolve().parents[1])["reader"]
     cfg.update(model="openai/gpt-4o-2024-08-06", max_tokens=64)
-    cfg["runtime"].update(api_base=url, api_key_env="BENCH_FAKE_KEY", concurrency=concurrency,
-                          timeout_s=30, num_retries=6)
+    cfg["runtime"].update(
+        api_base=url,
+        api_key_env="BENCH_FAKE_KEY",
+        concurrency=concurrency,
+        timeout_s=30,
+        num_retries=6,
+    )
     return cfg
 
 
@@ -85,11 +105,19 @@ def run_phase(name, convs, concurrency, cache_root, args) -> dict:
         st = srv.stats()
     finally:
         srv.stop()
-    return {"phase": name, "calls": len(convs), "concurrency": concurrency, "wall_s": wall,
-            "answered": sum(r.ok for r in res), "failed": sum(not r.ok for r in res),
-            "retries": client.stats["retries"], "http_429": st["actions"].get("429", 0),
-            "max_in_flight": st["max_in_flight"], "cost_usd": client.stats["cost_usd"],
-            "input_tokens": client.stats["input_tokens"]}
+    return {
+        "phase": name,
+        "calls": len(convs),
+        "concurrency": concurrency,
+        "wall_s": wall,
+        "answered": sum(r.ok for r in res),
+        "failed": sum(not r.ok for r in res),
+        "retries": client.stats["retries"],
+        "http_429": st["actions"].get("429", 0),
+        "max_in_flight": st["max_in_flight"],
+        "cost_usd": client.stats["cost_usd"],
+        "input_tokens": client.stats["input_tokens"],
+    }
 
 
 _FRESH = """
@@ -116,20 +144,26 @@ def bench_local() -> None:
         local.ensure_converted()
         convert = time.perf_counter() - t0
         m = local.LocalModel()
-        print(f"local model: first load (GGUF -> model folder, once): {convert + m.load_s:.1f} s;"
-              f" later loads: {m.load_s:.2f} s  (torch threads: {torch.get_num_threads()})")
+        print(
+            f"local model: first load (GGUF -> model folder, once): {convert + m.load_s:.1f} s;"
+            f" later loads: {m.load_s:.2f} s  (torch threads: {torch.get_num_threads()})"
+        )
         msgs = [{"role": "user", "content": "Tell me a short story about a cat."}]
         m.generate(msgs, 4)
         t0 = time.perf_counter()
         _, n_in, n_out = m.generate(msgs, 64)
         dt = time.perf_counter() - t0
-        print(f"local model: {n_out} new tokens in {dt:.1f} s = {n_out / dt:.1f} tokens/s "
-              f"(short prompt, greedy)")
+        print(
+            f"local model: {n_out} new tokens in {dt:.1f} s = {n_out / dt:.1f} tokens/s "
+            f"(short prompt, greedy)"
+        )
         ctx = [{"role": "user", "content": FILLER * 40 + "\nWhat did I plan?"}]
         t0 = time.perf_counter()
         _, n_in, n_out = m.generate(ctx, 16)
-        print(f"local model: reader-sized prompt of {n_in} tokens + {n_out} new tokens: "
-              f"{time.perf_counter() - t0:.1f} s")
+        print(
+            f"local model: reader-sized prompt of {n_in} tokens + {n_out} new tokens: "
+            f"{time.perf_counter() - t0:.1f} s"
+        )
 
 
 def main(argv=None) -> None:
@@ -151,10 +185,11 @@ def main(argv=None) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         # Warm-up outside the timings: litellm's import (~4 s) and first-call set-up.
-        warm = argparse.Namespace(**{**vars(args), "latency": (0.0, 0.0), "p429": 0.0,
-                                     "quiet": True})
+        warm = argparse.Namespace(
+            **{**vars(args), "latency": (0.0, 0.0), "p429": 0.0, "quiet": True}
+        )
         run_phase("warm-up", prompts(1, 100), 1, Path(tmp) / "warm", warm)
-        seq = run_phase("sequential", convs[:args.seq_n], 1, Path(tmp) / "seq", args)
+        seq = run_phase("sequential", convs[: args.seq_n], 1, Path(tmp) / "seq", args)
         seq_per_call = seq["wall_s"] / seq["calls"]
         seq_est = seq_per_call * args.n
         rows.append(seq)
@@ -172,27 +207,50 @@ def main(argv=None) -> None:
         cached_wall = time.perf_counter() - t0
         assert all(r.cached for r in res) and client.stats["calls"] == 0
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _FRESH.format(
-            src=str(REPO / "src"), bench=str(REPO / "bench"), n=args.n, chars=args.prompt_chars)],
-            capture_output=True, text=True, env=os.environ.copy(), check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _FRESH.format(
+                    src=str(REPO / "src"),
+                    bench=str(REPO / "bench"),
+                    n=args.n,
+                    chars=args.prompt_chars,
+                ),
+            ],
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            check=True,
+        )
         fresh_total = time.perf_counter() - t0
         fresh_inner = float(out.stdout.strip().splitlines()[-1])
 
     print()
-    print(f"{args.n} reader-sized calls (~{args.prompt_chars // 4} tokens each), server latency "
-          f"U({args.latency[0]:g}, {args.latency[1]:g}) s, {args.p429:.0%} injected 429s")
-    print(f"{'phase':<16}{'calls':>6}{'wall s':>9}{'calls/s':>9}{'x seq':>8}{'retries':>9}"
-          f"{'429s':>6}{'in-flight':>10}{'failed':>7}")
+    print(
+        f"{args.n} reader-sized calls (~{args.prompt_chars // 4} tokens each), server latency "
+        f"U({args.latency[0]:g}, {args.latency[1]:g}) s, {args.p429:.0%} injected 429s"
+    )
+    print(
+        f"{'phase':<16}{'calls':>6}{'wall s':>9}{'calls/s':>9}{'x seq':>8}{'retries':>9}"
+        f"{'429s':>6}{'in-flight':>10}{'failed':>7}"
+    )
     for r in rows:
         speed = seq_est / r["wall_s"] if r["phase"] != "sequential" else 1.0
-        print(f"{r['phase']:<16}{r['calls']:>6}{r['wall_s']:>9.1f}{r['calls'] / r['wall_s']:>9.2f}"
-              f"{speed:>7.1f}x{r['retries']:>9}{r['http_429']:>6}{r['max_in_flight']:>10}"
-              f"{r['failed']:>7}")
-    print(f"sequential, {args.n} calls: EXTRAPOLATED from {seq['calls']} measured calls: "
-          f"{seq_per_call:.2f} s/call x {args.n} = {seq_est:.0f} s ({seq_est / 60:.1f} min)")
-    print(f"all {args.n} cached again: {cached_wall:.2f} s in-process (0 calls sent); "
-          f"{fresh_inner:.2f} s in a fresh process from import to results "
-          f"({fresh_total:.2f} s including interpreter start-up)")
+        print(
+            f"{r['phase']:<16}{r['calls']:>6}{r['wall_s']:>9.1f}{r['calls'] / r['wall_s']:>9.2f}"
+            f"{speed:>7.1f}x{r['retries']:>9}{r['http_429']:>6}{r['max_in_flight']:>10}"
+            f"{r['failed']:>7}"
+        )
+    print(
+        f"sequential, {args.n} calls: EXTRAPOLATED from {seq['calls']} measured calls: "
+        f"{seq_per_call:.2f} s/call x {args.n} = {seq_est:.0f} s ({seq_est / 60:.1f} min)"
+    )
+    print(
+        f"all {args.n} cached again: {cached_wall:.2f} s in-process (0 calls sent); "
+        f"{fresh_inner:.2f} s in a fresh process from import to results "
+        f"({fresh_total:.2f} s including interpreter start-up)"
+    )
     if args.local:
         print()
         bench_local()

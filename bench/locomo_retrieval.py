@@ -90,11 +90,20 @@ def bare_throughput(embedder_cfg: dict, texts: list[str]) -> float:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--data", required=True, help="a LoCoMo file (locomo10.json or a slice)")
-    ap.add_argument("--granularities", nargs="+", default=["session", "round", "sentence"],
-                    choices=["session", "round", "passage", "sentence"])
+    ap.add_argument(
+        "--granularities",
+        nargs="+",
+        default=["session", "round", "sentence"],
+        choices=["session", "round", "passage", "sentence"],
+    )
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
-    ap.add_argument("--scale", nargs="*", type=int, default=[1, 2, 4, 8],
-                    help="conversation-count multipliers for the growth timing ([] to skip)")
+    ap.add_argument(
+        "--scale",
+        nargs="*",
+        type=int,
+        default=[1, 2, 4, 8],
+        help="conversation-count multipliers for the growth timing ([] to skip)",
+    )
     ap.add_argument("--throughput-sample", type=int, default=32, metavar="N")
     ap.add_argument("--by-category", action="store_true")
     ap.add_argument("--json", help="write all figures here")
@@ -104,11 +113,19 @@ def main(argv=None) -> None:
     q, turns = ds.questions, ds.turns
     golds = BENCHMARK.gold(q, turns)  # each question's own evidence turns
     n_conv = q["conversation_id"].n_unique()
-    print(f"data: {args.data}: {n_conv} conversations, {q.height} questions "
-          f"({int(q['is_abstention'].sum())} category 5, excluded from retrieval metrics), "
-          f"{ds.sessions.height} sessions, {turns.height} turns")
-    out: dict = {"data": str(args.data), "conversations": n_conv, "questions": q.height,
-                 "results": {}, "timing": {}, "scaling": {}}
+    print(
+        f"data: {args.data}: {n_conv} conversations, {q.height} questions "
+        f"({int(q['is_abstention'].sum())} category 5, excluded from retrieval metrics), "
+        f"{ds.sessions.height} sessions, {turns.height} turns"
+    )
+    out: dict = {
+        "data": str(args.data),
+        "conversations": n_conv,
+        "questions": q.height,
+        "results": {},
+        "timing": {},
+        "scaling": {},
+    }
     retrieval_base = load_cfg("retrieval", "hybrid", {})
     for gran in args.granularities:
         ecfg = load_cfg("embedder", "minilm", {"granularity": gran})
@@ -121,19 +138,30 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         enc.encode(q["question"].to_list(), desc="queries")
         t_queries = time.perf_counter() - t0
-        rate = (bare_throughput(ecfg, keys["text"].head(args.throughput_sample).to_list())
-                if args.throughput_sample else float("nan"))
+        rate = (
+            bare_throughput(ecfg, keys["text"].head(args.throughput_sample).to_list())
+            if args.throughput_sample
+            else float("nan")
+        )
         units_per_conv = keys.height / n_conv
-        print(f"\n== granularity {gran}: {keys.height} units ({units_per_conv:.0f} per "
-              f"conversation, mean {keys['text'].str.len_chars().mean():.0f} chars), embedded "
-              f"once for all {q.height} questions")
-        print(f"  embed units: {t_units:.1f}s ({s_units.get('encoded', 0)} encoded, "
-              f"{s_units.get('cached', 0)} from cache); queries: {t_queries:.1f}s; bare model "
-              f"{rate:.1f} units/s -> {units_per_conv / rate:.1f}s per conversation uncached")
-        out["timing"][gran] = {"units": keys.height, "embed_s": t_units, "queries_s": t_queries,
-                               "encoded": s_units.get("encoded", 0),
-                               "units_per_s_bare": rate,
-                               "embed_s_per_conversation_uncached": units_per_conv / rate}
+        print(
+            f"\n== granularity {gran}: {keys.height} units ({units_per_conv:.0f} per "
+            f"conversation, mean {keys['text'].str.len_chars().mean():.0f} chars), embedded "
+            f"once for all {q.height} questions"
+        )
+        print(
+            f"  embed units: {t_units:.1f}s ({s_units.get('encoded', 0)} encoded, "
+            f"{s_units.get('cached', 0)} from cache); queries: {t_queries:.1f}s; bare model "
+            f"{rate:.1f} units/s -> {units_per_conv / rate:.1f}s per conversation uncached"
+        )
+        out["timing"][gran] = {
+            "units": keys.height,
+            "embed_s": t_units,
+            "queries_s": t_queries,
+            "encoded": s_units.get("encoded", 0),
+            "units_per_s_bare": rate,
+            "embed_s_per_conversation_uncached": units_per_conv / rate,
+        }
         by_level = {"session": [], "turn": []}
         for name in args.methods:
             method, fusion = METHODS[name]
@@ -142,9 +170,13 @@ def main(argv=None) -> None:
             cands = retrieve(q, emb, rcfg, ecfg, encoder=enc)
             took = time.perf_counter() - t0
             m = retrieval_metrics(q, turns, cands, ks=KS, golds=golds)
-            out["results"][f"{gran}/{name}"] = {"session": m["session"], "turn": m["turn"],
-                                                "n": m["n"], "n_turn": m["n_turn"],
-                                                "retrieve_s": took}
+            out["results"][f"{gran}/{name}"] = {
+                "session": m["session"],
+                "turn": m["turn"],
+                "n": m["n"],
+                "n_turn": m["n_turn"],
+                "retrieve_s": took,
+            }
             for level in by_level:
                 by_level[level].append(row(f"{name} ({took:.1f}s)", m, level))
             if args.by_category:
@@ -163,23 +195,35 @@ def main(argv=None) -> None:
             big = load(args.data, k)
             enc_k = CachedEncoder(ecfg)
             t0 = time.perf_counter()
-            emb_k = build_embeddings(big.sessions, big.turns, ecfg, enc_k,
-                                     speaker_column=SPEAKER)
+            emb_k = build_embeddings(big.sessions, big.turns, ecfg, enc_k, speaker_column=SPEAKER)
             t_emb = time.perf_counter() - t0
             times = {}
             for name in args.methods:
                 method, fusion = METHODS[name]
                 t0 = time.perf_counter()
-                retrieve(big.questions, emb_k, {**retrieval_base, "method": method,
-                                                "fusion": fusion}, ecfg, encoder=enc_k)
+                retrieve(
+                    big.questions,
+                    emb_k,
+                    {**retrieval_base, "method": method, "fusion": fusion},
+                    ecfg,
+                    encoder=enc_k,
+                )
                 times[name] = time.perf_counter() - t0
             conv = big.questions["conversation_id"].n_unique()
             out["scaling"].setdefault(gran, []).append(
-                {"conversations": conv, "questions": big.questions.height,
-                 "units": emb_k.height, "embed_cached_s": t_emb, "retrieve_s": times})
-            print(f"  scale x{k}: {conv} conversations, {big.questions.height} questions, "
-                  f"{emb_k.height} units; embed (cached) {t_emb:.1f}s; retrieve "
-                  + ", ".join(f"{n} {t:.1f}s" for n, t in times.items()))
+                {
+                    "conversations": conv,
+                    "questions": big.questions.height,
+                    "units": emb_k.height,
+                    "embed_cached_s": t_emb,
+                    "retrieve_s": times,
+                }
+            )
+            print(
+                f"  scale x{k}: {conv} conversations, {big.questions.height} questions, "
+                f"{emb_k.height} units; embed (cached) {t_emb:.1f}s; retrieve "
+                + ", ".join(f"{n} {t:.1f}s" for n, t in times.items())
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2, sort_keys=True) + "\n")
 

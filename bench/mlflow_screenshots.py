@@ -47,16 +47,30 @@ def _wait_up(url: str, proc: subprocess.Popen, timeout: float = 240) -> None:
     raise SystemExit(f"mlflow server not up after {timeout}s")
 
 
-def screenshot(url: str, out: Path, *, width: int = 1600, height: int = 1000,
-               wait_ms: int = 25000) -> None:
+def screenshot(
+    url: str, out: Path, *, width: int = 1600, height: int = 1000, wait_ms: int = 25000
+) -> None:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         raise SystemExit("chromium not found: apt-get install chromium")
     with tempfile.TemporaryDirectory(prefix="memrecall-chromium-") as profile:
-        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                        f"--virtual-time-budget={wait_ms}", f"--screenshot={out}", url],
-                       check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                f"--user-data-dir={profile}",
+                f"--window-size={width},{height}",
+                f"--virtual-time-budget={wait_ms}",
+                f"--screenshot={out}",
+                url,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
     print(f"wrote {out} ({out.stat().st_size:,} bytes) from {url}")
 
 
@@ -77,10 +91,14 @@ def main() -> None:
     client = MlflowClient(store)
     exp = client.get_experiment_by_name(tracking.experiment_name())
     if exp is None:
-        raise SystemExit(f"no experiment '{tracking.experiment_name()}' in {store}: "
-                         "run `memrecall sync` first")
-    runs = client.search_runs([exp.experiment_id], order_by=["attributes.start_time DESC"],
-                              filter_string="tags.`mlflow.runType` = 'genai_evaluate'")
+        raise SystemExit(
+            f"no experiment '{tracking.experiment_name()}' in {store}: run `memrecall sync` first"
+        )
+    runs = client.search_runs(
+        [exp.experiment_id],
+        order_by=["attributes.start_time DESC"],
+        filter_string="tags.`mlflow.runType` = 'genai_evaluate'",
+    )
     run = args.run or (runs[0].info.run_id if runs else None)
     other = args.compare or (runs[1].info.run_id if len(runs) > 1 else None)
     if run is None:
@@ -95,12 +113,29 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memrecall-mlflow-ui-") as tmp:
         log = open(Path(tmp) / "server.log", "w")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mlflow", "server", "--host", host, "--port", str(port),
-             "--allowed-hosts", f"{host},{host}:{port}",
-             "--cors-allowed-origins", f"http://{host}:{port}",
-             "--workers", "1", "--backend-store-uri", store],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+            [
+                sys.executable,
+                "-m",
+                "mlflow",
+                "server",
+                "--host",
+                host,
+                "--port",
+                str(port),
+                "--allowed-hosts",
+                f"{host},{host}:{port}",
+                "--cors-allowed-origins",
+                f"http://{host}:{port}",
+                "--workers",
+                "1",
+                "--backend-store-uri",
+                store,
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        )
         url = f"http://{host}:{port}"
         try:
             _wait_up(url, proc)
@@ -108,8 +143,11 @@ def main() -> None:
             if args.pages in ("traces", "both"):
                 screenshot(f"{base}/runs/{run}/traces", out / "mlflow_run_traces.png")
             if other and args.pages in ("compare", "both"):
-                screenshot(f"{base}/evaluation-runs?selectedRunUuid={run}&compareToRunUuid={other}",
-                           out / "mlflow_compare_runs.png", width=1800)
+                screenshot(
+                    f"{base}/evaluation-runs?selectedRunUuid={run}&compareToRunUuid={other}",
+                    out / "mlflow_compare_runs.png",
+                    width=1800,
+                )
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             log.close()

@@ -32,17 +32,36 @@ from _env import REPO
 
 DATA = REPO.parent / "shared" / "data"
 ORACLE = DATA / "longmemeval" / "longmemeval_oracle.json"
-HYPOTHESES = (DATA / "judge" / "auditcrux_F1_s.jsonl.eval-results-gpt-4o.gz",
-              DATA / "judge" / "auditcrux_C0_s.jsonl.eval-results-gpt-4o.gz")
+HYPOTHESES = (
+    DATA / "judge" / "auditcrux_F1_s.jsonl.eval-results-gpt-4o.gz",
+    DATA / "judge" / "auditcrux_C0_s.jsonl.eval-results-gpt-4o.gz",
+)
 
 
 def run_experiment(repo: Path, env: dict, name: str, hypotheses: Path, data: Path) -> float:
     from repo_copy import dvc
 
     t0 = time.perf_counter()
-    dvc(repo, env, "exp", "run", "-n", name, "-S", "dataset=local",
-        "-S", f"dataset.path={data}", "-S", "retrieval=oracle", "-S", "reader=file",
-        "-S", f"reader.path={hypotheses}", "-S", "judge=rule")
+    dvc(
+        repo,
+        env,
+        "exp",
+        "run",
+        "-n",
+        name,
+        "-S",
+        "dataset=local",
+        "-S",
+        f"dataset.path={data}",
+        "-S",
+        "retrieval=oracle",
+        "-S",
+        "reader=file",
+        "-S",
+        f"reader.path={hypotheses}",
+        "-S",
+        "judge=rule",
+    )
     return time.perf_counter() - t0
 
 
@@ -65,15 +84,25 @@ def counts(repo: Path) -> dict:
     client = MlflowClient(uri)
     exp = client.get_experiment_by_name(tracking.experiment_name())
     runs = client.search_runs([exp.experiment_id])
-    out = {"runs": len(runs), "traces": 0, "expectations": 0, "feedback": 0,
-           "feedback_errors": 0, "linked_prompts": 0}
+    out = {
+        "runs": len(runs),
+        "traces": 0,
+        "expectations": 0,
+        "feedback": 0,
+        "feedback_errors": 0,
+        "linked_prompts": 0,
+    }
     ids = {r.info.run_id for r in runs}
     for run in runs:
         token = None
         while True:
-            page = client.search_traces(locations=[exp.experiment_id],
-                                        run_id=run.info.run_id, max_results=500,
-                                        page_token=token, include_spans=False)
+            page = client.search_traces(
+                locations=[exp.experiment_id],
+                run_id=run.info.run_id,
+                max_results=500,
+                page_token=token,
+                include_spans=False,
+            )
             for t in page:
                 out["traces"] += 1
                 ids.add(t.info.trace_id)
@@ -88,18 +117,28 @@ def counts(repo: Path) -> dict:
             token = page.token
             if not token:
                 break
-        out["linked_prompts"] += len(json.loads(client.get_run(run.info.run_id).data.tags.get(
-            "mlflow.linkedPrompts", "[]")))
+        out["linked_prompts"] += len(
+            json.loads(client.get_run(run.info.run_id).data.tags.get("mlflow.linkedPrompts", "[]"))
+        )
     return out, ids
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", default=None, help="keep the project copy (and mlflow.db) here")
-    ap.add_argument("--hyp", nargs=2, type=Path, default=HYPOTHESES,
-                    help="two hypothesis files (official format), one per run")
-    ap.add_argument("--data", type=Path, default=ORACLE,
-                    help="the questions the hypotheses answer (LongMemEval format)")
+    ap.add_argument(
+        "--hyp",
+        nargs=2,
+        type=Path,
+        default=HYPOTHESES,
+        help="two hypothesis files (official format), one per run",
+    )
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=ORACLE,
+        help="the questions the hypotheses answer (LongMemEval format)",
+    )
     a = ap.parse_args()
 
     from repo_copy import copy_repo, pipeline_env
@@ -112,15 +151,20 @@ def main() -> None:
     names = []
     for i, hyp in enumerate(a.hyp):
         name = f"replay-{hyp.name.split('.')[0]}"
-        print(f"dvc exp run {name} ({a.data.name}, reader=file {hyp.name}, judge=rule): "
-              f"{run_experiment(repo, env, name, hyp, a.data):.0f} s", flush=True)
+        print(
+            f"dvc exp run {name} ({a.data.name}, reader=file {hyp.name}, judge=rule): "
+            f"{run_experiment(repo, env, name, hyp, a.data):.0f} s",
+            flush=True,
+        )
         names.append(name)
 
     print(f"\nmemrecall sync, sqlite store {repo / 'mlflow.db'}:")
     rows = []
-    for label, args in ((f"first sync, {names[0]}", names[:1]),
-                        (f"first sync, {names[1]} (the other unchanged)", []),
-                        ("re-sync of both", [])):
+    for label, args in (
+        (f"first sync, {names[0]}", names[:1]),
+        (f"first sync, {names[1]} (the other unchanged)", []),
+        ("re-sync of both", []),
+    ):
         secs = sync(repo, env, *args)
         c, ids = counts(repo)
         rows.append((label, secs, c, ids))

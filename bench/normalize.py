@@ -30,7 +30,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_cleaned_dev100.json.gz"
+DEFAULT_DATA = (
+    REPO.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_cleaned_dev100.json.gz"
+)
 
 
 def child(path: str, out: str) -> None:
@@ -40,17 +42,31 @@ def child(path: str, out: str) -> None:
     t0 = time.perf_counter()
     from memrecall.compose import compose_config
 
-    cfg = compose_config(["dataset=local", f"dataset.path={path}"],
-                         root=Path(__file__).resolve().parents[1])["dataset"]
+    cfg = compose_config(
+        ["dataset=local", f"dataset.path={path}"], root=Path(__file__).resolve().parents[1]
+    )["dataset"]
     cfg["name"] = "bench"
     out = Path(out)
-    summ = run_download(cfg, questions=out / "questions.parquet", sessions=out / "sessions.parquet",
-                        turns=out / "turns.parquet", card_path=out / "data_card.md",
-                        raw_dir=out / "raw")
+    summ = run_download(
+        cfg,
+        questions=out / "questions.parquet",
+        sessions=out / "sessions.parquet",
+        turns=out / "turns.parquet",
+        card_path=out / "data_card.md",
+        raw_dir=out / "raw",
+    )
     t = {"total": time.perf_counter() - t0}
-    print(json.dumps({"phases": t, "peak_rss_mb": _vm_hwm_mb(), "questions": summ["n_questions"],
-                      "sessions": [summ["sessions_total"], summ["sessions_unique"]],
-                      "turns": [summ["turns_total"], summ["turns_unique"]]}))
+    print(
+        json.dumps(
+            {
+                "phases": t,
+                "peak_rss_mb": _vm_hwm_mb(),
+                "questions": summ["n_questions"],
+                "sessions": [summ["sessions_total"], summ["sessions_unique"]],
+                "turns": [summ["turns_total"], summ["turns_unique"]],
+            }
+        )
+    )
 
 
 def _vm_hwm_mb() -> float:
@@ -60,15 +76,19 @@ def _vm_hwm_mb() -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     import resource
+
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure(path: Path, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, "--child", str(path), str(out)],
-                            stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "HF_HUB_DISABLE_PROGRESS_BARS": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--child", str(path), str(out)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HF_HUB_DISABLE_PROGRESS_BARS": "1"},
+    )
     stdout = proc.stdout.read()
     # CPU seconds (user + sys) of the child: robust to other load on a shared machine, unlike
     # wall time.
@@ -79,15 +99,17 @@ def measure(path: Path, out: Path) -> dict:
     if proc.returncode:
         raise SystemExit(f"child failed on {path} (exit {proc.returncode})")
     res = json.loads(stdout.strip().splitlines()[-1])
-    res.update(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime,
-               file_mb=path.stat().st_size / 1e6)
+    res.update(
+        wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime, file_mb=path.stat().st_size / 1e6
+    )
     return res
 
 
 def build_synthetic(src: Path, dst: Path, n_questions: int = 500, target_mb: float = 277.0) -> None:
     """Full-S-sized file from the dev file (see module doc)."""
-    from memrecall.benchmarks.longmemeval.data import load_records
     import orjson
+
+    from memrecall.benchmarks.longmemeval.data import load_records
 
     base = load_records(src)
     out = []
@@ -114,7 +136,8 @@ def build_synthetic(src: Path, dst: Path, n_questions: int = 500, target_mb: flo
             r, donor = out[j % len(out)], base[(j * 7 + 3) % len(base)]
             i = j % len(donor["haystack_sessions"])
             r["haystack_session_ids"] = r["haystack_session_ids"] + [
-                f"{donor['haystack_session_ids'][i]}~pad{j}"]
+                f"{donor['haystack_session_ids'][i]}~pad{j}"
+            ]
             r["haystack_dates"] = r["haystack_dates"] + [r["haystack_dates"][-1]]
             r["haystack_sessions"] = r["haystack_sessions"] + [donor["haystack_sessions"][i]]
     elif len(data) > target:
@@ -130,8 +153,14 @@ def build_synthetic(src: Path, dst: Path, n_questions: int = 500, target_mb: flo
     dst.write_bytes(data)
 
 
-def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int = 500,
-                      unique_frac: float = 0.5, seed: int = 0) -> dict:
+def build_synthetic_m(
+    src: Path,
+    dst: Path,
+    target_gb: float,
+    n_questions: int = 500,
+    unique_frac: float = 0.5,
+    seed: int = 0,
+) -> dict:
     """A LongMemEval-M-shaped file of about `target_gb`, written question by question.
 
     Each of the n_questions haystacks holds its dev question's own evidence sessions (renamed
@@ -142,14 +171,16 @@ def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int =
     sessions are dev sessions under new ids (`<id>~p<k>`), dated from the dev dates.
     """
     import orjson
+
     from memrecall.benchmarks.longmemeval.data import load_records
 
     base = load_records(src)
     rng = random.Random(seed)
     sessions, dates = {}, []
     for r in base:
-        for sid, d, turns in zip(r["haystack_session_ids"], r["haystack_dates"],
-                                 r["haystack_sessions"]):
+        for sid, d, turns in zip(
+            r["haystack_session_ids"], r["haystack_dates"], r["haystack_sessions"]
+        ):
             sessions.setdefault(sid, turns)
             dates.append(d)
     pool_src = sorted(sessions)
@@ -157,8 +188,10 @@ def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int =
     per_q = max(2, round(target_gb * 1e9 / n_questions / avg))
     fill_per_q = per_q - 2
     pool_n = max(fill_per_q, round(unique_frac * n_questions * fill_per_q))
-    pool = [(f"{pool_src[i % len(pool_src)]}~p{i // len(pool_src)}", pool_src[i % len(pool_src)])
-            for i in range(pool_n)]
+    pool = [
+        (f"{pool_src[i % len(pool_src)]}~p{i // len(pool_src)}", pool_src[i % len(pool_src)])
+        for i in range(pool_n)
+    ]
     pool_map = dict(pool)
     with open(dst, "wb") as f:
         f.write(b"[")
@@ -169,11 +202,14 @@ def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int =
             src_of = {f"{s}~q{qi}": s for s in ev}
             hay_dates = sorted(rng.choice(dates) for _ in ids)
             rng.shuffle(ids)
-            out = {**{k: v for k, v in rec.items() if not k.startswith("haystack_")},
-                   "question_id": f"m{qi}_{rec['question_id']}",
-                   "answer_session_ids": [f"{s}~q{qi}" for s in ev],
-                   "haystack_session_ids": ids, "haystack_dates": hay_dates,
-                   "haystack_sessions": [sessions[src_of.get(s) or pool_map[s]] for s in ids]}
+            out = {
+                **{k: v for k, v in rec.items() if not k.startswith("haystack_")},
+                "question_id": f"m{qi}_{rec['question_id']}",
+                "answer_session_ids": [f"{s}~q{qi}" for s in ev],
+                "haystack_session_ids": ids,
+                "haystack_dates": hay_dates,
+                "haystack_sessions": [sessions[src_of.get(s) or pool_map[s]] for s in ids],
+            }
             data = orjson.dumps(out)
             f.write(data if qi == 0 else b"," + data)
         f.write(b"]")
@@ -181,9 +217,11 @@ def build_synthetic_m(src: Path, dst: Path, target_gb: float, n_questions: int =
 
 
 def _row(name: str, r: dict) -> str:
-    return (f"{name:<22}{r['file_mb']:>9.1f}{r['questions']:>10}"
-            f"{'%d/%d' % tuple(r['sessions']):>25}{'%d/%d' % tuple(r['turns']):>25}"
-            f"{r['wall_s']:>8.1f}{r['cpu_s']:>8.1f}{r['peak_rss_mb']:>13.0f}")
+    return (
+        f"{name:<22}{r['file_mb']:>9.1f}{r['questions']:>10}"
+        f"{'%d/%d' % tuple(r['sessions']):>25}{'%d/%d' % tuple(r['turns']):>25}"
+        f"{r['wall_s']:>8.1f}{r['cpu_s']:>8.1f}{r['peak_rss_mb']:>13.0f}"
+    )
 
 
 def main() -> None:
@@ -192,8 +230,13 @@ def main() -> None:
     ap.add_argument("--oracle", default=str(DEFAULT_DATA.with_name("longmemeval_oracle.json")))
     ap.add_argument("--questions", type=int, default=500)
     ap.add_argument("--target-mb", type=float, default=277.0)
-    ap.add_argument("--m-sizes", type=float, nargs="*", default=[],
-                    help="synthetic M-shaped files of these sizes in GB (e.g. 0.25 0.5 1 2.7)")
+    ap.add_argument(
+        "--m-sizes",
+        type=float,
+        nargs="*",
+        default=[],
+        help="synthetic M-shaped files of these sizes in GB (e.g. 0.25 0.5 1 2.7)",
+    )
     ap.add_argument("--unique-frac", type=float, default=0.5)
     ap.add_argument("--skip-s", action="store_true", help="only the M-shaped files")
     ap.add_argument("--tmp", default="/tmp", help="where synthetic files go (not the repo)")
@@ -202,9 +245,11 @@ def main() -> None:
     if a.child:
         child(*a.child)
         return
-    print(f"{'input':<22}{'file MB':>9}{'questions':>10}{'sessions (total/unique)':>25}"
-          f"{'turns (total/unique)':>25}{'wall s':>8}{'cpu s':>8}{'peak RSS MB':>13}",
-          flush=True)
+    print(
+        f"{'input':<22}{'file MB':>9}{'questions':>10}{'sessions (total/unique)':>25}"
+        f"{'turns (total/unique)':>25}{'wall s':>8}{'cpu s':>8}{'peak RSS MB':>13}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="memrecall_bench_", dir=a.tmp) as tmp:
         tmp = Path(tmp)
         if not a.skip_s:
@@ -221,9 +266,12 @@ def main() -> None:
             info = build_synthetic_m(Path(a.data), synth, gb, a.questions, a.unique_frac)
             built = time.perf_counter() - t0
             r = measure(synth, tmp / "out")
-            print(_row(f"synthetic M {gb:g} GB", r) + f"   ({info['sessions_per_question']} "
-                  f"sessions/question, pool {info['pool']:,}; built in {built:.0f} s; "
-                  f"{r['cpu_s'] / (r['file_mb'] / 1e3):.1f} cpu s/GB)", flush=True)
+            print(
+                _row(f"synthetic M {gb:g} GB", r) + f"   ({info['sessions_per_question']} "
+                f"sessions/question, pool {info['pool']:,}; built in {built:.0f} s; "
+                f"{r['cpu_s'] / (r['file_mb'] / 1e3):.1f} cpu s/GB)",
+                flush=True,
+            )
             synth.unlink()
 
 

@@ -81,12 +81,14 @@ def main(argv=None) -> None:
     questions, sessions, turns = ds.questions, ds.sessions, ds.turns
     questions = scale_haystacks(questions, sessions, args.haystack_scale, args.scale_seed)
     gold = question_gold(questions, turns)
-    qinfo = {q: (t, text) for q, t, text in
-             questions.select("question_id", "question_type", "question").iter_rows()}
+    qinfo = {
+        q: (t, text)
+        for q, t, text in questions.select("question_id", "question_type", "question").iter_rows()
+    }
 
     ranks: dict[str, dict[tuple[str, str], int]] = {}
     top: dict[str, list[str]] = {}  # the first method's ranking, for --show-top
-    key_text: dict[str, str] = {}   # a session's key (its first unit's text)
+    key_text: dict[str, str] = {}  # a session's key (its first unit's text)
     cfg0 = load_cfg("embedder", "minilm", {})
     for name in args.methods:
         eset, rset = METHODS[name]
@@ -95,8 +97,9 @@ def main(argv=None) -> None:
         enc = CachedEncoder(ecfg)
         emb = build_embeddings(sessions, turns, ecfg, enc)
         cands = retrieve(questions, emb, rcfg, ecfg, encoder=enc)
-        ranks[name] = {(q, s): r for q, r, s in
-                       cands.select("question_id", "rank", "session_id").iter_rows()}
+        ranks[name] = {
+            (q, s): r for q, r, s in cands.select("question_id", "rank", "session_id").iter_rows()
+        }
         if not top:
             for q, sid in cands.select("question_id", "session_id").iter_rows():
                 top.setdefault(q, []).append(sid)
@@ -108,9 +111,12 @@ def main(argv=None) -> None:
     window, max_chars = int(cfg0["max_length"]) - 2, int(cfg0["max_chars"])
     marked = answer_turns(turns)
     user = {}
-    for sid, idx, role, content in (turns.filter(turns["role"] == "user")
-                                    .select("session_id", "turn_index", "role", "content")
-                                    .sort("session_id", "turn_index").iter_rows()):
+    for sid, idx, role, content in (
+        turns.filter(turns["role"] == "user")
+        .select("session_id", "turn_index", "role", "content")
+        .sort("session_id", "turn_index")
+        .iter_rows()
+    ):
         user.setdefault(sid, []).append((int(idx), content or ""))
 
     def where(sid):
@@ -140,28 +146,37 @@ def main(argv=None) -> None:
                 s[3].append(at_tok)
                 s[4].append(ntok)
 
-    print(f"gold sessions whose evidence (first has_answer user turn) starts beyond the "
-          f"encoder window ({window} tokens) / beyond max_chars ({max_chars}):")
+    print(
+        f"gold sessions whose evidence (first has_answer user turn) starts beyond the "
+        f"encoder window ({window} tokens) / beyond max_chars ({max_chars}):"
+    )
     for key, (n, beyond_w, beyond_c, at, length) in sorted(stats.items()):
-        print(f"  {key:28} n={n:3}  beyond window {beyond_w:3} ({beyond_w / n:.0%})  "
-              f"beyond max_chars {beyond_c:3} ({beyond_c / n:.0%})  evidence at token 0: "
-              f"{sum(a == 0 for a in at) / n:.0%}, median token {statistics.median(at):.0f}; "
-              f"key median {statistics.median(length):.0f} tokens")
+        print(
+            f"  {key:28} n={n:3}  beyond window {beyond_w:3} ({beyond_w / n:.0%})  "
+            f"beyond max_chars {beyond_c:3} ({beyond_c / n:.0%})  evidence at token 0: "
+            f"{sum(a == 0 for a in at) / n:.0%}, median token {statistics.median(at):.0f}; "
+            f"key median {statistics.median(length):.0f} tokens"
+        )
     listed = set(args.types or [])
     head = " ".join(f"{m[:13]:>13}" for m in args.methods)
-    print(f"\n{'question':12} {'type':10} {'chars':>6} {'tokens':>6} {'ev@tok':>6} {head}  "
-          f"question text")
+    print(
+        f"\n{'question':12} {'type':10} {'chars':>6} {'tokens':>6} {'ev@tok':>6} {head}  "
+        f"question text"
+    )
     for qid, qtype, text, sid, chars, ntok, at_char, at_tok, r in rows:
         miss = any(v > args.k for v in r.values())
         if miss or qtype in listed or "all" in listed:
             cells = " ".join(f"{v:>13}" for v in r.values())
-            print(f"{qid[:12]:12} {qtype[:10]:10} {chars:6} {ntok:6} {at_tok:6} {cells}  "
-                  f"{text[:90]}")
+            print(
+                f"{qid[:12]:12} {qtype[:10]:10} {chars:6} {ntok:6} {at_tok:6} {cells}  {text[:90]}"
+            )
             if args.show_top:
                 print(f"    gold {sid}: {key_text.get(sid, '')[:160]!r}")
-                for i, other in enumerate(top.get(qid, [])[:args.show_top], start=1):
-                    print(f"    {args.methods[0]} #{i}{' (gold)' if other == sid else ''}: "
-                          f"{key_text.get(other, '')[:160]!r}")
+                for i, other in enumerate(top.get(qid, [])[: args.show_top], start=1):
+                    print(
+                        f"    {args.methods[0]} #{i}{' (gold)' if other == sid else ''}: "
+                        f"{key_text.get(other, '')[:160]!r}"
+                    )
 
 
 if __name__ == "__main__":

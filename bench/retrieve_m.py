@@ -39,8 +39,10 @@ def configs(method: str, units: int) -> tuple[dict, dict]:
     """(embedder, retrieval) as the pipeline composes them."""
     from retrieval import load_cfg  # bench/retrieval.py
 
-    return (load_cfg("embedder", "minilm", {"granularity": "sentence" if units > 1 else "session"}),
-            load_cfg("retrieval", method, {}))
+    return (
+        load_cfg("embedder", "minilm", {"granularity": "sentence" if units > 1 else "session"}),
+        load_cfg("retrieval", method, {}),
+    )
 
 
 def build(tmp: Path, n_q: int, hay: int, unique: int, units: int = 1, seed: int = 0) -> None:
@@ -53,19 +55,25 @@ def build(tmp: Path, n_q: int, hay: int, unique: int, units: int = 1, seed: int 
     from memrecall.retrieval.embed import vectors_column
     from memrecall.retrieval.embedders import embedding_space
     from memrecall.retrieval.store import vector_store
+
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in range(20_000)]
     sids = [f"s{i:07d}" for i in range(unique)]
     qids = [f"q{i:04d}" for i in range(n_q)]
     hays = [sorted(rng.choice(unique, size=hay, replace=False).tolist()) for _ in qids]
-    questions = pl.DataFrame({
-        "question_id": qids, "question_type": ["multi-session"] * n_q,
-        "is_abstention": [False] * n_q, "question": [f"question {q} about w{i}" for i, q in
-                                                     enumerate(qids)],
-        "answer": ["x"] * n_q, "question_date": ["2023/06/01 (Thu) 10:00"] * n_q,
-        "haystack_session_ids": [[sids[j] for j in h] for h in hays],
-        "answer_session_ids": [[sids[h[0]]] for h in hays],
-        "haystack_dates": [["2023/05/01 (Mon) 10:00"] * hay] * n_q})
+    questions = pl.DataFrame(
+        {
+            "question_id": qids,
+            "question_type": ["multi-session"] * n_q,
+            "is_abstention": [False] * n_q,
+            "question": [f"question {q} about w{i}" for i, q in enumerate(qids)],
+            "answer": ["x"] * n_q,
+            "question_date": ["2023/06/01 (Thu) 10:00"] * n_q,
+            "haystack_session_ids": [[sids[j] for j in h] for h in hays],
+            "answer_session_ids": [[sids[h[0]]] for h in hays],
+            "haystack_dates": [["2023/05/01 (Mon) 10:00"] * hay] * n_q,
+        }
+    )
     write_table(questions, tmp / "questions.parquet", table="questions", stage="bench")
     vecs = rng.standard_normal((unique, DIM), dtype=np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
@@ -75,19 +83,29 @@ def build(tmp: Path, n_q: int, hay: int, unique: int, units: int = 1, seed: int 
     if units > 1:  # the key, then sentence-sized units: rows grouped by session, key first
         unit_ids = [f"{s}_s{j}" for s in sids for j in range(units)]
         unit_sids = [s for s in sids for _ in range(units)]
-        texts = [t if j == 0 else " ".join(pyrng.choices(words, k=16))
-                 for t in texts for j in range(units)]
+        texts = [
+            t if j == 0 else " ".join(pyrng.choices(words, k=16))
+            for t in texts
+            for j in range(units)
+        ]
         vecs = rng.standard_normal((len(texts), DIM), dtype=np.float32)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    tbl = pa.table({"unit_id": pa.array(unit_ids), "session_id": pa.array(unit_sids),
-                    "key_hash": pa.array([sha256_text(t) for t in texts]),
-                    "vector": vectors_column(vecs), "text": pa.array(texts)})
+    tbl = pa.table(
+        {
+            "unit_id": pa.array(unit_ids),
+            "session_id": pa.array(unit_sids),
+            "key_hash": pa.array([sha256_text(t) for t in texts]),
+            "vector": vectors_column(vecs),
+            "text": pa.array(texts),
+        }
+    )
     write_table(tbl, tmp / "embeddings.parquet", stage="bench")
     cfg, _ = configs("dense", units)
     qv = rng.standard_normal((n_q, DIM), dtype=np.float32)
     qv /= np.linalg.norm(qv, axis=1, keepdims=True)
     vector_store(embedding_space(cfg)).put_many(
-        zip([sha256_text(t) for t in questions.get_column("question").to_list()], qv))
+        zip([sha256_text(t) for t in questions.get_column("question").to_list()], qv)
+    )
 
 
 def child(tmp: str, method: str, limit: int, units: int) -> None:
@@ -104,13 +122,25 @@ def child(tmp: str, method: str, limit: int, units: int) -> None:
         write_table(q, qpath, table="questions", stage="bench")
     emb_cfg, ret_cfg = configs(method, units)
     t0, c0 = time.perf_counter(), time.process_time()
-    cands = run_retrieve(ret_cfg, emb_cfg, questions=str(qpath),
-                         embeddings=str(tmp / "embeddings.parquet"),
-                         out=str(tmp / f"candidates_{method}.parquet"))
+    cands = run_retrieve(
+        ret_cfg,
+        emb_cfg,
+        questions=str(qpath),
+        embeddings=str(tmp / "embeddings.parquet"),
+        out=str(tmp / f"candidates_{method}.parquet"),
+    )
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(json.dumps({"stage_s": dt, "stage_cpu_s": cpu, "candidates": cands.height,
-                      "questions": cands.get_column("question_id").n_unique(),
-                      "peak_rss_mb": _vm_hwm_mb()}))
+    print(
+        json.dumps(
+            {
+                "stage_s": dt,
+                "stage_cpu_s": cpu,
+                "candidates": cands.height,
+                "questions": cands.get_column("question_id").n_unique(),
+                "peak_rss_mb": _vm_hwm_mb(),
+            }
+        )
+    )
 
 
 def _vm_hwm_mb() -> float:
@@ -122,9 +152,12 @@ def _vm_hwm_mb() -> float:
 
 def measure(tmp: Path, method: str, limit: int, units: int) -> dict:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, __file__, "--child", str(tmp), method, str(limit),
-                           str(units)],
-                          capture_output=True, text=True, env=os.environ)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", str(tmp), method, str(limit), str(units)],
+        capture_output=True,
+        text=True,
+        env=os.environ,
+    )
     if proc.returncode:
         raise SystemExit(f"child failed ({method}):\n{proc.stderr[-3000:]}")
     res = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -151,21 +184,27 @@ def main() -> None:
         t0 = time.perf_counter()
         build(tmp, a.questions, a.haystack, a.unique, a.units_per_session)
         size = (tmp / "embeddings.parquet").stat().st_size / 1e6
-        print(f"synthetic: {a.questions} questions x {a.haystack} sessions = "
-              f"{a.questions * a.haystack:,} session instances, {a.unique:,} unique sessions "
-              f"x {a.units_per_session} units; "
-              f"embeddings.parquet {size:.0f} MB (built in {time.perf_counter() - t0:.0f} s)")
+        print(
+            f"synthetic: {a.questions} questions x {a.haystack} sessions = "
+            f"{a.questions * a.haystack:,} session instances, {a.unique:,} unique sessions "
+            f"x {a.units_per_session} units; "
+            f"embeddings.parquet {size:.0f} MB (built in {time.perf_counter() - t0:.0f} s)"
+        )
         for method in a.methods:
             limit = a.bm25_questions if method in ("bm25", "hybrid") else 0
             r = measure(tmp, method, limit, a.units_per_session)
             n = r["questions"]
-            line = (f"{method:<7} {n} questions: stage {r['stage_s']:.1f} s wall, "
-                    f"{r['stage_cpu_s']:.1f} s CPU ({n / r['stage_cpu_s']:.1f} questions per "
-                    f"CPU second), process {r['wall_s']:.1f} s, peak RSS "
-                    f"{r['peak_rss_mb']:.0f} MB")
+            line = (
+                f"{method:<7} {n} questions: stage {r['stage_s']:.1f} s wall, "
+                f"{r['stage_cpu_s']:.1f} s CPU ({n / r['stage_cpu_s']:.1f} questions per "
+                f"CPU second), process {r['wall_s']:.1f} s, peak RSS "
+                f"{r['peak_rss_mb']:.0f} MB"
+            )
             if limit and limit < a.questions:
-                line += (f"; EXTRAPOLATED to {a.questions}: "
-                         f"~{r['stage_cpu_s'] / n * a.questions:.0f} CPU s")
+                line += (
+                    f"; EXTRAPOLATED to {a.questions}: "
+                    f"~{r['stage_cpu_s'] / n * a.questions:.0f} CPU s"
+                )
             print(line, flush=True)
 
 

@@ -34,8 +34,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class MeMeshRetriever:
     granularity = "session"
 
-    def __init__(self, fusion: str = "rrf", key: str = "user", rrf_k: float = 60.0,
-                 fts_weight: float = 0.6):
+    def __init__(
+        self, fusion: str = "rrf", key: str = "user", rrf_k: float = 60.0, fts_weight: float = 0.6
+    ):
         if fusion not in FUSIONS:
             raise ValueError(f"fusion must be one of {FUSIONS}, got {fusion!r}")
         if key not in ("user", "all"):
@@ -58,8 +59,11 @@ class FTSIndex:
         self.db.execute("CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='porter unicode61')")
         self.db.executemany(
             "INSERT INTO docs(rowid, body) VALUES (?, ?)",
-            [(i, "\n".join(t.content for t in s.turns if cfg.key == "all" or t.role == "user"))
-             for i, s in enumerate(haystack.sessions)])
+            [
+                (i, "\n".join(t.content for t in s.turns if cfg.key == "all" or t.role == "user"))
+                for i, s in enumerate(haystack.sessions)
+            ],
+        )
         if cfg.uses_vectors:
             v = haystack.vectors
             self.unit_pos = np.asarray([self.session_ids.index(s) for s in v.session_ids])
@@ -71,8 +75,9 @@ class FTSIndex:
         if not terms:
             return {}
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        rows = self.db.execute("SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ?",
-                               (match,)).fetchall()
+        rows = self.db.execute(
+            "SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ?", (match,)
+        ).fetchall()
         return {int(r): -float(s) for r, s in rows}
 
     def dense_scores(self, vector) -> np.ndarray:

@@ -30,10 +30,17 @@ Answer (short):"""
 
 
 class OpenAIReader:
-    def __init__(self, model: str, base_url_env: str = "LOCAL_OPENAI_BASE_URL",
-                 api_key_env: str | None = None, temperature: float = 0.0,
-                 max_tokens: int = 256, max_chars_per_session: int = 4000,
-                 input_cost_per_mtok: float = 0.0, output_cost_per_mtok: float = 0.0):
+    def __init__(
+        self,
+        model: str,
+        base_url_env: str = "LOCAL_OPENAI_BASE_URL",
+        api_key_env: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        max_chars_per_session: int = 4000,
+        input_cost_per_mtok: float = 0.0,
+        output_cost_per_mtok: float = 0.0,
+    ):
         self.model, self.base_url_env, self.api_key_env = model, base_url_env, api_key_env
         self.temperature, self.max_tokens = float(temperature), int(max_tokens)
         self.max_chars = int(max_chars_per_session)
@@ -47,34 +54,53 @@ class OpenAIReader:
 
             base_url = os.environ.get(self.base_url_env)
             if not base_url:
-                raise RuntimeError(f"set ${self.base_url_env} to the server's URL "
-                                   f"(e.g. http://127.0.0.1:8080/v1)")
+                raise RuntimeError(
+                    f"set ${self.base_url_env} to the server's URL (e.g. http://127.0.0.1:8080/v1)"
+                )
             key = os.environ.get(self.api_key_env) if self.api_key_env else None
-            self._client = AsyncOpenAI(base_url=base_url, api_key=key or "not-needed",
-                                       max_retries=0)
+            self._client = AsyncOpenAI(
+                base_url=base_url, api_key=key or "not-needed", max_retries=0
+            )
         return self._client
 
     def messages(self, question) -> list[dict]:
         # Sessions in date order, as LongMemEval's reader prompt shows them.
         sessions = sorted(question.sessions, key=lambda s: s.date or "")
-        history = "\n\n".join(
-            f"### Session {i} (date: {s.date})\n" + json.dumps(
-                [{"role": t.role, "content": t.content} for t in s.turns],
-                ensure_ascii=False)[:self.max_chars]
-            for i, s in enumerate(sessions, 1)) or "(no past sessions)"
-        return [{"role": "user", "content": PROMPT.format(
-            history=history, today=question.question_date, question=question.question)}]
+        history = (
+            "\n\n".join(
+                f"### Session {i} (date: {s.date})\n"
+                + json.dumps(
+                    [{"role": t.role, "content": t.content} for t in s.turns], ensure_ascii=False
+                )[: self.max_chars]
+                for i, s in enumerate(sessions, 1)
+            )
+            or "(no past sessions)"
+        )
+        return [
+            {
+                "role": "user",
+                "content": PROMPT.format(
+                    history=history, today=question.question_date, question=question.question
+                ),
+            }
+        ]
 
     async def answer(self, question) -> dict:
         resp = await self.client().chat.completions.create(
-            model=self.model, messages=self.messages(question),
-            temperature=self.temperature, max_tokens=self.max_tokens)
+            model=self.model,
+            messages=self.messages(question),
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+        )
         if not resp.choices:
             raise ValueError("the server answered without choices")
         usage = resp.usage
         n_in = int(getattr(usage, "prompt_tokens", 0) or 0)
         n_out = int(getattr(usage, "completion_tokens", 0) or 0)
-        return {"text": (resp.choices[0].message.content or "").strip(),
-                "model": resp.model or self.model,
-                "input_tokens": n_in, "output_tokens": n_out,
-                "cost_usd": (self.prices[0] * n_in + self.prices[1] * n_out) / 1e6}
+        return {
+            "text": (resp.choices[0].message.content or "").strip(),
+            "model": resp.model or self.model,
+            "input_tokens": n_in,
+            "output_tokens": n_out,
+            "cost_usd": (self.prices[0] * n_in + self.prices[1] * n_out) / 1e6,
+        }

@@ -42,8 +42,9 @@ def make_server(host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
                 return self._send(404, {"error": {"message": f"unknown route {self.path}"}})
             try:
                 req = json.loads(body)
-                messages = [{"role": m["role"], "content": str(m["content"])}
-                            for m in req["messages"]]
+                messages = [
+                    {"role": m["role"], "content": str(m["content"])} for m in req["messages"]
+                ]
                 max_tokens = int(req.get("max_tokens") or 256)
             except (ValueError, KeyError, TypeError) as e:
                 return self._send(400, {"error": {"message": f"bad request: {e}"}})
@@ -52,13 +53,27 @@ def make_server(host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
                     text, n_in, n_out = model.generate(messages, max_tokens)
             except Exception as e:  # e.g. the prompt exceeds the model's context
                 return self._send(400, {"error": {"message": f"{type(e).__name__}: {e}"}})
-            self._send(200, {
-                "id": f"chatcmpl-{time.time_ns()}", "object": "chat.completion",
-                "created": int(time.time()), "model": MODEL_NAME,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": n_in, "completion_tokens": n_out,
-                          "total_tokens": n_in + n_out}})
+            self._send(
+                200,
+                {
+                    "id": f"chatcmpl-{time.time_ns()}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": MODEL_NAME,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": text},
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": n_in,
+                        "completion_tokens": n_out,
+                        "total_tokens": n_in + n_out,
+                    },
+                },
+            )
 
         def _send(self, status: int, payload: dict) -> None:
             raw = json.dumps(payload).encode()
@@ -77,8 +92,7 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8080)
     args = ap.parse_args()
     server = make_server(args.host, args.port)
-    print(f"serving {MODEL_NAME} at http://{args.host}:{server.server_address[1]}/v1",
-          flush=True)
+    print(f"serving {MODEL_NAME} at http://{args.host}:{server.server_address[1]}/v1", flush=True)
     server.serve_forever()
 
 

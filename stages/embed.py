@@ -1,4 +1,5 @@
 """embed: key texts of every session (or round) → vectors, through the content-addressed cache."""
+
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section
@@ -8,8 +9,12 @@ from memrecall.stage import run_stage
 
 def main():
     params = load_params()
-    run_embed(section(params, "embedder"), sessions=paths.SESSIONS, turns=paths.TURNS,
-              out=paths.EMBEDDINGS)
+    run_embed(
+        section(params, "embedder"),
+        sessions=paths.SESSIONS,
+        turns=paths.TURNS,
+        out=paths.EMBEDDINGS,
+    )
 
 
 if __name__ == "__main__":

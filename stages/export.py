@@ -1,4 +1,5 @@
 """export: paper tables (Markdown, LaTeX, CSV) and figures from the DVC experiments."""
+
 import _bootstrap  # noqa: F401
 from memrecall.report.paper import export_paper_tables
 from memrecall.stage import run_stage

@@ -1,4 +1,5 @@
 """read: answer each question from its final candidate sessions with the configured reader."""
+
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section
@@ -8,9 +9,15 @@ from memrecall.stage import run_stage
 
 def main():
     params = load_params()
-    run_read(section(params, "reader"), questions=paths.QUESTIONS, sessions=paths.SESSIONS,
-             turns=paths.TURNS, candidates=paths.CANDIDATES_REWRITE, out=paths.ANSWERS,
-             prompts_out=paths.PROMPTS)
+    run_read(
+        section(params, "reader"),
+        questions=paths.QUESTIONS,
+        sessions=paths.SESSIONS,
+        turns=paths.TURNS,
+        candidates=paths.CANDIDATES_REWRITE,
+        out=paths.ANSWERS,
+        prompts_out=paths.PROMPTS,
+    )
 
 
 if __name__ == "__main__":

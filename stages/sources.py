@@ -1,5 +1,6 @@
 """sources: the sha256 of every file that params name (dataset.path, a dataset.question_ids
 file), so that editing such a file reruns download (see memrecall/data/sources.py)."""
+
 import _bootstrap  # noqa: F401
 from memrecall import paths
 from memrecall.config import load_params, section

@@ -7,12 +7,13 @@
 Driver knobs live under `sweep.` (++sweep.on_exists=skip, ++sweep.track=false, ...); they never
 reach params.yaml. See docs/sweeps-and-mlflow.md.
 """
+
 import sys
 
-import _bootstrap  # noqa: F401
 import hydra
 from omegaconf import DictConfig
 
+import _bootstrap  # noqa: F401
 from memrecall.stage import run_stage
 from memrecall.sweep import hydra_argv, hydra_job
 

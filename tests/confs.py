@@ -6,9 +6,8 @@ from __future__ import annotations
 import copy
 from functools import lru_cache
 
-from memrecall.compose import compose_config
-
 from conftest import REPO
+from memrecall.compose import compose_config
 
 
 @lru_cache(maxsize=None)

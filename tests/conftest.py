@@ -16,14 +16,15 @@ ORACLE_FILE = SHARED_DATA / "longmemeval_oracle.json"
 SAMPLE_FILE = REPO / "data" / "sample" / "longmemeval_s_cleaned_sample.json.gz"
 
 
-
 def shared_file(path: Path) -> Path:
     """A file of the real data in ../shared, which some tests need. Absent, the test fails with
     a clear message rather than skipping: a green run must mean those checks ran."""
     if not path.is_file():
-        pytest.fail(f"this test needs the real LongMemEval data at {path} (../shared/data/ beside "
-                    f"the checkout, read-only); it is absent",
-                    pytrace=False)
+        pytest.fail(
+            f"this test needs the real LongMemEval data at {path} (../shared/data/ beside "
+            f"the checkout, read-only); it is absent",
+            pytrace=False,
+        )
     return path
 
 

@@ -50,9 +50,18 @@ def default_answer(messages) -> str:
 
 
 class FakeOpenAIServer:
-    def __init__(self, *, latency: tuple[float, float] = (0.0, 0.0), rates: dict | None = None,
-                 seed: int = 0, answer=default_answer, reasoning_tokens: int = 0,
-                 hang_s: float = 30.0, retry_after: float | None = None, count_tokens=None):
+    def __init__(
+        self,
+        *,
+        latency: tuple[float, float] = (0.0, 0.0),
+        rates: dict | None = None,
+        seed: int = 0,
+        answer=default_answer,
+        reasoning_tokens: int = 0,
+        hang_s: float = 30.0,
+        retry_after: float | None = None,
+        count_tokens=None,
+    ):
         self.latency = latency
         # prompt tokens reported in usage: count_tokens(messages), else characters / 4
         self.count_tokens = count_tokens
@@ -65,12 +74,12 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._plans: dict[str, collections.deque] = {}
         self._stop = threading.Event()
-        self.requests: collections.Counter = collections.Counter()   # body key -> requests
-        self.answered: collections.Counter = collections.Counter()   # body key -> 200 answers
-        self.actions: collections.Counter = collections.Counter()    # action -> times served
+        self.requests: collections.Counter = collections.Counter()  # body key -> requests
+        self.answered: collections.Counter = collections.Counter()  # body key -> 200 answers
+        self.actions: collections.Counter = collections.Counter()  # action -> times served
         self.auth_headers: set[str] = set()
-        self.bodies: list[dict] = []                                   # every request body seen
-        self.paths: list[str] = []                                     # every POST path
+        self.bodies: list[dict] = []  # every request body seen
+        self.paths: list[str] = []  # every POST path
         self.in_flight = 0
         self.max_in_flight = 0
         self.usage_sent = {"prompt_tokens": 0, "completion_tokens": 0}  # over 200-ok answers
@@ -166,10 +175,14 @@ class FakeOpenAIServer:
 
     def stats(self) -> dict:
         with self._lock:
-            return {"total_requests": self.total_requests, "answered": sum(self.answered.values()),
-                    "max_in_flight": self.max_in_flight, "actions": dict(self.actions),
-                    "usage_sent": dict(self.usage_sent),
-                    "max_answers_per_body": max(self.answered.values(), default=0)}
+            return {
+                "total_requests": self.total_requests,
+                "answered": sum(self.answered.values()),
+                "max_in_flight": self.max_in_flight,
+                "actions": dict(self.actions),
+                "usage_sent": dict(self.usage_sent),
+                "max_answers_per_body": max(self.answered.values(), default=0),
+            }
 
     # ---- request handling ------------------------------------------------------------------
     def _choose(self, messages) -> str:
@@ -209,39 +222,72 @@ class FakeOpenAIServer:
             if delay:
                 time.sleep(delay)
             if action in ("429", "500", "503"):
-                headers = {"Retry-After": str(self.retry_after)} if (
-                    action == "429" and self.retry_after is not None) else None
-                msg = {"429": "rate limit reached", "500": "internal error",
-                       "503": "overloaded"}[action]
+                headers = (
+                    {"Retry-After": str(self.retry_after)}
+                    if (action == "429" and self.retry_after is not None)
+                    else None
+                )
+                msg = {"429": "rate limit reached", "500": "internal error", "503": "overloaded"}[
+                    action
+                ]
                 err = {"error": {"message": msg, "type": "server_error", "code": action}}
                 h._send(int(action), json.dumps(err).encode(), headers)
                 return
             if action == "echo401":
-                err = {"error": {"message": f"invalid key in header {auth!r}",
-                                 "type": "invalid_request_error", "code": "invalid_api_key"}}
+                err = {
+                    "error": {
+                        "message": f"invalid key in header {auth!r}",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                }
                 h._send(401, json.dumps(err).encode())
                 return
             if action == "malformed":
                 h._send(200, b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "tru')
                 return
             if action == "nochoices":
-                h._send(200, json.dumps({"id": "chatcmpl-x", "object": "chat.completion",
-                                         "created": 0, "model": body.get("model"),
-                                         "choices": []}).encode())
+                h._send(
+                    200,
+                    json.dumps(
+                        {
+                            "id": "chatcmpl-x",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model"),
+                            "choices": [],
+                        }
+                    ).encode(),
+                )
                 return
             text = "" if action == "empty" else self.answer(messages)
-            prompt_tokens = (self.count_tokens(messages) if self.count_tokens else
-                             max(1, sum(len(str(m.get("content", ""))) for m in messages) // 4))
+            prompt_tokens = (
+                self.count_tokens(messages)
+                if self.count_tokens
+                else max(1, sum(len(str(m.get("content", ""))) for m in messages) // 4)
+            )
             completion_tokens = max(0, len(text.split())) + self.reasoning_tokens
-            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                     "total_tokens": prompt_tokens + completion_tokens}
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            }
             if self.reasoning_tokens:
                 usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
-            resp = {"id": "chatcmpl-" + key[:12], "object": "chat.completion", "created": 0,
-                    "model": body.get("model"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": usage}
+            resp = {
+                "id": "chatcmpl-" + key[:12],
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": text},
+                    }
+                ],
+                "usage": usage,
+            }
             with self._lock:
                 self.answered[key] += 1
                 self.usage_sent["prompt_tokens"] += prompt_tokens
@@ -259,8 +305,9 @@ def main(argv=None) -> None:
     ap.add_argument("--p500", type=float, default=0.0)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    srv = FakeOpenAIServer(latency=tuple(args.latency), seed=args.seed,
-                           rates={"429": args.p429, "500": args.p500}).start()
+    srv = FakeOpenAIServer(
+        latency=tuple(args.latency), seed=args.seed, rates={"429": args.p429, "500": args.p500}
+    ).start()
     print(srv.port, flush=True)
     try:
         while True:

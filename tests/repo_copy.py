@@ -20,8 +20,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def copy_repo(dst: Path, *, commit: bool = False) -> Path:
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     for rel in files:
         src = REPO / rel
         if src.is_file() and not rel.startswith(("reports/", "tests/")):
@@ -35,14 +40,18 @@ def copy_repo(dst: Path, *, commit: bool = False) -> Path:
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def subprocess_env(**extra: str) -> dict:
     """This venv first on PATH; no DVC_ROOT or MLFLOW_TRACKING_URI leaking in from outside."""
-    env = {**os.environ, **extra,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        **extra,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     for key in ("DVC_ROOT", "MLFLOW_TRACKING_URI"):
         env.pop(key, None)
     return env
@@ -71,8 +80,9 @@ def set_params(repo: Path, **changes) -> None:
 
 
 def dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dvc", *args], cwd=repo, env=env, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
 
@@ -87,9 +97,13 @@ def stages_run(proc: subprocess.CompletedProcess) -> list[str]:
 
 def compose(repo: Path, env: dict, *overrides: str) -> None:
     """`memrecall compose OVERRIDES` in the copy: params.yaml as `dvc exp run -S ...` makes it."""
-    proc = subprocess.run([sys.executable, "-m", "memrecall.cli", "compose", *overrides],
-                          cwd=repo, env={**env, "PYTHONPATH": str(repo / "src")},
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memrecall.cli", "compose", *overrides],
+        cwd=repo,
+        env={**env, "PYTHONPATH": str(repo / "src")},
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -97,13 +111,23 @@ def compose(repo: Path, env: dict, *overrides: str) -> None:
 # order: a single-session-user and a single-session-assistant question, enough for every
 # stage to have rows).
 SEED_OVERRIDES = ("dataset.limit=2",)
-ALL_STAGES = ["sources", "download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
-              "aggregate"]
+ALL_STAGES = [
+    "sources",
+    "download",
+    "embed",
+    "retrieve",
+    "rerank",
+    "rewrite",
+    "read",
+    "judge",
+    "aggregate",
+]
 
 
 @dataclass(frozen=True)
 class Project:
     """A DVC project on disk with the memrecall cache (LLM calls, vectors) its stages used."""
+
     repo: Path
     cache: Path
 
@@ -141,8 +165,12 @@ def clone_project(seed: Project, dst: Path) -> Project:
     .dvc/tmp is left behind (it is keyed by the project's path and rebuilt)."""
     dst.mkdir(parents=True, exist_ok=True)
     repo, cache = dst / "repo", dst / "cache"
-    shutil.copytree(seed.repo, repo, symlinks=True,
-                    ignore=lambda d, names: ["tmp"] if Path(d).name == ".dvc" else [])
+    shutil.copytree(
+        seed.repo,
+        repo,
+        symlinks=True,
+        ignore=lambda d, names: ["tmp"] if Path(d).name == ".dvc" else [],
+    )
     shutil.copytree(seed.cache, cache, symlinks=True)
     return Project(repo, cache)
 

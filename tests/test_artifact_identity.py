@@ -14,8 +14,13 @@ from memrecall.artifacts import inputs_hash, read_meta, write_table
 def test_runtime_nodes_never_reach_an_artifact(tmp_path):
     df = pl.DataFrame({"x": [1, 2]})
     base = {"reader": {"model": "m", "llm": {"temperature": 0.0}}}
-    noisy = {"reader": {"model": "m", "runtime": {"concurrency": 8, "max_cost_usd": 1.0},
-                        "llm": {"temperature": 0.0, "runtime": {"api_base": "http://x"}}}}
+    noisy = {
+        "reader": {
+            "model": "m",
+            "runtime": {"concurrency": 8, "max_cost_usd": 1.0},
+            "llm": {"temperature": 0.0, "runtime": {"api_base": "http://x"}},
+        }
+    }
     a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
     write_table(df, a, stage="t", params=base)
     write_table(df, b, stage="t", params=noisy)

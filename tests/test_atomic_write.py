@@ -32,8 +32,10 @@ def _leftovers(folder) -> list[str]:
 def test_every_writer_gives_the_umask_mode(tmp_path, umask_002):
     outs = [
         atomic_write_text(tmp_path / "r" / "metrics.json", "{}\n"),
-        by_type_bars([{"name": "run", "by_type": {"multi-session": 0.5}, "ci": {}}],
-                     tmp_path / "r" / "figures" / "by_type.png"),  # was 0600
+        by_type_bars(
+            [{"name": "run", "by_type": {"multi-session": 0.5}, "ci": {}}],
+            tmp_path / "r" / "figures" / "by_type.png",
+        ),  # was 0600
         write_gzip_json([{"question_id": "q1"}], tmp_path / "sample.json.gz"),  # was 0644
         write_table(pl.DataFrame({"a": [1]}), tmp_path / "a" / "t.parquet", stage="test"),
     ]

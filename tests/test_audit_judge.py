@@ -10,18 +10,26 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from confs import group
 from conftest import ORACLE_FILE, SHARED, shared_file
 from fake_openai_server import FakeOpenAIServer
 from memrecall import benchmarks
 from memrecall.audit import planting
 from memrecall.audit.leniency import audit_judges, main, planted_tables, rates, report_markdown
-from memrecall.judge.panel import member_configs
-from memrecall.audit.planting import (CLASSES, RIGHT, WRONG, Planted, either_or, names, plant,
-                                      plant_all)
+from memrecall.audit.planting import (
+    CLASSES,
+    RIGHT,
+    WRONG,
+    Planted,
+    either_or,
+    names,
+    plant,
+    plant_all,
+)
 from memrecall.eval.stats import wilson_interval
+from memrecall.judge.panel import member_configs
 from memrecall.llm.cache import read_journal
 from memrecall.schema import polars_schema
-from confs import group
 
 LOCOMO_DEV = SHARED / "data" / "locomo" / "locomo_dev2.json"
 LME = benchmarks.get("longmemeval")
@@ -41,44 +49,55 @@ def test_numbers_dates_and_periods():
     assert got["wrong_date"] == "14 March 2021" and got["date_format"] == "March 12, 2021"
     assert "wrong_number" not in got and "number_words" not in got
     got = by_class(plant("q3", "How long did the course last?", "3 weeks", []))
-    assert got["wrong_date"] == "5 weeks"          # two units: past an off-by-one tolerance
+    assert got["wrong_date"] == "5 weeks"  # two units: past an off-by-one tolerance
     assert got["unit_paraphrase"] == "21 days" and got["number_words"] == "three weeks"
     got = by_class(plant("q4", "How much did the lamp cost?", "$40", []))
     assert got["wrong_number"] == "$60" and "number_words" not in got  # money keeps digits
     # what the grader also accepts is not part of the answer
-    got = by_class(plant("q5", "How many days did it take?", "6 days. 7 days is also "
-                                                           "acceptable.", []))
+    got = by_class(
+        plant("q5", "How many days did it take?", "6 days. 7 days is also acceptable.", [])
+    )
     assert got["wrong_date"] == "8 days" and got["in_sentence"].count("acceptable") == 0
 
 
 def test_names_options_vague_and_abstention():
     pool = ["Harbor Street", "Quentin"]
-    got = by_class(plant("q1", "Who gave me the violin?", "My aunt Rosalind gave it to you.",
-                         pool))
-    assert got["swapped_entity"] in ("My aunt Harbor Street gave it to you",
-                                     "My aunt Quentin gave it to you")
+    got = by_class(plant("q1", "Who gave me the violin?", "My aunt Rosalind gave it to you.", pool))
+    assert got["swapped_entity"] in (
+        "My aunt Harbor Street gave it to you",
+        "My aunt Quentin gave it to you",
+    )
     assert got["vague"] and "Rosalind" not in got["vague"] and "violin" in got["vague"]
     assert got["abstention"] in planting._ABSTAIN
-    assert either_or("Which came first, the concert or the picnic?") == ("the concert",
-                                                                          "the picnic")
-    got = by_class(plant("q2", "Which came first, the concert or the picnic?", "The picnic",
-                         pool))
+    assert either_or("Which came first, the concert or the picnic?") == (
+        "the concert",
+        "the picnic",
+    )
+    got = by_class(plant("q2", "Which came first, the concert or the picnic?", "The picnic", pool))
     assert got["swapped_entity"] == "the concert"
     assert "wrong_number" not in got
     # a name the question holds is context; a quantity question's answer is its number
-    assert "swapped_entity" not in by_class(plant("q3", "How many times did I call Rosalind?",
-                                                  "I called Rosalind 3 times.", pool))
+    assert "swapped_entity" not in by_class(
+        plant("q3", "How many times did I call Rosalind?", "I called Rosalind 3 times.", pool)
+    )
     assert names("9:00 AM") == [] and names("Sunny Vale") == ["Sunny Vale"]
     assert names("Since 2016") == [] and names("It was in Lisbon, near Belem.") == [
-        "Lisbon", "Belem"]
+        "Lisbon",
+        "Belem",
+    ]
 
 
 def test_abstention_questions_and_rubrics_get_no_planted_answer():
-    rows = [{"question_id": "a", "question": "Q?", "answer": "5 apples", "is_abstention": False},
-            {"question_id": "b", "question": "Q?", "answer": "not mentioned",
-             "is_abstention": True},
-            {"question_id": "c", "question": "Q?", "answer": " ".join(["word"] * 30),
-             "is_abstention": False}]
+    rows = [
+        {"question_id": "a", "question": "Q?", "answer": "5 apples", "is_abstention": False},
+        {"question_id": "b", "question": "Q?", "answer": "not mentioned", "is_abstention": True},
+        {
+            "question_id": "c",
+            "question": "Q?",
+            "answer": " ".join(["word"] * 30),
+            "is_abstention": False,
+        },
+    ]
     planted, left = plant_all(rows)
     assert {p.question_id for p in planted} == {"a"}
     assert left == {"questions": 3, "abstention_questions": 1, "gold_too_long": 1}
@@ -103,32 +122,71 @@ def test_wilson_interval():
 
 
 def test_rates_count_errors_apart():
-    ps = [Planted("q1", "wrong_number", "x", False), Planted("q2", "wrong_number", "y", False),
-          Planted("q3", "wrong_number", "z", False), Planted("q1", "in_sentence", "w", True)]
-    r = rates(ps, {"q1::wrong_number": True, "q2::wrong_number": False,
-                   "q3::wrong_number": None, "q1::in_sentence": False})
-    assert r["wrong_number"] == {"kind": "false_accept", "n": 3, "judged": 2, "judge_errors": 1,
-                                 "errors": 1, "rate": 0.5, "ci": wilson_interval(1, 2)}
+    ps = [
+        Planted("q1", "wrong_number", "x", False),
+        Planted("q2", "wrong_number", "y", False),
+        Planted("q3", "wrong_number", "z", False),
+        Planted("q1", "in_sentence", "w", True),
+    ]
+    r = rates(
+        ps,
+        {
+            "q1::wrong_number": True,
+            "q2::wrong_number": False,
+            "q3::wrong_number": None,
+            "q1::in_sentence": False,
+        },
+    )
+    assert r["wrong_number"] == {
+        "kind": "false_accept",
+        "n": 3,
+        "judged": 2,
+        "judge_errors": 1,
+        "errors": 1,
+        "rate": 0.5,
+        "ci": wilson_interval(1, 2),
+    }
     assert r["in_sentence"]["kind"] == "false_reject" and r["in_sentence"]["rate"] == 1.0
 
 
 def _questions():
-    rows = [("q-n", "multi-session", "How many plants do I have?", "7 plants"),
-            ("q-d", "temporal-reasoning", "How many days did the trip take?", "4 days"),
-            ("q-e", "single-session-user", "Which city did I move to?", "I moved to Porto.")]
-    return pl.DataFrame([{"question_id": i, "question_type": t, "is_abstention": False,
-                          "question": q, "answer": a, "question_date": "2023/05/30 (Tue) 10:00",
-                          "haystack_session_ids": [], "answer_session_ids": []}
-                         for i, t, q, a in rows], schema=polars_schema("questions"))
+    rows = [
+        ("q-n", "multi-session", "How many plants do I have?", "7 plants"),
+        ("q-d", "temporal-reasoning", "How many days did the trip take?", "4 days"),
+        ("q-e", "single-session-user", "Which city did I move to?", "I moved to Porto."),
+    ]
+    return pl.DataFrame(
+        [
+            {
+                "question_id": i,
+                "question_type": t,
+                "is_abstention": False,
+                "question": q,
+                "answer": a,
+                "question_date": "2023/05/30 (Tue) 10:00",
+                "haystack_session_ids": [],
+                "answer_session_ids": [],
+            }
+            for i, t, q, a in rows
+        ],
+        schema=polars_schema("questions"),
+    )
 
 
-def test_an_llm_judge_that_says_yes_accepts_every_wrong_answer_and_pays_once(fresh_cache,
-                                                                            monkeypatch):
+def test_an_llm_judge_that_says_yes_accepts_every_wrong_answer_and_pays_once(
+    fresh_cache, monkeypatch
+):
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     q = _questions()
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
-        cfg = group("judge", "gpt4o", api_base=srv.url, api_key_env="MEMRECALL_FAKE_KEY",
-                    timeout_s=10, num_retries=0)
+        cfg = group(
+            "judge",
+            "gpt4o",
+            api_base=srv.url,
+            api_key_env="MEMRECALL_FAKE_KEY",
+            timeout_s=10,
+            num_retries=0,
+        )
         report = audit_judges(LME, q, {"yes-server": cfg, **member_configs(["rule"])})
         sent = srv.total_requests
         again = audit_judges(LME, q, {"yes-server": cfg})
@@ -157,8 +215,13 @@ def test_cli_writes_the_report(tmp_path, capsys):
     from memrecall.artifacts import write_table
 
     qp = tmp_path / "questions.parquet"
-    write_table(_questions(), qp, table="questions", stage="download",
-                extra_meta={benchmarks.META_KEY: "longmemeval"})
+    write_table(
+        _questions(),
+        qp,
+        table="questions",
+        stage="download",
+        extra_meta={benchmarks.META_KEY: "longmemeval"},
+    )
     main(["--questions", str(qp), "--out", str(tmp_path / "out")])
     data = json.loads((tmp_path / "out" / "judge_audit.json").read_text())
     assert set(data["judges"]) == {"rule"} and set(data["planted"]) == set(CLASSES)
@@ -172,12 +235,14 @@ def test_rule_judge_on_the_real_dev_files(path):
     shared_file(path)
     if path == LOCOMO_DEV:
         from memrecall.benchmarks.locomo import data as L
+
         recs = json.loads(path.read_text())
         q = L.normalise(recs, L.flatten(recs)).questions
         bench = benchmarks.get("locomo")
     else:
         from memrecall.benchmarks.longmemeval.data import normalise
         from memrecall.data.jsonfile import load_records
+
         q = normalise(load_records(path), str(path)).questions
         bench = LME
     report = audit_judges(bench, q, member_configs(["rule"]))

@@ -22,8 +22,9 @@ TIER = FIX / "100K"
 def tables(folders, tier=None):
     chats = read_chats(folders, tier)
     ids = {r["question_id"] for r in flat_records(chats)}
-    t, parts = normalise(chats, ids, BENCHMARK.polars_schema("questions"),
-                         BENCHMARK.polars_schema("sessions"))
+    t, parts = normalise(
+        chats, ids, BENCHMARK.polars_schema("questions"), BENCHMARK.polars_schema("sessions")
+    )
     turns = pl.concat([pl.from_arrow(p) for p in parts])
     return t, turns
 
@@ -48,8 +49,10 @@ def test_tables_sessions_are_exchanges_dated_by_their_batch():
     q, s = t.questions, t.sessions
     assert q.height == 20 and s.height == 8 and turns.height == 20
     assert s["session_id"][0] == "128K_1_b0001_t0001"
-    assert s.filter(pl.col("session_id") == "128K_1_b0002_t0001")["date"][0] \
+    assert (
+        s.filter(pl.col("session_id") == "128K_1_b0002_t0001")["date"][0]
         == "2024/02/02 (Fri) 00:00"
+    )
     # the first exchange holds the main question, the answer, the user's reply and its answer
     first = turns.filter(pl.col("session_id") == "128K_1_b0001_t0001")
     assert first["role"].to_list() == ["user", "assistant", "user", "assistant"]
@@ -107,12 +110,17 @@ def _broken(tmp_path, edit) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda d: d["knowledge_update"][1].pop("rubric"), "knowledge_update[1].rubric"),
-    (lambda d: d["temporal_reasoning"][0].update(source_chat_ids={"first_event": ["x"]}),
-     "temporal_reasoning[0].source_chat_ids"),
-    (lambda d: d["summarization"][0].pop("ideal_summary"), "summarization[0].ideal_summary"),
-])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda d: d["knowledge_update"][1].pop("rubric"), "knowledge_update[1].rubric"),
+        (
+            lambda d: d["temporal_reasoning"][0].update(source_chat_ids={"first_event": ["x"]}),
+            "temporal_reasoning[0].source_chat_ids",
+        ),
+        (lambda d: d["summarization"][0].pop("ideal_summary"), "summarization[0].ideal_summary"),
+    ],
+)
 def test_bad_question_names_file_question_and_field(tmp_path, edit, field):
     folder = _broken(tmp_path, edit)
     with pytest.raises(InputError) as e:
@@ -163,6 +171,9 @@ def test_plans_numbering_afresh_make_their_repeated_ids_ambiguous_evidence(tmp_p
 
 def test_question_records_for_the_planner():
     recs = BENCHMARK.question_records(TIER)
-    assert len(recs) == 40 and recs[0] == {"question_id": "128K_1_abstention_0",
-                                           "question_type": "abstention", "is_abstention": True,
-                                           "conversation_id": "128K_1"}
+    assert len(recs) == 40 and recs[0] == {
+        "question_id": "128K_1_abstention_0",
+        "question_type": "abstention",
+        "is_abstention": True,
+        "conversation_id": "128K_1",
+    }

@@ -97,17 +97,20 @@ def test_downloads_each_chats_files_pins_them_and_prefers_the_truncated_chat(ser
     got = source.fetch(cfg(server.url), tmp_path)
     root = tmp_path / "beam" / COMMIT
     assert got["file"] == root / "chats" / "100K" and got["commit"] == COMMIT
-    assert (root / "chats/100K/1/chat.json").read_bytes() == \
-        (FIX / "chats/100K/1/chat.json").read_bytes()
+    assert (root / "chats/100K/1/chat.json").read_bytes() == (
+        FIX / "chats/100K/1/chat.json"
+    ).read_bytes()
     assert (root / "chats/100K/2/chat_trunecated.json").is_file()
     assert not (root / "chats/100K/2/chat.json").exists()  # the released answerer never reads it
     pins = json.loads((root / "pins.json").read_text())
     assert pins["chats/100K/1/chat_trunecated.json"] == source.ABSENT
     assert len(pins["chats/100K/2/chat_trunecated.json"]) == 64
-    assert set(got["files"]) == {"chats/100K/1/probing_questions/probing_questions.json",
-                                 "chats/100K/1/chat.json",
-                                 "chats/100K/2/probing_questions/probing_questions.json",
-                                 "chats/100K/2/chat_trunecated.json"}
+    assert set(got["files"]) == {
+        "chats/100K/1/probing_questions/probing_questions.json",
+        "chats/100K/1/chat.json",
+        "chats/100K/2/probing_questions/probing_questions.json",
+        "chats/100K/2/chat_trunecated.json",
+    }
     # a second run is served from disk, without a request
     server.requests.clear()
     again = source.fetch(cfg(server.url), tmp_path)
@@ -151,8 +154,9 @@ def test_a_cut_download_resumes(server, tmp_path):
     source.fetch(cfg(server.url, chats=[1]), tmp_path)
     gets = [p for m, p in server.requests if m == "GET" and p == path]
     assert len(gets) == 2
-    assert (tmp_path / "beam" / COMMIT / "chats/100K/1/chat.json").read_bytes() == \
-        (FIX / "chats/100K/1/chat.json").read_bytes()
+    assert (tmp_path / "beam" / COMMIT / "chats/100K/1/chat.json").read_bytes() == (
+        FIX / "chats/100K/1/chat.json"
+    ).read_bytes()
 
 
 def test_bad_config_and_the_ten_million_tier(tmp_path):
@@ -169,16 +173,26 @@ def test_the_download_stage_with_dataset_beam(server, tmp_path):
     from memrecall.data.prepare import run_download
 
     out = tmp_path / "artifacts"
-    summary = run_download(cfg(server.url, chats=[2]), questions=out / "q.parquet",
-                           sessions=out / "s.parquet", turns=out / "t.parquet",
-                           card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
+    summary = run_download(
+        cfg(server.url, chats=[2]),
+        questions=out / "q.parquet",
+        sessions=out / "s.parquet",
+        turns=out / "t.parquet",
+        card_path=tmp_path / "card.md",
+        raw_dir=tmp_path / "raw",
+    )
     assert summary["n_questions"] == 20 and summary["sessions_unique"] == 6  # truncated chat
     assert read_meta(out / "q.parquet")["benchmark"] == "beam"
     assert read_table(out / "q.parquet", "questions")["tier"].unique().to_list() == ["128K"]
     card = (tmp_path / "card.md").read_text()
     assert COMMIT in card and "chat_trunecated.json" in card and "pins.json" in card
     # a later run of another subset reads only its own chats, though both are on disk now
-    summary = run_download(cfg(server.url, chats=[1]), questions=out / "q.parquet",
-                           sessions=out / "s.parquet", turns=out / "t.parquet",
-                           card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
+    summary = run_download(
+        cfg(server.url, chats=[1]),
+        questions=out / "q.parquet",
+        sessions=out / "s.parquet",
+        turns=out / "t.parquet",
+        card_path=tmp_path / "card.md",
+        raw_dir=tmp_path / "raw",
+    )
     assert summary["n_questions"] == 20 and summary["sessions_unique"] == 8

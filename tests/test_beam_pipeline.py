@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from confs import group
 
+from confs import group
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.benchmarks import of_artifact
 from memrecall.data.prepare import run_download
@@ -41,8 +41,9 @@ def downloaded(tmp_path):
     a.mkdir()
     cfg = group("dataset", "local", path=str(FIX / "100K"), question_types=None)
     paths = {k: a / f"{k}.parquet" for k in ("questions", "sessions", "turns")}
-    summary = run_download(cfg, **paths, card_path=tmp_path / "data_card.md",
-                           raw_dir=tmp_path / "raw")
+    summary = run_download(
+        cfg, **paths, card_path=tmp_path / "data_card.md", raw_dir=tmp_path / "raw"
+    )
     return a, paths, summary, tmp_path
 
 
@@ -61,11 +62,23 @@ def answers_frame(questions: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for qid, conv in questions.select("question_id", "conversation_id").iter_rows():
         key = qid.removeprefix(conv + "_")
-        rows.append({"question_id": qid, "hypothesis": HYP.get(key, "I don't know."),
-                     "model": "m", "prompt_id": "p", "request_hash": qid, "input_tokens": 1,
-                     "output_tokens": 1, "reasoning_tokens": 0, "cost_usd": 0.0,
-                     "latency_s": 0.1, "refused": False, "error": None,
-                     "context_session_ids": []})
+        rows.append(
+            {
+                "question_id": qid,
+                "hypothesis": HYP.get(key, "I don't know."),
+                "model": "m",
+                "prompt_id": "p",
+                "request_hash": qid,
+                "input_tokens": 1,
+                "output_tokens": 1,
+                "reasoning_tokens": 0,
+                "cost_usd": 0.0,
+                "latency_s": 0.1,
+                "refused": False,
+                "error": None,
+                "context_session_ids": [],
+            }
+        )
     return pl.DataFrame(rows)
 
 
@@ -73,8 +86,12 @@ def test_rule_judge_and_aggregate_by_ability(downloaded):
     a, paths, _, tmp = downloaded
     q = read_table(paths["questions"], "questions")
     write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
-    v = run_judge(group("judge", "rule"), questions=paths["questions"],
-                  answers=a / "answers.parquet", out=a / "verdicts.parquet")
+    v = run_judge(
+        group("judge", "rule"),
+        questions=paths["questions"],
+        answers=a / "answers.parquet",
+        out=a / "verdicts.parquet",
+    )
     score = dict(zip(v["question_id"], v["score"]))
     assert score["128K_1_information_extraction_0"] == 1.0
     assert score["128K_1_information_extraction_1"] == pytest.approx(2 / 3)
@@ -82,9 +99,15 @@ def test_rule_judge_and_aggregate_by_ability(downloaded):
     assert score["128K_1_event_ordering_0"] == 0.0
     assert score["128K_1_abstention_0"] == 1.0
     assert score["128K_1_summarization_0"] is None  # the rules cannot judge it
-    m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, questions=paths["questions"],
-                      turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
-                      verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
+    m = run_aggregate(
+        {"bootstrap_samples": 200, "seed": 0},
+        questions=paths["questions"],
+        turns=paths["turns"],
+        candidates={},
+        answers=a / "answers.parquet",
+        verdicts=a / "verdicts.parquet",
+        out_dir=tmp / "reports",
+    )
     beam = m["beam"]
     # information extraction: chat 1 (1 + 2/3) / 2, chat 2 the same (same answers) -> 5/6
     assert beam["by_ability"]["information_extraction"] == pytest.approx(5 / 6)
@@ -109,11 +132,20 @@ def test_retrieval_metrics_use_beams_evidence(downloaded):
     gold = one["answer_session_ids"][0].to_list()
     assert gold == ["128K_1_b0002_t0001", "128K_1_b0002_t0003"]
     ranked = gold[::-1] + [s for s in one["haystack_session_ids"][0] if s not in gold]
-    cands = pl.DataFrame({"question_id": "128K_1_knowledge_update_0",
-                          "rank": list(range(1, len(ranked) + 1)), "session_id": ranked,
-                          "score": [1.0 - i / 100 for i in range(len(ranked))]},
-                         schema={"question_id": pl.String, "rank": pl.Int32,
-                                 "session_id": pl.String, "score": pl.Float64})
+    cands = pl.DataFrame(
+        {
+            "question_id": "128K_1_knowledge_update_0",
+            "rank": list(range(1, len(ranked) + 1)),
+            "session_id": ranked,
+            "score": [1.0 - i / 100 for i in range(len(ranked))],
+        },
+        schema={
+            "question_id": pl.String,
+            "rank": pl.Int32,
+            "session_id": pl.String,
+            "score": pl.Float64,
+        },
+    )
     m = retrieval_metrics(one, t, cands, golds=BENCHMARK.gold(one, t))
     assert m["n"] == 1 and m["session"]["recall_all@5"] == 1.0
 
@@ -122,8 +154,7 @@ def test_reader_sees_the_standing_instructions_rule():
     from memrecall.benchmarks.beam import BENCHMARK
 
     p = BENCHMARK.reader_prompts()["default"]
-    text = p.render(question="Q?", question_type="instruction_following", today="T",
-                    history="H")
+    text = p.render(question="Q?", question_type="instruction_following", today="T", history="H")
     assert "standing instruction" in text and "one item per line" in text
     # the prompt never learns the ability: the same text for every question
     assert text == p.render(question="Q?", question_type="abstention", today="T", history="H")
@@ -140,9 +171,11 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
     a, paths, _, tmp = downloaded
     q = read_table(paths["questions"], "questions").filter(
         pl.col("question_type").is_in(["knowledge_update", "event_ordering"])
-        & (pl.col("conversation_id") == "128K_1"))
-    write_table(q, paths["questions"], table="questions", stage="download",
-                extra_meta={"benchmark": "beam"})
+        & (pl.col("conversation_id") == "128K_1")
+    )
+    write_table(
+        q, paths["questions"], table="questions", stage="download", extra_meta={"benchmark": "beam"}
+    )
     write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
     script = checkout(tmp)
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
@@ -154,26 +187,42 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
         return '{"score": 1.0, "reason": "fine"}'
 
     with FakeOpenAIServer(answer=answer) as srv:
-        cfg = group("judge", "beam_official", official_script=str(script), api_base=srv.url,
-                    api_key_env="MEMRECALL_FAKE_KEY")
-        v = run_judge(cfg, questions=paths["questions"], answers=a / "answers.parquet",
-                      out=a / "verdicts.parquet")
+        cfg = group(
+            "judge",
+            "beam_official",
+            official_script=str(script),
+            api_base=srv.url,
+            api_key_env="MEMRECALL_FAKE_KEY",
+        )
+        v = run_judge(
+            cfg,
+            questions=paths["questions"],
+            answers=a / "answers.parquet",
+            out=a / "verdicts.parquet",
+        )
         bodies = list(srv.bodies)
     assert {b["model"] for b in bodies} == {"gpt-4.1-mini"}
     assert {b.get("temperature") for b in bodies} == {0.0}
     assert all(b.get("max_tokens") is None for b in bodies)
     rubric_prompts = [b for b in bodies if b["messages"][0]["role"] == "user"]
     assert len(rubric_prompts) == sum(len(r) for r in q["rubric"])
-    assert all(b["messages"][0]["content"].startswith("Q: <question>\nItem: ")
-               for b in rubric_prompts)
+    assert all(
+        b["messages"][0]["content"].startswith("Q: <question>\nItem: ") for b in rubric_prompts
+    )
     score = dict(zip(v["question_id"], v["score"]))
     assert score["128K_1_knowledge_update_0"] == 1.0
     assert score["128K_1_event_ordering_0"] == 0.0  # reversed: tau_norm 0
     meta = read_meta(a / "verdicts.parquet")
     assert len(meta["official_files"]["src/prompts.py"]) == 64
-    m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, questions=paths["questions"],
-                      turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
-                      verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
+    m = run_aggregate(
+        {"bootstrap_samples": 200, "seed": 0},
+        questions=paths["questions"],
+        turns=paths["turns"],
+        candidates={},
+        answers=a / "answers.parquet",
+        verdicts=a / "verdicts.parquet",
+        out_dir=tmp / "reports",
+    )
     assert m["judge"]["comparable_to_published"] is False
     assert any("127.0.0.1" in r for r in m["judge"]["not_comparable_because"])
     eo = m["beam"]["event_ordering"]  # two event-ordering questions of chat 1
@@ -189,15 +238,30 @@ def test_paper_export_adds_the_beam_table(downloaded):
     a, paths, _, tmp = downloaded
     q = read_table(paths["questions"], "questions")
     write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
-    run_judge(group("judge", "rule"), questions=paths["questions"],
-              answers=a / "answers.parquet", out=a / "verdicts.parquet")
-    m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, questions=paths["questions"],
-                      turns=paths["turns"], candidates={}, answers=a / "answers.parquet",
-                      verdicts=a / "verdicts.parquet", out_dir=tmp / "reports")
+    run_judge(
+        group("judge", "rule"),
+        questions=paths["questions"],
+        answers=a / "answers.parquet",
+        out=a / "verdicts.parquet",
+    )
+    m = run_aggregate(
+        {"bootstrap_samples": 200, "seed": 0},
+        questions=paths["questions"],
+        turns=paths["turns"],
+        candidates={},
+        answers=a / "answers.parquet",
+        verdicts=a / "verdicts.parquet",
+        out_dir=tmp / "reports",
+    )
     pq = parse_per_question((tmp / "reports" / "per_question.csv").read_text())
-    run = {"name": "beam-rule", "group": "baseline", "benchmark": "beam",
-           "params": {"reader.name": "file"},
-           "metrics": m, "per_question": pq}
+    run = {
+        "name": "beam-rule",
+        "group": "baseline",
+        "benchmark": "beam",
+        "params": {"reader.name": "file"},
+        "metrics": m,
+        "per_question": pq,
+    }
     tables = {t.name: t for t in build_tables([run], n_resamples=100, seed=0)}
     row = tables["table_beam"].rows[0]
     assert row["information_extraction"] == pytest.approx(5 / 6)

@@ -30,7 +30,9 @@ def test_int_cast_drops_half_points_float_keeps_them():
 
 
 def test_align_takes_the_first_unused_match_in_order():
-    eq = lambda ref, line: ref.lower() in line.lower()
+    def eq(ref, line):
+        return ref.lower() in line.lower()
+
     got = scoring.align(["A", "B"], ["1. a", "2. a again", "3. b", ""], eq)
     assert got == ["A", "2. a again", "B", ""]
 

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO, SAMPLE_FILE
 from memrecall.data.longmemeval import load_records
 from memrecall.interchange import eval_results_path, write_eval_results, write_hypotheses
-
-from conftest import REPO, SAMPLE_FILE
 from repo_copy import subprocess_env
 from test_locomo_data import conversation
 
@@ -36,41 +35,147 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     logs = []
     for name, label in (("run_a", True), ("run_b", False)):
         hyp = d / f"{name}.jsonl"
-        rows = [{"question_id": r["question_id"], "hypothesis": str(r["answer"]),
-                 "model": "gpt-4o-2024-08-06", "label": label} for r in records]
+        rows = [
+            {
+                "question_id": r["question_id"],
+                "hypothesis": str(r["answer"]),
+                "model": "gpt-4o-2024-08-06",
+                "label": label,
+            }
+            for r in records
+        ]
         write_hypotheses(hyp, rows)
         logs.append(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows))
-    return {"dir": d, "tiny": d / "tiny.json.gz", "locomo": d / "locomo.json",
-            "log_a": logs[0], "log_b": logs[1], "cache": d / "cache"}
+    return {
+        "dir": d,
+        "tiny": d / "tiny.json.gz",
+        "locomo": d / "locomo.json",
+        "log_a": logs[0],
+        "log_b": logs[1],
+        "cache": d / "cache",
+    }
 
 
 def _args(script: str, i: dict, out: Path) -> list[str]:
     tiny, d = str(i["tiny"]), i["dir"]
     return {
         "device_precision.py": ["--data", tiny],  # the cuda rows only where there is one
-        "full_run.py": ["--data", tiny, "--limit", "1", "--warm", "1", "--latency", "0", "0",
-                        "--p429", "0", "--keep", str(out / "full_run")],
-        "fusion_cv.py": ["--data", tiny, "--weights", "0.4", "0.6", "--folds", "2",
-                         "--repeats", "1", "--embedder-set", "granularity=session"],
-        "judge_agreement.py": ["--logs", str(i["log_a"]), str(i["log_b"]), "--oracle", tiny,
-                               "--json", str(out / "agreement.json")],
-        "llm_throughput.py": ["--n", "4", "--seq-n", "2", "--concurrency", "2", "--latency",
-                              "0", "0", "--p429", "0", "--prompt-chars", "400", "--quiet"],
-        "locomo_retrieval.py": ["--data", str(i["locomo"]), "--granularities", "session",
-                                "--methods", "dense", "bm25", "--scale", "1",
-                                "--throughput-sample", "4", "--json", str(out / "locomo.json")],
+        "full_run.py": [
+            "--data",
+            tiny,
+            "--limit",
+            "1",
+            "--warm",
+            "1",
+            "--latency",
+            "0",
+            "0",
+            "--p429",
+            "0",
+            "--keep",
+            str(out / "full_run"),
+        ],
+        "fusion_cv.py": [
+            "--data",
+            tiny,
+            "--weights",
+            "0.4",
+            "0.6",
+            "--folds",
+            "2",
+            "--repeats",
+            "1",
+            "--embedder-set",
+            "granularity=session",
+        ],
+        "judge_agreement.py": [
+            "--logs",
+            str(i["log_a"]),
+            str(i["log_b"]),
+            "--oracle",
+            tiny,
+            "--json",
+            str(out / "agreement.json"),
+        ],
+        "llm_throughput.py": [
+            "--n",
+            "4",
+            "--seq-n",
+            "2",
+            "--concurrency",
+            "2",
+            "--latency",
+            "0",
+            "0",
+            "--p429",
+            "0",
+            "--prompt-chars",
+            "400",
+            "--quiet",
+        ],
+        "locomo_retrieval.py": [
+            "--data",
+            str(i["locomo"]),
+            "--granularities",
+            "session",
+            "--methods",
+            "dense",
+            "bm25",
+            "--scale",
+            "1",
+            "--throughput-sample",
+            "4",
+            "--json",
+            str(out / "locomo.json"),
+        ],
         # the pages need Debian's chromium and a synced store: here only its imports and options
         "mlflow_screenshots.py": ["--help"],
-        "mlflow_sync.py": ["--data", tiny, "--hyp", str(d / "run_a.jsonl"),
-                           str(d / "run_b.jsonl"), "--keep", str(out / "sync")],
-        "normalize.py": ["--data", tiny, "--oracle", tiny, "--questions", "4",
-                         "--target-mb", "0.5", "--tmp", str(out)],
-        "retrieval.py": ["--data", tiny, "--methods", "bm25", "dense", "--no-rerun",
-                         "--throughput-sample", "4", "--embedder-set", "granularity=session",
-                         "--json", str(out / "retrieval.json")],
+        "mlflow_sync.py": [
+            "--data",
+            tiny,
+            "--hyp",
+            str(d / "run_a.jsonl"),
+            str(d / "run_b.jsonl"),
+            "--keep",
+            str(out / "sync"),
+        ],
+        "normalize.py": [
+            "--data",
+            tiny,
+            "--oracle",
+            tiny,
+            "--questions",
+            "4",
+            "--target-mb",
+            "0.5",
+            "--tmp",
+            str(out),
+        ],
+        "retrieval.py": [
+            "--data",
+            tiny,
+            "--methods",
+            "bm25",
+            "dense",
+            "--no-rerun",
+            "--throughput-sample",
+            "4",
+            "--embedder-set",
+            "granularity=session",
+            "--json",
+            str(out / "retrieval.json"),
+        ],
         "retrieval_misses.py": ["--data", tiny, "--methods", "dense", "bm25"],
-        "retrieve_m.py": ["--questions", "4", "--haystack", "10", "--unique", "20",
-                          "--bm25-questions", "2"],
+        "retrieve_m.py": [
+            "--questions",
+            "4",
+            "--haystack",
+            "10",
+            "--unique",
+            "20",
+            "--bm25-questions",
+            "2",
+        ],
     }.get(script)
 
 
@@ -78,16 +183,29 @@ SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name not in HELPERS)
 
 
 def test_every_bench_script_has_a_smoke_line(tmp_path):
-    missing = [s for s in SCRIPTS if _args(s, {k: tmp_path for k in
-                                               ("tiny", "locomo", "log_a", "log_b")} |
-                                           {"dir": tmp_path}, tmp_path) is None]
+    missing = [
+        s
+        for s in SCRIPTS
+        if _args(
+            s,
+            {k: tmp_path for k in ("tiny", "locomo", "log_a", "log_b")} | {"dir": tmp_path},
+            tmp_path,
+        )
+        is None
+    ]
     assert not missing, f"bench scripts without a smoke line in {__file__}: {missing}"
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_bench_script_runs(script, inputs, tmp_path):
     env = subprocess_env(MEMRECALL_CACHE_DIR=str(inputs["cache"]), MEMRECALL_PROGRESS="0")
-    proc = subprocess.run([sys.executable, str(BENCH / script), *_args(script, inputs, tmp_path)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *_args(script, inputs, tmp_path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, f"{script}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     assert proc.stdout.strip(), f"{script} printed nothing"

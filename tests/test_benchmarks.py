@@ -10,12 +10,11 @@ import sys
 
 import pytest
 
+from conftest import REPO, SAMPLE_FILE, SHARED_DATA, shared_file
 from memrecall import benchmarks
 from memrecall.artifacts import read_meta, write_table
 from memrecall.benchmarks.base import Benchmark
 from memrecall.errors import ConfigError, InputError, MemrecallError
-
-from conftest import REPO, SAMPLE_FILE, SHARED_DATA, shared_file
 
 LOCOMO_FILE = SHARED_DATA.parent / "locomo" / "locomo_dev2.json"
 
@@ -45,7 +44,7 @@ def test_recognise_asks_every_benchmark(tmp_path):
         benchmarks.recognise(tmp_path / "missing.json")
 
 
-FAKE_MODULE = '''
+FAKE_MODULE = """
 from pathlib import Path
 from memrecall.benchmarks.base import Benchmark
 
@@ -54,7 +53,7 @@ class Toy(Benchmark):
         return Path(path).suffix == ".toy"
 
 BENCHMARK = Toy(name="toy", title="Toy", categories=("a", "b"))
-'''
+"""
 
 
 @pytest.fixture
@@ -66,7 +65,8 @@ def toy_package(tmp_path, monkeypatch):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
-        f"[{benchmarks.ENTRY_POINT_GROUP}]\ntoy = toybench:BENCHMARK\n")
+        f"[{benchmarks.ENTRY_POINT_GROUP}]\ntoy = toybench:BENCHMARK\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     benchmarks._targets.cache_clear()
     benchmarks.get.cache_clear()
@@ -94,28 +94,40 @@ def test_of_artifact_reads_the_download_stages_record(tmp_path):
     path = write_table(pl.DataFrame({"x": [1]}), tmp_path / "old.parquet", stage="download")
     with pytest.raises(MemrecallError, match="does not record its benchmark.*rerun"):
         benchmarks.of_artifact(path)
-    path = write_table(pl.DataFrame({"x": [1]}), tmp_path / "new.parquet", stage="download",
-                       extra_meta={benchmarks.META_KEY: "locomo"})
+    path = write_table(
+        pl.DataFrame({"x": [1]}),
+        tmp_path / "new.parquet",
+        stage="download",
+        extra_meta={benchmarks.META_KEY: "locomo"},
+    )
     assert benchmarks.of_artifact(path).name == "locomo"
 
 
 def test_download_records_the_benchmark_in_every_table(tmp_path):
-    from memrecall.data.prepare import run_download
     from confs import group
+    from memrecall.data.prepare import run_download
 
     for name, file in (("longmemeval", SAMPLE_FILE), ("locomo", shared_file(LOCOMO_FILE))):
         out = tmp_path / name
         cfg = group("dataset", "local", path=str(file), limit=3)
-        run_download(cfg, questions=out / "q.parquet", sessions=out / "s.parquet",
-                     turns=out / "t.parquet", card_path=out / "card.md", raw_dir=out / "raw")
+        run_download(
+            cfg,
+            questions=out / "q.parquet",
+            sessions=out / "s.parquet",
+            turns=out / "t.parquet",
+            card_path=out / "card.md",
+            raw_dir=out / "raw",
+        )
         for table in ("q", "s", "t"):
             assert read_meta(out / f"{table}.parquet")[benchmarks.META_KEY] == name
 
 
 # Shared code never asks which benchmark it holds by looking at columns, nor names one.
 BENCHMARK_FOLDERS = REPO / "src" / "memrecall" / "benchmarks"
-SNIFFING = re.compile(r"""["'](category|speaker|answer_turn_ids|turn_id|adversarial_answer)["']"""
-                      r"""\s+(not\s+)?in\s+\w+\.columns""")
+SNIFFING = re.compile(
+    r"""["'](category|speaker|answer_turn_ids|turn_id|adversarial_answer)["']"""
+    r"""\s+(not\s+)?in\s+\w+\.columns"""
+)
 
 
 def _shared_sources():
@@ -132,12 +144,18 @@ def test_shared_code_names_no_benchmark_but_in_the_registry():
     for name in benchmarks.BUILTIN:
         if name == "longmemeval":
             continue  # its metric definitions are the field's: shared code cites them by name
-        offenders = [str(p.relative_to(REPO)) for p, text in _shared_sources()
-                     if p != registry and name in text.lower()]
+        offenders = [
+            str(p.relative_to(REPO))
+            for p, text in _shared_sources()
+            if p != registry and name in text.lower()
+        ]
         assert not offenders, f"'{name}' named outside its folder: {offenders}"
 
 
 def test_shared_code_sniffs_no_benchmark_columns():
-    offenders = [f"{p.relative_to(REPO)}: {m.group(0)}" for p, text in _shared_sources()
-                 for m in SNIFFING.finditer(text)]
+    offenders = [
+        f"{p.relative_to(REPO)}: {m.group(0)}"
+        for p, text in _shared_sources()
+        for m in SNIFFING.finditer(text)
+    ]
     assert not offenders, offenders

@@ -9,16 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from memrecall.artifacts import read_table
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.errors import ConfigError
 from memrecall.hashing import sha256_file
 from memrecall.llm import LLMClient
-from memrecall.llm.budget import (SWEEP_ID_ENV, SWEEP_LIMIT_ENV, Budget, BudgetExceeded,
-                                  SharedLedger)
+from memrecall.llm.budget import SWEEP_ID_ENV, SWEEP_LIMIT_ENV, Budget, BudgetExceeded, SharedLedger
 from memrecall.llm.cache import CallCache, read_journal
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
-from memrecall.artifacts import read_table
-from memrecall.benchmarks.longmemeval import BENCHMARK as LME
-
 from test_read_stage import cfg, run, server  # noqa: F401 (server: a fixture)
 from test_read_stage import env as read_env  # noqa: F401 (a fixture)
 
@@ -35,8 +33,9 @@ def priced(server, **over):
 
 def worst_case(c, env) -> list[float]:
     settings = reader_settings(c, LME)
-    ctxs = build_contexts(settings, *(read_table(env[k]) for k in
-                                      ("questions", "sessions", "turns", "candidates")))
+    ctxs = build_contexts(
+        settings, *(read_table(env[k]) for k in ("questions", "sessions", "turns", "candidates"))
+    )
     client = LLMClient(c, stage="read", progress=False)
     client._budgets = [Budget(1.0, "x")]
     client._check_budget_prices()
@@ -45,13 +44,17 @@ def worst_case(c, env) -> list[float]:
 
 def paid_cost() -> float:
     cache = CallCache()
-    return sum(r["cost_usd"] for r in cache.get_many([j["request_hash"] for j in read_journal()
-                                                      if j["ok"]]).values())
+    return sum(
+        r["cost_usd"]
+        for r in cache.get_many([j["request_hash"] for j in read_journal() if j["ok"]]).values()
+    )
 
 
 def test_budget_stops_before_the_limit_and_a_rerun_completes(server, env):
     limit = 1.5 * max(worst_case(priced(server), env))
-    with pytest.raises(BudgetExceeded, match=r"reader.runtime.max_cost_usd=.* reached: this run paid"):
+    with pytest.raises(
+        BudgetExceeded, match=r"reader.runtime.max_cost_usd=.* reached: this run paid"
+    ):
         run(env, priced(server, max_cost_usd=limit))
     first = read_journal()
     assert 1 <= len(first) < 3, "the budget let some calls through and stopped the rest"

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memrecall.config import RUNTIME, identity, identity_keys
-
-from conftest import REPO
 from confs import composed
+from conftest import REPO
+from memrecall.config import RUNTIME, identity, identity_keys
 from repo_copy import compose, copy_repo, dvc_status, pipeline_env
 from test_layout import STAGES, _memrecall_imports
 
@@ -75,7 +74,8 @@ def test_dvc_params_of_each_stage_are_the_identity_keys_of_its_groups(stage):
     declared = spec.get("params") or []
     assert sorted(declared) == sorted(want), (
         f"dvc.yaml stage {stage}: missing {sorted(set(want) - set(declared))}, "
-        f"not identity {sorted(set(declared) - set(want))}")
+        f"not identity {sorted(set(declared) - set(want))}"
+    )
     assert not any(f".{RUNTIME}." in k or k.endswith(f".{RUNTIME}") for k in declared)
 
 
@@ -89,10 +89,23 @@ def test_identity_drops_runtime_at_any_depth():
 
 
 def test_runtime_holds_only_operational_knobs():
-    allowed = {"api_base", "api_key_env", "concurrency", "rpm", "timeout_s", "num_retries",
-               "backoff_s", "backoff_max_s", "max_cost_usd", "batch_size", "device",
-               "max_refusal_rate", "refusal_window", "refusal_min_count",
-               "per_member"}  # judge=panel: these knobs per member
+    allowed = {
+        "api_base",
+        "api_key_env",
+        "concurrency",
+        "rpm",
+        "timeout_s",
+        "num_retries",
+        "backoff_s",
+        "backoff_max_s",
+        "max_cost_usd",
+        "batch_size",
+        "device",
+        "max_refusal_rate",
+        "refusal_window",
+        "refusal_min_count",
+        "per_member",
+    }  # judge=panel: these knobs per member
     for group in GROUPS:
         for option in options(group):
             cfg = compose_option(group, option)
@@ -125,19 +138,32 @@ def config_reads(path: Path) -> tuple[set[str], list[str]]:
     """(keys read from config groups, `.get(...)` reads with a default or None fallback)."""
     keys, gets = set(), []
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Subscript) and _is_cfg(node.value) and isinstance(
-                node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        if (
+            isinstance(node, ast.Subscript)
+            and _is_cfg(node.value)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
             keys.add(node.slice.value)
         elif isinstance(node, ast.Call):
             f = node.func
-            if isinstance(f, ast.Attribute) and f.attr == "get" and _is_cfg(f.value) and \
-                    node.args and isinstance(node.args[0], ast.Constant):
+            if (
+                isinstance(f, ast.Attribute)
+                and f.attr == "get"
+                and _is_cfg(f.value)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 gets.append(f"{path.relative_to(REPO)}:{node.lineno}: .get({node.args[0].value!r})")
             # helper(cfg, "key", ...): choice, _number, _positive_int, _types, ... (but not
             # runtime(cfg, "embedder") or _device(cfg, "reranker"): that argument names a group)
-            if len(node.args) >= 2 and _is_cfg(node.args[0]) and isinstance(
-                    node.args[1], ast.Constant) and isinstance(node.args[1].value, str) \
-                    and node.args[1].value not in GROUPS + ["report"]:
+            if (
+                len(node.args) >= 2
+                and _is_cfg(node.args[0])
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+                and node.args[1].value not in GROUPS + ["report"]
+            ):
                 keys.add(node.args[1].value)
     return keys, gets
 
@@ -146,7 +172,8 @@ def _stage_modules(stage: str) -> set[Path]:
     """The stage script and every memrecall module it imports; a stage that asks the benchmark
     registry also runs the registered benchmarks' modules (loaded by name, not imported)."""
     mods = _memrecall_imports(REPO / "stages" / f"{stage}.py", set()) | {
-        REPO / "stages" / f"{stage}.py"}
+        REPO / "stages" / f"{stage}.py"
+    }
     registry = REPO / "src" / "memrecall" / "benchmarks" / "__init__.py"
     if registry in mods:
         from memrecall.benchmarks import BUILTIN
@@ -165,8 +192,9 @@ def _group_cfgs(group: str) -> list[dict]:
 
 
 def _names(groups) -> set[str]:
-    return {part for g in groups for c in _group_cfgs(g) for k in leaves(c)
-            for part in k.split(".")}
+    return {
+        part for g in groups for c in _group_cfgs(g) for k in leaves(c) for part in k.split(".")
+    }
 
 
 def test_conf_keys_are_read_and_code_reads_only_conf_keys():
@@ -185,15 +213,21 @@ def test_conf_keys_are_read_and_code_reads_only_conf_keys():
     # dvc.yaml reads some too: `${reader.code}` names the file DVC watches
     for g, k in re.findall(r"\$\{(\w+)\.(\w+)\}", (REPO / "dvc.yaml").read_text()):
         read_by.setdefault(g, set()).add(k)
-    unread = [f"{g}: {k}" for g in GROUPS + ["report"]
-              for k in sorted(_names([g]) - read_by.get(g, set()))]
+    unread = [
+        f"{g}: {k}"
+        for g in GROUPS + ["report"]
+        for k in sorted(_names([g]) - read_by.get(g, set()))
+    ]
     assert not unknown, f"config keys read in code but absent from conf/: {sorted(unknown)}"
     assert not unread, f"keys in conf/ that no stage reading the group reads: {unread}"
-    assert not defaults, ("config keys read with .get() (a hidden default, or a missing key "
-                          f"passing silently): {sorted(defaults)}")
+    assert not defaults, (
+        "config keys read with .get() (a hidden default, or a missing key "
+        f"passing silently): {sorted(defaults)}"
+    )
 
 
 # ---- runtime knobs rerun nothing; result keys do ----------------------------------------------
+
 
 def _status(repo: Path, env: dict) -> dict:
     return dvc_status(repo)
@@ -204,8 +238,11 @@ def _param_changes(status: dict) -> dict[str, set[str]]:
     out = {}
     for stage, entries in status.items():
         for entry in entries:
-            params = (entry.get("changed deps") or {}).get("params.yaml") \
-                if isinstance(entry, dict) else None
+            params = (
+                (entry.get("changed deps") or {}).get("params.yaml")
+                if isinstance(entry, dict)
+                else None
+            )
             if params:
                 out[stage] = set(params)
     return out
@@ -221,13 +258,18 @@ def test_runtime_override_changes_no_stage_params_but_a_result_key_does(tmp_path
     env = pipeline_env(tmp_path / "cache")
     base = _param_changes(_status(repo, env))
     assert not base, f"the committed dvc.lock is stale for params: {base}"
-    overrides = ["reader.runtime.concurrency=3", "reader.runtime.timeout_s=30",
-                 "reader.runtime.num_retries=5", "reader.runtime.api_base=http://x/v1",
-                 "embedder.runtime.batch_size=4", "reranker.runtime.batch_size=2",
-                 "rewrite.llm.runtime.rpm=60", "embedder.expansion_llm.runtime.concurrency=8"]
+    overrides = [
+        "reader.runtime.concurrency=3",
+        "reader.runtime.timeout_s=30",
+        "reader.runtime.num_retries=5",
+        "reader.runtime.api_base=http://x/v1",
+        "embedder.runtime.batch_size=4",
+        "reranker.runtime.batch_size=2",
+        "rewrite.llm.runtime.rpm=60",
+        "embedder.expansion_llm.runtime.concurrency=8",
+    ]
     compose(repo, env, *overrides)
     assert "concurrency: 3" in (repo / "params.yaml").read_text()
     assert _param_changes(_status(repo, env)) == {}
     compose(repo, env, "reader.prompt=type_aware")
     assert _param_changes(_status(repo, env)) == {"read": {"reader.prompt"}}
-

@@ -27,13 +27,12 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
+from confs import group
+from conftest import ORACLE_FILE, REPO, shared_file
 from memrecall.data import hub
 from memrecall.data.hub import fetch
 from memrecall.errors import MemrecallError
-
-from conftest import ORACLE_FILE, REPO, shared_file
 from test_data_longmemeval import make_record, run
-from confs import group
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO_ID = "someone/longmemeval-test"
@@ -42,8 +41,8 @@ REPO_ID = "someone/longmemeval-test"
 class FakeHub:
     def __init__(self):
         self.files: dict[tuple[str, str], bytes] = {}
-        self.lfs = False          # serve like an LFS file (redirect to CDN, sha256 ETag)
-        self.serve_bytes = None   # if set: what GET actually sends (a corrupted transfer)
+        self.lfs = False  # serve like an LFS file (redirect to CDN, sha256 ETag)
+        self.serve_bytes = None  # if set: what GET actually sends (a corrupted transfer)
         self.requests: list[tuple[str, str, str | None]] = []
         hubself = self
 
@@ -54,11 +53,21 @@ class FakeHub:
             def _find(self):
                 parts = unquote(self.path).lstrip("/").split("/")
                 if parts[0] == "cdn":
-                    return next((k for k, v in hubself.files.items()
-                                 if hashlib.sha256(v).hexdigest() == parts[1]), None), True
+                    return next(
+                        (
+                            k
+                            for k, v in hubself.files.items()
+                            if hashlib.sha256(v).hexdigest() == parts[1]
+                        ),
+                        None,
+                    ), True
                 # datasets/<owner>/<name>/resolve/<revision>/<filename>
-                if len(parts) >= 6 and parts[0] == "datasets" and parts[3] == "resolve" \
-                        and parts[4] in ("main", COMMIT):
+                if (
+                    len(parts) >= 6
+                    and parts[0] == "datasets"
+                    and parts[3] == "resolve"
+                    and parts[4] in ("main", COMMIT)
+                ):
                     key = (f"{parts[1]}/{parts[2]}", "/".join(parts[5:]))
                     return (key if key in hubself.files else None), False
                 return None, False
@@ -90,8 +99,9 @@ class FakeHub:
                 if rng and body:
                     start = int(rng.split("=")[1].split("-")[0])
                     self.send_response(206)
-                    self.send_header("Content-Range",
-                                     f"bytes {start}-{len(payload) - 1}/{len(payload)}")
+                    self.send_header(
+                        "Content-Range", f"bytes {start}-{len(payload) - 1}/{len(payload)}"
+                    )
                 else:
                     self.send_response(200)
                 self.send_header("X-Repo-Commit", COMMIT)
@@ -136,8 +146,15 @@ def fake_hub(monkeypatch):
 
 
 def cfg(filename="data.json", sha256=None, revision="main"):
-    return group("dataset", "longmemeval_s_cleaned", name="t", repo_id=REPO_ID,
-                 filename=filename, revision=revision, sha256=sha256)
+    return group(
+        "dataset",
+        "longmemeval_s_cleaned",
+        name="t",
+        repo_id=REPO_ID,
+        filename=filename,
+        revision=revision,
+        sha256=sha256,
+    )
 
 
 def files_under(path: Path) -> list[Path]:
@@ -231,8 +248,9 @@ def test_resumes_a_partial_download(fake_hub, tmp_path):
     assert not part.exists() and not part.parent.exists()
 
 
-def test_not_found_and_unreachable_and_offline_say_how_to_supply_the_file(fake_hub, tmp_path,
-                                                                          monkeypatch):
+def test_not_found_and_unreachable_and_offline_say_how_to_supply_the_file(
+    fake_hub, tmp_path, monkeypatch
+):
     with pytest.raises(MemrecallError, match="has no such file") as e:
         fetch(cfg(filename="missing.json"), tmp_path / "raw")
     assert "dataset=local dataset.path=" in str(e.value)
@@ -246,6 +264,7 @@ def test_not_found_and_unreachable_and_offline_say_how_to_supply_the_file(fake_h
     assert "`dataset=local dataset.path=/path/to/data.json`" in str(e.value)
 
     import huggingface_hub.constants as hfc
+
     monkeypatch.setattr(hfc, "HF_HUB_OFFLINE", True)
     with pytest.raises(MemrecallError, match="HF_HUB_OFFLINE is set") as e:
         fetch(cfg(), tmp_path / "raw")
@@ -261,8 +280,14 @@ def test_unreachable_hub_in_the_stage_prints_one_line_no_traceback(tmp_path):
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{closed}", "HF_HUB_OFFLINE": "0"}
     env.pop("DVC_ROOT", None)
-    proc = subprocess.run([sys.executable, str(REPO / "stages" / "download.py")], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "stages" / "download.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
@@ -283,7 +308,10 @@ def test_oracle_option_end_to_end_with_its_pinned_sha256(fake_hub, tmp_path):
     assert conf["sha256"] in card and COMMIT in card and "xiaowu0162/longmemeval-cleaned" in card
     assert "sha256 checked against | dataset.sha256" in card
     from memrecall.artifacts import read_table
+
     q = read_table(tmp_path / "out" / "questions.parquet", "questions")
     # Oracle haystacks are the evidence sessions, so retrieval=oracle can pass them straight on.
-    assert all(sorted(h) == sorted(e) for h, e in
-               q.select("haystack_session_ids", "answer_session_ids").iter_rows())
+    assert all(
+        sorted(h) == sorted(e)
+        for h, e in q.select("haystack_session_ids", "answer_session_ids").iter_rows()
+    )

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-
+from conftest import DEV_FILE, REPO, SAMPLE_FILE, shared_file
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.benchmarks.longmemeval.data import load_records, validate_records
 from memrecall.benchmarks.longmemeval.sample import build_sample, choose
-from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
-
-from conftest import DEV_FILE, REPO, SAMPLE_FILE, shared_file
 
 
 def test_bundled_sample_shape_and_licence():
@@ -41,8 +39,11 @@ def test_choose_rule_on_handmade_records():
     recs = []
     for i, t in enumerate(QUESTION_TYPES):
         for j in range(3):  # haystack size grows with j: j=0 is the smallest
-            recs.append(make_record(f"t{i}q{j}", qtype=t,
-                                    sessions=tuple(f"s{i}{j}{k}" for k in range(j + 1))))
+            recs.append(
+                make_record(
+                    f"t{i}q{j}", qtype=t, sessions=tuple(f"s{i}{j}{k}" for k in range(j + 1))
+                )
+            )
     ms, ku = QUESTION_TYPES.index("multi-session"), QUESTION_TYPES.index("knowledge-update")
     recs.append(make_record("big_abs", qtype="multi-session", sessions=("a", "b", "c", "d")))
     recs.append(make_record("small_abs", qtype="knowledge-update", sessions=("e",)))

@@ -7,12 +7,11 @@ import json
 
 import pytest
 
+from confs import group
+from conftest import SAMPLE_FILE
 from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.data.sources import fingerprint
 from memrecall.hashing import sha256_file
-
-from conftest import SAMPLE_FILE
-from confs import group
 from repo_copy import compose, copy_repo, dvc, pipeline_env, stages_run
 
 
@@ -21,8 +20,10 @@ def test_fingerprint_hashes_named_files_only(tmp_path):
     data.write_text("[]")
     ids.write_text("q1\n")
     fp = fingerprint(group("dataset", "local", path=str(data), question_ids=str(ids)))
-    assert fp == {"dataset.path": {"path": str(data), "sha256": sha256_file(data)},
-                  "dataset.question_ids": {"path": str(ids), "sha256": sha256_file(ids)}}
+    assert fp == {
+        "dataset.path": {"path": str(data), "sha256": sha256_file(data)},
+        "dataset.question_ids": {"path": str(ids), "sha256": sha256_file(ids)},
+    }
     # A list of ids and a hub dataset's null path are params already: nothing to hash.
     assert fingerprint(group("dataset", "longmemeval_s_cleaned", question_ids=["q1"])) == {}
     missing = fingerprint(group("dataset", "local", path=str(tmp_path / "nope.json")))
@@ -44,6 +45,7 @@ def test_editing_the_local_dataset_file_or_the_id_file_reruns_download(tmp_path)
 
     def questions() -> dict[str, str]:
         import polars as pl
+
         q = pl.read_parquet(repo / "artifacts/questions.parquet")
         return dict(q.select("question_id", "question").iter_rows())
 
@@ -56,4 +58,3 @@ def test_editing_the_local_dataset_file_or_the_id_file_reruns_download(tmp_path)
     ids.write_text("".join(r["question_id"] + "\n" for r in records[:2]))
     assert repro() == ["sources", "download"] and len(questions()) == 2
     assert repro() == ["sources"]
-

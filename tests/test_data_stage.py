@@ -9,10 +9,9 @@ import sys
 
 import yaml
 
-from memrecall.artifacts import read_table
-
-from conftest import REPO
 from confs import group
+from conftest import REPO
+from memrecall.artifacts import read_table
 
 
 def _stage(tmp_path, dataset: dict):
@@ -20,16 +19,24 @@ def _stage(tmp_path, dataset: dict):
     # DVC_ROOT: the bundled file's relative path resolves against the project, as in a queued
     # experiment's temp clone.
     env = {**os.environ, "DVC_ROOT": str(REPO)}
-    return subprocess.run([sys.executable, str(REPO / "stages" / "download.py")], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(REPO / "stages" / "download.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_bundled_sample_stage(tmp_path):
     proc = _stage(tmp_path, group("dataset", "sample", limit=6))
     assert proc.returncode == 0, proc.stderr
     assert "download: sample: 6 questions (0 abstention) of 12 in" in proc.stdout
-    assert "sessions 295 in haystacks, 294 unique; turns 3,008 in haystacks, 2,996 unique" \
+    assert (
+        "sessions 295 in haystacks, 294 unique; turns 3,008 in haystacks, 2,996 unique"
         in proc.stdout
+    )
     q = read_table(tmp_path / "artifacts/questions.parquet", "questions")
     assert q.height == 6 and q["question_type"].n_unique() == 6
     s = read_table(tmp_path / "artifacts/sessions.parquet", "sessions")
@@ -43,8 +50,10 @@ def test_bundled_sample_stage(tmp_path):
 def test_stage_errors_are_one_line(tmp_path):
     proc = _stage(tmp_path, group("dataset", "sample", name="x", source="ftp"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip() == ("error: unknown value 'ftp' for config key 'dataset.source'; "
-                                   "choose one of: bundled, local, hub, url, release")
+    assert proc.stderr.strip() == (
+        "error: unknown value 'ftp' for config key 'dataset.source'; "
+        "choose one of: bundled, local, hub, url, release"
+    )
     proc = _stage(tmp_path, group("dataset", "local", path=str(tmp_path / "missing.json")))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "dataset file not found" in proc.stderr and "missing.json" in proc.stderr
@@ -52,4 +61,6 @@ def test_stage_errors_are_one_line(tmp_path):
     # A params.yaml that lacks a key (written by hand, or before conf/ gained it): one line too.
     proc = _stage(tmp_path, {"name": "x", "source": "bundled", "path": "data/sample/nope.json"})
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert "params lack the key 'dataset.sha256'" in proc.stderr and "memrecall compose" in proc.stderr
+    assert (
+        "params lack the key 'dataset.sha256'" in proc.stderr and "memrecall compose" in proc.stderr
+    )

@@ -7,12 +7,11 @@ from collections import Counter
 
 import pytest
 
+from confs import group
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.data.subset import select as subset_select
 from memrecall.errors import ConfigError, InputError, MemrecallError
-from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
-
 from test_data_longmemeval import local_cfg, make_record, run, write_json
-from confs import group
 
 
 def select(records, over: dict, file: str):
@@ -25,8 +24,9 @@ def records():
     out = []
     for i in range(60):
         qid = f"q{i:02d}" + ("_abs" if i % 5 == 4 else "")
-        rec = make_record(qid, qtype=QUESTION_TYPES[i % 6], sessions=(f"s{i}",),
-                          evidence=(f"s{i}",))
+        rec = make_record(
+            qid, qtype=QUESTION_TYPES[i % 6], sessions=(f"s{i}",), evidence=(f"s{i}",)
+        )
         out.append({**rec, "is_abstention": i % 5 == 4})
     return out
 
@@ -42,10 +42,14 @@ def test_no_subset_keeps_everything_in_order():
 
 
 def test_limit_and_types():
-    got, steps = select(records(), {"question_types": ["multi-session", "knowledge-update"],
-                                    "limit": 3}, "f")
+    got, steps = select(
+        records(), {"question_types": ["multi-session", "knowledge-update"], "limit": 3}, "f"
+    )
     assert ids(got) == ["q03", "q04_abs", "q09_abs"]
-    assert steps == ["question_types: multi-session, knowledge-update", "limit: first 3 in file order"]
+    assert steps == [
+        "question_types: multi-session, knowledge-update",
+        "limit: first 3 in file order",
+    ]
     got, _ = select(records(), {"question_types": "temporal-reasoning"}, "f")
     assert len(got) == 10 and {r["question_type"] for r in got} == {"temporal-reasoning"}
 
@@ -82,7 +86,8 @@ def test_stratified_n_is_proportional_and_seeded():
     # Strata (type, abstention) hold 8 and 2 questions per type: quotas 3.2 and 0.8 -> floors
     # 3 and 0, and the 6 left go to the largest remainders (0.8): 3 + 1 per type.
     assert Counter((r["question_type"], r["question_id"].endswith("_abs")) for r in a) == {
-        (t, abs_): 1 if abs_ else 3 for t in QUESTION_TYPES for abs_ in (False, True)}
+        (t, abs_): 1 if abs_ else 3 for t in QUESTION_TYPES for abs_ in (False, True)
+    }
     assert ids(a) == [i for i in ids(recs) if i in set(ids(a))]  # file order kept
 
 
@@ -93,15 +98,18 @@ def test_stratified_per_type_then_limit():
     assert len(got) == 5 and len(steps) == 2
 
 
-@pytest.mark.parametrize("cfg,key", [
-    ({"limit": 0}, "dataset.limit"),
-    ({"limit": "5"}, "dataset.limit"),
-    ({"question_types": ["single-session-chitchat"]}, "dataset.question_types"),
-    ({"stratified": {"n": 5, "per_type": 1}}, "dataset.stratified"),
-    ({"stratified": {"size": 5}}, "dataset.stratified"),
-    ({"stratified": {"n": -1}}, "dataset.stratified.n"),
-    ({"stratified": {"n": 3, "seed": "x"}}, "dataset.stratified.seed"),
-])
+@pytest.mark.parametrize(
+    "cfg,key",
+    [
+        ({"limit": 0}, "dataset.limit"),
+        ({"limit": "5"}, "dataset.limit"),
+        ({"question_types": ["single-session-chitchat"]}, "dataset.question_types"),
+        ({"stratified": {"n": 5, "per_type": 1}}, "dataset.stratified"),
+        ({"stratified": {"size": 5}}, "dataset.stratified"),
+        ({"stratified": {"n": -1}}, "dataset.stratified.n"),
+        ({"stratified": {"n": 3, "seed": "x"}}, "dataset.stratified.seed"),
+    ],
+)
 def test_config_errors(cfg, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         select(records(), cfg, "f")

@@ -44,7 +44,7 @@ class Server:
                 self.send_header("Content-Length", str(len(part)))
                 self.end_headers()
                 if srv.cut_after is not None:
-                    self.wfile.write(part[:srv.cut_after])
+                    self.wfile.write(part[: srv.cut_after])
                     self.wfile.flush()
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
@@ -69,8 +69,14 @@ def server(monkeypatch):
 
 
 def cfg(url, sha=SHA, **kw):
-    return {"name": "locomo", "source": "url", "url": url, "sha256": sha,
-            "filename": "locomo/locomo10.json", **kw}
+    return {
+        "name": "locomo",
+        "source": "url",
+        "url": url,
+        "sha256": sha,
+        "filename": "locomo/locomo10.json",
+        **kw,
+    }
 
 
 def test_downloads_verifies_and_then_serves_from_disk(server, tmp_path):

@@ -7,10 +7,9 @@ from datetime import datetime
 
 import pytest
 
+from conftest import REPO
 from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.dates import date_key, parse_date, parse_longmemeval
-
-from conftest import REPO
 
 
 def test_parse_date_formats():
@@ -23,7 +22,12 @@ def test_parse_date_formats():
 
 def test_strict_parser_takes_only_the_longmemeval_format():
     assert parse_longmemeval("2023/05/30 (Tue) 21:56") == datetime(2023, 5, 30, 21, 56)
-    for bad in ("2023-05-30", "2023/05/30", "2023/05/30 (Tue) 21:56 extra", "2023/02/30 (Thu) 10:00"):
+    for bad in (
+        "2023-05-30",
+        "2023/05/30",
+        "2023/05/30 (Tue) 21:56 extra",
+        "2023/02/30 (Thu) 10:00",
+    ):
         with pytest.raises(ValueError):
             parse_longmemeval(bad)
 

@@ -47,8 +47,9 @@ def blocks(path: Path) -> list[Block]:
             while i < len(lines) and not lines[i].startswith("```"):
                 body.append(lines[i])
                 i += 1
-            out.append(Block(str(path.relative_to(REPO)), start, lang, "\n".join(body) + "\n",
-                             mark))
+            out.append(
+                Block(str(path.relative_to(REPO)), start, lang, "\n".join(body) + "\n", mark)
+            )
             mark = None
         elif lines[i].strip():
             mk = MARK.match(lines[i])
@@ -91,8 +92,11 @@ def scratch(project):
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_text(b.text)
     subprocess.run(["git", "add", "-A"], cwd=project.repo, check=True)
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm",
-                    "docs test"], cwd=project.repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "docs test"],
+        cwd=project.repo,
+        check=True,
+    )
     return project
 
 
@@ -101,7 +105,15 @@ def test_shell_block_runs(block, request):
     if block.mark and block.mark[0] == "skip":
         pytest.skip(block.mark[1])
     project = request.getfixturevalue("scratch")
-    proc = subprocess.run(["bash", "-e", "-c", block.text], cwd=project.repo,
-                          env=project.env(), capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, (f"{block.id} failed:\n{block.text}\n--- stdout\n"
-                                  f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}")
+    proc = subprocess.run(
+        ["bash", "-e", "-c", block.text],
+        cwd=project.repo,
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, (
+        f"{block.id} failed:\n{block.text}\n--- stdout\n"
+        f"{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}"
+    )

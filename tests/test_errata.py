@@ -9,10 +9,10 @@ import json
 import polars as pl
 import pytest
 
-from memrecall.errata import errata_scores, load_errata, main, write_errata
-from memrecall.errata.overlay import Correction, Errata, apply_errata
 from memrecall.benchmarks.locomo.errata import read_locomo_audit
 from memrecall.benchmarks.longmemeval.errata import diff_releases
+from memrecall.errata import errata_scores, load_errata, main, write_errata
+from memrecall.errata.overlay import Correction, Errata, apply_errata
 from memrecall.errors import InputError
 
 SRC = "https://example.org/issues/1"
@@ -23,12 +23,18 @@ def errata(*cs) -> Errata:
 
 
 def test_scores_raw_corrected_and_ceiling_by_hand():
-    pq = pl.DataFrame({"question_id": ["a", "b", "c", "d", "e"],
-                       "question_type": ["x", "x", "x", "y", "y"],
-                       "correct": [True, True, False, False, None]})
-    e = errata(Correction("b", "answer", "1", "2", True, SRC),
-               Correction("d", "answer", "3", "4", True, SRC),
-               Correction("a", "answer_session_ids", [], ["s"], False, SRC))
+    pq = pl.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d", "e"],
+            "question_type": ["x", "x", "x", "y", "y"],
+            "correct": [True, True, False, False, None],
+        }
+    )
+    e = errata(
+        Correction("b", "answer", "1", "2", True, SRC),
+        Correction("d", "answer", "3", "4", True, SRC),
+        Correction("a", "answer_session_ids", [], ["s"], False, SRC),
+    )
     s = errata_scores(pq, e)
     o = s["overall"]
     assert (o["n"], o["n_gold_wrong"], o["credited_on_wrong_gold"]) == (4, 2, 1)
@@ -39,30 +45,51 @@ def test_scores_raw_corrected_and_ceiling_by_hand():
 
 def test_apply_checks_the_old_value_and_drops_removed_questions():
     q = pl.DataFrame({"question_id": ["a", "b"], "answer": ["5", "Paris"]})
-    out = apply_errata(q, errata(Correction("a", "answer", "5", "6", True, SRC),
-                                 Correction("b", "present", True, False, False, SRC),
-                                 Correction("zz", "answer", "?", "!", True, SRC)))
+    out = apply_errata(
+        q,
+        errata(
+            Correction("a", "answer", "5", "6", True, SRC),
+            Correction("b", "present", True, False, False, SRC),
+            Correction("zz", "answer", "?", "!", True, SRC),
+        ),
+    )
     assert out.to_dicts() == [{"question_id": "a", "answer": "6"}]
     with pytest.raises(InputError) as e:
-        apply_errata(q, errata(Correction("b", "answer", "Lyon", "Nice", True, SRC)),
-                     file="e.json")
-    assert e.value.question_id == "b" and e.value.field == "answer" and "another version" in str(
-        e.value)
+        apply_errata(q, errata(Correction("b", "answer", "Lyon", "Nice", True, SRC)), file="e.json")
+    assert (
+        e.value.question_id == "b"
+        and e.value.field == "answer"
+        and "another version" in str(e.value)
+    )
 
 
 def test_load_names_file_question_and_field(tmp_path):
-    good = {"name": "n", "version": "2", "dataset": "d", "corrections": [
-        {"question_id": "q1", "field": "answer", "old": "a", "new": "b", "gold_wrong": True,
-         "source": SRC}]}
+    good = {
+        "name": "n",
+        "version": "2",
+        "dataset": "d",
+        "corrections": [
+            {
+                "question_id": "q1",
+                "field": "answer",
+                "old": "a",
+                "new": "b",
+                "gold_wrong": True,
+                "source": SRC,
+            }
+        ],
+    }
     p = tmp_path / "e.json"
     p.write_text(json.dumps(good))
     e = load_errata(p)
     assert e.gold_wrong == {"q1"} and e.corrections[0].source == SRC
     write_errata(e, tmp_path / "again.json")
     assert load_errata(tmp_path / "again.json") == e
-    for key, value, field in (("source", "", "corrections[0].source"),
-                              ("field", "colour", "corrections[0].field"),
-                              ("gold_wrong", "yes", "corrections[0].gold_wrong")):
+    for key, value, field in (
+        ("source", "", "corrections[0].source"),
+        ("field", "colour", "corrections[0].field"),
+        ("gold_wrong", "yes", "corrections[0].gold_wrong"),
+    ):
         bad = json.loads(json.dumps(good))
         bad["corrections"][0][key] = value
         p.write_text(json.dumps(bad))
@@ -72,56 +99,101 @@ def test_load_names_file_question_and_field(tmp_path):
 
 
 def _lme(qid, answer, haystack=("s1", "s2"), qtype="multi-session"):
-    return {"question_id": qid, "question_type": qtype, "question": f"Q {qid}?",
-            "answer": answer, "answer_session_ids": ["s1"],
-            "haystack_session_ids": list(haystack)}
+    return {
+        "question_id": qid,
+        "question_type": qtype,
+        "question": f"Q {qid}?",
+        "answer": answer,
+        "answer_session_ids": ["s1"],
+        "haystack_session_ids": list(haystack),
+    }
 
 
 def test_diff_of_two_releases(tmp_path):
     orig = [_lme("q1", "3"), _lme("q2", "Paris"), _lme("q3", "x"), _lme("q4", 7)]
-    clean = [_lme("q1", "4"), _lme("q2", "Paris", haystack=("s1", "s3")), _lme("q4", 7),
-             _lme("q5", "new")]
+    clean = [
+        _lme("q1", "4"),
+        _lme("q2", "Paris", haystack=("s1", "s3")),
+        _lme("q4", 7),
+        _lme("q5", "new"),
+    ]
     a, b = tmp_path / "s.json", tmp_path / "s_cleaned.json"
     a.write_text(json.dumps(orig))
     b.write_text(json.dumps(clean))
     e = diff_releases(orig, clean, original_file=str(a), cleaned_file=str(b))
     got = {(c.question_id, c.field): c for c in e.corrections}
-    assert set(got) == {("q1", "answer"), ("q2", "present"), ("q3", "present"),
-                        ("q5", "present")}
-    assert got[("q1", "answer")].gold_wrong and (got[("q1", "answer")].old, got[
-        ("q1", "answer")].new) == ("3", "4")
+    assert set(got) == {("q1", "answer"), ("q2", "present"), ("q3", "present"), ("q5", "present")}
+    assert got[("q1", "answer")].gold_wrong and (
+        got[("q1", "answer")].old,
+        got[("q1", "answer")].new,
+    ) == ("3", "4")
     assert got[("q3", "present")].new is False and "haystack" in got[("q2", "present")].note
     assert "s.json sha256" in got[("q1", "answer")].source and e.gold_wrong == {"q1"}
 
 
 def _conv(sample_id, questions):
-    return {"sample_id": sample_id, "qa": [
-        {"question": q, "answer": a, "evidence": ev, "category": 4} for q, a, ev in questions]}
+    return {
+        "sample_id": sample_id,
+        "qa": [
+            {"question": q, "answer": a, "evidence": ev, "category": 4} for q, a, ev in questions
+        ],
+    }
 
 
 def test_locomo_audit_from_a_clone(tmp_path):
-    records = [_conv("conv-a", [("Where did Ann go?", "Rome", ["D1:1"]),
-                                ("What did Bo buy?", "A lamp", ["D2:3"])]),
-               _conv("conv-b", [("Who called?", "Cy", ["D1:2"])])]
+    records = [
+        _conv(
+            "conv-a",
+            [("Where did Ann go?", "Rome", ["D1:1"]), ("What did Bo buy?", "A lamp", ["D2:3"])],
+        ),
+        _conv("conv-b", [("Who called?", "Cy", ["D1:2"])]),
+    ]
     clone = tmp_path / "locomo-audit"
     (clone / "audit").mkdir(parents=True)
-    (clone / "audit" / "errors_conv_0.json").write_text(json.dumps([
-        {"question_id": "locomo_0_qa1", "question": "What did Bo buy?", "golden_answer": "A lamp",
-         "category": 4, "error_type": "HALLUCINATION", "cited_evidence": ["D2:3"],
-         "correct_evidence": ["D2:3"], "correct_answer": "A rug"}]))
-    (clone / "audit" / "errors_conv_1.json").write_text(json.dumps([
-        {"question_id": "locomo_1_qa0", "question": "Who called?", "golden_answer": "Cy",
-         "category": 4, "error_type": "WRONG_CITATION", "cited_evidence": ["D1:2"],
-         "correct_evidence": ["D1:4"], "correct_answer": "Cy"}]))
+    (clone / "audit" / "errors_conv_0.json").write_text(
+        json.dumps(
+            [
+                {
+                    "question_id": "locomo_0_qa1",
+                    "question": "What did Bo buy?",
+                    "golden_answer": "A lamp",
+                    "category": 4,
+                    "error_type": "HALLUCINATION",
+                    "cited_evidence": ["D2:3"],
+                    "correct_evidence": ["D2:3"],
+                    "correct_answer": "A rug",
+                }
+            ]
+        )
+    )
+    (clone / "audit" / "errors_conv_1.json").write_text(
+        json.dumps(
+            [
+                {
+                    "question_id": "locomo_1_qa0",
+                    "question": "Who called?",
+                    "golden_answer": "Cy",
+                    "category": 4,
+                    "error_type": "WRONG_CITATION",
+                    "cited_evidence": ["D1:2"],
+                    "correct_evidence": ["D1:4"],
+                    "correct_answer": "Cy",
+                }
+            ]
+        )
+    )
     e = read_locomo_audit(clone, records)
     got = {(c.question_id, c.field): c for c in e.corrections}
     assert set(got) == {("conv-a_q001", "answer"), ("conv-b_q000", "answer_turn_ids")}
     assert got[("conv-a_q001", "answer")].gold_wrong
     assert (got[("conv-a_q001", "answer")].old, got[("conv-a_q001", "answer")].new) == (
-        "A lamp", "A rug")
+        "A lamp",
+        "A rug",
+    )
     assert not got[("conv-b_q000", "answer_turn_ids")].gold_wrong
-    assert "dial481/locomo-audit audit/errors_conv_0.json @ " in got[
-        ("conv-a_q001", "answer")].source
+    assert (
+        "dial481/locomo-audit audit/errors_conv_0.json @ " in got[("conv-a_q001", "answer")].source
+    )
     records[0]["qa"][1]["question"] = "What did Bo sell?"  # another version of the file
     with pytest.raises(InputError, match="another version") as err:
         read_locomo_audit(clone, records)
@@ -131,10 +203,21 @@ def test_locomo_audit_from_a_clone(tmp_path):
 def test_report_command(tmp_path, capsys):
     e = errata(Correction("q2", "answer", "x", "y", True, SRC))
     write_errata(e, tmp_path / "e.json")
-    (tmp_path / "pq.csv").write_text("question_id,question_type,correct\nq1,t,true\n"
-                                     "q2,t,true\nq3,t,false\n")
-    main(["report", str(tmp_path / "e.json"), "--per-question", str(tmp_path / "pq.csv"),
-          "--questions", str(tmp_path / "none.parquet"), "--out", str(tmp_path / "out")])
+    (tmp_path / "pq.csv").write_text(
+        "question_id,question_type,correct\nq1,t,true\nq2,t,true\nq3,t,false\n"
+    )
+    main(
+        [
+            "report",
+            str(tmp_path / "e.json"),
+            "--per-question",
+            str(tmp_path / "pq.csv"),
+            "--questions",
+            str(tmp_path / "none.parquet"),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     s = json.loads((tmp_path / "out" / "errata.json").read_text())
     assert s["overall"]["raw"] == pytest.approx(2 / 3) and s["overall"]["corrected"] == 0.5
     assert "| **all** | 3 | 1 | 66.7 | 50.0 | 66.7 | 1 |" in capsys.readouterr().out

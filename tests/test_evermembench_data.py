@@ -6,22 +6,26 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from confs import group
 from memrecall import benchmarks
 from memrecall.artifacts import read_meta, read_table
 from memrecall.benchmarks.evermembench import BENCHMARK
 from memrecall.data.prepare import run_download
 from memrecall.errors import InputError
 
-from confs import group
-
 FIX = Path(__file__).parent / "fixtures" / "evermembench"
 
 
 def run(tmp_path: Path, cfg: dict, sub="out") -> Path:
     out = tmp_path / sub
-    run_download(cfg, questions=out / "questions.parquet", sessions=out / "sessions.parquet",
-                 turns=out / "turns.parquet", card_path=out / "data_card.md",
-                 raw_dir=tmp_path / "raw")
+    run_download(
+        cfg,
+        questions=out / "questions.parquet",
+        sessions=out / "sessions.parquet",
+        turns=out / "turns.parquet",
+        card_path=out / "data_card.md",
+        raw_dir=tmp_path / "raw",
+    )
     return out
 
 
@@ -30,9 +34,11 @@ def local(path, **kw) -> dict:
 
 
 def tables(out: Path):
-    return (read_table(out / "questions.parquet", "questions"),
-            read_table(out / "sessions.parquet", "sessions"),
-            read_table(out / "turns.parquet", "turns"))
+    return (
+        read_table(out / "questions.parquet", "questions"),
+        read_table(out / "sessions.parquet", "sessions"),
+        read_table(out / "turns.parquet", "turns"),
+    )
 
 
 def test_registered_and_recognised_by_shape():
@@ -50,17 +56,29 @@ def test_topic_layout_tables(tmp_path):
     row = q.filter(pl.col("question_id") == "F_MH_Top01_001").row(0, named=True)
     assert row["question_type"] == "F_MH" and row["form"] == "open" and row["topic"] == "01"
     assert row["answer_session_ids"] == ["01/2025-03-03/Group 1", "01/2025-03-06/Group 1"]
-    assert row["answer_turn_ids"] == ["01/2025-03-03/Group 1#1", "01/2025-03-03/Group 1#2",
-                                      "01/2025-03-06/Group 1#1"]
+    assert row["answer_turn_ids"] == [
+        "01/2025-03-03/Group 1#1",
+        "01/2025-03-03/Group 1#2",
+        "01/2025-03-06/Group 1#1",
+    ]
     assert row["haystack_session_ids"] == [
-        "01/2025-03-03/Group 1", "01/2025-03-03/Group 3", "01/2025-03-04/Group 1",
-        "01/2025-03-04/Group 2", "01/2025-03-06/Group 1", "01/2025-03-06/Group 3"]
+        "01/2025-03-03/Group 1",
+        "01/2025-03-03/Group 3",
+        "01/2025-03-04/Group 1",
+        "01/2025-03-04/Group 2",
+        "01/2025-03-06/Group 1",
+        "01/2025-03-06/Group 3",
+    ]
     assert row["haystack_dates"][0] == "2025/03/03 (Mon) 09:05"
     assert row["question_date"] == "2025/03/06 (Thu) 16:45"
     mc = q.filter(pl.col("question_id") == "MA_C_Top01_001").row(0, named=True)
     assert mc["form"] == "multiple_choice" and mc["answer"] == "C"
-    assert mc["options"] == ["A. Nothing, ship it", "B. A load test",
-                             "C. A security review sign-off", "D. A Figma review"]
+    assert mc["options"] == [
+        "A. Nothing, ship it",
+        "B. A load test",
+        "C. A security review sign-off",
+        "D. A Figma review",
+    ]
     assert q.filter(pl.col("question_id") == "P_Title_Top01_001")["question_type"][0] == "P_Role"
     no_r = q.filter(pl.col("question_id") == "F_SH_Top01_002").row(0, named=True)
     assert no_r["answer_session_ids"] == [] and not no_r["has_evidence"]
@@ -85,11 +103,16 @@ def test_gold_from_evidence_and_none_without(tmp_path):
 def test_batch_layout_has_no_gold(tmp_path):
     q, s, t = tables(run(tmp_path, local(FIX / "batch")))
     assert q.height == 4 and s["session_id"].to_list() == [
-        "004/2025-01-09/Group 1", "004/2025-01-10/Group 1", "004/2025-01-10/Group 2"]
+        "004/2025-01-09/Group 1",
+        "004/2025-01-10/Group 1",
+        "004/2025-01-10/Group 2",
+    ]
     assert not q["has_evidence"].any()
     assert all(v.sessions == () for v in BENCHMARK.gold(q, t).values())
-    assert q.filter(pl.col("question_id") == "P_Skill_Top004_001")["options"][0][0] == \
-        "A. Standards research"
+    assert (
+        q.filter(pl.col("question_id") == "P_Skill_Top004_001")["options"][0][0]
+        == "A. Standards research"
+    )
 
 
 @pytest.mark.parametrize("parts, n", [(["02"], 2), (2, 2), ("01", 7)])

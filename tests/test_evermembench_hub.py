@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from confs import group
 from memrecall.data import hub
 from memrecall.errors import ConfigError, MemrecallError
-
-from confs import group
 from test_data_hub import COMMIT, fake_hub  # noqa: F401 - the fixture
 from test_evermembench_data import run, tables
 
@@ -72,13 +71,17 @@ def test_pinned_sha256_per_file_and_a_mismatch(fake_hub, tmp_path):  # noqa: F81
 def test_resumes_a_partial_file(fake_hub, tmp_path):  # noqa: F811
     serve(fake_hub, lfs=False)
     data = (TOPICS / "01/dialogue.json").read_bytes()
-    part = hub.partial_path(tmp_path / "raw", REPO_ID, "01/dialogue.json",
-                            hashlib.sha1(data).hexdigest())
+    part = hub.partial_path(
+        tmp_path / "raw", REPO_ID, "01/dialogue.json", hashlib.sha1(data).hexdigest()
+    )
     part.parent.mkdir(parents=True)
     part.write_bytes(data[:200])
     hub.fetch_files(cfg(), tmp_path / "raw")
-    assert ("GET", f"/datasets/{REPO_ID}/resolve/{COMMIT}/01/dialogue.json", "bytes=200-") in \
-        fake_hub.requests
+    assert (
+        "GET",
+        f"/datasets/{REPO_ID}/resolve/{COMMIT}/01/dialogue.json",
+        "bytes=200-",
+    ) in fake_hub.requests
     assert (tmp_path / "raw" / REPO_ID / "01/dialogue.json").read_bytes() == data
 
 

@@ -6,18 +6,27 @@ from types import SimpleNamespace
 
 import pytest
 
-from memrecall.benchmarks.evermembench import BENCHMARK
-from memrecall.benchmarks.evermembench import official
+from memrecall.benchmarks.evermembench import BENCHMARK, official
 from memrecall.errors import MemrecallError
 
 
 def item(qid="F_SH_Top01_001", form="open", answer="65%", hyp="It peaked at 65%.", q="CPU?"):
-    return {"question_id": qid, "question_type": qid.split("_Top")[0], "is_abstention": False,
-            "question": q, "answer": answer, "hypothesis": hyp, "form": form, "options": []}
+    return {
+        "question_id": qid,
+        "question_type": qid.split("_Top")[0],
+        "is_abstention": False,
+        "question": q,
+        "answer": answer,
+        "hypothesis": hyp,
+        "form": form,
+        "options": [],
+    }
 
 
-@pytest.mark.parametrize("hyp, label", [("C", True), ("c) security review", True), ("B", False),
-                                        ("I cannot tell", False)])
+@pytest.mark.parametrize(
+    "hyp, label",
+    [("C", True), ("c) security review", True), ("B", False), ("I cannot tell", False)],
+)
 def test_multiple_choice_is_fixed_by_the_released_rule(hyp, label):
     it = item("MA_C_Top01_001", "multiple_choice", "C", hyp)
     v = BENCHMARK.fixed_verdict(it)
@@ -75,25 +84,41 @@ class FakeClient:
         out = []
         for m, r in zip(messages, self.replies):
             err = r if isinstance(r, Exception) else None
-            out.append(SimpleNamespace(text=None if err else r, error=str(err) if err else None,
-                                       model="gemini/gemini-3-flash-preview", request_hash="h",
-                                       input_tokens=10, output_tokens=5, reasoning_tokens=0,
-                                       cost_usd=0.001, latency_s=0.1))
+            out.append(
+                SimpleNamespace(
+                    text=None if err else r,
+                    error=str(err) if err else None,
+                    model="gemini/gemini-3-flash-preview",
+                    request_hash="h",
+                    input_tokens=10,
+                    output_tokens=5,
+                    reasoning_tokens=0,
+                    cost_usd=0.001,
+                    latency_s=0.1,
+                )
+            )
         return out
 
 
 def test_official_reads_the_checkout_and_the_released_parse(checkout):
-    items = [item(), item("F_MH_Top01_001", hyp="no"), item("F_TP_Top01_001", hyp="x"),
-             item("MA_U_Top01_001", "multiple_choice", "B", "B"), item("F_SH_Top01_003")]
-    client = FakeClient(['Same value. {"label": "CORRECT"}', "WRONG", RuntimeError("boom"),
-                         "CORRECT"])
-    rows, stats = BENCHMARK.judge_official(items, {"official_script": str(checkout),
-                                                   "model": "gemini/gemini-3-flash-preview"},
-                                           client)
+    items = [
+        item(),
+        item("F_MH_Top01_001", hyp="no"),
+        item("F_TP_Top01_001", hyp="x"),
+        item("MA_U_Top01_001", "multiple_choice", "B", "B"),
+        item("F_SH_Top01_003"),
+    ]
+    client = FakeClient(
+        ['Same value. {"label": "CORRECT"}', "WRONG", RuntimeError("boom"), "CORRECT"]
+    )
+    rows, stats = BENCHMARK.judge_official(
+        items, {"official_script": str(checkout), "model": "gemini/gemini-3-flash-preview"}, client
+    )
     assert [r["label"] for r in rows] == [True, False, None, True, True]
     assert [r["strict_label"] for r in rows] == [True, None, None, True, None]
-    assert rows[2]["error"].startswith("judge call failed") and rows[3]["judge_model"] == \
-        "exact-match"
+    assert (
+        rows[2]["error"].startswith("judge call failed") and rows[3]["judge_model"] == "exact-match"
+    )
     assert len(client.sent) == 4  # multiple choice is never sent
     system, user = client.sent[0]
     assert system == {"role": "system", "content": "You grade answers.\n"}
@@ -117,12 +142,15 @@ def test_official_needs_a_usable_checkout(tmp_path, checkout):
         official.load(bad)
 
 
-@pytest.mark.parametrize("kind, model, ok", [
-    ("official", "gemini/gemini-3-flash-preview", True),
-    ("official", "gpt-4o-2024-08-06", False),
-    ("llm", "gemini/gemini-3-flash-preview", False),
-    ("rule", None, False),
-])
+@pytest.mark.parametrize(
+    "kind, model, ok",
+    [
+        ("official", "gemini/gemini-3-flash-preview", True),
+        ("official", "gpt-4o-2024-08-06", False),
+        ("llm", "gemini/gemini-3-flash-preview", False),
+        ("rule", None, False),
+    ],
+)
 def test_comparable_only_with_the_released_prompts_and_model(kind, model, ok):
     comparable, why = BENCHMARK.comparability({"kind": kind, "model": model})
     assert comparable is ok and "multiple choice" in why

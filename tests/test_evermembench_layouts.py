@@ -25,17 +25,26 @@ def test_recognises_both_layouts_as_folder_or_folder_of_units():
 def test_topic_layout_reads_days_groups_and_evidence():
     (unit,) = L.read_dataset(TOPICS, ["01"])
     assert [(c.date, c.group, len(c.messages)) for c in unit.chats] == [
-        ("2025-03-03", "Group 1", 3), ("2025-03-03", "Group 3", 1),
-        ("2025-03-04", "Group 1", 2), ("2025-03-04", "Group 2", 2),
-        ("2025-03-06", "Group 1", 1), ("2025-03-06", "Group 3", 2)]  # null groups make none
+        ("2025-03-03", "Group 1", 3),
+        ("2025-03-03", "Group 3", 1),
+        ("2025-03-04", "Group 1", 2),
+        ("2025-03-04", "Group 2", 2),
+        ("2025-03-06", "Group 1", 1),
+        ("2025-03-06", "Group 3", 2),
+    ]  # null groups make none
     q = {x.question_id: x for x in unit.questions}
-    assert q["F_MH_Top01_001"].evidence == [L.Evidence("2025-03-03", "Group 1", (1, 2)),
-                                            L.Evidence("2025-03-06", "Group 1", (1,))]
+    assert q["F_MH_Top01_001"].evidence == [
+        L.Evidence("2025-03-03", "Group 1", (1, 2)),
+        L.Evidence("2025-03-06", "Group 1", (1,)),
+    ]
     assert q["F_SH_Top01_002"].evidence == [] and q["F_SH_Top01_001"].options is None
     assert q["P_Title_Top01_001"].subtask == "P_Role"
-    assert q["MA_C_Top01_001"].options == {"A": "Nothing, ship it", "B": "A load test",
-                                           "C": "A security review sign-off",
-                                           "D": "A Figma review"}
+    assert q["MA_C_Top01_001"].options == {
+        "A": "Nothing, ship it",
+        "B": "A load test",
+        "C": "A security review sign-off",
+        "D": "A Figma review",
+    }
 
 
 def test_batch_layout_sorts_days_and_has_no_evidence():
@@ -50,9 +59,20 @@ def test_batch_layout_sorts_days_and_has_no_evidence():
     assert q["F_SH_Top004_001"].task_id == "T001"
 
 
-@pytest.mark.parametrize("index, ok", [("1, 4-5", (1, 4, 5)), (3, (3,)), ("2-2", (2,)),
-                                       ([1, "3-4"], (1, 3, 4)), ("5-3", None), ("", None),
-                                       ("x", None), (0, None), (True, None)])
+@pytest.mark.parametrize(
+    "index, ok",
+    [
+        ("1, 4-5", (1, 4, 5)),
+        (3, (3,)),
+        ("2-2", (2,)),
+        ([1, "3-4"], (1, 3, 4)),
+        ("5-3", None),
+        ("", None),
+        ("x", None),
+        (0, None),
+        (True, None),
+    ],
+)
 def test_parse_indices(index, ok):
     if ok is None:
         with pytest.raises(ValueError):
@@ -75,18 +95,31 @@ def _edit_qa(folder: Path, fn):
     return path
 
 
-@pytest.mark.parametrize("edit, qid, field, words", [
-    (lambda d: d[0].update(R=[{"date": "2025-03-04", "group": "Group 1",
-                               "message_index": "7"}]),
-     "F_SH_Top01_001", "R[0]", "does not have"),
-    (lambda d: d[0].update(R=[{"date": "2025-03-04", "group": "Group 1",
-                               "message_index": "two"}]),
-     "F_SH_Top01_001", "R[0].message_index", "indices"),
-    (lambda d: d[4].update(A="E"), "MA_C_Top01_001", "A", "not one of the options"),
-    (lambda d: d[1].update(id="X_Top01_002"), "X_Top01_002", "id", "sub-tasks"),
-    (lambda d: d[2].update(Q=""), "F_MH_Top01_001", "Q", "empty"),
-    (lambda d: d[4].update(options=["A. x", "B. y"]), "MA_C_Top01_001", "options", "list"),
-])
+@pytest.mark.parametrize(
+    "edit, qid, field, words",
+    [
+        (
+            lambda d: d[0].update(
+                R=[{"date": "2025-03-04", "group": "Group 1", "message_index": "7"}]
+            ),
+            "F_SH_Top01_001",
+            "R[0]",
+            "does not have",
+        ),
+        (
+            lambda d: d[0].update(
+                R=[{"date": "2025-03-04", "group": "Group 1", "message_index": "two"}]
+            ),
+            "F_SH_Top01_001",
+            "R[0].message_index",
+            "indices",
+        ),
+        (lambda d: d[4].update(A="E"), "MA_C_Top01_001", "A", "not one of the options"),
+        (lambda d: d[1].update(id="X_Top01_002"), "X_Top01_002", "id", "sub-tasks"),
+        (lambda d: d[2].update(Q=""), "F_MH_Top01_001", "Q", "empty"),
+        (lambda d: d[4].update(options=["A. x", "B. y"]), "MA_C_Top01_001", "options", "list"),
+    ],
+)
 def test_bad_questions_name_file_question_and_field(tmp_path, edit, qid, field, words):
     folder = _copy(tmp_path)
     path = _edit_qa(folder, edit)
@@ -128,8 +161,9 @@ def test_duplicate_ids_across_topics_and_unknown_topics(tmp_path):
 def test_legacy_questions_format_is_refused_clearly(tmp_path):
     dst = tmp_path / "004"
     shutil.copytree(BATCH / "004", dst)
-    (dst / "qa_004.json").write_text(json.dumps({"questions": [
-        {"question_id": "004_mc_001", "question": "q", "answer": "a"}]}))
+    (dst / "qa_004.json").write_text(
+        json.dumps({"questions": [{"question_id": "004_mc_001", "question": "q", "answer": "a"}]})
+    )
     with pytest.raises(InputError, match="legacy `questions` format") as e:
         L.read_dataset(dst)
     assert e.value.field == "qars"

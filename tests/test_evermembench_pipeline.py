@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from memrecall.artifacts import read_table
-
 from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, stages_run
 
 pytestmark = pytest.mark.slow
@@ -21,12 +20,29 @@ def test_topic_folders_run_the_whole_dag(tmp_path):
     repo = copy_repo(tmp_path / "repo", commit=True)
     cache = tmp_path / "cache"
     env = pipeline_env(cache)
-    args = ("exp", "run", "-S", "dataset=local", "-S", f"dataset.path={FIX}",
-            "-S", "dataset.parts=['01']", "-S", "dataset.question_ids=[F_SH_Top01_001,"
-            "MA_C_Top01_001,F_SH_Top01_002]")
+    args = (
+        "exp",
+        "run",
+        "-S",
+        "dataset=local",
+        "-S",
+        f"dataset.path={FIX}",
+        "-S",
+        "dataset.parts=['01']",
+        "-S",
+        "dataset.question_ids=[F_SH_Top01_001,MA_C_Top01_001,F_SH_Top01_002]",
+    )
     ran = stages_run(dvc(repo, env, *args))
-    assert ran == ALWAYS + ["download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
-                            "aggregate"]
+    assert ran == ALWAYS + [
+        "download",
+        "embed",
+        "retrieve",
+        "rerank",
+        "rewrite",
+        "read",
+        "judge",
+        "aggregate",
+    ]
     m = json.loads((repo / "reports/metrics.json").read_text())
     assert m["n_questions"] == 3 and m["retrieval"]["n"] == 2  # F_SH_Top01_002 has no R
     e = m["evermembench"]

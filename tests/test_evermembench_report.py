@@ -8,22 +8,46 @@ from memrecall.benchmarks.evermembench import report
 from memrecall.benchmarks.evermembench.subtasks import CODES
 
 
-def frames(correct_by_code: dict, form_of=lambda c: "open" if c.startswith("F_") else
-           "multiple_choice"):
+def frames(
+    correct_by_code: dict, form_of=lambda c: "open" if c.startswith("F_") else "multiple_choice"
+):
     qs, ans, pq = [], [], []
     for code, values in correct_by_code.items():
         for i, c in enumerate(values):
             qid = f"{code}_Top01_{i:03d}"
             mc = form_of(code) == "multiple_choice"
-            qs.append({"question_id": qid, "topic": "01", "form": form_of(code),
-                       "answer": "B" if mc else "x"})
-            ans.append({"question_id": qid, "hypothesis": ("B" if c else "no idea") if mc
-                        else "y", "error": None if c is not None else "timeout"})
-            pq.append({"question_id": qid, "question_type": code, "is_abstention": False,
-                       "correct": c, "judge_error": False, "reader_error": c is None})
-    return (pl.DataFrame(qs), pl.DataFrame(ans, schema={"question_id": pl.String,
-            "hypothesis": pl.String, "error": pl.String}),
-            pl.DataFrame(pq, schema_overrides={"correct": pl.Boolean}))
+            qs.append(
+                {
+                    "question_id": qid,
+                    "topic": "01",
+                    "form": form_of(code),
+                    "answer": "B" if mc else "x",
+                }
+            )
+            ans.append(
+                {
+                    "question_id": qid,
+                    "hypothesis": ("B" if c else "no idea") if mc else "y",
+                    "error": None if c is not None else "timeout",
+                }
+            )
+            pq.append(
+                {
+                    "question_id": qid,
+                    "question_type": code,
+                    "is_abstention": False,
+                    "correct": c,
+                    "judge_error": False,
+                    "reader_error": c is None,
+                }
+            )
+    return (
+        pl.DataFrame(qs),
+        pl.DataFrame(
+            ans, schema={"question_id": pl.String, "hypothesis": pl.String, "error": pl.String}
+        ),
+        pl.DataFrame(pq, schema_overrides={"correct": pl.Boolean}),
+    )
 
 
 def test_average_is_the_unweighted_mean_of_nine():
@@ -43,8 +67,14 @@ def test_average_is_the_unweighted_mean_of_nine():
     assert e["scored_by"]["multiple_choice"].startswith("exact-match")
     # MC "no idea" replies read as "A" by the released rule: counted
     assert e["mc_markers_as_letters"] == sum(9 - i for i in range(3, 9))
-    assert cols.columns == ["question_id", "topic", "form", "scored_by", "reply_letter",
-                            "marker_as_letter"]
+    assert cols.columns == [
+        "question_id",
+        "topic",
+        "form",
+        "scored_by",
+        "reply_letter",
+        "marker_as_letter",
+    ]
     assert set(cols.filter(pl.col("form") == "open")["scored_by"]) == {"judge"}
 
 
@@ -62,12 +92,26 @@ def test_by_subtask_markdown_says_who_scored_what():
     q, a, pq = frames({c: [True, False] for c in CODES})
     extra = report.extra_metrics(q, a, pq, n_boot=200)[0]
     ci = {"low": 0.1, "high": 0.9}
-    metrics = {**extra, "qa": {"ci": {"by_type": {c: ci for c in CODES}, "overall": ci},
-                               "n_judged": 18, "overall": 0.5},
-               "judge": {"name": "official", "kind": "official", "model": "gemini/x",
-                         "comparable_to_published": False, "comparability": "not the model",
-                         "official_script_sha256": "ab" * 32},
-               "judge_errors": 0, "reader_errors": 0, "refusal_rate": 0.0, "cost_usd": 0.0}
+    metrics = {
+        **extra,
+        "qa": {
+            "ci": {"by_type": {c: ci for c in CODES}, "overall": ci},
+            "n_judged": 18,
+            "overall": 0.5,
+        },
+        "judge": {
+            "name": "official",
+            "kind": "official",
+            "model": "gemini/x",
+            "comparable_to_published": False,
+            "comparability": "not the model",
+            "official_script_sha256": "ab" * 32,
+        },
+        "judge_errors": 0,
+        "reader_errors": 0,
+        "refusal_rate": 0.0,
+        "cost_usd": 0.0,
+    }
     md = report.by_subtask_markdown(metrics)
     assert "Multiple choice: scored by the released rule" in md
     assert "Open answers: judge `official` (gemini/x)" in md and "not the model" in md

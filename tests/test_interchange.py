@@ -11,17 +11,23 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from confs import group
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
+from memrecall.benchmarks.longmemeval.interchange import official_metrics
 from memrecall.errors import InputError, MemrecallError
 from memrecall.eval.qa_metrics import qa_metrics
-from memrecall.benchmarks.longmemeval.interchange import official_metrics
-from memrecall.interchange import (MISSING, eval_results_path,
-                                   read_eval_results, read_hypotheses, short_model_name,
-                                   write_eval_results, write_hypotheses)
+from memrecall.interchange import (
+    MISSING,
+    eval_results_path,
+    read_eval_results,
+    read_hypotheses,
+    short_model_name,
+    write_eval_results,
+    write_hypotheses,
+)
 from memrecall.judge.stage import judge_answers
 from memrecall.read.imported import answers_from_file
 from memrecall.report.aggregate import export_official_files
-from memrecall.benchmarks.longmemeval import BENCHMARK as LME
-from confs import group
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 ORACLE = SHARED / "longmemeval" / "longmemeval_oracle.json"
@@ -30,47 +36,80 @@ PUBLISHED = SHARED / "judge" / "auditcrux_F1_s.jsonl.eval-results-gpt-4o.gz"  # 
 
 def _needs_shared():
     if not (ORACLE.exists() and PUBLISHED.exists()):
-        pytest.fail(f"this test needs the shared LongMemEval data ({ORACLE}, {PUBLISHED}); "
-                    "run it where ../shared/data is present")
+        pytest.fail(
+            f"this test needs the shared LongMemEval data ({ORACLE}, {PUBLISHED}); "
+            "run it where ../shared/data is present"
+        )
 
 
 def _questions(ids_types):
-    return pl.DataFrame([{"question_id": i, "question_type": t, "is_abstention": "_abs" in i,
-                          "question": f"question {i}?", "answer": f"answer {i}"}
-                         for i, t in ids_types])
+    return pl.DataFrame(
+        [
+            {
+                "question_id": i,
+                "question_type": t,
+                "is_abstention": "_abs" in i,
+                "question": f"question {i}?",
+                "answer": f"answer {i}",
+            }
+            for i, t in ids_types
+        ]
+    )
 
 
-QS = _questions([("a1", "multi-session"), ("a2", "temporal-reasoning"),
-                 ("a3_abs", "knowledge-update"), ("a4", "multi-session")])
+QS = _questions(
+    [
+        ("a1", "multi-session"),
+        ("a2", "temporal-reasoning"),
+        ("a3_abs", "knowledge-update"),
+        ("a4", "multi-session"),
+    ]
+)
 
 
 def _write(path: Path, lines: list, *, as_list=False, gz=False):
-    text = json.dumps(lines) if as_list else "".join(
-        (ln if isinstance(ln, str) else json.dumps(ln)) + "\n" for ln in lines)
+    text = (
+        json.dumps(lines)
+        if as_list
+        else "".join((ln if isinstance(ln, str) else json.dumps(ln)) + "\n" for ln in lines)
+    )
     path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
     return path
 
 
 # ---- reading -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("as_list,gz", [(False, False), (True, False), (False, True)])
 def test_hypotheses_as_json_lines_list_or_gzip(tmp_path, as_list, gz):
-    p = _write(tmp_path / "h.jsonl", [{"question_id": "a1", "hypothesis": "x"},
-                                     {"question_id": "a2", "hypothesis": ""}], as_list=as_list,
-               gz=gz)
+    p = _write(
+        tmp_path / "h.jsonl",
+        [{"question_id": "a1", "hypothesis": "x"}, {"question_id": "a2", "hypothesis": ""}],
+        as_list=as_list,
+        gz=gz,
+    )
     assert [(r["question_id"], r["hypothesis"], r["line"]) for r in read_hypotheses(p)] == [
-        ("a1", "x", 1), ("a2", "", 2)]
+        ("a1", "x", 1),
+        ("a2", "", 2),
+    ]
 
 
-@pytest.mark.parametrize("lines,line,field,words", [
-    ([{"question_id": "a1", "hypothesis": "x"}, "{not json"], 2, None, "not valid JSON"),
-    ([{"question_id": "a1", "hypothesis": "x"}, [1, 2]], 2, None, "JSON object"),
-    ([{"hypothesis": "x"}], 1, "question_id", "missing question_id"),
-    ([{"question_id": "a1", "hypothesis": "x"}, {"question_id": "a1", "hypothesis": "y"}], 2,
-     "question_id", "twice (first on line 1)"),
-    ([{"question_id": "a1", "hypothesis": 42}], 1, "hypothesis", "must be a string, got int"),
-    ([{"question_id": "a1"}], 1, "hypothesis", "got nothing"),
-])
+@pytest.mark.parametrize(
+    "lines,line,field,words",
+    [
+        ([{"question_id": "a1", "hypothesis": "x"}, "{not json"], 2, None, "not valid JSON"),
+        ([{"question_id": "a1", "hypothesis": "x"}, [1, 2]], 2, None, "JSON object"),
+        ([{"hypothesis": "x"}], 1, "question_id", "missing question_id"),
+        (
+            [{"question_id": "a1", "hypothesis": "x"}, {"question_id": "a1", "hypothesis": "y"}],
+            2,
+            "question_id",
+            "twice (first on line 1)",
+        ),
+        ([{"question_id": "a1", "hypothesis": 42}], 1, "hypothesis", "must be a string, got int"),
+        ([{"question_id": "a1"}], 1, "hypothesis", "got nothing"),
+    ],
+)
 def test_bad_hypothesis_files_name_file_line_and_field(tmp_path, lines, line, field, words):
     p = _write(tmp_path / "h.jsonl", lines)
     with pytest.raises(InputError) as e:
@@ -79,16 +118,22 @@ def test_bad_hypothesis_files_name_file_line_and_field(tmp_path, lines, line, fi
     assert words in str(e.value) and f"line {line}" in str(e.value)
 
 
-@pytest.mark.parametrize("auto,field,words", [
-    (None, "autoeval_label", "missing autoeval_label"),
-    ({"model": "gpt-4o-2024-08-06"}, "autoeval_label.label", "true or false"),
-    ({"model": "gpt-4o-2024-08-06", "label": "yes"}, "autoeval_label.label", "true or false"),
-    ({"label": True}, "autoeval_label.model", "missing autoeval_label.model"),
-    ({"model": "gpt-4o-mini-2024-07-18", "label": True}, "autoeval_label.model", "two judge"),
-])
+@pytest.mark.parametrize(
+    "auto,field,words",
+    [
+        (None, "autoeval_label", "missing autoeval_label"),
+        ({"model": "gpt-4o-2024-08-06"}, "autoeval_label.label", "true or false"),
+        ({"model": "gpt-4o-2024-08-06", "label": "yes"}, "autoeval_label.label", "true or false"),
+        ({"label": True}, "autoeval_label.model", "missing autoeval_label.model"),
+        ({"model": "gpt-4o-mini-2024-07-18", "label": True}, "autoeval_label.model", "two judge"),
+    ],
+)
 def test_bad_eval_logs_name_file_line_and_field(tmp_path, auto, field, words):
-    first = {"question_id": "a1", "hypothesis": "x",
-             "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": True}}
+    first = {
+        "question_id": "a1",
+        "hypothesis": "x",
+        "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": True},
+    }
     second = {"question_id": "a2", "hypothesis": "y"}
     if auto is not None:
         second["autoeval_label"] = auto
@@ -103,16 +148,24 @@ def test_model_short_names_follow_the_official_files():
     assert short_model_name("gpt-4o-2024-08-06") == "gpt-4o"
     assert short_model_name("openai/gpt-4o-mini-2024-07-18") == "gpt-4o-mini"
     assert short_model_name("deepseek/deepseek-chat") == "deepseek-chat"
-    assert eval_results_path("reports/hypotheses.jsonl", "gpt-4o-2024-08-06").name == \
-        "hypotheses.jsonl.eval-results-gpt-4o"
+    assert (
+        eval_results_path("reports/hypotheses.jsonl", "gpt-4o-2024-08-06").name
+        == "hypotheses.jsonl.eval-results-gpt-4o"
+    )
 
 
 # ---- reader=file and judge=file ------------------------------------------------------------
 
+
 def test_reader_file_imports_answers_and_marks_missing_ones(tmp_path):
-    p = _write(tmp_path / "h.jsonl", [{"question_id": "a2", "hypothesis": "10 days"},
-                                     {"question_id": "a1", "hypothesis": "I can't help with that."},
-                                     {"question_id": "a3_abs", "hypothesis": ""}])
+    p = _write(
+        tmp_path / "h.jsonl",
+        [
+            {"question_id": "a2", "hypothesis": "10 days"},
+            {"question_id": "a1", "hypothesis": "I can't help with that."},
+            {"question_id": "a3_abs", "hypothesis": ""},
+        ],
+    )
     a = answers_from_file(QS, group("reader", "file", path=str(p)))
     got = {r["question_id"]: r for r in a.iter_rows(named=True)}
     assert got["a2"]["hypothesis"] == "10 days" and got["a2"]["error"] is None
@@ -126,8 +179,10 @@ def test_reader_file_imports_answers_and_marks_missing_ones(tmp_path):
 
 
 def test_reader_file_rejects_ids_outside_the_dataset(tmp_path):
-    p = _write(tmp_path / "h.jsonl", [{"question_id": "a1", "hypothesis": "x"},
-                                     {"question_id": "zz9", "hypothesis": "y"}])
+    p = _write(
+        tmp_path / "h.jsonl",
+        [{"question_id": "a1", "hypothesis": "x"}, {"question_id": "zz9", "hypothesis": "y"}],
+    )
     with pytest.raises(InputError) as e:
         answers_from_file(QS, group("reader", "file", path=str(p)))
     assert (e.value.line, e.value.question_id, e.value.field) == (2, "zz9", "question_id")
@@ -136,17 +191,28 @@ def test_reader_file_rejects_ids_outside_the_dataset(tmp_path):
 
 
 def _log(tmp_path, entries):
-    return _write(tmp_path / "log.jsonl", [
-        {"question_id": q, "hypothesis": h,
-         "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": lab}}
-        for q, h, lab in entries])
+    return _write(
+        tmp_path / "log.jsonl",
+        [
+            {
+                "question_id": q,
+                "hypothesis": h,
+                "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": lab},
+            }
+            for q, h, lab in entries
+        ],
+    )
 
 
 def test_judge_file_keeps_the_recorded_labels_and_model(tmp_path):
-    hyp = _write(tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"}
-                                       for q in ("a1", "a2", "a3_abs")])
+    hyp = _write(
+        tmp_path / "h.jsonl",
+        [{"question_id": q, "hypothesis": f"h {q}"} for q in ("a1", "a2", "a3_abs")],
+    )
     a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
-    log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
+    log = _log(
+        tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)]
+    )
     v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     got = {r["question_id"]: r for r in v.iter_rows(named=True)}
     assert [got[q]["label"] for q in ("a1", "a2", "a3_abs", "a4")] == [True, False, True, None]
@@ -155,32 +221,54 @@ def test_judge_file_keeps_the_recorded_labels_and_model(tmp_path):
     assert qa_metrics(QS, v)["overall"] == pytest.approx(2 / 3)
 
 
-@pytest.mark.parametrize("entries,qid,field,words", [
-    ([("a1", "h a1", True), ("a2", "changed", False)], "a2", "hypothesis", "differs"),
-    ([("a1", "h a1", True)], "a2", "autoeval_label", "no label"),
-    ([("a1", "h a1", True), ("a2", "h a2", True), ("a4", "x", True)], "a4", "hypothesis",
-     "answers do not have"),
-    ([("a1", "h a1", True), ("a2", "h a2", True), ("zz", "x", True)], "zz", "question_id",
-     "not in the dataset"),
-])
+@pytest.mark.parametrize(
+    "entries,qid,field,words",
+    [
+        ([("a1", "h a1", True), ("a2", "changed", False)], "a2", "hypothesis", "differs"),
+        ([("a1", "h a1", True)], "a2", "autoeval_label", "no label"),
+        (
+            [("a1", "h a1", True), ("a2", "h a2", True), ("a4", "x", True)],
+            "a4",
+            "hypothesis",
+            "answers do not have",
+        ),
+        (
+            [("a1", "h a1", True), ("a2", "h a2", True), ("zz", "x", True)],
+            "zz",
+            "question_id",
+            "not in the dataset",
+        ),
+    ],
+)
 def test_judge_file_errors(tmp_path, entries, qid, field, words):
-    hyp = _write(tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"}
-                                       for q in ("a1", "a2")])
-    a = answers_from_file(QS.filter(pl.col("question_id") != "a3_abs"),
-                          group("reader", "file", path=str(hyp)))
+    hyp = _write(
+        tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"} for q in ("a1", "a2")]
+    )
+    a = answers_from_file(
+        QS.filter(pl.col("question_id") != "a3_abs"), group("reader", "file", path=str(hyp))
+    )
     with pytest.raises(InputError) as e:
-        judge_answers(LME, QS.filter(pl.col("question_id") != "a3_abs"), a,
-                      group("judge", "file", path=str(_log(tmp_path, entries))))
+        judge_answers(
+            LME,
+            QS.filter(pl.col("question_id") != "a3_abs"),
+            a,
+            group("judge", "file", path=str(_log(tmp_path, entries))),
+        )
     assert (e.value.question_id, e.value.field) == (qid, field) and words in str(e.value)
 
 
 # ---- export, and the official metric rules on it --------------------------------------------
 
+
 def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
-    hyp = _write(tmp_path / "h.jsonl", [{"question_id": q, "hypothesis": f"h {q}"}
-                                       for q in ("a1", "a2", "a3_abs")])
+    hyp = _write(
+        tmp_path / "h.jsonl",
+        [{"question_id": q, "hypothesis": f"h {q}"} for q in ("a1", "a2", "a3_abs")],
+    )
     a = answers_from_file(QS, group("reader", "file", path=str(hyp)))
-    log = _log(tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)])
+    log = _log(
+        tmp_path, [("a1", "h a1", True), ("a2", "h a2", False), ("a3_abs", "h a3_abs", True)]
+    )
     v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     out = tmp_path / "reports"
     (out).mkdir()
@@ -190,24 +278,32 @@ def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
     assert not (out / "hypotheses.jsonl.eval-results-old-judge").exists()
     assert [r["question_id"] for r in read_hypotheses(files[0])] == ["a1", "a2", "a3_abs"]
     back = read_eval_results(files[1])
-    assert [(r["question_id"], r["label"]) for r in back] == [("a1", True), ("a2", False),
-                                                               ("a3_abs", True)]
+    assert [(r["question_id"], r["label"]) for r in back] == [
+        ("a1", True),
+        ("a2", False),
+        ("a3_abs", True),
+    ]
     m = official_metrics(files[1], dict(QS.select("question_id", "question_type").iter_rows()))
     ours = qa_metrics(QS, v)
     assert m["overall"] == pytest.approx(ours["overall"])
-    assert m["by_type"] == pytest.approx({k: x for k, x in ours["by_type"].items()
-                                          if x is not None})
+    assert m["by_type"] == pytest.approx(
+        {k: x for k, x in ours["by_type"].items() if x is not None}
+    )
     # The rule judge writes the hypotheses only (no LLM labels to export).
     files = export_official_files(a, v, {"kind": "rule", "model": "rule-v1"}, out)
     assert [f.name for f in files] == ["hypotheses.jsonl"]
     assert not list(out.glob("*.eval-results-*"))
     write_hypotheses(tmp_path / "x.jsonl", [{"question_id": "a1", "hypothesis": "é"}])
-    assert (tmp_path / "x.jsonl").read_text(encoding="utf-8") == \
-        '{"question_id": "a1", "hypothesis": "é"}\n'
-    write_eval_results(tmp_path / "y", [{"question_id": "a1", "hypothesis": "h", "model": "m",
-                                         "label": True}])
-    assert json.loads((tmp_path / "y").read_text())["autoeval_label"] == {"model": "m",
-                                                                          "label": True}
+    assert (tmp_path / "x.jsonl").read_text(
+        encoding="utf-8"
+    ) == '{"question_id": "a1", "hypothesis": "é"}\n'
+    write_eval_results(
+        tmp_path / "y", [{"question_id": "a1", "hypothesis": "h", "model": "m", "label": True}]
+    )
+    assert json.loads((tmp_path / "y").read_text())["autoeval_label"] == {
+        "model": "m",
+        "label": True,
+    }
 
 
 def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
@@ -227,8 +323,9 @@ def test_published_run_replayed_reproduces_its_stated_accuracy(tmp_path):
     assert m["n_correct"] == 355 and round(m["overall"] * 100, 1) == 71.0
     out = tmp_path / "reports"
     files = export_official_files(a, v, {"kind": "file", "model": "gpt-4o-2024-08-06"}, out)
-    official = official_metrics(files[1], dict(q.select("question_id",
-                                                        "question_type").iter_rows()))
+    official = official_metrics(
+        files[1], dict(q.select("question_id", "question_type").iter_rows())
+    )
     assert official["models"] == ["gpt-4o-2024-08-06"] and official["n"] == 500
     assert official["overall"] == m["overall"]
     assert official["task_averaged"] == pytest.approx(m["task_averaged"], abs=1e-12)
@@ -240,29 +337,58 @@ def test_agreement_cli_on_two_logs(tmp_path, capsys):
     """`memrecall agreement A B --questions/--oracle --json`: two labelings of the same answers."""
     from memrecall.cli import main as cli
 
-    a = _write(tmp_path / "a.jsonl", [
-        {"question_id": q, "hypothesis": f"h {q}", "autoeval_label": {"model": "m1", "label": x}}
-        for q, x in (("a1", True), ("a2", True), ("a3_abs", False), ("a4", False))])
-    b = _write(tmp_path / "b.jsonl", [
-        {"question_id": q, "hypothesis": f"h {q}", "autoeval_label": {"model": "m2", "label": x}}
-        for q, x in (("a1", True), ("a2", False), ("a3_abs", False), ("a4", False))])
+    a = _write(
+        tmp_path / "a.jsonl",
+        [
+            {
+                "question_id": q,
+                "hypothesis": f"h {q}",
+                "autoeval_label": {"model": "m1", "label": x},
+            }
+            for q, x in (("a1", True), ("a2", True), ("a3_abs", False), ("a4", False))
+        ],
+    )
+    b = _write(
+        tmp_path / "b.jsonl",
+        [
+            {
+                "question_id": q,
+                "hypothesis": f"h {q}",
+                "autoeval_label": {"model": "m2", "label": x},
+            }
+            for q, x in (("a1", True), ("a2", False), ("a3_abs", False), ("a4", False))
+        ],
+    )
     from test_data_longmemeval import make_record
 
-    ref = _write(tmp_path / "ref.json", [make_record(q, t) for q, t in
-                                         QS.select("question_id", "question_type").iter_rows()],
-                 as_list=True)
+    ref = _write(
+        tmp_path / "ref.json",
+        [make_record(q, t) for q, t in QS.select("question_id", "question_type").iter_rows()],
+        as_list=True,
+    )
     out = tmp_path / "agreement.json"
     cli(["agreement", str(a), str(b), "--oracle", str(ref), "--json", str(out)])
     r = json.loads(out.read_text())
     assert r["overall"]["n"] == 4 and r["overall"]["agreement"] == pytest.approx(0.75)
-    assert (r["overall"]["both_yes"], r["overall"]["a_only_yes"], r["overall"]["b_only_yes"],
-            r["overall"]["both_no"]) == (1, 1, 0, 2)
+    assert (
+        r["overall"]["both_yes"],
+        r["overall"]["a_only_yes"],
+        r["overall"]["b_only_yes"],
+        r["overall"]["both_no"],
+    ) == (1, 1, 0, 2)
     assert (r["overall"]["a_yes"], r["overall"]["b_yes"]) == (0.5, 0.25)  # the two accuracies
     assert r["by_type"]["multi-session"]["n"] == 2 and r["abstention"]["n"] == 1
     assert "| **all** | 4 | 0.750 |" in capsys.readouterr().out
-    c = _write(tmp_path / "c.jsonl", [
-        {"question_id": "a1", "hypothesis": "other", "autoeval_label": {"model": "m2",
-                                                                         "label": True}}])
+    c = _write(
+        tmp_path / "c.jsonl",
+        [
+            {
+                "question_id": "a1",
+                "hypothesis": "other",
+                "autoeval_label": {"model": "m2", "label": True},
+            }
+        ],
+    )
     with pytest.raises(SystemExit):
         cli(["agreement", str(a), str(c)])
     assert "answer differently" in capsys.readouterr().err

@@ -10,22 +10,30 @@ import polars as pl
 import pytest
 import yaml
 
+from confs import group
 from fake_openai_server import FakeOpenAIServer, last_user
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
+from memrecall.benchmarks.longmemeval.judge import PROMPT_HASHES, build_prompt, prompt_kind
 from memrecall.errors import ConfigError
 from memrecall.eval.qa_metrics import qa_metrics
-from memrecall.judge.stage import judge_answers
-from memrecall.benchmarks.longmemeval.judge import PROMPT_HASHES, build_prompt, prompt_kind
 from memrecall.judge.llm_judge import parse_verdict
-from memrecall.benchmarks.longmemeval import BENCHMARK as LME
-from confs import group
+from memrecall.judge.stage import judge_answers
 
-CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "judge_cases.yaml")
-                       .read_text(encoding="utf-8"))["cases"]
+CASES = yaml.safe_load(
+    (Path(__file__).parent / "fixtures" / "judge_cases.yaml").read_text(encoding="utf-8")
+)["cases"]
 # Replies the fake judge gives instead of a clean yes/no, by case id.
-UNPARSEABLE = {"ssu-name-wrong": "The response is incorrect.", "ku-duration": "Maybe.",
-               "ms-yes": ""}
-STYLED = {"ssu-name-exact": "**Yes**", "tr-days-exact": " yes, it matches",
-          "ku-old-only": "No.", "ssp-iphone": "YES"}
+UNPARSEABLE = {
+    "ssu-name-wrong": "The response is incorrect.",
+    "ku-duration": "Maybe.",
+    "ms-yes": "",
+}
+STYLED = {
+    "ssu-name-exact": "**Yes**",
+    "tr-days-exact": " yes, it matches",
+    "ku-old-only": "No.",
+    "ssp-iphone": "YES",
+}
 FAILING = "ms-bedtime"  # the server answers 500 to every attempt
 
 
@@ -48,19 +56,38 @@ def fake_judge(messages):
 def tables(extra_failed: int = 2):
     qs, ans = [], []
     for c in CASES:
-        qs.append({"question_id": c["id"] + ("_abs" if c.get("abstention") else ""),
-                   "question_type": c["type"], "is_abstention": bool(c.get("abstention")),
-                   "question": c["question"], "answer": str(c["answer"])})
-        ans.append({"question_id": qs[-1]["question_id"], "hypothesis": c["hypothesis"],
-                    "error": None})
+        qs.append(
+            {
+                "question_id": c["id"] + ("_abs" if c.get("abstention") else ""),
+                "question_type": c["type"],
+                "is_abstention": bool(c.get("abstention")),
+                "question": c["question"],
+                "answer": str(c["answer"]),
+            }
+        )
+        ans.append(
+            {"question_id": qs[-1]["question_id"], "hypothesis": c["hypothesis"], "error": None}
+        )
     for i in range(extra_failed):  # reader calls that failed: must not reach the judge
-        qs.append({"question_id": f"zz-reader-failed-{i}", "question_type": "multi-session",
-                   "is_abstention": False, "question": "How many?", "answer": "3"})
-        ans.append({"question_id": f"zz-reader-failed-{i}", "hypothesis": None,
-                    "error": "RateLimitError: 429 after 3 attempts"})
-    return pl.DataFrame(qs), pl.DataFrame(ans, schema={"question_id": pl.String,
-                                                       "hypothesis": pl.String,
-                                                       "error": pl.String})
+        qs.append(
+            {
+                "question_id": f"zz-reader-failed-{i}",
+                "question_type": "multi-session",
+                "is_abstention": False,
+                "question": "How many?",
+                "answer": "3",
+            }
+        )
+        ans.append(
+            {
+                "question_id": f"zz-reader-failed-{i}",
+                "hypothesis": None,
+                "error": "RateLimitError: 429 after 3 attempts",
+            }
+        )
+    return pl.DataFrame(qs), pl.DataFrame(
+        ans, schema={"question_id": pl.String, "hypothesis": pl.String, "error": pl.String}
+    )
 
 
 @pytest.fixture
@@ -70,18 +97,36 @@ def server():
 
 
 def judge_cfg(server, **over):
-    return group("judge", "gpt4o", **{
-        "name": "fake", "model": "openai/fake-judge", "api_base": server.url,
-        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 5, "concurrency": 4, "timeout_s": 10,
-        "num_retries": 1, "backoff_s": 0.01, **over})
+    return group(
+        "judge",
+        "gpt4o",
+        **{
+            "name": "fake",
+            "model": "openai/fake-judge",
+            "api_base": server.url,
+            "api_key_env": "MEMRECALL_FAKE_KEY",
+            "max_tokens": 5,
+            "concurrency": 4,
+            "timeout_s": 10,
+            "num_retries": 1,
+            "backoff_s": 0.01,
+            **over,
+        },
+    )
 
 
 # ---- prompt assembly -----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_prompt_assembly(case):
-    p = build_prompt(case["type"], case["question"], str(case["answer"]), case["hypothesis"],
-                     is_abstention=bool(case.get("abstention")))
+    p = build_prompt(
+        case["type"],
+        case["question"],
+        str(case["answer"]),
+        case["hypothesis"],
+        is_abstention=bool(case.get("abstention")),
+    )
     assert len(p.messages) == 1 and p.messages[0]["role"] == "user"
     text = p.messages[0]["content"]
     assert f"Question: {case['question'].strip()}" in text
@@ -90,9 +135,12 @@ def test_prompt_assembly(case):
     assert text.rstrip().endswith("Reply with one word: yes or no.")
     kind = prompt_kind(case["type"], bool(case.get("abstention")))
     assert p.kind == kind and p.prompt_hash == PROMPT_HASHES[kind]
-    markers = {"temporal-reasoning": "off by one", "knowledge-update": "updated one",
-               "single-session-preference": "\nRubric: ",
-               "abstention": "\nExplanation of why it cannot be answered: "}
+    markers = {
+        "temporal-reasoning": "off by one",
+        "knowledge-update": "updated one",
+        "single-session-preference": "\nRubric: ",
+        "abstention": "\nExplanation of why it cannot be answered: ",
+    }
     for k, marker in markers.items():
         assert (marker in text) is (k == kind), (k, kind)
     if kind in ("default", "temporal-reasoning", "knowledge-update"):
@@ -106,11 +154,25 @@ def test_prompt_kinds_and_hashes():
     assert len(set(PROMPT_HASHES.values())) == len(PROMPT_HASHES) == 5
 
 
-@pytest.mark.parametrize("reply,label", [
-    ("yes", True), ("Yes.", True), ("**Yes**", True), ('"no"', False), ("No, it is wrong", False),
-    (" YES", True), ("\nno\n", False),
-    ("The answer is yes", None), ("yesno", None), ("Maybe", None), ("", None), (None, None),
-    ("noted: yes", None), ("Y", None)])
+@pytest.mark.parametrize(
+    "reply,label",
+    [
+        ("yes", True),
+        ("Yes.", True),
+        ("**Yes**", True),
+        ('"no"', False),
+        ("No, it is wrong", False),
+        (" YES", True),
+        ("\nno\n", False),
+        ("The answer is yes", None),
+        ("yesno", None),
+        ("Maybe", None),
+        ("", None),
+        (None, None),
+        ("noted: yes", None),
+        ("Y", None),
+    ],
+)
 def test_strict_parsing(reply, label):
     got, err = parse_verdict(reply)
     assert got is label
@@ -118,6 +180,7 @@ def test_strict_parsing(reply, label):
 
 
 # ---- through the client, against the local server ------------------------------------------
+
 
 def test_llm_judge_end_to_end(server, fresh_cache, monkeypatch):
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
@@ -152,9 +215,16 @@ def test_llm_judge_end_to_end(server, fresh_cache, monkeypatch):
     # and the reader-failed answers never reached the judge.
     sent = [b for b in server.bodies]
     assert {b["temperature"] for b in sent} == {0.0} and {b["max_tokens"] for b in sent} == {5}
-    expected = {build_prompt(c["type"], c["question"], str(c["answer"]), c["hypothesis"],
-                             is_abstention=bool(c.get("abstention"))).messages[0]["content"]
-                for c in CASES}
+    expected = {
+        build_prompt(
+            c["type"],
+            c["question"],
+            str(c["answer"]),
+            c["hypothesis"],
+            is_abstention=bool(c.get("abstention")),
+        ).messages[0]["content"]
+        for c in CASES
+    }
     assert {b["messages"][0]["content"] for b in sent} == expected
     assert server.requests_for("How many?") == 0
 
@@ -173,8 +243,9 @@ def test_llm_judge_end_to_end(server, fresh_cache, monkeypatch):
     before = server.total_requests
     v2 = judge_answers(LME, questions, answers, cfg)
     assert server.total_requests - before == attempts
-    assert journal.read_text().count('"ok": true') + journal.read_text().count('"ok":true') \
-        == ok_calls
+    assert (
+        journal.read_text().count('"ok": true') + journal.read_text().count('"ok":true') == ok_calls
+    )
     assert v2.drop("latency_s").equals(v.drop("latency_s"))
 
 
@@ -188,23 +259,31 @@ def test_unknown_judge_kind():
 
 
 def test_braces_in_the_data_are_not_placeholders():
-    p = build_prompt("single-session-user", "What did I write: {answer}?", "{hypothesis} x",
-                     "I wrote {question}")
+    p = build_prompt(
+        "single-session-user", "What did I write: {answer}?", "{hypothesis} x", "I wrote {question}"
+    )
     text = p.messages[0]["content"]
     assert "What did I write: {answer}?" in text
     assert "{hypothesis} x" in text and "I wrote {question}" in text
 
 
-def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_cache,
-                                                                 monkeypatch):
+def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_cache, monkeypatch):
     from memrecall.judge.llm_judge import TEMPLATES, judge_with_llm
 
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     by_id = {c["id"]: c for c in CASES}
     used = [c for c in CASES if c["id"] not in UNPARSEABLE and c["id"] != FAILING][:6]
-    items = [{"question_id": c["id"], "question_type": c["type"],
-              "is_abstention": bool(c.get("abstention")), "question": c["question"],
-              "answer": str(c["answer"]), "hypothesis": c["hypothesis"]} for c in used]
+    items = [
+        {
+            "question_id": c["id"],
+            "question_type": c["type"],
+            "is_abstention": bool(c.get("abstention")),
+            "question": c["question"],
+            "answer": str(c["answer"]),
+            "hypothesis": c["hypothesis"],
+        }
+        for c in used
+    ]
     _, stats = judge_with_llm(LME, items, judge_cfg(server))
     kinds = {prompt_kind(c["type"], bool(c.get("abstention"))) for c in used}
     assert set(stats["prompts"]) == {f"{k}:{PROMPT_HASHES[k]}" for k in kinds}
@@ -213,8 +292,15 @@ def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_c
         kind = pid.split(":")[0]
         assert rec == {"stage": "judge", "name": kind, "template": TEMPLATES[kind]}
         # the recorded template, filled in for a question of that kind, is what was sent
-        c = next(by_id[it["question_id"]] for it in items
-                 if prompt_kind(it["question_type"], it["is_abstention"]) == kind)
-        filled = rec["template"].replace("{question}", c["question"].strip()).replace(
-            "{answer}", str(c["answer"]).strip()).replace("{hypothesis}", c["hypothesis"].strip())
+        c = next(
+            by_id[it["question_id"]]
+            for it in items
+            if prompt_kind(it["question_type"], it["is_abstention"]) == kind
+        )
+        filled = (
+            rec["template"]
+            .replace("{question}", c["question"].strip())
+            .replace("{answer}", str(c["answer"]).strip())
+            .replace("{hypothesis}", c["hypothesis"].strip())
+        )
         assert filled in sent

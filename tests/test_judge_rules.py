@@ -11,20 +11,29 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memrecall.judge.rules import abstains, judge_one, normalize, quantities, tokens
-from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
-
 from conftest import shared_file
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
+from memrecall.judge.rules import abstains, judge_one, normalize, quantities, tokens
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
 CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
-ORACLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "longmemeval" / \
-    "longmemeval_oracle.json"
+ORACLE = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "data"
+    / "longmemeval"
+    / "longmemeval_oracle.json"
+)
 
 
 def _judge(c):
-    return judge_one(c["type"], c["question"], str(c["answer"]), c["hypothesis"],
-                     is_abstention=bool(c.get("abstention")))
+    return judge_one(
+        c["type"],
+        c["question"],
+        str(c["answer"]),
+        c["hypothesis"],
+        is_abstention=bool(c.get("abstention")),
+    )
 
 
 def test_fixture_covers_what_the_issue_asks():
@@ -38,8 +47,14 @@ def test_fixture_covers_what_the_issue_asks():
     abstention = [c for c in cases if c.get("abstention")]
     assert len(abstention) >= 6 and {c["expected"] for c in abstention} == {True, False}
     ids = " ".join(c["id"] for c in cases)
-    for needed in ("off-by-one", "ku-old-only", "ku-updated-with-old", "ssp-", "alternative",
-                   "subset"):
+    for needed in (
+        "off-by-one",
+        "ku-old-only",
+        "ku-updated-with-old",
+        "ssp-",
+        "alternative",
+        "subset",
+    ):
         assert needed in ids
 
 
@@ -50,8 +65,9 @@ def test_rule_judge_matches_every_case(case):
     assert v.reason
 
 
-@pytest.mark.parametrize("case", CASES["known_disagreements"],
-                         ids=[c["id"] for c in CASES["known_disagreements"]])
+@pytest.mark.parametrize(
+    "case", CASES["known_disagreements"], ids=[c["id"] for c in CASES["known_disagreements"]]
+)
 @pytest.mark.xfail(strict=True, reason="documented limit of the rule judge (see `why`)")
 def test_known_disagreements_stay_documented(case):
     assert _judge(case).label is case["expected"]
@@ -69,9 +85,9 @@ def test_temporal_tolerance_is_only_for_temporal_reasoning():
 
 def test_off_by_one_counts_in_the_finer_unit():
     q = "How many weeks ago did I start the course?"
-    assert judge_one("temporal-reasoning", q, "3 weeks", "20 days ago").label is True   # 1 day
-    assert judge_one("temporal-reasoning", q, "3 weeks", "4 weeks ago").label is True   # 1 week
-    assert judge_one("temporal-reasoning", q, "1 week", "4 days ago").label is False   # 3 days
+    assert judge_one("temporal-reasoning", q, "3 weeks", "20 days ago").label is True  # 1 day
+    assert judge_one("temporal-reasoning", q, "3 weeks", "4 weeks ago").label is True  # 1 week
+    assert judge_one("temporal-reasoning", q, "1 week", "4 days ago").label is False  # 3 days
     assert judge_one("temporal-reasoning", q, "1 week", "9 days ago").label is False
 
 
@@ -79,27 +95,40 @@ def test_quantities_skip_dates_ordinals_and_years():
     qs = quantities("On March 15, 2023, my 3rd visit, I waited 2 hours and paid $1,250.50")
     assert [(q.value, q.unit) for q in qs] == [(2.0, "hour"), (1250.5, "dollar")]
     assert [(q.value, q.unit) for q in quantities("twenty-five titles, twice a week")] == [
-        (25.0, None), (2.0, "time"), (1.0, "week")]
+        (25.0, None),
+        (2.0, "time"),
+        (1.0, "week"),
+    ]
     clock = quantities("at 6:30 pm, not 18:45 or 7 a.m.")
     assert [(q.value, q.clock, q.ampm_known) for q in clock] == [
-        (18 * 60 + 30, True, True), (18 * 60 + 45, True, True), (7 * 60, True, True)]
+        (18 * 60 + 30, True, True),
+        (18 * 60 + 45, True, True),
+        (7 * 60, True, True),
+    ]
 
 
 def test_normalisation():
-    assert normalize("Twenty-one thousand, and the SEVENTH one") == \
-        "21000, and the 7th 1"
+    assert normalize("Twenty-one thousand, and the SEVENTH one") == "21000, and the 7th 1"
     assert tokens("Tokyo's 3rd St. shops") == ["tokyo", "3", "street", "shop"]
     assert tokens("planting planted learning string taking") == [
-        "plant", "plant", "learn", "string", "taking"]
+        "plant",
+        "plant",
+        "learn",
+        "string",
+        "taking",
+    ]
 
 
 def test_abstention_phrases():
-    for text in ("You never told me about a trip to Korea.",
-                 "That information is not available in our chats.",
-                 "I can't determine that from what you shared.",
-                 "You mentioned Japan, but not Korea.",
-                 "Korea wasn't mentioned.", "There isn't a record of it.",
-                 "I can’t tell from our chats."):
+    for text in (
+        "You never told me about a trip to Korea.",
+        "That information is not available in our chats.",
+        "I can't determine that from what you shared.",
+        "You mentioned Japan, but not Korea.",
+        "Korea wasn't mentioned.",
+        "There isn't a record of it.",
+        "I can’t tell from our chats.",
+    ):
         assert abstains(text), text
     for text in ("You stayed in Korea for two weeks.", "It was Sarah.", "Yes, definitely."):
         assert not abstains(text), text
@@ -114,17 +143,28 @@ def test_empty_response_is_wrong_for_every_type():
 def test_reference_as_response_is_correct_on_all_500_real_questions():
     """The rules must accept the reference itself for every real question (incl. _abs)."""
     data = json.loads(shared_file(ORACLE).read_text(encoding="utf-8"))
-    wrong = [x["question_id"] for x in data
-             if not judge_one(x["question_type"], x["question"], str(x["answer"]),
-                              str(x["answer"]), is_abstention="_abs" in x["question_id"]).label]
+    wrong = [
+        x["question_id"]
+        for x in data
+        if not judge_one(
+            x["question_type"],
+            x["question"],
+            str(x["answer"]),
+            str(x["answer"]),
+            is_abstention="_abs" in x["question_id"],
+        ).label
+    ]
     assert len(data) == 500 and wrong == []
 
 
 def test_another_questions_reference_is_rarely_accepted():
     """Swapping in the reference of another question of the same type should almost always be
     judged wrong (the rare accepts are coincidences such as two answers of '5 days')."""
-    data = [x for x in json.loads(shared_file(ORACLE).read_text(encoding="utf-8"))
-            if "_abs" not in x["question_id"]]
+    data = [
+        x
+        for x in json.loads(shared_file(ORACLE).read_text(encoding="utf-8"))
+        if "_abs" not in x["question_id"]
+    ]
     rng = random.Random(0)
     by_type = collections.defaultdict(list)
     for x in data:
@@ -132,8 +172,9 @@ def test_another_questions_reference_is_rarely_accepted():
     accepted = 0
     for x in data:
         other = rng.choice([y for y in by_type[x["question_type"]] if y is not x])
-        accepted += judge_one(x["question_type"], x["question"], str(x["answer"]),
-                              str(other["answer"])).label
+        accepted += judge_one(
+            x["question_type"], x["question"], str(x["answer"]), str(other["answer"])
+        ).label
     assert accepted / len(data) < 0.05
 
 
@@ -156,8 +197,11 @@ def test_rules_hold_no_question_ids():
 
 def test_conclusion_of_a_reasoning_transcript():
     from memrecall.judge.rules.normalise import conclusion
-    text = ("**Step 1: Extract**\n* Session 1: 3 trips.\n\n**Step 2: Reason**\nSo far 3.\n\n"
-            "**Step 3: Draw a conclusion**\nYou took 4 trips.")
+
+    text = (
+        "**Step 1: Extract**\n* Session 1: 3 trips.\n\n**Step 2: Reason**\nSo far 3.\n\n"
+        "**Step 3: Draw a conclusion**\nYou took 4 trips."
+    )
     assert conclusion(text).strip().startswith("**Step 3")
     assert conclusion("Final answer: 4 trips.") == "Final answer: 4 trips."
     assert conclusion("You took 3 trips in May. Therefore, it was 4.") == "Therefore, it was 4."

@@ -8,24 +8,37 @@ import shutil
 import pytest
 import yaml
 
+from conftest import REPO
 from memrecall import paths
 from memrecall.compose import compose_params
 from memrecall.config import choice, load_params
 from memrecall.errors import ConfigError, MemrecallError
 
-from conftest import REPO
-
-STAGES = ["sources", "download", "embed", "retrieve", "rerank", "rewrite", "read", "judge",
-          "aggregate"]
+STAGES = [
+    "sources",
+    "download",
+    "embed",
+    "retrieve",
+    "rerank",
+    "rewrite",
+    "read",
+    "judge",
+    "aggregate",
+]
 GROUPS = {
-    "dataset": ["sample", "longmemeval_s_cleaned", "longmemeval_s", "longmemeval_m_cleaned",
-                "longmemeval_oracle", "local"],
+    "dataset": [
+        "sample",
+        "longmemeval_s_cleaned",
+        "longmemeval_s",
+        "longmemeval_m_cleaned",
+        "longmemeval_oracle",
+        "local",
+    ],
     "embedder": ["minilm", "bge_m3"],
     "retrieval": ["dense", "bm25", "hybrid", "oracle", "plugin"],
     "reranker": ["none", "bge_reranker_v2_m3"],
     "rewrite": ["off", "multiangle"],
-    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "plugin",
-               "file"],
+    "reader": ["local", "deepseek", "kimi", "glm", "minimax", "gemini", "gpt4o", "plugin", "file"],
     "judge": ["rule", "official", "gpt4o", "file"],
     "sweep": ["readers", "ablation", "negative_findings"],
 }
@@ -59,8 +72,11 @@ def test_every_artifact_path_is_a_declared_output():
 def test_every_artifact_path_is_used():
     """No dead constants: each path in paths.py is passed by some stage script."""
     scripts = "\n".join(p.read_text() for p in (REPO / "stages").glob("*.py"))
-    unused = [k for k, v in vars(paths).items()
-              if k.isupper() and isinstance(v, str) and f"paths.{k}" not in scripts]
+    unused = [
+        k
+        for k, v in vars(paths).items()
+        if k.isupper() and isinstance(v, str) and f"paths.{k}" not in scripts
+    ]
     assert not unused, unused
 
 
@@ -72,9 +88,17 @@ def test_stage_scripts_exist_and_are_thin():
 
 
 # Where each stage's logic lives: a package of src/memrecall (no stage is a loose module).
-STAGE_PACKAGES = {"sources": "data", "download": "data", "embed": "retrieval", "retrieve": "retrieval",
-                  "rerank": "retrieval", "rewrite": "rewrite", "read": "read", "judge": "judge",
-                  "aggregate": "report"}
+STAGE_PACKAGES = {
+    "sources": "data",
+    "download": "data",
+    "embed": "retrieval",
+    "retrieve": "retrieval",
+    "rerank": "retrieval",
+    "rewrite": "rewrite",
+    "read": "read",
+    "judge": "judge",
+    "aggregate": "report",
+}
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -84,14 +108,19 @@ def test_stage_logic_lives_in_its_package(stage):
     pkg = STAGE_PACKAGES[stage]
     assert (REPO / "src" / "memrecall" / pkg / "__init__.py").exists(), pkg
     tree = ast.parse((REPO / "stages" / f"{stage}.py").read_text())
-    runs = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-            and node.module != "memrecall.stage"
-            and any(a.name.startswith("run_") for a in node.names)]
+    runs = [
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module != "memrecall.stage"
+        and any(a.name.startswith("run_") for a in node.names)
+    ]
     assert runs and all(m.startswith(f"memrecall.{pkg}") for m in runs), runs
     deps = _dvc_yaml()["stages"][stage]["deps"]
     assert any(d.startswith(f"src/memrecall/{pkg}") for d in deps), deps
-    assert not list((REPO / "src" / "memrecall").glob(f"{stage}*.py")), \
+    assert not list((REPO / "src" / "memrecall").glob(f"{stage}*.py")), (
         f"{stage} logic outside its package"
+    )
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))
@@ -125,8 +154,9 @@ def test_committed_params_yaml_is_the_composed_default(tmp_path):
     shutil.copytree(REPO / "conf", tmp_path / "conf")
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
     compose_params([], root=tmp_path)
-    assert (tmp_path / "params.yaml").read_text() == (REPO / "params.yaml").read_text(), \
+    assert (tmp_path / "params.yaml").read_text() == (REPO / "params.yaml").read_text(), (
         "params.yaml is stale: run `memrecall compose`"
+    )
 
 
 def test_unknown_group_option_is_a_clear_error(tmp_path):
@@ -171,15 +201,17 @@ def _memrecall_imports(path, seen):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = list(pkg[:len(pkg) - node.level + 1]) if node.level else []
+            base = list(pkg[: len(pkg) - node.level + 1]) if node.level else []
             mod = ".".join(base + ([node.module] if node.module else []))
             names = [mod] + [f"{mod}.{a.name}" for a in node.names]
         for name in names:
             if not name.startswith("memrecall"):
                 continue
             parts = name.split(".")
-            for cand in (src.joinpath(*parts).with_suffix(".py"),
-                         src.joinpath(*parts, "__init__.py")):
+            for cand in (
+                src.joinpath(*parts).with_suffix(".py"),
+                src.joinpath(*parts, "__init__.py"),
+            ):
                 if cand.exists() and cand not in seen:
                     seen.add(cand)
                     _memrecall_imports(cand, seen)
@@ -192,9 +224,11 @@ def test_every_result_affecting_module_is_a_stage_dep(stage):
     deps = [d for d in spec["deps"] if d.startswith("src/")]
     modules = _memrecall_imports(REPO / "stages" / f"{stage}.py", set())
     missing = sorted(
-        str(m.relative_to(REPO)) for m in modules
+        str(m.relative_to(REPO))
+        for m in modules
         if m.stem not in NOT_RESULT_AFFECTING
-        and not any(str(m.relative_to(REPO)).startswith(d) for d in deps))
+        and not any(str(m.relative_to(REPO)).startswith(d) for d in deps)
+    )
     assert not missing, f"stage {stage} imports {missing} but does not list them as deps"
 
 
@@ -212,6 +246,7 @@ def test_check_int_rejects_bools_floats_and_small_values():
 # --- import cycles ------------------------------------------------------------------------------
 # Every import counts, also one inside a function: a lazy import that closes a loop still makes
 # two modules that cannot be understood (or changed) one without the other.
+
 
 def import_graph(root, package: str = "memrecall") -> dict[str, set[str]]:
     """{module: modules of `package` it imports}, read with `ast` from the package folder
@@ -246,12 +281,14 @@ def import_graph(root, package: str = "memrecall") -> dict[str, set[str]]:
                 targets = [known(a.name) for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
-                    base = here.split(".")[:len(here.split(".")) - node.level + 1]
+                    base = here.split(".")[: len(here.split(".")) - node.level + 1]
                     origin = ".".join(base + ([node.module] if node.module else []))
                 else:
                     origin = node.module or ""
-                targets = [known(f"{origin}.{a.name}") if f"{origin}.{a.name}" in files
-                           else known(origin) for a in node.names]
+                targets = [
+                    known(f"{origin}.{a.name}") if f"{origin}.{a.name}" in files else known(origin)
+                    for a in node.names
+                ]
             else:
                 continue
             edges.update(t for t in targets if t is not None and t != module)
@@ -321,7 +358,8 @@ def _cycle_through(graph: dict[str, set[str]], group: set[str], start: str) -> l
 def test_no_import_cycles():
     cycles = import_cycles(import_graph(REPO / "src" / "memrecall"))
     assert not cycles, "import cycles in src/memrecall:\n" + "\n".join(
-        "  " + " -> ".join(c) for c in cycles)
+        "  " + " -> ".join(c) for c in cycles
+    )
 
 
 def test_import_graph_finds_a_planted_cycle(tmp_path):
@@ -345,8 +383,16 @@ def test_metric_modules_read_no_files():
     """eval/ computes metrics from tables it is given: reading files (data/, artifacts), reports
     and commands live elsewhere (report/agreement.py loads labelings for the agreement metrics)."""
     graph = import_graph(REPO / "src" / "memrecall")
-    banned = ("memrecall.data", "memrecall.cli", "memrecall.artifacts", "memrecall.report",
-              "memrecall.interchange")
-    found = {m: sorted(t for t in graph[m] if t.startswith(banned)) for m in graph
-             if m.startswith("memrecall.eval")}
+    banned = (
+        "memrecall.data",
+        "memrecall.cli",
+        "memrecall.artifacts",
+        "memrecall.report",
+        "memrecall.interchange",
+    )
+    found = {
+        m: sorted(t for t in graph[m] if t.startswith(banned))
+        for m in graph
+        if m.startswith("memrecall.eval")
+    }
     assert not any(found.values()), {m: t for m, t in found.items() if t}

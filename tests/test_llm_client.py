@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from confs import group
+from fake_openai_server import FakeOpenAIServer, body_key, default_answer
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import CallResult, LLMClient, request_hash
 from memrecall.llm.cache import read_journal
-
-from fake_openai_server import FakeOpenAIServer, body_key, default_answer
-from confs import group
 
 REPO = Path(__file__).resolve().parents[1]
 # litellm's price for gpt-4o-2024-08-06 (its bundled price list), USD per token
@@ -35,10 +34,21 @@ def server():
 
 
 def cfg(server, **over) -> dict:
-    return group("reader", "gpt4o", **{
-        "model": "openai/gpt-4o-2024-08-06", "api_base": server.url,
-        "api_key_env": "MEMRECALL_TEST_KEY", "max_tokens": 16, "concurrency": 4,
-        "timeout_s": 0.5, "num_retries": 3, "backoff_s": 0.01, **over})
+    return group(
+        "reader",
+        "gpt4o",
+        **{
+            "model": "openai/gpt-4o-2024-08-06",
+            "api_base": server.url,
+            "api_key_env": "MEMRECALL_TEST_KEY",
+            "max_tokens": 16,
+            "concurrency": 4,
+            "timeout_s": 0.5,
+            "num_retries": 3,
+            "backoff_s": 0.01,
+            **over,
+        },
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -62,8 +72,10 @@ def test_faults_are_retried_and_every_call_ends(server, fresh_cache):
     client = LLMClient(cfg(server, timeout_s=2.0), "read", progress=False)
     res = client.complete_many(convs(*texts))
 
-    assert [r.text for r in res] == [default_answer(c) for c in convs(*texts[:4])] + \
-        ["", default_answer(convs("fine")[0])]
+    assert [r.text for r in res] == [default_answer(c) for c in convs(*texts[:4])] + [
+        "",
+        default_answer(convs("fine")[0]),
+    ]
     assert all(r.error is None and not r.cached for r in res)
     # Each fault cost exactly one extra request, then the call was answered.
     assert [server.requests_for(t) for t in texts] == [3, 3, 2, 3, 1, 1]
@@ -86,7 +98,7 @@ def test_faults_are_retried_and_every_call_ends(server, fresh_cache):
 
 
 def test_failure_after_retries_is_recorded_then_retried_next_run(server, fresh_cache):
-    server.plan("doomed", ["500"] * 3)       # more failures than 1 + num_retries(2) attempts
+    server.plan("doomed", ["500"] * 3)  # more failures than 1 + num_retries(2) attempts
     server.plan("unauthorised", ["echo401"])  # not retryable: one request only
     client = LLMClient(cfg(server, num_retries=2), "judge", progress=False)
     res = client.complete_many(convs("doomed", "unauthorised", "fine"))
@@ -120,9 +132,13 @@ def test_rerun_pays_nothing_and_returns_what_was_paid(server, fresh_cache):
     assert server.total_requests == 12 and max(server.answered.values()) == 1
     assert second.stats["calls"] == 0 and second.stats["cached"] == 14
     # Byte-identical artifacts need identical numbers, latency included.
-    assert [(r.text, r.request_hash, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_s)
-            for r in res2] == [(r.text, r.request_hash, r.input_tokens, r.output_tokens,
-                                r.cost_usd, r.latency_s) for r in res1]
+    assert [
+        (r.text, r.request_hash, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_s)
+        for r in res2
+    ] == [
+        (r.text, r.request_hash, r.input_tokens, r.output_tokens, r.cost_usd, r.latency_s)
+        for r in res1
+    ]
     assert all(r.cached for r in res2)
     assert len(read_journal(fresh_cache / "llm")) == 12
 
@@ -134,12 +150,17 @@ def test_lookup_answers_from_the_cache_and_sends_nothing(server, fresh_cache):
     (paid,) = client.complete_many(convs("paid"))
     found = client.lookup(convs("paid", "never asked", "paid"))
     assert server.total_requests == 1 and client.stats["calls"] == 1
-    assert [h for h, _ in found] == [client.request_hash(m) for m in
-                                     convs("paid", "never asked", "paid")]
+    assert [h for h, _ in found] == [
+        client.request_hash(m) for m in convs("paid", "never asked", "paid")
+    ]
     assert found[1][1] is None and found[0][1] == found[2][1]
     hit = found[0][1]
     assert hit.cached and (hit.text, hit.request_hash, hit.cost_usd, hit.latency_s) == (
-        paid.text, paid.request_hash, paid.cost_usd, paid.latency_s)
+        paid.text,
+        paid.request_hash,
+        paid.cost_usd,
+        paid.latency_s,
+    )
     with pytest.raises(ValueError, match=r"messages_list\[0\]"):
         client.lookup([[]])
 
@@ -148,16 +169,22 @@ def test_request_hash_covers_model_messages_and_generation_params(server, fresh_
     m = convs("hello")[0]
     base = LLMClient(cfg(server), "read", progress=False)
     h = base.request_hash(m)
-    assert h == request_hash("openai/gpt-4o-2024-08-06", m,
-                             {"temperature": 0.0, "max_tokens": 16})
+    assert h == request_hash("openai/gpt-4o-2024-08-06", m, {"temperature": 0.0, "max_tokens": 16})
     # Concurrency, timeouts, retries and the endpoint do not change the answer, so not the hash.
-    assert LLMClient(cfg(server, concurrency=9, timeout_s=3, num_retries=0,
-                         api_base="http://other/v1"), "read").request_hash(m) == h
+    assert (
+        LLMClient(
+            cfg(server, concurrency=9, timeout_s=3, num_retries=0, api_base="http://other/v1"),
+            "read",
+        ).request_hash(m)
+        == h
+    )
     for over in ({"temperature": 0.7}, {"max_tokens": 17}, {"model": "openai/gpt-4o-mini"}):
         assert LLMClient(cfg(server, **over), "read").request_hash(m) != h
-    assert LLMClient(cfg(server, provider="deepseek", model="deepseek/deepseek-chat",
-                         thinking_budget=0), "read").request_hash(m) != LLMClient(
-        cfg(server, provider="deepseek", model="deepseek/deepseek-chat"), "read").request_hash(m)
+    assert LLMClient(
+        cfg(server, provider="deepseek", model="deepseek/deepseek-chat", thinking_budget=0), "read"
+    ).request_hash(m) != LLMClient(
+        cfg(server, provider="deepseek", model="deepseek/deepseek-chat"), "read"
+    ).request_hash(m)
     assert base.request_hash(convs("hello!")[0]) != h
 
 
@@ -197,11 +224,20 @@ def test_reasoning_tokens_and_inline_thinking(fresh_cache):
 
 def test_unknown_price_costs_zero_unless_configured(server, fresh_cache, caplog):
     r = LLMClient(cfg(server, model="openai/no-such-model"), "read", progress=False).complete(
-        convs("x")[0])
+        convs("x")[0]
+    )
     assert r.ok and r.cost_usd == 0.0
     assert "no price known for openai/no-such-model" in caplog.text
-    priced = LLMClient(cfg(server, model="openai/no-such-model-2", input_cost_per_mtok=1.0,
-                           output_cost_per_mtok=4.0), "read", progress=False)
+    priced = LLMClient(
+        cfg(
+            server,
+            model="openai/no-such-model-2",
+            input_cost_per_mtok=1.0,
+            output_cost_per_mtok=4.0,
+        ),
+        "read",
+        progress=False,
+    )
     r2 = priced.complete(convs("x")[0])
     assert r2.cost_usd == pytest.approx((r2.input_tokens * 1.0 + r2.output_tokens * 4.0) / 1e6)
 
@@ -215,12 +251,17 @@ def test_missing_key_fails_only_when_a_call_must_be_paid(server, fresh_cache, mo
         LLMClient(cfg(server), "read", progress=False).complete_many(convs("a", "b"))
 
 
-@pytest.mark.parametrize("over,key", [({"concurrency": 0}, "reader.runtime.concurrency"),
-                                      ({"timeout_s": -1}, "reader.runtime.timeout_s"),
-                                      ({"num_retries": 1.5}, "reader.runtime.num_retries"),
-                                      ({"max_tokens": 0}, "reader.max_tokens"),
-                                      ({"provider": "acme"}, "reader.provider"),
-                                      ({"model": ""}, "reader.model")])
+@pytest.mark.parametrize(
+    "over,key",
+    [
+        ({"concurrency": 0}, "reader.runtime.concurrency"),
+        ({"timeout_s": -1}, "reader.runtime.timeout_s"),
+        ({"num_retries": 1.5}, "reader.runtime.num_retries"),
+        ({"max_tokens": 0}, "reader.max_tokens"),
+        ({"provider": "acme"}, "reader.provider"),
+        ({"model": ""}, "reader.model"),
+    ],
+)
 def test_config_errors_name_the_key(server, over, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         LLMClient(cfg(server, **over), "read")
@@ -245,10 +286,17 @@ def test_kill_9_then_rerun_pays_only_unfinished_calls(fresh_cache):
     n = 16
     with FakeOpenAIServer(latency=(0.4, 0.4)) as srv:
         c = cfg(srv, concurrency=2, timeout_s=10)
-        env = {**os.environ, "MEMRECALL_CACHE_DIR": str(fresh_cache),
-               "PYTHONPATH": str(REPO / "src")}
-        child = subprocess.Popen([sys.executable, "-c", _CHILD.format(cfg=c, n=n)], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = {
+            **os.environ,
+            "MEMRECALL_CACHE_DIR": str(fresh_cache),
+            "PYTHONPATH": str(REPO / "src"),
+        }
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD.format(cfg=c, n=n)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         journal = fresh_cache / "llm" / "calls.jsonl"
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and child.poll() is None:
@@ -288,8 +336,9 @@ def test_sync_api_works_inside_a_running_event_loop(server, fresh_cache):
 
 def test_progress_summary_reports_cached_calls(server, fresh_cache, capsys):
     LLMClient(cfg(server), "read", progress=True).complete_many(convs("p1", "p2"), desc="read")
-    LLMClient(cfg(server), "read", progress=True).complete_many(convs("p1", "p2", "p3"),
-                                                                 desc="read")
+    LLMClient(cfg(server), "read", progress=True).complete_many(
+        convs("p1", "p2", "p3"), desc="read"
+    )
     err = capsys.readouterr().err
     assert "read: 2 requests to openai/gpt-4o-2024-08-06: 2 sent, 0 cached" in err
     assert "read: 3 requests to openai/gpt-4o-2024-08-06: 1 sent, 2 cached, 0 failed" in err
@@ -297,7 +346,8 @@ def test_progress_summary_reports_cached_calls(server, fresh_cache, capsys):
 
 def test_journal_lines_are_whole_json(server, fresh_cache):
     LLMClient(cfg(server, concurrency=8), "rewrite", progress=False).complete_many(
-        convs(*[f"j{i}" for i in range(20)]))
+        convs(*[f"j{i}" for i in range(20)])
+    )
     lines = (fresh_cache / "llm" / "calls.jsonl").read_text().splitlines()
     assert len(lines) == 20
     for line in lines:

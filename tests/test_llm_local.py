@@ -7,10 +7,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from memrecall.llm import LLMClient
-from memrecall.llm.cache import read_journal
 
 from confs import group
+from memrecall.llm import LLMClient
+from memrecall.llm.cache import read_journal
 
 
 def local_cfg(**over) -> dict:
@@ -19,10 +19,14 @@ def local_cfg(**over) -> dict:
 
 @pytest.mark.slow
 def test_local_reader_through_litellm(fresh_cache):
-    convs = [[{"role": "user", "content": "What is the capital of France? One word."}],
-             [{"role": "system", "content": "Answer briefly."},
-              {"role": "user", "content": "Name a fruit that is red."}],
-             [{"role": "user", "content": "remember this: " + "blah " * 9000}]]  # > 8k tokens
+    convs = [
+        [{"role": "user", "content": "What is the capital of France? One word."}],
+        [
+            {"role": "system", "content": "Answer briefly."},
+            {"role": "user", "content": "Name a fruit that is red."},
+        ],
+        [{"role": "user", "content": "remember this: " + "blah " * 9000}],
+    ]  # > 8k tokens
     client = LLMClient(local_cfg(), "read", progress=False)
     res = client.complete_many(convs)
     for r in res[:2]:
@@ -35,8 +39,9 @@ def test_local_reader_through_litellm(fresh_cache):
     assert sorted((j["ok"], j["attempts"]) for j in journal) == [(False, 1), (True, 1), (True, 1)]
     # Rerun: the answered ones come from the cache, byte-identical.
     again = LLMClient(local_cfg(), "read", progress=False).complete_many(convs[:2])
-    assert [(r.text, r.latency_s, r.cached) for r in again] == \
-        [(r.text, r.latency_s, True) for r in res[:2]]
+    assert [(r.text, r.latency_s, r.cached) for r in again] == [
+        (r.text, r.latency_s, True) for r in res[:2]
+    ]
 
 
 @pytest.mark.slow

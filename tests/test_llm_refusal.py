@@ -62,7 +62,7 @@ def test_abstentions_are_not_refusals(text):
 def test_rates_on_the_whole_table():
     texts = REFUSALS + ANSWERS + ABSTENTIONS
     flags = [is_refusal(t) for t in texts]
-    assert sum(flags) == len(REFUSALS) and flags[:len(REFUSALS)] == [True] * len(REFUSALS)
+    assert sum(flags) == len(REFUSALS) and flags[: len(REFUSALS)] == [True] * len(REFUSALS)
 
 
 # Answers on which the refusal classifier and the rule judge disagreed while each kept its own
@@ -85,8 +85,13 @@ def test_refusal_classifier_and_rule_judge_agree_on_abstention(text, missing):
 
     assert is_abstention(text) is abstains(text) is missing
     assert not is_refusal(text)  # an abstention is never a refusal, and neither is an answer
-    v = judge_one("single-session-user", "Which hotel did I book?", "You did not mention this "
-                  "information.", text, is_abstention=True)
+    v = judge_one(
+        "single-session-user",
+        "Which hotel did I book?",
+        "You did not mention this information.",
+        text,
+        is_abstention=True,
+    )
     assert v.label is missing
 
 

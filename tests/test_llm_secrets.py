@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import logging
 
-from memrecall.llm import LLMClient
-
-from fake_openai_server import FakeOpenAIServer
 from confs import group
+from fake_openai_server import FakeOpenAIServer
+from memrecall.llm import LLMClient
 
 SECRET = "fake-key-memrecall-SECRET-0123456789abcdef"  # not a real key
 
@@ -21,12 +20,22 @@ def test_api_key_is_used_but_never_written(tmp_path, fresh_cache, monkeypatch, c
         # A careless server that quotes the Authorization header back in its error message.
         srv.plan("echo", ["echo401"])
         srv.plan("flaky", ["500", "hang"])
-        cfg = group("reader", "gpt4o", model="openai/gpt-4o-2024-08-06", api_base=srv.url,
-                    api_key_env="MEMRECALL_SECRET_KEY", max_tokens=8, concurrency=2,
-                    timeout_s=0.5, num_retries=2, backoff_s=0.01)
+        cfg = group(
+            "reader",
+            "gpt4o",
+            model="openai/gpt-4o-2024-08-06",
+            api_base=srv.url,
+            api_key_env="MEMRECALL_SECRET_KEY",
+            max_tokens=8,
+            concurrency=2,
+            timeout_s=0.5,
+            num_retries=2,
+            backoff_s=0.01,
+        )
         client = LLMClient(cfg, "read", progress=True)
-        res = client.complete_many([[{"role": "user", "content": t}]
-                                    for t in ("hello", "echo", "flaky")], desc="read")
+        res = client.complete_many(
+            [[{"role": "user", "content": t}] for t in ("hello", "echo", "flaky")], desc="read"
+        )
         assert srv.auth_headers == {f"Bearer {SECRET}"}  # the key was really sent
     assert res[0].ok and res[2].ok
     assert res[1].error and "HTTP 401" in res[1].error and SECRET not in res[1].error
@@ -55,9 +64,14 @@ def test_key_cut_by_error_truncation_is_still_masked(fresh_cache, monkeypatch):
         raise EchoAuthError("x" * 260 + f" Authorization: Bearer {api_key} rejected")
 
     monkeypatch.setattr(LLMClient, "_attempt", attempt)
-    cfg = group("reader", "gpt4o", model="openai/gpt-4o-2024-08-06",
-                api_base="http://127.0.0.1:9/v1", api_key_env="MEMRECALL_SECRET_KEY",
-                num_retries=0)
+    cfg = group(
+        "reader",
+        "gpt4o",
+        model="openai/gpt-4o-2024-08-06",
+        api_base="http://127.0.0.1:9/v1",
+        api_key_env="MEMRECALL_SECRET_KEY",
+        num_retries=0,
+    )
     res = LLMClient(cfg, "read", progress=False).complete([{"role": "user", "content": "hi"}])
     assert res.error and "HTTP 401" in res.error
     assert SECRET[:8] not in res.error, res.error

@@ -8,14 +8,13 @@ import json
 import polars as pl
 import pytest
 
+from confs import group
+from conftest import SAMPLE_FILE, SHARED
 from memrecall.benchmarks.locomo import data as locomo
 from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.data.prepare import benchmark_of, run_download
 from memrecall.data.subset import select
 from memrecall.errors import ConfigError, InputError, MemrecallError
-
-from confs import group
-from conftest import SAMPLE_FILE, SHARED
 
 LOCOMO_FILE = SHARED / "data" / "locomo" / "locomo_dev2.json"
 needs_dev = pytest.mark.skipif(not LOCOMO_FILE.exists(), reason="no LoCoMo dev slice")
@@ -26,12 +25,18 @@ def conversation(sample_id="conv-x") -> dict:
     return {
         "sample_id": sample_id,
         "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bo",
+            "speaker_a": "Ann",
+            "speaker_b": "Bo",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
                 {"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a dog yesterday."},
-                {"speaker": "Bo", "dia_id": "D1:2", "text": "Look at mine!",
-                 "img_url": ["http://x"], "blip_caption": "a photo of a cat on a sofa"},
+                {
+                    "speaker": "Bo",
+                    "dia_id": "D1:2",
+                    "text": "Look at mine!",
+                    "img_url": ["http://x"],
+                    "blip_caption": "a photo of a cat on a sofa",
+                },
             ],
             "session_2_date_time": "10:05 am on 1 June, 2023",
             "session_2": [
@@ -41,20 +46,36 @@ def conversation(sample_id="conv-x") -> dict:
             "session_3_date_time": "9:00 am on 2 June, 2023",  # a date without a session
         },
         "qa": [
-            {"question": "When did Ann adopt a dog?", "answer": "7 May 2023",
-             "evidence": ["D1:1"], "category": 2},
-            {"question": "Where does Bo live, and what pet?", "answer": "Paris, cat",
-             "evidence": ["D2:1; D1:2"], "category": 1},
-            {"question": "What did Bo paint?", "adversarial_answer": "painting",
-             "evidence": ["D2:2"], "category": 5},
+            {
+                "question": "When did Ann adopt a dog?",
+                "answer": "7 May 2023",
+                "evidence": ["D1:1"],
+                "category": 2,
+            },
+            {
+                "question": "Where does Bo live, and what pet?",
+                "answer": "Paris, cat",
+                "evidence": ["D2:1; D1:2"],
+                "category": 1,
+            },
+            {
+                "question": "What did Bo paint?",
+                "adversarial_answer": "painting",
+                "evidence": ["D2:2"],
+                "category": 5,
+            },
             {"question": "How old is Ann?", "answer": 41, "evidence": ["D9:9"], "category": 4},
         ],
     }
 
 
 def normalised(records):
-    flat, _ = select(locomo.flatten(records), group("dataset", "local"), "f.json",
-                     types=tuple(locomo.CATEGORIES.values()))
+    flat, _ = select(
+        locomo.flatten(records),
+        group("dataset", "local"),
+        "f.json",
+        types=tuple(locomo.CATEGORIES.values()),
+    )
     return locomo.normalise(records, flat)
 
 
@@ -65,8 +86,10 @@ def test_normalise_small_conversation():
     assert q["conv-x_q000"]["question_type"] == "temporal"
     assert q["conv-x_q000"]["answer_session_ids"] == ["conv-x_D1"]
     assert q["conv-x_q000"]["haystack_session_ids"] == ["conv-x_D1", "conv-x_D2"]
-    assert q["conv-x_q000"]["haystack_dates"] == ["2023/05/08 (Mon) 13:56",
-                                                  "2023/06/01 (Thu) 10:05"]
+    assert q["conv-x_q000"]["haystack_dates"] == [
+        "2023/05/08 (Mon) 13:56",
+        "2023/06/01 (Thu) 10:05",
+    ]
     assert q["conv-x_q000"]["question_date"] == "2023/06/01 (Thu) 10:05"  # the last session
     # "D2:1; D1:2" names two turns, in two sessions
     assert q["conv-x_q001"]["answer_turn_ids"] == ["D2:1", "D1:2"]
@@ -74,8 +97,8 @@ def test_normalise_small_conversation():
     adv = q["conv-x_q002"]
     assert adv["is_abstention"] and adv["category"] == 5
     assert adv["answer"] == locomo.UNANSWERABLE_REPLY and adv["adversarial_answer"] == "painting"
-    assert q["conv-x_q003"]["answer"] == "41"                  # numbers become strings
-    assert q["conv-x_q003"]["answer_turn_ids"] == []           # D9:9 names no turn
+    assert q["conv-x_q003"]["answer"] == "41"  # numbers become strings
+    assert q["conv-x_q003"]["answer_turn_ids"] == []  # D9:9 names no turn
     assert ds.stats["evidence_unresolved"] == 1 and ds.stats["no_evidence"] == 1
     t = ds.turns.to_dicts()
     assert [x["turn_id"] for x in t] == ["D1:1", "D1:2", "D2:1", "D2:2"]
@@ -95,18 +118,27 @@ def test_only_selected_questions_mark_evidence_and_keep_conversations():
     assert ds.turns.filter(pl.col("has_answer"))["turn_id"].to_list() == ["D1:1"]
 
 
-@pytest.mark.parametrize("mutate, field, where", [
-    (lambda c: c["qa"][1].pop("answer"), "qa[1].answer", "question #1"),
-    (lambda c: c["qa"][2].pop("adversarial_answer"), "qa[2].adversarial_answer", "question #2"),
-    (lambda c: c["qa"][3].update(category=7), "qa[3].category", "question #3"),
-    (lambda c: c["qa"][0].update(evidence="D1:1"), "qa[0].evidence", "question #0"),
-    (lambda c: c["qa"][0].update(question=""), "qa[0].question", "question #0"),
-    (lambda c: c["conversation"].update(session_2_date_time="June 1st"),
-     "conversation.session_2_date_time", None),
-    (lambda c: c["conversation"]["session_1"][0].pop("dia_id"),
-     "conversation.session_1[0].dia_id", None),
-    (lambda c: c["conversation"].pop("speaker_b"), "conversation.speaker_b", None),
-])
+@pytest.mark.parametrize(
+    "mutate, field, where",
+    [
+        (lambda c: c["qa"][1].pop("answer"), "qa[1].answer", "question #1"),
+        (lambda c: c["qa"][2].pop("adversarial_answer"), "qa[2].adversarial_answer", "question #2"),
+        (lambda c: c["qa"][3].update(category=7), "qa[3].category", "question #3"),
+        (lambda c: c["qa"][0].update(evidence="D1:1"), "qa[0].evidence", "question #0"),
+        (lambda c: c["qa"][0].update(question=""), "qa[0].question", "question #0"),
+        (
+            lambda c: c["conversation"].update(session_2_date_time="June 1st"),
+            "conversation.session_2_date_time",
+            None,
+        ),
+        (
+            lambda c: c["conversation"]["session_1"][0].pop("dia_id"),
+            "conversation.session_1[0].dia_id",
+            None,
+        ),
+        (lambda c: c["conversation"].pop("speaker_b"), "conversation.speaker_b", None),
+    ],
+)
 def test_validation_names_conversation_question_and_field(mutate, field, where):
     conv = conversation()
     mutate(conv)
@@ -125,8 +157,7 @@ def test_duplicate_conversation_is_an_error():
 
 def test_dates():
     assert locomo.parse_date("1:56 pm on 8 May, 2023").isoformat() == "2023-05-08T13:56:00"
-    assert locomo.parse_date("12:09 am on 13 September, 2023").isoformat() \
-        == "2023-09-13T00:09:00"
+    assert locomo.parse_date("12:09 am on 13 September, 2023").isoformat() == "2023-09-13T00:09:00"
     assert locomo.parse_date("12:30 pm on 1 Jan, 2024").isoformat() == "2024-01-01T12:30:00"
     assert locomo.parse_date("8 May 2023") is None
 
@@ -149,12 +180,20 @@ def test_format_detection(tmp_path):
 
 def test_subset_by_category_name():
     flat = locomo.flatten([conversation()])
-    kept, _ = select(flat, group("dataset", "local", question_types=["adversarial"]), "f",
-                     types=tuple(locomo.CATEGORIES.values()))
+    kept, _ = select(
+        flat,
+        group("dataset", "local", question_types=["adversarial"]),
+        "f",
+        types=tuple(locomo.CATEGORIES.values()),
+    )
     assert [r["question_id"] for r in kept] == ["conv-x_q002"]
     with pytest.raises(ConfigError, match="multi-hop"):
-        select(flat, group("dataset", "local", question_types=["multi-session"]), "f",
-               types=tuple(locomo.CATEGORIES.values()))
+        select(
+            flat,
+            group("dataset", "local", question_types=["multi-session"]),
+            "f",
+            types=tuple(locomo.CATEGORIES.values()),
+        )
 
 
 @needs_dev
@@ -198,17 +237,24 @@ def test_bad_file_shape_names_the_file(tmp_path):
     f.write_text(json.dumps([conv]))
     out = {k: tmp_path / f"{k}.parquet" for k in ("questions", "sessions", "turns")}
     with pytest.raises(MemrecallError, match=r"qa\[0\]\.category"):
-        run_download(group("dataset", "local", path=str(f)), **out,
-                     card_path=tmp_path / "card.md", raw_dir=tmp_path / "raw")
+        run_download(
+            group("dataset", "local", path=str(f)),
+            **out,
+            card_path=tmp_path / "card.md",
+            raw_dir=tmp_path / "raw",
+        )
     assert not any(p.exists() for p in out.values())
 
 
 @needs_dev
-@pytest.mark.parametrize("renumber,culprit", [
-    ({1: 2, 2: 1}, "category 1 holds most 'When did ...?' questions"),       # 1 <-> 2
-    ({1: 4, 2: 1, 3: 2, 4: 3}, "category 1 holds most 'When did ...?' questions"),
-    ({2: 3, 3: 2}, "category 3 holds most 'When did ...?' questions"),
-])
+@pytest.mark.parametrize(
+    "renumber,culprit",
+    [
+        ({1: 2, 2: 1}, "category 1 holds most 'When did ...?' questions"),  # 1 <-> 2
+        ({1: 4, 2: 1, 3: 2, 4: 3}, "category 1 holds most 'When did ...?' questions"),
+        ({2: 3, 3: 2}, "category 3 holds most 'When did ...?' questions"),
+    ],
+)
 def test_a_renumbered_file_is_refused_with_the_official_mapping(renumber, culprit):
     """Copies renumbered after the paper's list order would put every per-category number
     under the wrong name (snap-research/locomo#29)."""
@@ -227,16 +273,22 @@ def test_a_renumbered_file_is_refused_with_the_official_mapping(renumber, culpri
 
 def test_small_files_are_not_judged_by_their_category_shapes():
     conv = conversation()
-    conv["qa"] = [{"question": "When did Ann fly?", "answer": "May", "evidence": [],
-                   "category": 1}] * 3
+    conv["qa"] = [
+        {"question": "When did Ann fly?", "answer": "May", "evidence": [], "category": 1}
+    ] * 3
     locomo.validate([conv], "tiny.json")  # too few questions to tell: no error
 
 
 def test_with_category_5_variants_are_labelled():
     from memrecall.benchmarks.locomo.report import with_category_5
 
-    pq = pl.DataFrame({"question_id": ["a", "b", "c", "d"], "correct": [True, False, True, None],
-                       "is_abstention": [False, False, True, True]})
+    pq = pl.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d"],
+            "correct": [True, False, True, None],
+            "is_abstention": [False, False, True, True],
+        }
+    )
     f1 = pl.DataFrame({"question_id": ["a", "b", "c", "d"], "f1": [1.0, 0.0, 1.0, None]})
     w = with_category_5(pq, f1)
     assert w["overall"] == pytest.approx(2 / 3) and w["n_judged"] == 3

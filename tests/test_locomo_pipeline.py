@@ -9,7 +9,6 @@ import json
 import pytest
 
 from memrecall.artifacts import read_table
-
 from repo_copy import ALL_STAGES, changed_stages, compose, dvc, stages_run
 from test_locomo_data import conversation
 
@@ -27,8 +26,12 @@ def test_locomo_file_runs_the_whole_dag(project, tmp_path, monkeypatch):
     data.write_text(json.dumps([conversation("conv-a")]))
     env = project.env()
     calls_before = _calls(cache)
-    overrides = ("dataset=local", f"dataset.path={data}", "dataset.limit=3",
-                 "embedder.granularity=round")
+    overrides = (
+        "dataset=local",
+        f"dataset.path={data}",
+        "dataset.limit=3",
+        "embedder.granularity=round",
+    )
     ran = stages_run(dvc(repo, env, "exp", "run", *(a for o in overrides for a in ("-S", o))))
     assert ran == ALL_STAGES
     # one reader call per question; rule judge, rewrite off
@@ -38,7 +41,7 @@ def test_locomo_file_runs_the_whole_dag(project, tmp_path, monkeypatch):
     assert m["n_questions"] == 3
     assert set(m["qa"]["by_category"]) == set(m["f1"]["by_category"]) == {"1", "2", "3", "4", "5"}
     assert m["qa"]["n_by_category"] == {"1": 1, "2": 1, "3": 0, "4": 0, "5": 1}
-    assert m["qa"]["n_judged"] == 2                  # the headline leaves category 5 out
+    assert m["qa"]["n_judged"] == 2  # the headline leaves category 5 out
     assert {"session", "turn"} <= set(m["retrieval"]) and m["retrieval"]["n"] == 2
     assert "Benchmark: **LoCoMo**" in (repo / "reports/data_card.md").read_text()
     assert "# QA by LoCoMo category" in (repo / "reports/by_type.md").read_text()
@@ -78,8 +81,10 @@ def _check_mlflow(repo, cache, tmp_path, monkeypatch):
     found = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id)
     by_cat = {t.info.tags["memrecall.category"]: t for t in found}
     assert sorted(by_cat) == ["1", "2", "5"]
-    verdicts = {r["question_id"]: r["label"]
-                for r in read_table(repo / "artifacts/verdicts.parquet").iter_rows(named=True)}
+    verdicts = {
+        r["question_id"]: r["label"]
+        for r in read_table(repo / "artifacts/verdicts.parquet").iter_rows(named=True)
+    }
 
     def assessment(t, name):
         return next(a for a in t.info.assessments if a.name == name)

@@ -9,18 +9,17 @@ import json
 import polars as pl
 import pytest
 
+from confs import group
+from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.artifacts import write_table
+from memrecall.benchmarks.locomo import BENCHMARK as LOCOMO
+from memrecall.benchmarks.locomo.judge import build_prompt
 from memrecall.errors import ConfigError
 from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.judge.stage import judge_answers, run_judge
-from memrecall.benchmarks.locomo.judge import build_prompt
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.report.aggregate import run_aggregate
 from memrecall.retrieval.keys import session_keys
-from memrecall.benchmarks.locomo import BENCHMARK as LOCOMO
-
-from confs import group
-from fake_openai_server import FakeOpenAIServer, last_user
 from test_locomo_data import conversation, normalised
 
 # question -> hypothesis; by hand (rule judge / LoCoMo F1):
@@ -28,13 +27,19 @@ from test_locomo_data import conversation, normalised
 #   q001 cat 1 "Paris, cat" <- "Paris" wrong (cat missing) / F1 mean(1, 0) = 0.5
 #   q002 cat 5                          right (says so)   / F1 1 (phrase rule)
 #   q003 cat 4 "41" <- "Ann is 41 years old"  right / F1: p=1/5 r=1 -> 1/3
-HYP = {"conv-x_q000": "7 May 2023", "conv-x_q001": "Paris",
-       "conv-x_q002": "No information available.", "conv-x_q003": "Ann is 41 years old"}
+HYP = {
+    "conv-x_q000": "7 May 2023",
+    "conv-x_q001": "Paris",
+    "conv-x_q002": "No information available.",
+    "conv-x_q003": "Ann is 41 years old",
+}
 # retrieve: sessions best first, each with its turns best first (round granularity)
-RANKING = {"conv-x_q000": [("conv-x_D2", [1, 0]), ("conv-x_D1", [1, 0])],
-           "conv-x_q001": [("conv-x_D2", [0, 1]), ("conv-x_D1", [1, 0])],
-           "conv-x_q002": [("conv-x_D2", [1, 0]), ("conv-x_D1", [0, 1])],
-           "conv-x_q003": [("conv-x_D1", [0, 1]), ("conv-x_D2", [0, 1])]}
+RANKING = {
+    "conv-x_q000": [("conv-x_D2", [1, 0]), ("conv-x_D1", [1, 0])],
+    "conv-x_q001": [("conv-x_D2", [0, 1]), ("conv-x_D1", [1, 0])],
+    "conv-x_q002": [("conv-x_D2", [1, 0]), ("conv-x_D1", [0, 1])],
+    "conv-x_q003": [("conv-x_D1", [0, 1]), ("conv-x_D2", [0, 1])],
+}
 
 
 @pytest.fixture
@@ -44,30 +49,59 @@ def ds():
 
 def candidates() -> pl.DataFrame:
     return pl.DataFrame(
-        [{"question_id": q, "rank": i + 1, "session_id": s, "score": 1.0 - i / 10,
-          "turn_indices": t} for q, ranked in sorted(RANKING.items())
-         for i, (s, t) in enumerate(ranked)],
-        schema={"question_id": pl.String, "rank": pl.Int32, "session_id": pl.String,
-                "score": pl.Float64, "turn_indices": pl.List(pl.Int32)})
+        [
+            {
+                "question_id": q,
+                "rank": i + 1,
+                "session_id": s,
+                "score": 1.0 - i / 10,
+                "turn_indices": t,
+            }
+            for q, ranked in sorted(RANKING.items())
+            for i, (s, t) in enumerate(ranked)
+        ],
+        schema={
+            "question_id": pl.String,
+            "rank": pl.Int32,
+            "session_id": pl.String,
+            "score": pl.Float64,
+            "turn_indices": pl.List(pl.Int32),
+        },
+    )
 
 
 def test_keys_carry_speaker_names(ds):
-    keys = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="round"),
-                        speaker_column=LOCOMO.speaker_column)
+    keys = session_keys(
+        ds.sessions,
+        ds.turns,
+        group("embedder", "minilm", granularity="round"),
+        speaker_column=LOCOMO.speaker_column,
+    )
     by_unit = dict(zip(keys["unit_id"], keys["text"]))
     # every turn is a round of its own (both speakers are people), ids follow turn order
-    assert by_unit == {"conv-x_D1_1": "Ann: I adopted a dog yesterday.",
-                       "conv-x_D1_2": "Bo: Look at mine! and shared a photo of a cat on a sofa.",
-                       "conv-x_D2_1": "Bo: I moved to Paris.",
-                       "conv-x_D2_2": "Ann: I started painting."}
-    sess = session_keys(ds.sessions, ds.turns, group("embedder", "minilm", granularity="session"),
-                        speaker_column=LOCOMO.speaker_column)
+    assert by_unit == {
+        "conv-x_D1_1": "Ann: I adopted a dog yesterday.",
+        "conv-x_D1_2": "Bo: Look at mine! and shared a photo of a cat on a sofa.",
+        "conv-x_D2_1": "Bo: I moved to Paris.",
+        "conv-x_D2_2": "Ann: I started painting.",
+    }
+    sess = session_keys(
+        ds.sessions,
+        ds.turns,
+        group("embedder", "minilm", granularity="session"),
+        speaker_column=LOCOMO.speaker_column,
+    )
     assert sess["text"][1] == "Bo: I moved to Paris.\nAnn: I started painting."
 
 
 def test_turn_gold_is_each_questions_own_evidence(ds):
-    m = retrieval_metrics(ds.questions, ds.turns, candidates(), ks=(1, 3, 5),
-                          golds=LOCOMO.gold(ds.questions, ds.turns))
+    m = retrieval_metrics(
+        ds.questions,
+        ds.turns,
+        candidates(),
+        ks=(1, 3, 5),
+        golds=LOCOMO.gold(ds.questions, ds.turns),
+    )
     # q002 is adversarial (excluded like abstention), q003's evidence names no turn (no gold)
     assert m["n"] == 2 and m["n_abstention"] == 1 and m["n_no_gold"] == 1
     # session gold: q000 {D1}, q001 {D2, D1}
@@ -80,12 +114,17 @@ def test_turn_gold_is_each_questions_own_evidence(ds):
 
 
 def test_reader_context_shows_speakers_and_uses_the_two_person_prompt(ds):
-    settings = reader_settings(group("reader", "local", history_format="nl", top_k_context=2,
-                                     max_chars_per_session=1000), LOCOMO)
+    settings = reader_settings(
+        group("reader", "local", history_format="nl", top_k_context=2, max_chars_per_session=1000),
+        LOCOMO,
+    )
     assert settings.prompt.name == "locomo_default"
-    ctx = {c.question_id: c for c in build_contexts(settings, ds.questions, ds.sessions,
-                                                    ds.turns, candidates(),
-                                                    speaker_column="speaker")}
+    ctx = {
+        c.question_id: c
+        for c in build_contexts(
+            settings, ds.questions, ds.sessions, ds.turns, candidates(), speaker_column="speaker"
+        )
+    }
     text = answer_messages(settings, ctx["conv-x_q000"])[0]["content"]
     assert "two people" in text and "No information available" in text
     assert "you (the assistant)" not in text
@@ -93,27 +132,58 @@ def test_reader_context_shows_speakers_and_uses_the_two_person_prompt(ds):
     # sessions in date order, with their dates
     assert text.index("2023/05/08 (Mon) 13:56") < text.index("2023/06/01 (Thu) 10:05")
     with pytest.raises(ConfigError, match="the LoCoMo prompts"):
-        reader_settings(group("reader", "local", prompt="type_aware", history_format="nl",
-                              top_k_context=2, max_chars_per_session=1000), LOCOMO)
+        reader_settings(
+            group(
+                "reader",
+                "local",
+                prompt="type_aware",
+                history_format="nl",
+                top_k_context=2,
+                max_chars_per_session=1000,
+            ),
+            LOCOMO,
+        )
 
 
 def answers_frame(hyp=HYP, errors=None) -> pl.DataFrame:
     errors = errors or {}
     return pl.DataFrame(
-        [{"question_id": q, "hypothesis": None if q in errors else h, "model": "m",
-          "prompt_id": "p", "request_hash": q, "input_tokens": 1, "output_tokens": 1,
-          "reasoning_tokens": 0, "cost_usd": 0.0, "latency_s": 0.1, "refused": False,
-          "error": errors.get(q), "context_session_ids": ["conv-x_D1", "conv-x_D2"]}
-         for q, h in sorted(hyp.items())])
+        [
+            {
+                "question_id": q,
+                "hypothesis": None if q in errors else h,
+                "model": "m",
+                "prompt_id": "p",
+                "request_hash": q,
+                "input_tokens": 1,
+                "output_tokens": 1,
+                "reasoning_tokens": 0,
+                "cost_usd": 0.0,
+                "latency_s": 0.1,
+                "refused": False,
+                "error": errors.get(q),
+                "context_session_ids": ["conv-x_D1", "conv-x_D2"],
+            }
+            for q, h in sorted(hyp.items())
+        ]
+    )
 
 
 def test_rule_judge_by_category(ds):
     v = judge_answers(LOCOMO, ds.questions, answers_frame(), group("judge", "rule"))
     assert dict(zip(v["question_id"], v["label"])) == {
-        "conv-x_q000": True, "conv-x_q001": False, "conv-x_q002": True, "conv-x_q003": True}
+        "conv-x_q000": True,
+        "conv-x_q001": False,
+        "conv-x_q002": True,
+        "conv-x_q003": True,
+    }
     # an adversarial question answered with the misleading answer is wrong
-    v = judge_answers(LOCOMO, ds.questions, answers_frame({**HYP, "conv-x_q002": "Bo painted a cat"}),
-                      group("judge", "rule"))
+    v = judge_answers(
+        LOCOMO,
+        ds.questions,
+        answers_frame({**HYP, "conv-x_q002": "Bo painted a cat"}),
+        group("judge", "rule"),
+    )
     assert v.filter(pl.col("question_id") == "conv-x_q002")["label"][0] is False
 
 
@@ -126,16 +196,27 @@ def test_llm_judge_prompts(ds, fresh_cache, monkeypatch):
 
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     with FakeOpenAIServer(answer=fake) as srv:
-        cfg = group("judge", "gpt4o", name="fake", model="openai/fake-judge", api_base=srv.url,
-                    api_key_env="MEMRECALL_FAKE_KEY", max_tokens=5, concurrency=2,
-                    timeout_s=10, num_retries=0)
+        cfg = group(
+            "judge",
+            "gpt4o",
+            name="fake",
+            model="openai/fake-judge",
+            api_base=srv.url,
+            api_key_env="MEMRECALL_FAKE_KEY",
+            max_tokens=5,
+            concurrency=2,
+            timeout_s=10,
+            num_retries=0,
+        )
         v = judge_answers(LOCOMO, ds.questions, answers_frame(), cfg)
     assert v["label"].to_list() == [True] * 4 and len(seen) == 4
     adv = next(p for p in seen if "What did Bo paint?" in p)
     assert "misleading answer it invites is: painting" in adv
     assert "Not mentioned in the conversation" not in adv
-    assert v.filter(pl.col("question_id") == "conv-x_q002")["prompt_hash"][0] \
+    assert (
+        v.filter(pl.col("question_id") == "conv-x_q002")["prompt_hash"][0]
         == build_prompt(5, "q", "a", "h").prompt_hash
+    )
     multi = next(p for p in seen if "Where does Bo live" in p)
     assert "Gold answer: Paris, cat" in multi and "Response: Paris" in multi
     # category 3's gold is cut at ';' for the judge too
@@ -147,17 +228,27 @@ def write_run(tmp_path, ds, answers):
     a = tmp_path / "artifacts"
     paths = {k: a / f"{k}.parquet" for k in ("questions", "turns", "answers", "verdicts")}
     meta = {"benchmark": "locomo"}  # what the download stage records
-    write_table(ds.questions, paths["questions"], table="questions", stage="download",
-                extra_meta=meta)
+    write_table(
+        ds.questions, paths["questions"], table="questions", stage="download", extra_meta=meta
+    )
     write_table(ds.turns, paths["turns"], table="turns", stage="download", extra_meta=meta)
     write_table(answers, paths["answers"], table="answers", stage="read")
     cands = a / "candidates_retrieve.parquet"
     write_table(candidates(), cands, table="candidates", stage="retrieve")
-    run_judge(group("judge", "rule"),
-              questions=paths["questions"], answers=paths["answers"], out=paths["verdicts"])
-    return {"questions": paths["questions"], "turns": paths["turns"],
-            "answers": paths["answers"], "verdicts": paths["verdicts"],
-            "candidates": {"retrieve": cands}, "out_dir": tmp_path / "reports"}
+    run_judge(
+        group("judge", "rule"),
+        questions=paths["questions"],
+        answers=paths["answers"],
+        out=paths["verdicts"],
+    )
+    return {
+        "questions": paths["questions"],
+        "turns": paths["turns"],
+        "answers": paths["answers"],
+        "verdicts": paths["verdicts"],
+        "candidates": {"retrieve": cands},
+        "out_dir": tmp_path / "reports",
+    }
 
 
 def test_aggregate_reports_categories_and_f1(tmp_path, ds):
@@ -167,11 +258,12 @@ def test_aggregate_reports_categories_and_f1(tmp_path, ds):
     # headline over categories 1-4: q000 right, q001 wrong, q003 right
     assert qa["overall"] == pytest.approx(round(2 / 3, 6)) and qa["n_judged"] == 3
     assert qa["task_averaged"] == pytest.approx(round((0 + 1 + 1) / 3, 6))
-    assert qa["abstention"] == 1.0                      # category 5, reported apart
+    assert qa["abstention"] == 1.0  # category 5, reported apart
     assert qa["by_category"] == {"1": 0.0, "2": 1.0, "3": None, "4": 1.0, "5": 1.0}
     assert qa["n_by_category"] == {"1": 1, "2": 1, "3": 0, "4": 1, "5": 1}
-    assert f1["by_category"] == pytest.approx({"1": 0.5, "2": 1.0, "3": None,
-                                               "4": round(1 / 3, 6), "5": 1.0})
+    assert f1["by_category"] == pytest.approx(
+        {"1": 0.5, "2": 1.0, "3": None, "4": round(1 / 3, 6), "5": 1.0}
+    )
     assert f1["overall"] == pytest.approx(round((1 + 0.5 + 1 / 3) / 3, 6))
     assert f1["adversarial"] == 1.0 and f1["n"] == 3
     assert m["judge"]["comparable_to_published"] is False
@@ -199,8 +291,14 @@ def test_paper_export_adds_the_locomo_table(tmp_path, ds):
     arts = write_run(tmp_path, ds, answers_frame())
     m = run_aggregate({"bootstrap_samples": 200, "seed": 0}, **arts)
     pq = parse_per_question((arts["out_dir"] / "per_question.csv").read_text())
-    loc = {"name": "loc", "group": "baseline", "params": {"reader.name": "local"},
-           "metrics": m, "per_question": pq, "benchmark": "locomo"}
+    loc = {
+        "name": "loc",
+        "group": "baseline",
+        "params": {"reader.name": "local"},
+        "metrics": m,
+        "per_question": pq,
+        "benchmark": "locomo",
+    }
     tables = {t.name: t for t in build_tables([loc], n_resamples=100, seed=0)}
     t = tables["table_locomo"]
     assert [r["run"] for r in t.rows] == ["loc"]
@@ -219,13 +317,16 @@ def test_the_run_records_the_two_person_prompt(ds):
     # reports/prompts.json (what MLflow logs) names the LoCoMo prompt the run really sent
     from memrecall.read.reader import rendered_prompts
 
-    settings = reader_settings(group("reader", "local", history_format="nl", top_k_context=2,
-                                     max_chars_per_session=1000), LOCOMO)
-    ctxs = build_contexts(settings, ds.questions, ds.sessions, ds.turns, candidates(),
-                          speaker_column="speaker")
+    settings = reader_settings(
+        group("reader", "local", history_format="nl", top_k_context=2, max_chars_per_session=1000),
+        LOCOMO,
+    )
+    ctxs = build_contexts(
+        settings, ds.questions, ds.sessions, ds.turns, candidates(), speaker_column="speaker"
+    )
     pending = [(ctxs[0], [], answer_messages(settings, ctxs[0]))]
     rec = rendered_prompts(settings, ctxs, pending)
-    (pid, entry), = rec.items()
+    ((pid, entry),) = rec.items()
     assert pid.startswith("locomo_default:") and "two people" in entry["template"]
     assert "Ann: I adopted a dog yesterday." in entry["example"]["messages"][0]["content"]
 

@@ -54,8 +54,11 @@ def imported_distributions(*folders: str) -> dict[str, set[str]]:
                     names = [node.module]
                 for n in names:
                     top = n.split(".")[0]
-                    if top not in sys.stdlib_module_names and top not in own \
-                            and not top.startswith("test_"):
+                    if (
+                        top not in sys.stdlib_module_names
+                        and top not in own
+                        and not top.startswith("test_")
+                    ):
                         mods.setdefault(top, set()).add(str(path.relative_to(REPO)))
     by_module = md.packages_distributions()
     out: dict[str, set[str]] = {}
@@ -69,8 +72,9 @@ def imported_distributions(*folders: str) -> dict[str, set[str]]:
 
 def test_every_imported_package_is_declared_and_pinned():
     have, pinned = declared(), pins()
-    missing = {d: sorted(f) for d, f in imported_distributions("src", "stages").items()
-               if d not in have}
+    missing = {
+        d: sorted(f) for d, f in imported_distributions("src", "stages").items() if d not in have
+    }
     assert not missing, f"imported but not in pyproject.toml dependencies: {missing}"
     unpinned = sorted(d for d in have if d not in pinned and d not in INSTALLED_APART)
     assert not unpinned, f"declared but not pinned in requirements.txt: {unpinned}"
@@ -81,15 +85,19 @@ def test_declared_packages_are_used_and_pins_are_what_is_installed():
     unused = sorted(declared() - used - {"sentence-transformers"} - INSTALLED_APART)
     # sentence-transformers: FlagEmbedding's model classes need it at runtime
     assert not unused, f"declared in pyproject.toml but never imported or loaded: {unused}"
-    wrong = {d: (v, md.version(d)) for d, v in pins().items()
-             if _installed(d) and md.version(d) != v}
+    wrong = {
+        d: (v, md.version(d)) for d, v in pins().items() if _installed(d) and md.version(d) != v
+    }
     assert not wrong, f"requirements.txt pin vs installed: {wrong}"
 
 
 def test_test_imports_are_pinned():
     pinned = pins()
-    missing = {d: sorted(f) for d, f in imported_distributions("tests").items()
-               if d not in pinned and d not in declared() | INSTALLED_APART}
+    missing = {
+        d: sorted(f)
+        for d, f in imported_distributions("tests").items()
+        if d not in pinned and d not in declared() | INSTALLED_APART
+    }
     assert not missing, f"tests import packages requirements.txt does not pin: {missing}"
 
 

@@ -10,7 +10,6 @@ import json
 import pytest
 
 from memrecall.artifacts import read_meta, read_table
-
 from repo_copy import ALL_STAGES, ALWAYS, changed_stages, dvc, set_params, stages_run
 
 pytestmark = pytest.mark.slow
@@ -40,9 +39,16 @@ def test_dag_reruns_only_what_changed(project):
     assert repro() == ALWAYS  # no-op
 
     # Runtime knobs are not results: no stage sees a change, so a repro runs nothing.
-    set_params(repo, **{"reader.runtime.concurrency": 3, "reader.runtime.timeout_s": 30,
-                        "embedder.runtime.batch_size": 4, "reranker.runtime.batch_size": 2,
-                        "rewrite.llm.runtime.num_retries": 1})
+    set_params(
+        repo,
+        **{
+            "reader.runtime.concurrency": 3,
+            "reader.runtime.timeout_s": 30,
+            "embedder.runtime.batch_size": 4,
+            "reranker.runtime.batch_size": 2,
+            "rewrite.llm.runtime.num_retries": 1,
+        },
+    )
     assert changed_stages(repo) == {}
 
     # Forcing read with unchanged requests: zero model calls, byte-identical answers,

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from confs import composed, group
+from conftest import REPO
+from fake_openai_server import FakeOpenAIServer
 from memrecall import paths
+from memrecall.artifacts import read_table
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
+from memrecall.judge.stage import run_judge
 from memrecall.llm import LLMClient
 from memrecall.llm.cache import read_journal
 from memrecall.llm.dryrun import DryRunClient
@@ -23,15 +29,8 @@ from memrecall.plan.status import RunStatus, stage_status
 from memrecall.plan.sweep import sweep_total
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.read.stage import run_read
-from memrecall.artifacts import read_table
-from memrecall.judge.stage import run_judge
-from memrecall.benchmarks.longmemeval import BENCHMARK as LME
-
-from fake_openai_server import FakeOpenAIServer
-from test_read_stage import answer, cfg, write_inputs
-from confs import composed, group
-from conftest import REPO
 from repo_copy import subprocess_env
+from test_read_stage import answer, cfg, write_inputs
 
 # The project's own stage graph, as DVC reads it from dvc.yaml (no status asked).
 GRAPH = read_pipeline(REPO, status=False).stages
@@ -56,14 +55,28 @@ def project(tmp_path, fresh_cache, monkeypatch):
 
 
 def params(server, **reader_over):
-    judge = group("judge", "gpt4o", **{
-        "name": "fake-judge", "model": "openai/fake-judge", "api_base": server.url,
-        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 5, "concurrency": 2, "timeout_s": 10,
-        "num_retries": 1, "backoff_s": 0.01, "input_cost_per_mtok": 2.0,
-        "output_cost_per_mtok": 8.0})
-    return {"rewrite": group("rewrite", "off"), "judge": judge,
-            "reader": cfg(server, input_cost_per_mtok=1.0, output_cost_per_mtok=4.0,
-                          **reader_over)}
+    judge = group(
+        "judge",
+        "gpt4o",
+        **{
+            "name": "fake-judge",
+            "model": "openai/fake-judge",
+            "api_base": server.url,
+            "api_key_env": "MEMRECALL_FAKE_KEY",
+            "max_tokens": 5,
+            "concurrency": 2,
+            "timeout_s": 10,
+            "num_retries": 1,
+            "backoff_s": 0.01,
+            "input_cost_per_mtok": 2.0,
+            "output_cost_per_mtok": 8.0,
+        },
+    )
+    return {
+        "rewrite": group("rewrite", "off"),
+        "judge": judge,
+        "reader": cfg(server, input_cost_per_mtok=1.0, output_cost_per_mtok=4.0, **reader_over),
+    }
 
 
 def status(**runs):
@@ -75,9 +88,14 @@ def paid(stage: str, since: int) -> list[dict]:
 
 
 def run_stage_read(root: Path, p: dict):
-    return run_read(p["reader"], questions=root / paths.QUESTIONS,
-                    sessions=root / paths.SESSIONS, turns=root / paths.TURNS,
-                    candidates=root / paths.CANDIDATES_REWRITE, out=root / paths.ANSWERS)
+    return run_read(
+        p["reader"],
+        questions=root / paths.QUESTIONS,
+        sessions=root / paths.SESSIONS,
+        turns=root / paths.TURNS,
+        candidates=root / paths.CANDIDATES_REWRITE,
+        out=root / paths.ANSWERS,
+    )
 
 
 def test_plan_counts_match_what_the_run_pays(server, project):
@@ -92,10 +110,14 @@ def test_plan_counts_match_what_the_run_pays(server, project):
     # Pay for one reader request by hand: the plan now renders it as cached, and can render the
     # judge request for that answer exactly.
     settings = reader_settings(p["reader"], LME)
-    ctx = build_contexts(settings, *(read_table(project / f) for f in (
-        paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)))
-    LLMClient(p["reader"], stage="read", progress=False).complete(
-        answer_messages(settings, ctx[1]))
+    ctx = build_contexts(
+        settings,
+        *(
+            read_table(project / f)
+            for f in (paths.QUESTIONS, paths.SESSIONS, paths.TURNS, paths.CANDIDATES_REWRITE)
+        ),
+    )
+    LLMClient(p["reader"], stage="read", progress=False).complete(answer_messages(settings, ctx[1]))
     plan = plan_params(p, project, status=status(read=True, judge=True))
     read, judge = plan.stage("read").llm[0], plan.stage("judge").llm[0]
     assert (len(read.cached), read.new_calls) == (1, 2)
@@ -113,8 +135,12 @@ def test_plan_counts_match_what_the_run_pays(server, project):
     judge = plan.stage("judge").llm[0]
     assert (judge.new_calls, judge.estimated_calls, len(judge.cached)) == (3, 0, 0)
     n1 = len(read_journal())
-    run_judge(p["judge"], questions=project / paths.QUESTIONS, answers=project / paths.ANSWERS,
-              out=project / paths.VERDICTS)
+    run_judge(
+        p["judge"],
+        questions=project / paths.QUESTIONS,
+        answers=project / paths.ANSWERS,
+        out=project / paths.VERDICTS,
+    )
     assert len(paid("judge", n1)) == judge.new_calls == 3
     # Nothing left: the next plan pays for nothing.
     plan = plan_params(p, project, status=status(read=True, judge=True))
@@ -185,8 +211,9 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
     import memrecall.plan.sweep as plan_sweep
 
     monkeypatch.setattr(plan_sweep, "read_pipeline", lambda root: Pipeline(GRAPH, {}))
-    monkeypatch.setattr(plan_sweep, "stage_status",
-                        lambda root, params, pipeline: status(read=True, judge=True))
+    monkeypatch.setattr(
+        plan_sweep, "stage_status", lambda root, params, pipeline: status(read=True, judge=True)
+    )
     with pytest.raises(MemrecallError, match="the sweep was not started"):
         sweep_gate(proj, specs, SweepOptions.from_cfg({"max_cost_usd": 1e-9}))
     import os
@@ -198,14 +225,31 @@ def test_sweep_gate_plans_and_refuses_an_over_budget_sweep(server, project, monk
 
 
 def test_stage_status_compares_params_with_dvc_lock():
-    groups = {"download": ["dataset"], "embed": ["embedder"], "retrieve": ["retrieval", "embedder"],
-              "read": ["reader"], "judge": ["judge"]}
-    ups = {"download": (), "embed": ("download",), "retrieve": ("download", "embed"),
-           "read": ("retrieve",), "judge": ("read",)}
+    groups = {
+        "download": ["dataset"],
+        "embed": ["embedder"],
+        "retrieve": ["retrieval", "embedder"],
+        "read": ["reader"],
+        "judge": ["judge"],
+    }
+    ups = {
+        "download": (),
+        "embed": ("download",),
+        "retrieve": ("download", "embed"),
+        "read": ("retrieve",),
+        "judge": ("read",),
+    }
     params = {g: {"name": g, "x": 1} for keys in groups.values() for g in keys}
-    stages = {n: Stage(n, f"python stages/{n}.py", {"params.yaml": tuple(keys)}, ups[n],
-                       {"params.yaml": {k: params[k] for k in keys}})
-              for n, keys in groups.items()}
+    stages = {
+        n: Stage(
+            n,
+            f"python stages/{n}.py",
+            {"params.yaml": tuple(keys)},
+            ups[n],
+            {"params.yaml": {k: params[k] for k in keys}},
+        )
+        for n, keys in groups.items()
+    }
 
     def why(p, changes=None):
         return stage_status(Path("."), p, Pipeline(stages, changes or {})).why
@@ -222,8 +266,10 @@ def test_stage_status_compares_params_with_dvc_lock():
     assert st["retrieve"] == ["after embed (if its outputs change)"]
     assert st["download"] == []
     # Only params.yaml values changed: compared by value above, so not a change by itself.
-    assert why(params, {"read": [{"changed deps": {"params.yaml": {"reader.x": "modified"}}}]}
-               )["read"] == []
+    assert (
+        why(params, {"read": [{"changed deps": {"params.yaml": {"reader.x": "modified"}}}]})["read"]
+        == []
+    )
     # Never run: no dvc.lock entry.
     stages["read"] = Stage("read", "x", {"params.yaml": ("reader",)}, ("retrieve",), {})
     assert why(params)["read"] == ["never run (not in dvc.lock)"]
@@ -240,10 +286,16 @@ def test_fact_expansion_calls_are_planned_from_the_embedders_llm(project):
     plan = plan_params({"embedder": emb}, project, status=status(embed=True))
     sp = plan.stage("embed")
     (facts,) = sp.llm
-    n_sessions = read_table(project / paths.TURNS).filter(
-        read_table(project / paths.TURNS)["role"] == "user")["session_id"].n_unique()
-    assert facts.label == "embed (fact expansion)" and facts.model == LLMClient(
-        emb["expansion_llm"], "embed", where="embedder.expansion_llm").model
+    n_sessions = (
+        read_table(project / paths.TURNS)
+        .filter(read_table(project / paths.TURNS)["role"] == "user")["session_id"]
+        .n_unique()
+    )
+    assert (
+        facts.label == "embed (fact expansion)"
+        and facts.model
+        == LLMClient(emb["expansion_llm"], "embed", where="embedder.expansion_llm").model
+    )
     assert (facts.requests, facts.new_calls) == (n_sessions, n_sessions)
     (keys,) = sp.texts
     assert keys.estimated and keys.total == keys.new > 0
@@ -251,13 +303,15 @@ def test_fact_expansion_calls_are_planned_from_the_embedders_llm(project):
 
 # ---------------------------------------------------------------- reader kinds
 
+
 def test_reader_file_costs_nothing_and_the_judge_is_planned_as_usual(server, project):
     """reader=file: no reader model (its model keys are null, as composed), so the read stage
     has no LLM calls; the judge's requests are rendered from the file's answers, exactly."""
     qids = sorted(read_table(project / paths.QUESTIONS)["question_id"].to_list())
     hyps = project / "hypotheses.jsonl"
-    hyps.write_text("".join(json.dumps({"question_id": q, "hypothesis": "Berlin"}) + "\n"
-                            for q in qids[:2]))  # the third question is missing: not judged
+    hyps.write_text(
+        "".join(json.dumps({"question_id": q, "hypothesis": "Berlin"}) + "\n" for q in qids[:2])
+    )  # the third question is missing: not judged
     p = {**params(server), "reader": composed("reader=file", f"reader.path={hyps}")["reader"]}
     plan = plan_params(p, project, status=status(read=True, judge=True))
     read, judge = plan.stage("read"), plan.stage("judge").llm[0]
@@ -268,8 +322,12 @@ def test_reader_file_costs_nothing_and_the_judge_is_planned_as_usual(server, pro
 
     run_stage_read(project, p)  # what the run pays: the judge's two calls, nothing for read
     n0 = len(read_journal())
-    run_judge(p["judge"], questions=project / paths.QUESTIONS, answers=project / paths.ANSWERS,
-              out=project / paths.VERDICTS)
+    run_judge(
+        p["judge"],
+        questions=project / paths.QUESTIONS,
+        answers=project / paths.ANSWERS,
+        out=project / paths.VERDICTS,
+    )
     assert len(paid("judge", n0)) == judge.new_calls == 2 and not paid("read", 0)
 
 
@@ -277,8 +335,9 @@ def test_reader_plugin_calls_are_named_not_counted(server, project):
     """A reader plug-in calls its own model: the plan neither loads it nor invents its calls;
     it says they are not counted. The judge is estimated (answers not known yet)."""
     reader = composed("reader=plugin", "reader.callable=no_such_module:Reader")["reader"]
-    plan = plan_params({**params(server), "reader": reader}, project,
-                       status=status(read=True, judge=True))
+    plan = plan_params(
+        {**params(server), "reader": reader}, project, status=status(read=True, judge=True)
+    )
     read, judge = plan.stage("read"), plan.stage("judge").llm[0]
     assert read.llm == [] and plan.not_counted == [f"read: {read.not_counted[0]}"]
     assert "no_such_module:Reader calls its own model" in read.not_counted[0]
@@ -296,9 +355,11 @@ def test_reader_kind_and_callable_are_read(server, project):
     from memrecall.errors import ConfigError
 
     base = params(server)
-    for kind, callable_, match in (("bogus", None, r"reader\.kind.*llm, file, plugin"),
-                                   ("plugin", None, r"reader\.callable"),
-                                   ("llm", "pkg.mod:Reader", r"reader\.callable.*kind=plugin")):
+    for kind, callable_, match in (
+        ("bogus", None, r"reader\.kind.*llm, file, plugin"),
+        ("plugin", None, r"reader\.callable"),
+        ("llm", "pkg.mod:Reader", r"reader\.callable.*kind=plugin"),
+    ):
         reader = {**base["reader"], "kind": kind, "callable": callable_}
         with pytest.raises(ConfigError, match=match):
             plan_params({**base, "reader": reader}, project, status=status(read=True))
@@ -309,6 +370,7 @@ def test_reader_kind_and_callable_are_read(server, project):
 
 
 # ---------------------------------------------------------------- a workspace dvc repro left
+
 
 def _run(cmd: list[str], cwd: Path) -> None:
     subprocess.run(cmd, cwd=cwd, env=subprocess_env(), check=True, capture_output=True)
@@ -328,7 +390,7 @@ def test_after_dvc_repro_the_plan_says_up_to_date_and_zero(tmp_path):
     (root / "dvc.yaml").write_text(f"""\
 stages:
   sources:
-    cmd: {py} {REPO / 'stages' / 'sources.py'}
+    cmd: {py} {REPO / "stages" / "sources.py"}
     always_changed: true
     outs: [{paths.SOURCES}]
   download:
@@ -347,10 +409,14 @@ stages:
     params: [judge]
     outs: [{paths.VERDICTS}]
 """)
-    p = {"dataset": {"name": "tiny", "path": "data.json", "question_ids": None},
-         "reader": group("reader", "deepseek"), "judge": group("judge", "gpt4o")}
-    from memrecall.artifacts import atomic_write_text
+    p = {
+        "dataset": {"name": "tiny", "path": "data.json", "question_ids": None},
+        "reader": group("reader", "deepseek"),
+        "judge": group("judge", "gpt4o"),
+    }
     import yaml
+
+    from memrecall.artifacts import atomic_write_text
 
     atomic_write_text(root / "params.yaml", yaml.safe_dump(p, sort_keys=True))
     _run([py, "-m", "dvc", "init", "--no-scm", "-q"], root)

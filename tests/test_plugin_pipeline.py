@@ -9,9 +9,8 @@ import json
 
 import pytest
 
-from memrecall.artifacts import read_meta, read_table
-
 from fake_openai_server import FakeOpenAIServer, last_user
+from memrecall.artifacts import read_meta, read_table
 from repo_copy import ALWAYS, changed_stages, dvc, git, set_params, stages_run
 
 pytestmark = pytest.mark.slow
@@ -26,18 +25,33 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(project):
     repo = project.repo
     with FakeOpenAIServer(answer=_answer) as srv:
         env = project.env(LOCAL_OPENAI_BASE_URL=srv.url)
-        proc = dvc(repo, env, "exp", "run", "-n", "plugins",
-                   "-S", "retrieval=plugin", "-S", "retrieval.options={fusion: weighted}",
-                   "-S", "reader=plugin", "-S", "+reader.options.input_cost_per_mtok=1.0",
-                   "-S", "dataset.limit=2")
+        proc = dvc(
+            repo,
+            env,
+            "exp",
+            "run",
+            "-n",
+            "plugins",
+            "-S",
+            "retrieval=plugin",
+            "-S",
+            "retrieval.options={fusion: weighted}",
+            "-S",
+            "reader=plugin",
+            "-S",
+            "+reader.options.input_cost_per_mtok=1.0",
+            "-S",
+            "dataset.limit=2",
+        )
         # download and embed are the seeded project's: the same questions, the same units
         assert stages_run(proc) == ALWAYS + AFTER_RETRIEVE
         assert srv.total_requests == 2
 
         cands = read_table(repo / "artifacts/candidates_retrieve.parquet", "candidates")
         qs = read_table(repo / "artifacts/questions.parquet", "questions")
-        sizes = {q: len(set(h)) for q, h in qs.select("question_id", "haystack_session_ids")
-                 .iter_rows()}  # haystacks under top_k=50: every session ranked
+        sizes = {
+            q: len(set(h)) for q, h in qs.select("question_id", "haystack_session_ids").iter_rows()
+        }  # haystacks under top_k=50: every session ranked
         assert dict(cands.group_by("question_id").len().iter_rows()) == sizes
         ident = read_meta(repo / "artifacts/candidates_retrieve.parquet")["params"]["retrieval"]
         assert ident["plugin"]["options"] == {"fusion": "weighted"}

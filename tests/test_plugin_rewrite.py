@@ -9,12 +9,20 @@ import numpy as np
 import polars as pl
 import pytest
 
-from memrecall.artifacts import read_meta, read_table, write_table
-
 from confs import group
+from memrecall.artifacts import read_meta, read_table, write_table
 from test_plugin_retrieval import write_plugin
-from test_rewrite_stage import (Q_BAD, Q_SSU, TEXT_VECS, FakeEncoder, inputs, ranked,  # noqa: F401
-                                rewrite_cfg, run, server)
+from test_rewrite_stage import (  # noqa: F401
+    Q_BAD,
+    Q_SSU,
+    TEXT_VECS,
+    FakeEncoder,
+    inputs,
+    ranked,
+    rewrite_cfg,
+    run,
+    server,
+)
 
 OVERLAP = """
     import numpy as np
@@ -40,29 +48,45 @@ OVERLAP = """
 
 def test_variants_reuse_one_index_per_question(server, inputs, tmp_path, monkeypatch):  # noqa: F811
     name = write_plugin(tmp_path, monkeypatch, OVERLAP)
-    retrieval = group("retrieval", "plugin", callable=f"{name}:Overlap", options={},
-                      code=f"{name}.py")
+    retrieval = group(
+        "retrieval", "plugin", callable=f"{name}:Overlap", options={}, code=f"{name}.py"
+    )
     from memrecall.rewrite.rewriter import run_rewrite
     from test_rewrite_stage import EMBEDDER, NO_RERANKER
 
     p = inputs
     emb = read_table(p["embeddings"])  # the embed stage also stores each unit's key text
     write_table(emb.with_columns(text=pl.col("session_id")), p["embeddings"], stage="test")
-    run_rewrite(rewrite_cfg(server, time_aware=False), EMBEDDER, NO_RERANKER,
-                questions=p["questions"], sessions=p["sessions"], turns=p["turns"],
-                candidates_rerank=p["candidates_rerank"],
-                candidates_retrieve=p["candidates_retrieve"], embeddings=p["embeddings"],
-                out=p["out"], out_rewrites=p["out_rewrites"], encoder=FakeEncoder(),
-                retrieval_cfg=retrieval)
+    run_rewrite(
+        rewrite_cfg(server, time_aware=False),
+        EMBEDDER,
+        NO_RERANKER,
+        questions=p["questions"],
+        sessions=p["sessions"],
+        turns=p["turns"],
+        candidates_rerank=p["candidates_rerank"],
+        candidates_retrieve=p["candidates_retrieve"],
+        embeddings=p["embeddings"],
+        out=p["out"],
+        out_rewrites=p["out_rewrites"],
+        encoder=FakeEncoder(),
+        retrieval_cfg=retrieval,
+    )
     calls = sys.modules[name].CALLS
     # q_bad (no usable variant: the question alone) and q_ssu (question + 3 variants): one
     # index each, over the whole haystack of 6 sessions with its unit vectors.
-    assert [c[:3] for c in calls if c[0] == "index"] == [("index", "q_bad", 6),
-                                                         ("index", "q_ssu", 6)]
+    assert [c[:3] for c in calls if c[0] == "index"] == [
+        ("index", "q_bad", 6),
+        ("index", "q_ssu", 6),
+    ]
     searches = [c for c in calls if c[0] == "search"]
     assert [(c[1], c[2], c[3]) for c in searches] == [
-        ("q_bad", 0, Q_BAD), ("q_ssu", 0, Q_SSU), ("q_ssu", 1, "gin sour recipe"),
-        ("q_ssu", 2, "I mixed a drink"), ("q_ssu", 3, "rum punch")]
+        ("q_bad", 0, Q_BAD),
+        ("q_ssu", 0, Q_SSU),
+        ("q_ssu", 1, "gin sour recipe"),
+        ("q_ssu", 2, "I mixed a drink"),
+        ("q_ssu", 3, "rum punch"),
+    ]
     assert searches[2][4] == pytest.approx(TEXT_VECS["gin sour recipe"].tolist())
     assert {c[5] for c in searches} == {6}  # k: every session of the haystack
     out = read_table(p["out"], "candidates")

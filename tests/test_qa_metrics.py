@@ -7,34 +7,49 @@ from fractions import Fraction as F
 import polars as pl
 import pytest
 
-from memrecall.errors import InputError
+from conftest import SAMPLE_FILE
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval.data import load_records, normalise
+from memrecall.errors import InputError
 from memrecall.eval.qa_metrics import qa_metrics
-
-from conftest import SAMPLE_FILE
 
 SSU, SSA, SSP = "single-session-user", "single-session-assistant", "single-session-preference"
 MS, KU, TR = "multi-session", "knowledge-update", "temporal-reasoning"
 
 # (question_id, type, label, reader_failed)
 ROWS = [
-    ("q01", SSU, True, False), ("q02", SSU, False, False), ("q03_abs", SSU, True, False),
-    ("q04", SSA, True, False), ("q05", SSA, None, False),            # judge error
+    ("q01", SSU, True, False),
+    ("q02", SSU, False, False),
+    ("q03_abs", SSU, True, False),
+    ("q04", SSA, True, False),
+    ("q05", SSA, None, False),  # judge error
     ("q06", SSP, False, False),
-    ("q07", MS, True, False), ("q08", MS, None, True),               # reader error
-    ("q09", KU, False, False), ("q10_abs", KU, True, False),
-    ("q11", TR, True, False), ("q12", TR, True, False), ("q13", TR, False, False),
+    ("q07", MS, True, False),
+    ("q08", MS, None, True),  # reader error
+    ("q09", KU, False, False),
+    ("q10_abs", KU, True, False),
+    ("q11", TR, True, False),
+    ("q12", TR, True, False),
+    ("q13", TR, False, False),
 ]
 
 
 def make(rows=ROWS):
-    q = pl.DataFrame({"question_id": [r[0] for r in rows], "question_type": [r[1] for r in rows],
-                      "is_abstention": [r[0].endswith("_abs") for r in rows]})
-    v = pl.DataFrame({"question_id": [r[0] for r in rows], "label": [r[2] for r in rows],
-                      "reader_failed": [r[3] for r in rows]},
-                     schema={"question_id": pl.String, "label": pl.Boolean,
-                             "reader_failed": pl.Boolean})
+    q = pl.DataFrame(
+        {
+            "question_id": [r[0] for r in rows],
+            "question_type": [r[1] for r in rows],
+            "is_abstention": [r[0].endswith("_abs") for r in rows],
+        }
+    )
+    v = pl.DataFrame(
+        {
+            "question_id": [r[0] for r in rows],
+            "label": [r[2] for r in rows],
+            "reader_failed": [r[3] for r in rows],
+        },
+        schema={"question_id": pl.String, "label": pl.Boolean, "reader_failed": pl.Boolean},
+    )
     return q, v
 
 

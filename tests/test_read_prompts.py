@@ -8,24 +8,31 @@ import re
 
 import pytest
 
-from memrecall.errors import ConfigError
+from confs import group
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval import prompts as P
+from memrecall.errors import ConfigError
 from memrecall.read.prompts import NOTES_HASH
 from memrecall.read.reader import reader_settings
-from memrecall.benchmarks.longmemeval import BENCHMARK as LME
-from confs import group
 
 HIST = "### Session 1:\nSession Date: 2023/01/01 (Sun) 10:00\nSession Content:\nuser: hi"
 
 
 def render(name, qtype="single-session-user", question="Where do I work?"):
-    return P.PROMPTS[name].render(question=question, question_type=qtype,
-                                     today="2023/05/30 (Tue) 23:51", history=HIST)
+    return P.PROMPTS[name].render(
+        question=question, question_type=qtype, today="2023/05/30 (Tue) 23:51", history=HIST
+    )
 
 
 def test_prompt_names_and_unknown_name_error():
-    assert set(P.PROMPTS) == {"default", "type_aware", "multi_session", "recency", "con",
-                              "preference"}
+    assert set(P.PROMPTS) == {
+        "default",
+        "type_aware",
+        "multi_session",
+        "recency",
+        "con",
+        "preference",
+    }
     with pytest.raises(ConfigError) as e:
         reader_settings(_cfg(prompt="cot"), LME)
     msg = str(e.value)
@@ -41,7 +48,8 @@ def test_default_prompt_exact_assembly():
         "chat history. If the chat history does not contain the information needed to answer, "
         "say that the information is not available instead of guessing.\n\n"
         "History Chats:\n" + HIST + "\n\n"
-        "Current Date: 2023/05/30 (Tue) 23:51\nQuestion: Where do I work?\nAnswer:")
+        "Current Date: 2023/05/30 (Tue) 23:51\nQuestion: Where do I work?\nAnswer:"
+    )
 
 
 def test_every_prompt_invites_abstention_and_gives_today():
@@ -56,14 +64,19 @@ def test_type_aware_guidance_by_type():
     base = render("default", "multi-session")
     ms = render("type_aware", "multi-session")
     ku = render("type_aware", "knowledge-update")
-    assert ms == base.replace("instead of guessing.\n", "instead of guessing.\n"
-                              + P.MULTI_SESSION + "\n", 1)
+    assert ms == base.replace(
+        "instead of guessing.\n", "instead of guessing.\n" + P.MULTI_SESSION + "\n", 1
+    )
     assert "session by session" in ms and "remove duplicates" in ms and "count" in ms
     assert "most recent session by date" in ku
     # Preference (and every other type) is left at the default prompt: identical request text,
     # so switching default -> type_aware re-sends only the multi-session/knowledge-update ones.
-    for qtype in ("single-session-preference", "single-session-user", "temporal-reasoning",
-                  "single-session-assistant"):
+    for qtype in (
+        "single-session-preference",
+        "single-session-user",
+        "temporal-reasoning",
+        "single-session-assistant",
+    ):
         assert render("type_aware", qtype) == render("default", qtype)
     assert P.PREFERENCE not in render("type_aware", "single-session-preference")
     assert P.PREFERENCE in render("preference", "single-session-preference")
@@ -100,8 +113,12 @@ def test_prompt_id_is_name_plus_template_hash():
 
 
 def test_braces_in_history_or_question_are_kept_verbatim():
-    text = P.PROMPTS["default"].render(question="What is {x}?", question_type="multi-session",
-                                          today="t", history='[{"role": "user"}]')
+    text = P.PROMPTS["default"].render(
+        question="What is {x}?",
+        question_type="multi-session",
+        today="t",
+        history='[{"role": "user"}]',
+    )
     assert '[{"role": "user"}]' in text and "Question: What is {x}?" in text
 
 
@@ -114,11 +131,13 @@ def test_reader_settings_checks_every_knob():
     assert s.prompt.name == "con" and s.top_k_context == 3
     assert s.prompt_id == f"{P.PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}"
     assert reader_settings(_cfg(), LME).prompt_id == P.PROMPTS["default"].prompt_id
-    bad = [({"prompt": "nope"}, "reader.prompt"),
-           ({"history_format": "xml"}, "reader.history_format"),
-           ({"reading": "cot"}, "reader.reading"),
-           ({"top_k_context": 0}, "reader.top_k_context"),
-           ({"max_chars_per_session": "big"}, "reader.max_chars_per_session")]
+    bad = [
+        ({"prompt": "nope"}, "reader.prompt"),
+        ({"history_format": "xml"}, "reader.history_format"),
+        ({"reading": "cot"}, "reader.reading"),
+        ({"top_k_context": 0}, "reader.top_k_context"),
+        ({"max_chars_per_session": "big"}, "reader.max_chars_per_session"),
+    ]
     for over, key in bad:
         with pytest.raises(ConfigError, match=re.escape(key)):
             reader_settings(_cfg(**over), LME)

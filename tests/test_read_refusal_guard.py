@@ -9,15 +9,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from confs import group
+from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.artifacts import read_table, write_table
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import CallResult, LLMClient
 from memrecall.llm.client import GuardStop
-from memrecall.read.stage import run_read
 from memrecall.read.refusal_guard import RefusalGuard, refusal_guard
-
-from confs import group
-from fake_openai_server import FakeOpenAIServer, last_user
+from memrecall.read.stage import run_read
 
 N = 30
 REFUSE = "I can't help with that."
@@ -41,14 +40,17 @@ def test_rolling_window_needs_min_count_and_forgets_old_answers():
 def test_guard_config_is_checked_and_off_by_default():
     cfg = group("reader", "deepseek")
     assert refusal_guard(cfg, str) is None
-    for key, bad in (("max_refusal_rate", 1.5), ("refusal_window", 0),
-                     ("refusal_min_count", 0)):
+    for key, bad in (("max_refusal_rate", 1.5), ("refusal_window", 0), ("refusal_min_count", 0)):
         c = group("reader", "deepseek", **{"max_refusal_rate": 0.3, key: bad})
         with pytest.raises(ConfigError, match=f"reader.runtime.{key}"):
             refusal_guard(c, str)
     with pytest.raises(ConfigError, match="refusal_min_count"):
-        refusal_guard(group("reader", "deepseek", max_refusal_rate=0.3, refusal_window=5,
-                            refusal_min_count=6), str)
+        refusal_guard(
+            group(
+                "reader", "deepseek", max_refusal_rate=0.3, refusal_window=5, refusal_min_count=6
+            ),
+            str,
+        )
 
 
 def answer(messages) -> str:
@@ -59,46 +61,93 @@ def write_inputs(root: Path, refuse_from: int) -> dict:
     """N questions; from question `refuse_from` on the model refuses (the cascade)."""
     art = root / "artifacts"
     qids = [f"q{i:02d}" for i in range(N)]
-    q = pl.DataFrame({
-        "question_id": qids, "question_type": ["single-session-user"] * N,
-        "is_abstention": [False] * N,
-        "question": [("refuse " if i >= refuse_from else "where ") + str(i) for i in range(N)],
-        "answer": ["Berlin"] * N, "question_date": ["2023/04/01 (Sat) 08:00"] * N,
-        "haystack_session_ids": [["a"]] * N, "answer_session_ids": [["a"]] * N})
-    s = pl.DataFrame({"session_id": ["a"], "date": ["2023/01/05 (Thu) 10:00"],
-                      "content_hash": ["x"]})
-    t = pl.DataFrame({"session_id": ["a"], "turn_index": [0], "role": ["user"],
-                      "content": ["I live in Berlin."], "has_answer": [False]})
-    c = pl.DataFrame({"question_id": qids, "rank": [1] * N, "session_id": ["a"] * N,
-                      "score": [1.0] * N})
+    q = pl.DataFrame(
+        {
+            "question_id": qids,
+            "question_type": ["single-session-user"] * N,
+            "is_abstention": [False] * N,
+            "question": [("refuse " if i >= refuse_from else "where ") + str(i) for i in range(N)],
+            "answer": ["Berlin"] * N,
+            "question_date": ["2023/04/01 (Sat) 08:00"] * N,
+            "haystack_session_ids": [["a"]] * N,
+            "answer_session_ids": [["a"]] * N,
+        }
+    )
+    s = pl.DataFrame(
+        {"session_id": ["a"], "date": ["2023/01/05 (Thu) 10:00"], "content_hash": ["x"]}
+    )
+    t = pl.DataFrame(
+        {
+            "session_id": ["a"],
+            "turn_index": [0],
+            "role": ["user"],
+            "content": ["I live in Berlin."],
+            "has_answer": [False],
+        }
+    )
+    c = pl.DataFrame(
+        {"question_id": qids, "rank": [1] * N, "session_id": ["a"] * N, "score": [1.0] * N}
+    )
     paths = {}
     for name, df in (("questions", q), ("sessions", s), ("turns", t), ("candidates", c)):
-        paths[name] = str(write_table(df, art / f"{name}.parquet", table=name, stage="test",
-                                      extra_meta={"benchmark": "longmemeval"}))
+        paths[name] = str(
+            write_table(
+                df,
+                art / f"{name}.parquet",
+                table=name,
+                stage="test",
+                extra_meta={"benchmark": "longmemeval"},
+            )
+        )
     paths["out"] = str(art / "answers.parquet")
     return paths
 
 
 def reader_cfg(server, **over):
-    return group("reader", "gpt4o", **{
-        "name": "fake", "model": "openai/fake-reader", "api_base": server.url,
-        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 32, "concurrency": 1,
-        "timeout_s": 10, "num_retries": 0, "prompt": "default", "top_k_context": 1,
-        "max_refusal_rate": 0.5, "refusal_window": 10, "refusal_min_count": 5, **over})
+    return group(
+        "reader",
+        "gpt4o",
+        **{
+            "name": "fake",
+            "model": "openai/fake-reader",
+            "api_base": server.url,
+            "api_key_env": "MEMRECALL_FAKE_KEY",
+            "max_tokens": 32,
+            "concurrency": 1,
+            "timeout_s": 10,
+            "num_retries": 0,
+            "prompt": "default",
+            "top_k_context": 1,
+            "max_refusal_rate": 0.5,
+            "refusal_window": 10,
+            "refusal_min_count": 5,
+            **over,
+        },
+    )
 
 
 def run(env, cfg):
-    return run_read(cfg, questions=env["questions"], sessions=env["sessions"],
-                    turns=env["turns"], candidates=env["candidates"], out=env["out"])
+    return run_read(
+        cfg,
+        questions=env["questions"],
+        sessions=env["sessions"],
+        turns=env["turns"],
+        candidates=env["candidates"],
+        out=env["out"],
+    )
 
 
-def test_cascade_stops_the_stage_keeps_answers_and_a_rerun_resumes(tmp_path, fresh_cache,
-                                                                   monkeypatch):
+def test_cascade_stops_the_stage_keeps_answers_and_a_rerun_resumes(
+    tmp_path, fresh_cache, monkeypatch
+):
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
     env = write_inputs(tmp_path, refuse_from=10)
     with FakeOpenAIServer(answer=answer) as srv:
-        with pytest.raises(MemrecallError, match=r"refusal cascade: 6 of the last 10 answers "
-                                                 r"refused \(60% > .*0\.5; window 10"):
+        with pytest.raises(
+            MemrecallError,
+            match=r"refusal cascade: 6 of the last 10 answers "
+            r"refused \(60% > .*0\.5; window 10",
+        ):
             run(env, reader_cfg(srv))
         paid = srv.total_requests
         # questions 0-9 answer, 10-15 refuse: the window (10) passes 50% at the 16th answer;

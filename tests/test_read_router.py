@@ -9,51 +9,89 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from memrecall.artifacts import read_meta, read_table, write_table
-from memrecall.errors import ConfigError
-from memrecall.read.stage import run_read
-from memrecall.read.router import assign, routes_of
-from memrecall.report.routes import route_metrics, routes_markdown
-
 from confs import group
 from fake_openai_server import FakeOpenAIServer
+from memrecall.artifacts import read_meta, read_table, write_table
+from memrecall.errors import ConfigError
+from memrecall.read.router import assign, routes_of
+from memrecall.read.stage import run_read
+from memrecall.report.routes import route_metrics, routes_markdown
 
-TYPES = ["single-session-user", "knowledge-update", "single-session-preference",
-         "multi-session"]
+TYPES = ["single-session-user", "knowledge-update", "single-session-preference", "multi-session"]
 
 
 def write_inputs(root: Path) -> dict:
     art = root / "artifacts"
     qids = [f"q{i}" for i in range(len(TYPES))]
-    q = pl.DataFrame({
-        "question_id": qids, "question_type": TYPES, "is_abstention": [False] * len(TYPES),
-        "question": [f"question {i}" for i in range(len(TYPES))],
-        "answer": ["x"] * len(TYPES), "question_date": ["2023/04/01 (Sat) 08:00"] * len(TYPES),
-        "haystack_session_ids": [["a"]] * len(TYPES), "answer_session_ids": [["a"]] * len(TYPES)})
-    s = pl.DataFrame({"session_id": ["a"], "date": ["2023/01/05 (Thu) 10:00"],
-                      "content_hash": ["x"]})
-    t = pl.DataFrame({"session_id": ["a"], "turn_index": [0], "role": ["user"],
-                      "content": ["I live in Berlin."], "has_answer": [False]})
-    c = pl.DataFrame({"question_id": qids, "rank": [1] * len(qids), "session_id": ["a"] * len(qids),
-                      "score": [1.0] * len(qids)})
+    q = pl.DataFrame(
+        {
+            "question_id": qids,
+            "question_type": TYPES,
+            "is_abstention": [False] * len(TYPES),
+            "question": [f"question {i}" for i in range(len(TYPES))],
+            "answer": ["x"] * len(TYPES),
+            "question_date": ["2023/04/01 (Sat) 08:00"] * len(TYPES),
+            "haystack_session_ids": [["a"]] * len(TYPES),
+            "answer_session_ids": [["a"]] * len(TYPES),
+        }
+    )
+    s = pl.DataFrame(
+        {"session_id": ["a"], "date": ["2023/01/05 (Thu) 10:00"], "content_hash": ["x"]}
+    )
+    t = pl.DataFrame(
+        {
+            "session_id": ["a"],
+            "turn_index": [0],
+            "role": ["user"],
+            "content": ["I live in Berlin."],
+            "has_answer": [False],
+        }
+    )
+    c = pl.DataFrame(
+        {
+            "question_id": qids,
+            "rank": [1] * len(qids),
+            "session_id": ["a"] * len(qids),
+            "score": [1.0] * len(qids),
+        }
+    )
     paths = {}
     for name, df in (("questions", q), ("sessions", s), ("turns", t), ("candidates", c)):
-        paths[name] = str(write_table(df, art / f"{name}.parquet", table=name, stage="test",
-                                      extra_meta={"benchmark": "longmemeval"}))
+        paths[name] = str(
+            write_table(
+                df,
+                art / f"{name}.parquet",
+                table=name,
+                stage="test",
+                extra_meta={"benchmark": "longmemeval"},
+            )
+        )
     paths["out"] = str(art / "answers.parquet")
     return paths
 
 
 def router_cfg(server) -> dict:
     cfg = group("reader", "router")
-    common = [f"runtime.api_base={server.url}", "runtime.api_key_env=MEMRECALL_FAKE_KEY",
-              "max_tokens=16", "input_cost_per_mtok=1.0", "output_cost_per_mtok=2.0",
-              "top_k_context=1"]
+    common = [
+        f"runtime.api_base={server.url}",
+        "runtime.api_key_env=MEMRECALL_FAKE_KEY",
+        "max_tokens=16",
+        "input_cost_per_mtok=1.0",
+        "output_cost_per_mtok=2.0",
+        "top_k_context=1",
+    ]
     cfg["routes"] = {
-        "recall": {"types": ["knowledge-update", "single-session-preference"],
-                   "reader": "gpt4o", "overrides": ["model=openai/model-a", *common]},
-        "rest": {"types": None, "reader": "gpt4o",
-                 "overrides": ["model=openai/model-b", "prompt=preference", *common]}}
+        "recall": {
+            "types": ["knowledge-update", "single-session-preference"],
+            "reader": "gpt4o",
+            "overrides": ["model=openai/model-a", *common],
+        },
+        "rest": {
+            "types": None,
+            "reader": "gpt4o",
+            "overrides": ["model=openai/model-b", "prompt=preference", *common],
+        },
+    }
     return cfg
 
 
@@ -62,12 +100,24 @@ def test_types_go_to_their_routes_each_cached_and_costed(tmp_path, fresh_cache, 
     env = write_inputs(tmp_path)
     with FakeOpenAIServer(answer=lambda m: "Berlin") as srv:
         cfg = router_cfg(srv)
-        df = run_read(cfg, questions=env["questions"], sessions=env["sessions"],
-                      turns=env["turns"], candidates=env["candidates"], out=env["out"])
+        df = run_read(
+            cfg,
+            questions=env["questions"],
+            sessions=env["sessions"],
+            turns=env["turns"],
+            candidates=env["candidates"],
+            out=env["out"],
+        )
         models = sorted(b["model"] for b in srv.bodies)
         assert models == ["model-a", "model-a", "model-b", "model-b"]
-        again = run_read(cfg, questions=env["questions"], sessions=env["sessions"],
-                         turns=env["turns"], candidates=env["candidates"], out=env["out"])
+        again = run_read(
+            cfg,
+            questions=env["questions"],
+            sessions=env["sessions"],
+            turns=env["turns"],
+            candidates=env["candidates"],
+            out=env["out"],
+        )
         assert srv.total_requests == 4  # each route's calls cached
     assert df.equals(again)
     by_q = dict(df.select("question_id", "route").iter_rows())
@@ -80,13 +130,15 @@ def test_types_go_to_their_routes_each_cached_and_costed(tmp_path, fresh_cache, 
     routes = json.loads(routes) if isinstance(routes, str) else routes
     assert routes["recall"]["model"] == "openai/model-a" and "runtime" not in routes["recall"]
 
-    pq = pl.DataFrame({"question_id": ["q0", "q1", "q2", "q3"],
-                       "correct": [True, False, True, None]})
+    pq = pl.DataFrame(
+        {"question_id": ["q0", "q1", "q2", "q3"], "correct": [True, False, True, None]}
+    )
     m = route_metrics(read_table(env["out"], "answers"), pq)
     assert m["recall"]["n"] == 2 and m["recall"]["accuracy"] == 0.5
     assert m["rest"]["accuracy"] == 1.0 and m["rest"]["n_judged"] == 1
-    assert m["rest"]["cost_usd"] == pytest.approx(df.filter(pl.col("route") == "rest")
-                                                  ["cost_usd"].sum())
+    assert m["rest"]["cost_usd"] == pytest.approx(
+        df.filter(pl.col("route") == "rest")["cost_usd"].sum()
+    )
     md = routes_markdown(m)
     assert "| recall | openai/model-a | 2 | 50.0 |" in md
     assert route_metrics(read_table(env["out"], "answers").drop("route"), pq) is None
@@ -95,12 +147,16 @@ def test_types_go_to_their_routes_each_cached_and_costed(tmp_path, fresh_cache, 
 def test_route_config_errors_name_the_route():
     never = lambda name, spec, inherited: {}  # noqa: E731 - composition is not what is tested here
     base = group("reader", "router")
-    both_rest = {**base, "routes": {"a": {"types": None, "reader": "x"},
-                                    "b": {"types": None, "reader": "y"}}}
+    both_rest = {
+        **base,
+        "routes": {"a": {"types": None, "reader": "x"}, "b": {"types": None, "reader": "y"}},
+    }
     with pytest.raises(ConfigError, match="reader.routes.b.types"):
         routes_of(both_rest, compose=never)
-    twice = {**base, "routes": {"a": {"types": ["t"], "reader": "x"},
-                                "b": {"types": ["t"], "reader": "y"}}}
+    twice = {
+        **base,
+        "routes": {"a": {"types": ["t"], "reader": "x"}, "b": {"types": ["t"], "reader": "y"}},
+    }
     with pytest.raises(ConfigError, match="routed already by a"):
         routes_of(twice, compose=never)
     with pytest.raises(ConfigError, match="reader.routes.a.reader"):
@@ -135,11 +191,15 @@ def test_plan_prices_each_route_on_its_own_questions(tmp_path, fresh_cache, monk
     env = write_inputs(tmp_path)
     root = tmp_path
     (root / "artifacts" / "candidates.parquet").rename(
-        root / "artifacts" / "candidates_rewrite.parquet")
+        root / "artifacts" / "candidates_rewrite.parquet"
+    )
     env["candidates"] = str(root / "artifacts" / "candidates_rewrite.parquet")
     with FakeOpenAIServer(answer=lambda m: "Berlin") as srv:
-        params = {"reader": router_cfg(srv), "rewrite": group("rewrite", "off"),
-                  "judge": group("judge", "rule")}
+        params = {
+            "reader": router_cfg(srv),
+            "rewrite": group("rewrite", "off"),
+            "judge": group("judge", "rule"),
+        }
 
         def works(**running):
             return plan_params(params, root, status=status(**running)).stage("read").llm
@@ -149,11 +209,18 @@ def test_plan_prices_each_route_on_its_own_questions(tmp_path, fresh_cache, monk
         by = {w.label: w for w in got}
         assert set(by) == {"read (route recall: gpt4o)", "read (route rest: gpt4o)"}
         assert [(w.model, w.requests, w.new_calls) for w in got] == [
-            ("openai/model-a", 2, 2), ("openai/model-b", 2, 2)]
+            ("openai/model-a", 2, 2),
+            ("openai/model-b", 2, 2),
+        ]
         assert all(w.cost_usd > 0 for w in got)
-        run_read(params["reader"], questions=env["questions"], sessions=env["sessions"],
-                 turns=env["turns"], candidates=env["candidates"],
-                 out=str(root / "artifacts" / "answers.parquet"))
+        run_read(
+            params["reader"],
+            questions=env["questions"],
+            sessions=env["sessions"],
+            turns=env["turns"],
+            candidates=env["candidates"],
+            out=str(root / "artifacts" / "answers.parquet"),
+        )
         assert [w.new_calls for w in works(read=True)] == [0, 0]  # paid: the plan sees the cache
         # upstream would change the candidates first: each route's requests, all counted new
         assert [w.estimated_calls for w in works(rewrite=True, read=True)] == [2, 2]

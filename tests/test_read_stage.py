@@ -11,17 +11,16 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from confs import group
+from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.artifacts import read_meta, read_table, write_table
-from memrecall.hashing import sha256_file
+from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval.prompts import PROMPTS
+from memrecall.hashing import sha256_file
 from memrecall.read.prompts import NOTES_HASH
 from memrecall.read.reader import answer_messages, build_contexts, reader_settings
 from memrecall.read.stage import run_read
 from memrecall.schema import ANSWERS, polars_schema
-from memrecall.benchmarks.longmemeval import BENCHMARK as LME
-
-from fake_openai_server import FakeOpenAIServer, last_user
-from confs import group
 from tables import write_downloaded
 
 QUESTIONS = [  # id, type, question, date
@@ -29,33 +28,51 @@ QUESTIONS = [  # id, type, question, date
     ("q2", "multi-session", "How many dogs do I have?", "2023/05/01 (Mon) 12:00"),
     ("q3", "knowledge-update", "What is my job now?", "2023/06/01 (Thu) 09:00"),
 ]
-SESSIONS = {"a": "2023/01/05 (Thu) 10:00", "b": "2023/02/01 (Wed) 09:00",
-            "c": "2023/03/01 (Wed) 08:00"}
-TURNS = [("a", 0, "user", "I live in Berlin and got a dog."), ("a", 1, "assistant", "Nice!"),
-         ("b", 0, "user", "I work as a nurse."), ("c", 0, "user", "Second dog! I am a doctor now.")]
+SESSIONS = {
+    "a": "2023/01/05 (Thu) 10:00",
+    "b": "2023/02/01 (Wed) 09:00",
+    "c": "2023/03/01 (Wed) 08:00",
+}
+TURNS = [
+    ("a", 0, "user", "I live in Berlin and got a dog."),
+    ("a", 1, "assistant", "Nice!"),
+    ("b", 0, "user", "I work as a nurse."),
+    ("c", 0, "user", "Second dog! I am a doctor now."),
+]
 RANKS = {"q1": ["a", "b"], "q2": ["c", "a", "b"], "q3": ["c", "b"]}
 
 
 def write_inputs(root: Path) -> dict:
     art = root / "artifacts"
-    q = pl.DataFrame({
-        "question_id": [x[0] for x in QUESTIONS], "question_type": [x[1] for x in QUESTIONS],
-        "is_abstention": [False] * 3, "question": [x[2] for x in QUESTIONS],
-        "answer": ["Berlin", "2", "doctor"], "question_date": [x[3] for x in QUESTIONS],
-        "haystack_session_ids": [list(SESSIONS)] * 3,
-        "answer_session_ids": [["a"], ["a", "c"], ["c"]]})
-    s = pl.DataFrame({"session_id": list(SESSIONS), "date": list(SESSIONS.values()),
-                      "content_hash": ["x"] * 3})
-    t = pl.DataFrame(TURNS, schema=["session_id", "turn_index", "role", "content"], orient="row"
-                     ).with_columns(has_answer=pl.lit(False))
-    c = pl.DataFrame([(qid, r, sid, 1.0 / r) for qid, ids in RANKS.items()
-                      for r, sid in enumerate(ids, 1)],
-                     schema=["question_id", "rank", "session_id", "score"], orient="row")
+    q = pl.DataFrame(
+        {
+            "question_id": [x[0] for x in QUESTIONS],
+            "question_type": [x[1] for x in QUESTIONS],
+            "is_abstention": [False] * 3,
+            "question": [x[2] for x in QUESTIONS],
+            "answer": ["Berlin", "2", "doctor"],
+            "question_date": [x[3] for x in QUESTIONS],
+            "haystack_session_ids": [list(SESSIONS)] * 3,
+            "answer_session_ids": [["a"], ["a", "c"], ["c"]],
+        }
+    )
+    s = pl.DataFrame(
+        {"session_id": list(SESSIONS), "date": list(SESSIONS.values()), "content_hash": ["x"] * 3}
+    )
+    t = pl.DataFrame(
+        TURNS, schema=["session_id", "turn_index", "role", "content"], orient="row"
+    ).with_columns(has_answer=pl.lit(False))
+    c = pl.DataFrame(
+        [(qid, r, sid, 1.0 / r) for qid, ids in RANKS.items() for r, sid in enumerate(ids, 1)],
+        schema=["question_id", "rank", "session_id", "score"],
+        orient="row",
+    )
     paths = {}
     for name, df in (("questions", q), ("sessions", s), ("turns", t)):
         paths[name] = str(write_downloaded(df, art / f"{name}.parquet", table=name))
-    paths["candidates"] = str(write_table(c, art / "candidates.parquet", table="candidates",
-                                          stage="test"))
+    paths["candidates"] = str(
+        write_table(c, art / "candidates.parquet", table="candidates", stage="test")
+    )
     paths["out"] = str(art / "answers.parquet")
     return paths
 
@@ -84,12 +101,27 @@ def env(tmp_path, fresh_cache, monkeypatch):
 
 
 def cfg(server, **over):
-    return group("reader", "gpt4o", **{
-        "name": "fake", "model": "openai/fake-reader", "api_base": server.url,
-        "api_key_env": "MEMRECALL_FAKE_KEY", "max_tokens": 32, "concurrency": 2,
-        "timeout_s": 10, "num_retries": 1, "backoff_s": 0.01, "prompt": "default",
-        "history_format": "nl", "reading": "direct", "top_k_context": 2,
-        "max_chars_per_session": 200, **over})
+    return group(
+        "reader",
+        "gpt4o",
+        **{
+            "name": "fake",
+            "model": "openai/fake-reader",
+            "api_base": server.url,
+            "api_key_env": "MEMRECALL_FAKE_KEY",
+            "max_tokens": 32,
+            "concurrency": 2,
+            "timeout_s": 10,
+            "num_retries": 1,
+            "backoff_s": 0.01,
+            "prompt": "default",
+            "history_format": "nl",
+            "reading": "direct",
+            "top_k_context": 2,
+            "max_chars_per_session": 200,
+            **over,
+        },
+    )
 
 
 def calls(cache: Path) -> int:
@@ -98,9 +130,15 @@ def calls(cache: Path) -> int:
 
 
 def run(env, reader_cfg):
-    return run_read(reader_cfg, questions=env["questions"], sessions=env["sessions"],
-                    turns=env["turns"], candidates=env["candidates"], out=env["out"],
-                    prompts_out=prompts_file(env))
+    return run_read(
+        reader_cfg,
+        questions=env["questions"],
+        sessions=env["sessions"],
+        turns=env["turns"],
+        candidates=env["candidates"],
+        out=env["out"],
+        prompts_out=prompts_file(env),
+    )
 
 
 def prompts_file(env) -> Path:
@@ -110,14 +148,20 @@ def prompts_file(env) -> Path:
 def test_answers_table_and_exact_requests(server, env, fresh_cache, capsys):
     c = cfg(server)
     df = run(env, c)
-    assert capsys.readouterr().err.strip().endswith(
-        f"model calls 3, cached 0, failed 0; prompt {PROMPTS['default'].prompt_id}")
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(f"model calls 3, cached 0, failed 0; prompt {PROMPTS['default'].prompt_id}")
+    )
     table = read_table(env["out"], "answers")
-    assert table.columns[:len(ANSWERS.names)] == ANSWERS.names
+    assert table.columns[: len(ANSWERS.names)] == ANSWERS.names
     assert dict(table.schema) == polars_schema("answers")  # every column as schema.py says
     assert table.get_column("question_id").to_list() == ["q1", "q2", "q3"]
     assert table.get_column("hypothesis").to_list() == [
-        "Berlin", "Berlin", "I can't help with that."]
+        "Berlin",
+        "Berlin",
+        "I can't help with that.",
+    ]
     assert table.get_column("refused").to_list() == [False, False, True]
     assert table.get_column("error").to_list() == [None] * 3
     assert set(table.get_column("prompt_id")) == {PROMPTS["default"].prompt_id}
@@ -128,12 +172,19 @@ def test_answers_table_and_exact_requests(server, env, fresh_cache, capsys):
     assert read_meta(env["out"])["stage"] == "read"
     # The server got exactly the prompts assembled from the inputs, one user message each.
     settings = reader_settings(c, LME)
-    ctxs = build_contexts(settings, read_table(env["questions"]), read_table(env["sessions"]),
-                          read_table(env["turns"]), read_table(env["candidates"]))
+    ctxs = build_contexts(
+        settings,
+        read_table(env["questions"]),
+        read_table(env["sessions"]),
+        read_table(env["turns"]),
+        read_table(env["candidates"]),
+    )
     sent = sorted(json.dumps(b["messages"]) for b in server.bodies)
     assert sent == sorted(json.dumps(answer_messages(settings, x)) for x in ctxs)
-    assert "Current Date: 2023/05/01 (Mon) 12:00\nQuestion: How many dogs do I have?" in \
-        answer_messages(settings, ctxs[1])[0]["content"]
+    assert (
+        "Current Date: 2023/05/01 (Mon) 12:00\nQuestion: How many dogs do I have?"
+        in answer_messages(settings, ctxs[1])[0]["content"]
+    )
     assert df.height == 3 and calls(fresh_cache) == 3
 
 
@@ -148,17 +199,18 @@ def test_the_rendered_prompts_are_recorded(server, env, fresh_cache):
     assert entry["template"] == PROMPTS["type_aware"].template
     assert set(entry["guidance"]) == {"multi-session", "knowledge-update"}
     assert entry["example"]["question_id"] == "q1"
-    sent_q1 = [b["messages"] for b in server.bodies if "Where do I live?" in
-               b["messages"][0]["content"]]
+    sent_q1 = [
+        b["messages"] for b in server.bodies if "Where do I live?" in b["messages"][0]["content"]
+    ]
     assert sent_q1 == [entry["example"]["messages"]]
 
     run(env, cfg(server, prompt="con", reading="con"))
     recorded = json.loads(prompts_file(env).read_text())
-    assert sorted(recorded) == sorted([f"{PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}",
-                                       f"notes:{NOTES_HASH}"])
+    assert sorted(recorded) == sorted(
+        [f"{PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}", f"notes:{NOTES_HASH}"]
+    )
     notes = recorded[f"notes:{NOTES_HASH}"]["example"]["messages"][0]["content"]
-    assert notes.startswith("I will give you one past chat session") and "Where do I live?" \
-        in notes
+    assert notes.startswith("I will give you one past chat session") and "Where do I live?" in notes
 
 
 def test_rerun_is_free_and_byte_identical(server, env, fresh_cache):
@@ -196,10 +248,12 @@ def test_chain_of_note_reading(server, env, fresh_cache):
     assert server.total_requests == 9 and calls(fresh_cache) == 9
     assert table.get_column("hypothesis").to_list() == ["Berlin"] * 3
     assert table.get_column("raw")[0] == "Session 1: lives in Berlin\nAnswer: Berlin"
-    assert set(table.get_column("prompt_id")) == {
-        f"{PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}"}
-    final = [b["messages"][0]["content"] for b in server.bodies
-             if b["messages"][0]["content"].endswith("Notes:")]
+    assert set(table.get_column("prompt_id")) == {f"{PROMPTS['con'].prompt_id}+notes:{NOTES_HASH}"}
+    final = [
+        b["messages"][0]["content"]
+        for b in server.bodies
+        if b["messages"][0]["content"].endswith("Notes:")
+    ]
     assert len(final) == 3
     # Each answer prompt shows the two notes in place of the raw sessions.
     assert all(f.count('{"reading_notes": "note: ') == 2 for f in final)

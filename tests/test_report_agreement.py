@@ -23,7 +23,7 @@ def test_kappa_textbook_example():
     assert cohen_kappa(a, b) == pytest.approx(0.4)
     assert cohen_kappa(a, a) == pytest.approx(1.0)
     assert cohen_kappa([True, False], [False, True]) == pytest.approx(-1.0)
-    assert cohen_kappa([True, True], [True, True]) is None   # p_e = 1: undefined
+    assert cohen_kappa([True, True], [True, True]) is None  # p_e = 1: undefined
     assert cohen_kappa([], []) is None
 
 
@@ -37,12 +37,24 @@ def test_kappa_agrees_with_sklearn():
 
 def verdicts(labels, types, model):
     n = len(labels)
-    return pl.DataFrame({"question_id": [f"q{i:03d}" for i in range(n)], "label": labels,
-                         "judge_model": [model] * n, "raw": [None] * n, "error": [None] * n,
-                         "question_type": types},
-                        schema={"question_id": pl.String, "label": pl.Boolean,
-                                "judge_model": pl.String, "raw": pl.String, "error": pl.String,
-                                "question_type": pl.String})
+    return pl.DataFrame(
+        {
+            "question_id": [f"q{i:03d}" for i in range(n)],
+            "label": labels,
+            "judge_model": [model] * n,
+            "raw": [None] * n,
+            "error": [None] * n,
+            "question_type": types,
+        },
+        schema={
+            "question_id": pl.String,
+            "label": pl.Boolean,
+            "judge_model": pl.String,
+            "raw": pl.String,
+            "error": pl.String,
+            "question_type": pl.String,
+        },
+    )
 
 
 def test_agreement_by_type_and_skips():
@@ -54,10 +66,10 @@ def test_agreement_by_type_and_skips():
     assert r["skipped"] == 1
     assert r["overall"]["n"] == 50 and r["overall"]["kappa"] == pytest.approx(0.4)
     assert r["overall"]["agreement"] == pytest.approx(0.7)
-    ms = r["by_type"]["multi-session"]          # items 0-24: 20 yes/yes, 5 yes/no
+    ms = r["by_type"]["multi-session"]  # items 0-24: 20 yes/yes, 5 yes/no
     assert ms["n"] == 25 and ms["agreement"] == pytest.approx(0.8)
-    assert ms["kappa"] == pytest.approx(0.0)   # B says yes to all 25 → p_e = p_a
-    tr = r["by_type"]["temporal-reasoning"]    # items 25-49: 10 no/yes, 15 no/no
+    assert ms["kappa"] == pytest.approx(0.0)  # B says yes to all 25 → p_e = p_a
+    tr = r["by_type"]["temporal-reasoning"]  # items 25-49: 10 no/yes, 15 no/no
     assert tr["agreement"] == pytest.approx(0.6) and tr["kappa"] == pytest.approx(0.0)
     assert (r["overall"]["a_only_yes"], r["overall"]["b_only_yes"]) == (5, 10)
 
@@ -66,8 +78,10 @@ def test_report_file(tmp_path, capsys):
     a, b = textbook()
     types = ["multi-session"] * 50
     pa, pb = tmp_path / "a.parquet", tmp_path / "b.parquet"
-    for df, p in ((verdicts(a, types, "rule-v1"), pa),
-                  (verdicts(b, types, "gpt-4o-2024-08-06"), pb)):
+    for df, p in (
+        (verdicts(a, types, "rule-v1"), pa),
+        (verdicts(b, types, "gpt-4o-2024-08-06"), pb),
+    ):
         write_table(df, p, table="verdicts", stage="judge", params={})
     out = tmp_path / "judge_agreement.md"
     main([str(pa), str(pb), "--out", str(out)])

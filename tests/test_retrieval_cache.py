@@ -8,10 +8,10 @@ import numpy as np
 import polars as pl
 import pytest
 
+from confs import group
 from memrecall.errors import MemrecallError
 from memrecall.retrieval.embed import build_embeddings, vectors_matrix
 from memrecall.retrieval.embedders import CachedEncoder, embedding_space, resolve_model
-from confs import group
 
 CFG = group("embedder", "minilm", batch_size=8)
 
@@ -45,8 +45,12 @@ def test_second_run_makes_zero_encoder_calls(fresh_cache):
     m2 = CountingModel()
     enc2 = CachedEncoder(CFG, model=m2)  # a new process would start like this
     again = enc2.encode(["gamma", "alpha", "beta"])
-    assert m2.calls == 0 and enc2.stats == {"encoded": 0, "cached": 3, "model_calls": 0,
-                                            "encode_s": 0.0}
+    assert m2.calls == 0 and enc2.stats == {
+        "encoded": 0,
+        "cached": 3,
+        "model_calls": 0,
+        "encode_s": 0.0,
+    }
     np.testing.assert_array_equal(again, first[[3, 0, 1]])
 
     enc2.encode(["gamma", "delta"])
@@ -66,10 +70,20 @@ def test_shared_sessions_embedded_once_across_questions(fresh_cache):
     # Three sessions; two haystacks share s2. Embedding runs over unique sessions, so s2 (and
     # s3, whose key text equals s1's) reach the model once.
     turns = pl.DataFrame(
-        [("s1", 0, "user", "I run marathons.", False), ("s2", 0, "user", "My dog is Rex.", True),
-         ("s3", 0, "user", "I run marathons.", False)],
-        schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
-                "content": pl.String, "has_answer": pl.Boolean}, orient="row")
+        [
+            ("s1", 0, "user", "I run marathons.", False),
+            ("s2", 0, "user", "My dog is Rex.", True),
+            ("s3", 0, "user", "I run marathons.", False),
+        ],
+        schema={
+            "session_id": pl.String,
+            "turn_index": pl.Int32,
+            "role": pl.String,
+            "content": pl.String,
+            "has_answer": pl.Boolean,
+        },
+        orient="row",
+    )
     sessions = pl.DataFrame({"session_id": ["s1", "s2", "s3"]})
     m = CountingModel()
     enc = CachedEncoder(CFG, model=m)
@@ -140,17 +154,27 @@ def test_bench_cached_rerun_runs_the_stages_from_the_cache(fresh_cache, tmp_path
     from conftest import REPO
     from memrecall.benchmarks.longmemeval.data import normalise
 
-    spec = importlib.util.spec_from_file_location("bench_retrieval", REPO / "bench" / "retrieval.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_retrieval", REPO / "bench" / "retrieval.py"
+    )
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    recs = [{"question_id": "q1", "question_type": "single-session-user", "question": "Cat name?",
-             "answer": "Miso", "question_date": "2023/05/01 (Mon) 10:00",
-             "haystack_session_ids": ["s1", "s2"],
-             "haystack_dates": ["2023/04/01 (Sat) 10:00", "2023/04/02 (Sun) 10:00"],
-             "haystack_sessions": [[{"role": "user", "content": "My cat is Miso.",
-                                     "has_answer": True}],
-                                   [{"role": "user", "content": "I like tea."}]],
-             "answer_session_ids": ["s1"]}]
+    recs = [
+        {
+            "question_id": "q1",
+            "question_type": "single-session-user",
+            "question": "Cat name?",
+            "answer": "Miso",
+            "question_date": "2023/05/01 (Mon) 10:00",
+            "haystack_session_ids": ["s1", "s2"],
+            "haystack_dates": ["2023/04/01 (Sat) 10:00", "2023/04/02 (Sun) 10:00"],
+            "haystack_sessions": [
+                [{"role": "user", "content": "My cat is Miso.", "has_answer": True}],
+                [{"role": "user", "content": "I like tea."}],
+            ],
+            "answer_session_ids": ["s1"],
+        }
+    ]
     ds = normalise(recs, "inline")
     ecfg = {**CFG, "granularity": "session"}
     rcfg = bench.load_cfg("retrieval", "dense", {})
@@ -174,8 +198,13 @@ def test_vectors_read_in_batches_equal_the_whole_column(tmp_path):
 
     vecs = np.random.default_rng(0).standard_normal((10, 4)).astype(np.float32)
     path = tmp_path / "emb.parquet"
-    write_table(pl.from_arrow(pa.table({"unit_id": [f"u{i}" for i in range(10)],
-                                        "vector": vectors_column(vecs)})), path, stage="test")
+    write_table(
+        pl.from_arrow(
+            pa.table({"unit_id": [f"u{i}" for i in range(10)], "vector": vectors_column(vecs)})
+        ),
+        path,
+        stage="test",
+    )
     for batch_rows in (3, 10, 64):  # batches that split the table, fit it, exceed it
         got = read_vectors(path, batch_rows=batch_rows)
         assert got.dtype == np.float32 and got.shape == (10, 4)

@@ -9,16 +9,20 @@ import numpy as np
 import polars as pl
 import pytest
 
+from confs import group
+from fake_openai_server import FakeOpenAIServer
 from memrecall.errors import ConfigError
 from memrecall.llm.cache import read_journal
-from memrecall.retrieval.graph.entities import (EntityExtractor, normal_form, offline_entities,
-                                                parse_entities, top_entities)
+from memrecall.retrieval.graph.entities import (
+    EntityExtractor,
+    normal_form,
+    offline_entities,
+    parse_entities,
+    top_entities,
+)
 from memrecall.retrieval.graph.rerank import blend, graph_rerank, graph_settings, minmax
 from memrecall.retrieval.graph.store import SessionGraph
 from memrecall.retrieval.rerank import rerank
-
-from confs import group
-from fake_openai_server import FakeOpenAIServer
 
 
 def test_offline_entities_are_names_content_words_and_numbers():
@@ -38,14 +42,18 @@ def test_top_entities_keeps_the_most_frequent_first_seen_on_ties():
 
 def test_parse_entities_reads_a_list_and_none():
     assert parse_entities("1. Golden Gate Park\n- Emma\n* 3 cats\n") == [
-        "Golden Gate Park", "Emma", "3 cats"]
+        "Golden Gate Park",
+        "Emma",
+        "3 cats",
+    ]
     assert parse_entities("NONE") == [] and parse_entities(None) == []
 
 
 def _chain():
     # a-b in s1, b-c in s2, c-d in s3, x alone in s4: a chain of CO_OCCUR edges
-    return SessionGraph({"s1": ["a", "b"], "s2": ["b", "c"], "s3": ["c", "d"], "s4": ["x"],
-                         "s5": []})
+    return SessionGraph(
+        {"s1": ["a", "b"], "s2": ["b", "c"], "s3": ["c", "d"], "s4": ["x"], "s5": []}
+    )
 
 
 def test_two_hop_neighbourhood_by_cypher():
@@ -76,9 +84,12 @@ def test_blend_scales_both_terms_to_the_pool():
     assert blend(cur, np.zeros(4), 0.5).tolist() == (0.5 * minmax(cur)).tolist()
 
 
-QUESTIONS = pl.DataFrame({"question_id": ["q1", "q2"],
-                          "question": ["Which breed is the puppy I adopted?",
-                                       "Nothing here matches zzz?"]})
+QUESTIONS = pl.DataFrame(
+    {
+        "question_id": ["q1", "q2"],
+        "question": ["Which breed is the puppy I adopted?", "Nothing here matches zzz?"],
+    }
+)
 PASSAGES = {
     "s1": "I cooked pasta for dinner. The pasta was great.",
     "s2": "I went hiking in the mountains with my friend Emma.",
@@ -88,16 +99,30 @@ PASSAGES = {
 
 
 def _cands(qid, sids, scores):
-    return pl.DataFrame({"question_id": [qid] * len(sids), "rank": list(range(1, len(sids) + 1)),
-                         "session_id": sids, "score": scores},
-                        schema={"question_id": pl.String, "rank": pl.Int32,
-                                "session_id": pl.String, "score": pl.Float64})
+    return pl.DataFrame(
+        {
+            "question_id": [qid] * len(sids),
+            "rank": list(range(1, len(sids) + 1)),
+            "session_id": sids,
+            "score": scores,
+        },
+        schema={
+            "question_id": pl.String,
+            "rank": pl.Int32,
+            "session_id": pl.String,
+            "score": pl.Float64,
+        },
+    )
 
 
 def test_graph_rerank_promotes_sessions_of_the_questions_entities():
     cfg = group("reranker", "graph")
-    cands = pl.concat([_cands("q1", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6]),
-                       _cands("q2", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6])])
+    cands = pl.concat(
+        [
+            _cands("q1", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6]),
+            _cands("q2", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6]),
+        ]
+    )
     cfg["graph"]["weight"] = 0.6
     out = graph_rerank(QUESTIONS, cands, PASSAGES, cfg, top_k=3)
     q1 = out.filter(pl.col("question_id") == "q1")
@@ -109,7 +134,11 @@ def test_graph_rerank_promotes_sessions_of_the_questions_entities():
     cfg["graph"]["weight"] = 0.0  # weight 0: the retriever's order, whatever the graph says
     out0 = graph_rerank(QUESTIONS, cands, PASSAGES, cfg, top_k=4)
     assert out0.filter(pl.col("question_id") == "q1").get_column("session_id").to_list() == [
-        "s1", "s2", "s3", "s4"]
+        "s1",
+        "s2",
+        "s3",
+        "s4",
+    ]
 
 
 def test_two_hops_reach_a_session_that_shares_only_a_neighbour():
@@ -117,14 +146,19 @@ def test_two_hops_reach_a_session_that_shares_only_a_neighbour():
     cfg = group("reranker", "graph")
     q = pl.DataFrame({"question_id": ["q"], "question": ["Where did the puppy come from?"]})
     cands = _cands("q", ["s1", "s4", "s2"], [0.9, 0.8, 0.7])
-    passages = {"s1": PASSAGES["s1"], "s4": PASSAGES["s4"], "s2": PASSAGES["s2"],
-                "s3": PASSAGES["s3"]}
+    passages = {
+        "s1": PASSAGES["s1"],
+        "s4": PASSAGES["s4"],
+        "s2": PASSAGES["s2"],
+        "s3": PASSAGES["s3"],
+    }
     cfg["graph"]["weight"] = 0.9
     for hops, want_first in ((0, "s1"), (2, "s2")):
         cfg["graph"]["hops"] = hops
         # s3 is in the pool's graph only when it is a candidate: add it last
-        c = pl.concat([cands, _cands("q", ["s3"], [0.1]).with_columns(pl.lit(4, pl.Int32)
-                                                                       .alias("rank"))])
+        c = pl.concat(
+            [cands, _cands("q", ["s3"], [0.1]).with_columns(pl.lit(4, pl.Int32).alias("rank"))]
+        )
         out = graph_rerank(q, c, passages, cfg, top_k=4)
         order = out.get_column("session_id").to_list()
         assert order[0] == "s3"
@@ -132,15 +166,26 @@ def test_two_hops_reach_a_session_that_shares_only_a_neighbour():
 
 
 def test_rerank_stage_dispatches_graph_and_checks_its_keys():
-    turns = pl.DataFrame({"session_id": list(PASSAGES), "turn_index": [0] * 4,
-                          "role": ["user"] * 4, "content": list(PASSAGES.values())})
+    turns = pl.DataFrame(
+        {
+            "session_id": list(PASSAGES),
+            "turn_index": [0] * 4,
+            "role": ["user"] * 4,
+            "content": list(PASSAGES.values()),
+        }
+    )
     cands = _cands("q1", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6])
     cfg = group("reranker", "graph")
     cfg["graph"]["weight"] = 0.6
     out = rerank(QUESTIONS, turns, cands, cfg)
     assert out.get_column("session_id").to_list()[0] == "s3" and out.height == 4
-    for key, bad in (("extractor", "spacy"), ("hops", -1), ("weight", 1.5), ("decay", "x"),
-                     ("max_entities", 0)):
+    for key, bad in (
+        ("extractor", "spacy"),
+        ("hops", -1),
+        ("weight", 1.5),
+        ("decay", "x"),
+        ("max_entities", 0),
+    ):
         broken = group("reranker", "none")
         broken["graph"][key] = bad
         with pytest.raises(ConfigError, match=f"reranker.graph.{key}"):
@@ -174,11 +219,23 @@ def test_plan_prices_the_llm_extractor_and_nothing_for_offline(tmp_path, fresh_c
 
     art = tmp_path / "artifacts"
     write_table(QUESTIONS, art / "questions.parquet", stage="test")
-    write_table(pl.DataFrame({"session_id": list(PASSAGES), "turn_index": [0] * 4,
-                              "role": ["user"] * 4, "content": list(PASSAGES.values())}),
-                art / "turns.parquet", stage="test")
-    write_table(_cands("q1", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6]),
-                art / "candidates_retrieve.parquet", stage="test")
+    write_table(
+        pl.DataFrame(
+            {
+                "session_id": list(PASSAGES),
+                "turn_index": [0] * 4,
+                "role": ["user"] * 4,
+                "content": list(PASSAGES.values()),
+            }
+        ),
+        art / "turns.parquet",
+        stage="test",
+    )
+    write_table(
+        _cands("q1", ["s1", "s2", "s3", "s4"], [0.9, 0.8, 0.7, 0.6]),
+        art / "candidates_retrieve.parquet",
+        stage="test",
+    )
     from memrecall.plan.context import PlanContext
     from memrecall.plan.work import StagePlan
     from test_plan import status
@@ -191,8 +248,12 @@ def test_plan_prices_the_llm_extractor_and_nothing_for_offline(tmp_path, fresh_c
     cfg = group("reranker", "graph")
     assert planned(cfg) == []  # offline: free
     cfg["graph"]["extractor"] = "llm"
-    cfg["graph"]["llm"].update(provider="openai", model="openai/gpt-4o-mini",
-                               input_cost_per_mtok=1.0, output_cost_per_mtok=2.0)
+    cfg["graph"]["llm"].update(
+        provider="openai",
+        model="openai/gpt-4o-mini",
+        input_cost_per_mtok=1.0,
+        output_cost_per_mtok=2.0,
+    )
     (work,) = planned(cfg)
     assert work.requests == 4 + 2 and work.new_calls == 6  # 4 sessions, 2 questions
     assert work.model == "openai/gpt-4o-mini" and work.cost_usd > 0

@@ -5,19 +5,28 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from confs import group
 from memrecall.errors import ConfigError
 from memrecall.retrieval.expansion import parse_facts, session_facts
 from memrecall.retrieval.keys import session_keys
-from confs import group
 
 TURNS = pl.DataFrame(
-    [("s1", 0, "user", "I adopted a cat named Miso.", True),
-     ("s1", 1, "assistant", "Congratulations on Miso!", False),
-     ("s1", 2, "user", "She likes tuna.", False),
-     ("s1", 3, "assistant", "Tuna treats are fine.", False),
-     ("s2", 0, "assistant", "Hello, how can I help?", False)],
-    schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
-            "content": pl.String, "has_answer": pl.Boolean}, orient="row")
+    [
+        ("s1", 0, "user", "I adopted a cat named Miso.", True),
+        ("s1", 1, "assistant", "Congratulations on Miso!", False),
+        ("s1", 2, "user", "She likes tuna.", False),
+        ("s1", 3, "assistant", "Tuna treats are fine.", False),
+        ("s2", 0, "assistant", "Hello, how can I help?", False),
+    ],
+    schema={
+        "session_id": pl.String,
+        "turn_index": pl.Int32,
+        "role": pl.String,
+        "content": pl.String,
+        "has_answer": pl.Boolean,
+    },
+    orient="row",
+)
 CFG = group("embedder", "minilm", granularity="session")
 
 
@@ -82,8 +91,10 @@ class FakeClient:
 
     def complete_many(self, messages_list, desc=""):
         self.calls.append(messages_list)
-        return [_Result("- The user has a cat named Miso.\n- The cat likes tuna.")
-                for _ in messages_list]
+        return [
+            _Result("- The user has a cat named Miso.\n- The cat likes tuna.")
+            for _ in messages_list
+        ]
 
 
 def test_fact_expansion_calls_llm_once_per_session_with_user_turns():

@@ -7,6 +7,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from confs import group
 from memrecall.errors import ConfigError, InputError
 from memrecall.retrieval.bm25 import BM25Scorer
 from memrecall.retrieval.dense import cosine_scores
@@ -14,7 +15,6 @@ from memrecall.retrieval.embed import vectors_column
 from memrecall.retrieval.fusion import fuse, minmax, ranks
 from memrecall.retrieval.ranking import rank_order, session_max, top_ranked
 from memrecall.retrieval.retrieve import retrieve
-from confs import group
 
 RCFG = group("retrieval", "dense", bm25_stemmer="none")
 ECFG = group("embedder", "minilm")
@@ -40,10 +40,15 @@ def unit(*v):
 def test_max_cosine_over_several_queries_per_session():
     """The rewrite stage's scoring: a session's best cosine over its units and the question's
     variants."""
-    queries = np.stack([unit(1, 0, 0), unit(0, 1, 0)])      # original + one variant
-    units = np.stack([unit(1, 1, 0), unit(0, 0, 1),           # session A: two units
-                      unit(0, 1, 0),                          # session B
-                      unit(-1, 0, 0)])                        # session C
+    queries = np.stack([unit(1, 0, 0), unit(0, 1, 0)])  # original + one variant
+    units = np.stack(
+        [
+            unit(1, 1, 0),
+            unit(0, 0, 1),  # session A: two units
+            unit(0, 1, 0),  # session B
+            unit(-1, 0, 0),
+        ]
+    )  # session C
     seg = np.array([0, 0, 1, 2])
     both = session_max(cosine_scores(queries, units), seg, 3)
     np.testing.assert_allclose(both, [np.sqrt(0.5), 1.0, 0.0], atol=1e-6)
@@ -71,22 +76,43 @@ def test_rerank_ranks_like_the_others(monkeypatch):
             return np.array([0.5, np.nan, 0.9, 0.5, 0.1, 0.2])
 
     q = pl.DataFrame({"question_id": ["q1", "q2"], "question": ["x?", "y?"]})
-    t = pl.DataFrame({"session_id": list("abcdef"), "turn_index": [0] * 6, "role": ["user"] * 6,
-                      "content": list("abcdef")})
-    cands = pl.DataFrame({"question_id": ["q1"] * 4 + ["q2"] * 2, "rank": [1, 2, 3, 4, 1, 2],
-                          "session_id": list("abcdef"), "score": [0.0] * 6},
-                         schema_overrides={"rank": pl.Int32})
+    t = pl.DataFrame(
+        {
+            "session_id": list("abcdef"),
+            "turn_index": [0] * 6,
+            "role": ["user"] * 6,
+            "content": list("abcdef"),
+        }
+    )
+    cands = pl.DataFrame(
+        {
+            "question_id": ["q1"] * 4 + ["q2"] * 2,
+            "rank": [1, 2, 3, 4, 1, 2],
+            "session_id": list("abcdef"),
+            "score": [0.0] * 6,
+        },
+        schema_overrides={"rank": pl.Int32},
+    )
     cfg = group("reranker", "bge_reranker_v2_m3", model="unused", top_k=4)
     out = rerank(q, t, cands, cfg, reranker=Fixed())
     assert out.select("question_id", "rank", "session_id").rows() == [
-        ("q1", 1, "c"), ("q1", 2, "a"), ("q1", 3, "d"), ("q1", 4, "b"),
-        ("q2", 1, "f"), ("q2", 2, "e")]
+        ("q1", 1, "c"),
+        ("q1", 2, "a"),
+        ("q1", 3, "d"),
+        ("q1", 4, "b"),
+        ("q2", 1, "f"),
+        ("q2", 2, "e"),
+    ]
     assert out["rank"].dtype == pl.Int32
 
 
 def test_bm25_prefers_rare_matching_terms():
-    docs = ["I bought a red bicycle yesterday", "the weather was nice and the sky was blue",
-            "my sister bought a house", "red red red wine"]
+    docs = [
+        "I bought a red bicycle yesterday",
+        "the weather was nice and the sky was blue",
+        "my sister bought a house",
+        "red red red wine",
+    ]
     s = BM25Scorer(RCFG).scores("When did I buy the red bicycle?", docs)
     assert int(np.argmax(s)) == 0
     assert s[1] == 0.0  # no shared token after stopwords
@@ -127,18 +153,32 @@ def test_fusions_on_a_keyword_vs_vector_disagreement():
 
 
 def _questions(rows):
-    return pl.DataFrame(rows, schema={"question_id": pl.String, "question": pl.String,
-                                      "haystack_session_ids": pl.List(pl.String),
-                                      "answer_session_ids": pl.List(pl.String)}, orient="row")
+    return pl.DataFrame(
+        rows,
+        schema={
+            "question_id": pl.String,
+            "question": pl.String,
+            "haystack_session_ids": pl.List(pl.String),
+            "answer_session_ids": pl.List(pl.String),
+        },
+        orient="row",
+    )
 
 
 def _embeddings(units: list[tuple[str, str, list[float], str]]) -> pl.DataFrame:
     vecs = np.asarray([u[2] for u in units], dtype=np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    return pl.from_arrow(pa.table({
-        "unit_id": [u[0] for u in units], "session_id": [u[1] for u in units],
-        "key_hash": ["h"] * len(units), "vector": vectors_column(vecs),
-        "text": [u[3] for u in units]}))
+    return pl.from_arrow(
+        pa.table(
+            {
+                "unit_id": [u[0] for u in units],
+                "session_id": [u[1] for u in units],
+                "key_hash": ["h"] * len(units),
+                "vector": vectors_column(vecs),
+                "text": [u[3] for u in units],
+            }
+        )
+    )
 
 
 class FixedEncoder:
@@ -152,10 +192,14 @@ class FixedEncoder:
 
 
 def test_retrieve_dense_bm25_hybrid_and_oracle():
-    emb = _embeddings([("a", "a", [1, 0, 0], "hiking trip to the alps"),
-                       ("b", "b", [0.7, 0.7, 0], "my favourite pasta recipe"),
-                       ("c", "c", [0, 0, 1], "the alps hiking boots I bought"),
-                       ("z", "z", [0, 1, 0], "not in this haystack")])
+    emb = _embeddings(
+        [
+            ("a", "a", [1, 0, 0], "hiking trip to the alps"),
+            ("b", "b", [0.7, 0.7, 0], "my favourite pasta recipe"),
+            ("c", "c", [0, 0, 1], "the alps hiking boots I bought"),
+            ("z", "z", [0, 1, 0], "not in this haystack"),
+        ]
+    )
     q = _questions([("q1", "Which boots did I buy for hiking?", ["c", "b", "a", "c"], ["c"])])
     enc = FixedEncoder([[0.9, 0.1, 0.0]])
     dense = retrieve(q, emb, RCFG, ECFG, encoder=enc)
@@ -171,8 +215,14 @@ def test_retrieve_dense_bm25_hybrid_and_oracle():
 
 
 def test_round_granularity_aggregates_by_max_and_orders_turns():
-    emb = _embeddings([("s1_1", "s1", [0, 1], "x"), ("s1_3", "s1", [1, 0], "y"),
-                       ("s1_facts", "s1", [0.5, 0.5], "f"), ("s2_1", "s2", [0.6, 0.4], "z")])
+    emb = _embeddings(
+        [
+            ("s1_1", "s1", [0, 1], "x"),
+            ("s1_3", "s1", [1, 0], "y"),
+            ("s1_facts", "s1", [0.5, 0.5], "f"),
+            ("s2_1", "s2", [0.6, 0.4], "z"),
+        ]
+    )
     q = _questions([("q1", "?", ["s2", "s1"], ["s1"])])
     out = retrieve(q, emb, RCFG, {**ECFG, "granularity": "round"}, encoder=FixedEncoder([[1, 0]]))
     assert out["session_id"].to_list() == ["s1", "s2"]
@@ -193,9 +243,15 @@ def test_missing_embedding_names_question_and_field():
 def test_reranker_none_passes_top_k_and_a_named_one_needs_a_model():
     from memrecall.retrieval.rerank import rerank
 
-    cands = pl.DataFrame({"question_id": ["q1"] * 3, "rank": [1, 2, 3],
-                          "session_id": ["a", "b", "c"], "score": [0.3, 0.2, 0.1]},
-                         schema_overrides={"rank": pl.Int32})
+    cands = pl.DataFrame(
+        {
+            "question_id": ["q1"] * 3,
+            "rank": [1, 2, 3],
+            "session_id": ["a", "b", "c"],
+            "score": [0.3, 0.2, 0.1],
+        },
+        schema_overrides={"rank": pl.Int32},
+    )
     out = rerank(None, None, cands, group("reranker", "none", top_k=2))
     assert out["session_id"].to_list() == ["a", "b"] and out["score"].to_list() == [0.3, 0.2]
     with pytest.raises(ConfigError, match="reranker.model"):

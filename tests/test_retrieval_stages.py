@@ -6,12 +6,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from confs import group
 from memrecall.artifacts import read_table
 from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.retrieval.embed import run_embed
 from memrecall.retrieval.rerank import run_rerank
 from memrecall.retrieval.retrieve import run_retrieve
-from confs import group
 from tables import write_downloaded
 
 EMBEDDER = group("embedder", "minilm", max_length=128, batch_size=8, granularity="session")
@@ -19,50 +19,98 @@ RETRIEVAL = group("retrieval", "dense", top_k=3, bm25_stemmer="none")
 RERANK_NONE = group("reranker", "none", top_k=2)
 
 SESSIONS = {
-    "answer_1": [("user", "I finally bought hiking boots from REI last weekend.", True),
-                 ("assistant", "Nice! Break them in before long hikes.", False)],
-    "answer_2": [("user", "My sister Ana is visiting me in Lisbon in May.", True),
-                 ("assistant", "Lisbon in May is lovely.", False)],
-    "s_pasta": [("user", "Give me a carbonara recipe.", False),
-                ("assistant", "Eggs, guanciale, pecorino, pepper.", False)],
-    "s_tax": [("user", "How do I file taxes as a freelancer?", False),
-              ("assistant", "Keep receipts and file quarterly.", False)],
+    "answer_1": [
+        ("user", "I finally bought hiking boots from REI last weekend.", True),
+        ("assistant", "Nice! Break them in before long hikes.", False),
+    ],
+    "answer_2": [
+        ("user", "My sister Ana is visiting me in Lisbon in May.", True),
+        ("assistant", "Lisbon in May is lovely.", False),
+    ],
+    "s_pasta": [
+        ("user", "Give me a carbonara recipe.", False),
+        ("assistant", "Eggs, guanciale, pecorino, pepper.", False),
+    ],
+    "s_tax": [
+        ("user", "How do I file taxes as a freelancer?", False),
+        ("assistant", "Keep receipts and file quarterly.", False),
+    ],
 }
 QUESTIONS = [
-    ("q_boots", "single-session-user", "Where did I buy my hiking boots?",
-     ["s_pasta", "answer_1", "s_tax"], ["answer_1"]),
-    ("q_sister", "single-session-user", "Who is visiting me in Lisbon?",
-     ["answer_2", "s_tax", "s_pasta", "answer_1"], ["answer_2"]),
+    (
+        "q_boots",
+        "single-session-user",
+        "Where did I buy my hiking boots?",
+        ["s_pasta", "answer_1", "s_tax"],
+        ["answer_1"],
+    ),
+    (
+        "q_sister",
+        "single-session-user",
+        "Who is visiting me in Lisbon?",
+        ["answer_2", "s_tax", "s_pasta", "answer_1"],
+        ["answer_2"],
+    ),
 ]
 
 
 @pytest.fixture
 def inputs(tmp_path):
     q = pl.DataFrame(
-        [(qid, t, False, text, "x", "2023/06/01 (Thu) 10:00", hay, ev)
-         for qid, t, text, hay, ev in QUESTIONS],
-        schema={"question_id": pl.String, "question_type": pl.String, "is_abstention": pl.Boolean,
-                "question": pl.String, "answer": pl.String, "question_date": pl.String,
-                "haystack_session_ids": pl.List(pl.String),
-                "answer_session_ids": pl.List(pl.String)}, orient="row")
-    s = pl.DataFrame({"session_id": sorted(SESSIONS), "date": ["2023/05/01 (Mon) 10:00"] * 4,
-                      "content_hash": ["h"] * 4})
-    t = pl.DataFrame([(sid, i, r, c, a) for sid in sorted(SESSIONS)
-                      for i, (r, c, a) in enumerate(SESSIONS[sid])],
-                     schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
-                             "content": pl.String, "has_answer": pl.Boolean}, orient="row")
+        [
+            (qid, t, False, text, "x", "2023/06/01 (Thu) 10:00", hay, ev)
+            for qid, t, text, hay, ev in QUESTIONS
+        ],
+        schema={
+            "question_id": pl.String,
+            "question_type": pl.String,
+            "is_abstention": pl.Boolean,
+            "question": pl.String,
+            "answer": pl.String,
+            "question_date": pl.String,
+            "haystack_session_ids": pl.List(pl.String),
+            "answer_session_ids": pl.List(pl.String),
+        },
+        orient="row",
+    )
+    s = pl.DataFrame(
+        {
+            "session_id": sorted(SESSIONS),
+            "date": ["2023/05/01 (Mon) 10:00"] * 4,
+            "content_hash": ["h"] * 4,
+        }
+    )
+    t = pl.DataFrame(
+        [
+            (sid, i, r, c, a)
+            for sid in sorted(SESSIONS)
+            for i, (r, c, a) in enumerate(SESSIONS[sid])
+        ],
+        schema={
+            "session_id": pl.String,
+            "turn_index": pl.Int32,
+            "role": pl.String,
+            "content": pl.String,
+            "has_answer": pl.Boolean,
+        },
+        orient="row",
+    )
     files = {n: tmp_path / f"{n}.parquet" for n in ("questions", "sessions", "turns")}
     for name, df in (("questions", q), ("sessions", s), ("turns", t)):
         write_downloaded(df, files[name], table=name)
-    return {k: str(v) for k, v in files.items()} | {"dir": tmp_path, "questions_df": q,
-                                                     "turns_df": t}
+    return {k: str(v) for k, v in files.items()} | {
+        "dir": tmp_path,
+        "questions_df": q,
+        "turns_df": t,
+    }
 
 
 PASSAGE = {**EMBEDDER, "granularity": "passage", "passage_tokens": 126, "passage_overlap": 16}
 
 
-@pytest.mark.parametrize("embedder, retrieval", [
-    (EMBEDDER, RETRIEVAL), (PASSAGE, {**RETRIEVAL, "time_aware": True})])
+@pytest.mark.parametrize(
+    "embedder, retrieval", [(EMBEDDER, RETRIEVAL), (PASSAGE, {**RETRIEVAL, "time_aware": True})]
+)
 def test_embed_retrieve_rerank_rerun_is_byte_identical(inputs, fresh_cache, embedder, retrieval):
     d = inputs["dir"]
     emb, cand, rr = str(d / "embeddings.parquet"), str(d / "cand.parquet"), str(d / "rr.parquet")
@@ -70,8 +118,13 @@ def test_embed_retrieve_rerank_rerun_is_byte_identical(inputs, fresh_cache, embe
     def run():
         stats = run_embed(embedder, sessions=inputs["sessions"], turns=inputs["turns"], out=emb)
         run_retrieve(retrieval, embedder, questions=inputs["questions"], embeddings=emb, out=cand)
-        run_rerank(RERANK_NONE, questions=inputs["questions"], turns=inputs["turns"],
-                   candidates=cand, out=rr)
+        run_rerank(
+            RERANK_NONE,
+            questions=inputs["questions"],
+            turns=inputs["turns"],
+            candidates=cand,
+            out=rr,
+        )
         return stats, [open(p, "rb").read() for p in (emb, cand, rr)]
 
     stats1, bytes1 = run()

@@ -7,20 +7,24 @@ from datetime import date
 
 import pytest
 
+from confs import group
+from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.errors import ConfigError
 from memrecall.rewrite.prompts import TimeRange
-from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.rewrite.rewriter import rewrite_settings, starts_on_question_date, time_reorder
-from confs import group
 
-
-DATES = {"a": "2023/05/27 (Sat) 10:00", "b": "2023/05/29 (Mon) 23:59",
-         "c": "2023/06/15 (Thu) 12:00", "d": "2023/07/02 (Sun) 00:10",
-         "e": "2023/07/03 (Mon) 09:00", "f": "no date"}
+DATES = {
+    "a": "2023/05/27 (Sat) 10:00",
+    "b": "2023/05/29 (Mon) 23:59",
+    "c": "2023/06/15 (Thu) 12:00",
+    "d": "2023/07/02 (Sun) 00:10",
+    "e": "2023/07/03 (Mon) 09:00",
+    "f": "no date",
+}
 
 
 def test_time_reorder_moves_in_range_to_front_and_drops_nothing():
-    rng = TimeRange(date(2023, 5, 31), date(2023, 6, 30))   # widened: 05/29 .. 07/02
+    rng = TimeRange(date(2023, 5, 31), date(2023, 6, 30))  # widened: 05/29 .. 07/02
     ranked = ["e", "a", "d", "f", "c", "b"]
     assert time_reorder(ranked, DATES, rng) == ["d", "c", "b", "e", "a", "f"]
     assert time_reorder(ranked, DATES, rng, widen_days=0) == ["c", "e", "a", "d", "f", "b"]
@@ -46,11 +50,17 @@ def test_rewrite_settings():
     assert s.time_types == ("temporal-reasoning",)
     assert rewrite_settings(cfg(name="off")).mode == "off"  # params are read as YAML 1.2
     assert rewrite_settings(cfg(n_variants=0, time_aware=True)).n_variants == 0
-    bad = [({"name": "hyde"}, "rewrite.name"), ({"name": False}, "rewrite.name"), ({"types": ["single-session"]}, "rewrite.types"),
-           ({"time_types": "temporal"}, "rewrite.time_types"),
-           ({"n_variants": -1}, "rewrite.n_variants"), ({"n_variants": "3"}, "rewrite.n_variants"),
-           ({"time_aware": "yes"}, "rewrite.time_aware"), ({"prompt": "x"}, "rewrite.prompt"),
-           ({"name": "off", "time_aware": True}, "rewrite.time_aware")]
+    bad = [
+        ({"name": "hyde"}, "rewrite.name"),
+        ({"name": False}, "rewrite.name"),
+        ({"types": ["single-session"]}, "rewrite.types"),
+        ({"time_types": "temporal"}, "rewrite.time_types"),
+        ({"n_variants": -1}, "rewrite.n_variants"),
+        ({"n_variants": "3"}, "rewrite.n_variants"),
+        ({"time_aware": "yes"}, "rewrite.time_aware"),
+        ({"prompt": "x"}, "rewrite.prompt"),
+        ({"name": "off", "time_aware": True}, "rewrite.time_aware"),
+    ]
     for over, key in bad:
         with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
             rewrite_settings(cfg(**over), QUESTION_TYPES)

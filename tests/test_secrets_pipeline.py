@@ -10,9 +10,8 @@ import sys
 
 import pytest
 
-from memrecall.artifacts import read_table
-
 from fake_openai_server import FakeOpenAIServer
+from memrecall.artifacts import read_table
 from repo_copy import ALWAYS, dvc, git, stages_run
 
 pytestmark = pytest.mark.slow
@@ -24,10 +23,22 @@ def test_api_key_never_written_by_an_experiment_or_mlflow(project):
     env = project.env(MEMRECALL_TEST_API_KEY=SECRET)
     outputs = []
     with FakeOpenAIServer() as srv:
-        proc = dvc(repo, env, "exp", "run", "-n", "remote-reader",
-                   "-S", "dataset.limit=2", "-S", "reader=gpt4o",
-                   "-S", f"reader.runtime.api_base={srv.url}",
-                   "-S", "reader.runtime.api_key_env=MEMRECALL_TEST_API_KEY")
+        proc = dvc(
+            repo,
+            env,
+            "exp",
+            "run",
+            "-n",
+            "remote-reader",
+            "-S",
+            "dataset.limit=2",
+            "-S",
+            "reader=gpt4o",
+            "-S",
+            f"reader.runtime.api_base={srv.url}",
+            "-S",
+            "reader.runtime.api_key_env=MEMRECALL_TEST_API_KEY",
+        )
         outputs += [proc.stdout, proc.stderr]
         assert stages_run(proc) == ALWAYS + ["read", "judge", "aggregate"]  # on the seeded DAG
         assert srv.auth_headers == {f"Bearer {SECRET}"}  # the key was really used
@@ -35,8 +46,13 @@ def test_api_key_never_written_by_an_experiment_or_mlflow(project):
     answers = read_table(repo / "artifacts/answers.parquet", "answers")
     assert answers["error"].is_null().all() and (answers["cost_usd"] > 0).all()
 
-    sync = subprocess.run([sys.executable, "-m", "memrecall.cli", "sync"], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    sync = subprocess.run(
+        [sys.executable, "-m", "memrecall.cli", "sync"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert sync.returncode == 0, sync.stderr
     outputs += [sync.stdout, sync.stderr]
     assert (repo / "mlflow.db").exists()
@@ -53,8 +69,9 @@ def test_api_key_never_written_by_an_experiment_or_mlflow(project):
     assert scanned > 20
     # Everything committed, experiment refs included (git objects are compressed on disk).
     assert "remote-reader" in git(repo, "for-each-ref", "refs/exps")
-    history = subprocess.run(["git", "log", "-p", "--all", "--text"], cwd=repo,
-                             capture_output=True, check=True).stdout
+    history = subprocess.run(
+        ["git", "log", "-p", "--all", "--text"], cwd=repo, capture_output=True, check=True
+    ).stdout
     assert b"api_key_env: MEMRECALL_TEST_API_KEY" in history  # the name is, the value is not
     assert SECRET.encode() not in history
     for text in outputs:

@@ -9,8 +9,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from memrecall.eval.stats import (bootstrap_ci, compare_runs, mcnemar_exact,
-                                  paired_bootstrap_delta, qa_intervals, stratified_mean_ci)
+from memrecall.eval.stats import (
+    bootstrap_ci,
+    compare_runs,
+    mcnemar_exact,
+    paired_bootstrap_delta,
+    qa_intervals,
+    stratified_mean_ci,
+)
 
 
 def test_bootstrap_ci_is_deterministic_with_a_seed():
@@ -50,17 +56,22 @@ def test_stratified_ci_of_the_task_average():
 
 
 def test_qa_intervals_shape():
-    pq = pl.DataFrame({
-        "question_id": [f"q{i}" for i in range(7)],
-        "question_type": ["multi-session"] * 4 + ["knowledge-update"] * 2 + ["temporal-reasoning"],
-        "is_abstention": [False, False, False, True, False, True, False],
-        "correct": [True, False, True, None, True, True, False]})
+    pq = pl.DataFrame(
+        {
+            "question_id": [f"q{i}" for i in range(7)],
+            "question_type": ["multi-session"] * 4
+            + ["knowledge-update"] * 2
+            + ["temporal-reasoning"],
+            "is_abstention": [False, False, False, True, False, True, False],
+            "correct": [True, False, True, None, True, True, False],
+        }
+    )
     ci = qa_intervals(pq, n_resamples=500, seed=0)
     assert set(ci) == {"overall", "task_averaged", "abstention", "by_type"}
-    assert ci["by_type"]["temporal-reasoning"] is None          # one question
+    assert ci["by_type"]["temporal-reasoning"] is None  # one question
     assert ci["by_type"]["knowledge-update"] == (1.0, 1.0)
-    assert ci["abstention"] is None                               # one judged _abs question
-    assert ci["task_averaged"] is None                            # a type with one question
+    assert ci["abstention"] is None  # one judged _abs question
+    assert ci["task_averaged"] is None  # a type with one question
     lo, hi = ci["overall"]
     assert lo <= 4 / 6 <= hi
 
@@ -74,8 +85,12 @@ def test_mcnemar_exact_against_hand_computed_binomial():
     assert r == {"n": 15, "a_only": 1, "b_only": 9, "p_value": pytest.approx(22 / 1024)}
     assert mcnemar_exact(b, a)["p_value"] == pytest.approx(22 / 1024)
     assert mcnemar_exact([True, False], [False, True])["p_value"] == 1.0
-    assert mcnemar_exact([True, True], [True, True]) == {"n": 2, "a_only": 0, "b_only": 0,
-                                                         "p_value": 1.0}
+    assert mcnemar_exact([True, True], [True, True]) == {
+        "n": 2,
+        "a_only": 0,
+        "b_only": 0,
+        "p_value": 1.0,
+    }
     # 0 vs 6 discordant: 2 * (1/2)^6 = 0.03125
     assert mcnemar_exact([False] * 6, [True] * 6)["p_value"] == pytest.approx(2 / 64)
     with pytest.raises(ValueError):
@@ -84,7 +99,7 @@ def test_mcnemar_exact_against_hand_computed_binomial():
 
 def test_paired_bootstrap_delta():
     a = [1, 0, 1, 0, 1, 0, 1, 0, 1, 0]
-    b = [1, 1, 1, 1, 1, 0, 1, 0, 1, 0]   # +2 of 10
+    b = [1, 1, 1, 1, 1, 0, 1, 0, 1, 0]  # +2 of 10
     r = paired_bootstrap_delta(a, b, seed=0)
     assert r["delta"] == pytest.approx(0.2)
     assert r["ci_low"] <= 0.2 <= r["ci_high"]
@@ -95,12 +110,20 @@ def test_paired_bootstrap_delta():
 
 
 def test_compare_runs_on_common_judged_questions():
-    base = pl.DataFrame({"question_id": ["a", "b", "c", "d", "e", "f"],
-                         "question_type": ["multi-session"] * 3 + ["knowledge-update"] * 3,
-                         "correct": [True, False, False, True, True, None]})
-    other = pl.DataFrame({"question_id": ["a", "b", "c", "d", "e", "f"],
-                          "question_type": ["multi-session"] * 3 + ["knowledge-update"] * 3,
-                          "correct": [True, True, True, False, None, True]})
+    base = pl.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d", "e", "f"],
+            "question_type": ["multi-session"] * 3 + ["knowledge-update"] * 3,
+            "correct": [True, False, False, True, True, None],
+        }
+    )
+    other = pl.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d", "e", "f"],
+            "question_type": ["multi-session"] * 3 + ["knowledge-update"] * 3,
+            "correct": [True, True, True, False, None, True],
+        }
+    )
     r = compare_runs(base, other, n_resamples=500, seed=0)
     # common judged: a, b, c, d. base 2/4, other 3/4.
     assert r["n"] == 4 and r["base"] == 0.5 and r["other"] == 0.75

@@ -16,16 +16,29 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
+from conftest import REPO
 from memrecall import experiments
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.report.paper import export_paper_tables
-from memrecall.sweep import (DvcProject, ExpSpec, Stage, SweepOptions, check_unique,
-                             expand_named_sweep, experiment_name, hydra_argv, is_driver_override,
-                             load_stages, merge_overrides, override_key, plan_experiments,
-                             schedule_waves, slug, stage_signatures)
+from memrecall.sweep import (
+    DvcProject,
+    ExpSpec,
+    Stage,
+    SweepOptions,
+    check_unique,
+    expand_named_sweep,
+    experiment_name,
+    hydra_argv,
+    is_driver_override,
+    load_stages,
+    merge_overrides,
+    override_key,
+    plan_experiments,
+    schedule_waves,
+    slug,
+    stage_signatures,
+)
 from memrecall.sweep.scheduling import experiment_values
-
-from conftest import REPO
 from repo_copy import subprocess_env
 
 # ---------------------------------------------------------------- the tiny DVC project
@@ -100,7 +113,7 @@ from memrecall.timings import record_stage  # noqa: E402  (what stage.run_stage 
 record_stage(stage, started, time.time())
 '''
 
-DVC_YAML = '''\
+DVC_YAML = """\
 stages:
   prep:
     cmd: python count.py prep
@@ -117,7 +130,7 @@ stages:
     outs: [reports/summary.md, reports/per_question.csv, reports/prompts.json,
            artifacts/questions.parquet, artifacts/candidates_retrieve.parquet,
            artifacts/answers.parquet, artifacts/verdicts.parquet, artifacts/rewrites.parquet]
-'''
+"""
 
 DATASET_SHA = "ab" * 32
 
@@ -132,27 +145,35 @@ def make_tiny_project(path: Path) -> Path:
     (path / "conf/reader").mkdir(parents=True)
     (path / "conf/config.yaml").write_text(
         "defaults:\n  - prep: a\n  - reader: x\n  - _self_\n\n"
-        f"dataset:\n  name: tiny\n  sha256: {DATASET_SHA}\n")
+        f"dataset:\n  name: tiny\n  sha256: {DATASET_SHA}\n"
+    )
     for name, scale in (("a", 1), ("b", 2)):
         (path / f"conf/prep/{name}.yaml").write_text(f"name: {name}\nscale: {scale}\n")
     for name, factor, prompt in (("x", 1, "default"), ("y", 2, "type_aware"), ("z", 3, "con")):
         (path / f"conf/reader/{name}.yaml").write_text(
-            f"name: {name}\nfactor: {factor}\nprompt: {prompt}\nreading: direct\n")
+            f"name: {name}\nfactor: {factor}\nprompt: {prompt}\nreading: direct\n"
+        )
     (path / "conf/sweep").mkdir()
     (path / "conf/sweep/ablation.yaml").write_text(
-        "name: ablation\nvariants:\n  baseline: [reader=x]\n  top: [reader=z]\n")
+        "name: ablation\nvariants:\n  baseline: [reader=x]\n  top: [reader=z]\n"
+    )
     (path / "count.py").write_text(COUNT_PY)
     (path / "dvc.yaml").write_text(DVC_YAML)
-    (path / ".gitignore").write_text("/counts/\n/out/\n/reports/summary.md\n/multirun/\n"
-                                     "/outputs/\n/mlflow.db\n/mlruns/\n/reports/per_question.csv\n"
-                                     "/reports/prompts.json\n/artifacts/\n")
+    (path / ".gitignore").write_text(
+        "/counts/\n/out/\n/reports/summary.md\n/multirun/\n"
+        "/outputs/\n/mlflow.db\n/mlruns/\n/reports/per_question.csv\n"
+        "/reports/prompts.json\n/artifacts/\n"
+    )
     env = _env()
-    for cmd in (["git", "init", "-q", "-b", "main"],
-                ["git", "config", "user.email", "test@example.com"],
-                ["git", "config", "user.name", "test"],
-                [sys.executable, "-m", "dvc", "init", "-q"],
-                [sys.executable, "-m", "dvc", "config", "hydra.enabled", "true"],
-                ["git", "add", "-A"], ["git", "commit", "-qm", "tiny project"]):
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "config", "user.email", "test@example.com"],
+        ["git", "config", "user.name", "test"],
+        [sys.executable, "-m", "dvc", "init", "-q"],
+        [sys.executable, "-m", "dvc", "config", "hydra.enabled", "true"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-qm", "tiny project"],
+    ):
         subprocess.run(cmd, cwd=path, check=True, capture_output=True, env=env)
     return path
 
@@ -163,10 +184,15 @@ def counts(project: Path, stage: str) -> list[str]:
 
 
 def sweep_cli(project: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, str(REPO / "stages/sweep.py"), "--config-path", str(project / "conf"),
-           *args, "++sweep.poll_s=0.5"]
-    proc = subprocess.run(cmd, cwd=project, env=_env(), capture_output=True, text=True,
-                          timeout=600)
+    cmd = [
+        sys.executable,
+        str(REPO / "stages/sweep.py"),
+        "--config-path",
+        str(project / "conf"),
+        *args,
+        "++sweep.poll_s=0.5",
+    ]
+    proc = subprocess.run(cmd, cwd=project, env=_env(), capture_output=True, text=True, timeout=600)
     if check:
         assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc
@@ -180,29 +206,36 @@ def table_rows(stdout: str) -> dict[str, dict]:
 
 
 def exp_params(project: Path, name: str) -> dict:
-    (ref,) = experiments.list_experiments(project, names=[name],
-                                          baseline=experiments.head_rev(project))
+    (ref,) = experiments.list_experiments(
+        project, names=[name], baseline=experiments.head_rev(project)
+    )
     return experiments.read_experiment(project, ref).params
 
 
 # ---------------------------------------------------------------- overrides and names
+
 
 def test_override_keys_and_driver_overrides():
     assert override_key("reader=deepseek") == "reader"
     assert override_key("+reader.extra=1") == "reader.extra"
     assert override_key("++sweep.jobs=3") == "sweep.jobs"
     assert override_key("~rewrite") == "rewrite"
-    assert [is_driver_override(o) for o in
-            ("+sweep=ablation", "++sweep.jobs=2", "sweep.track=false", "sweeper=x", "reader=a")] \
-        == [True, True, True, False, False]
-    assert merge_overrides(["reader=a", "reader.top_k_context=3"], ["reader.top_k_context=15"]) \
-        == ("reader=a", "reader.top_k_context=15")
+    assert [
+        is_driver_override(o)
+        for o in ("+sweep=ablation", "++sweep.jobs=2", "sweep.track=false", "sweeper=x", "reader=a")
+    ] == [True, True, True, False, False]
+    assert merge_overrides(["reader=a", "reader.top_k_context=3"], ["reader.top_k_context=15"]) == (
+        "reader=a",
+        "reader.top_k_context=15",
+    )
 
 
 def test_names_come_from_overrides_and_are_safe_git_refs():
     assert experiment_name(slug(["reader=deepseek"])) == "reader-deepseek"
-    assert experiment_name(slug(["retrieval=hybrid", "reranker=none"])) \
+    assert (
+        experiment_name(slug(["retrieval=hybrid", "reranker=none"]))
         == "retrieval-hybrid_reranker-none"
+    )
     weird = experiment_name(slug(["dataset.path=../data/my file.json.gz", "~rewrite"]))
     assert re.fullmatch(r"[A-Za-z0-9._-]+", weird) and ".." not in weird
     assert weird == "dataset.path-data-my-file.json.gz_no-rewrite"
@@ -224,27 +257,40 @@ def test_plan_strips_driver_overrides_and_names_the_job():
 
 def test_named_sweep_grid_variants_and_common_overrides():
     grid = {"name": "readers", "grid": {"reader": ["local", "deepseek"]}}
-    assert expand_named_sweep(grid) == [("local", ("reader=local",)),
-                                        ("deepseek", ("reader=deepseek",))]
-    both = {"name": "mix", "overrides": ["reader.top_k_context=10"],
-            "variants": {"base": [], "wide": ["reader.top_k_context=15"]},
-            "grid": {"retrieval": ["dense", "hybrid"], "reranker.top_k": [10, 15]}}
+    assert expand_named_sweep(grid) == [
+        ("local", ("reader=local",)),
+        ("deepseek", ("reader=deepseek",)),
+    ]
+    both = {
+        "name": "mix",
+        "overrides": ["reader.top_k_context=10"],
+        "variants": {"base": [], "wide": ["reader.top_k_context=15"]},
+        "grid": {"retrieval": ["dense", "hybrid"], "reranker.top_k": [10, 15]},
+    }
     out = expand_named_sweep(both)
     assert len(out) == 8
-    assert out[0] == ("base_retrieval-dense_reranker.top_k-10",
-                      ("reader.top_k_context=10", "retrieval=dense", "reranker.top_k=10"))
-    assert out[-1] == ("wide_retrieval-hybrid_reranker.top_k-15",
-                       ("reader.top_k_context=15", "retrieval=hybrid", "reranker.top_k=15"))
+    assert out[0] == (
+        "base_retrieval-dense_reranker.top_k-10",
+        ("reader.top_k_context=10", "retrieval=dense", "reranker.top_k=10"),
+    )
+    assert out[-1] == (
+        "wide_retrieval-hybrid_reranker.top_k-15",
+        ("reader.top_k_context=15", "retrieval=hybrid", "reranker.top_k=15"),
+    )
     # job overrides the variant replaces do not show up in the name
     specs = plan_experiments(["+sweep=readers", "reader=kimi", "judge=gpt4o"], grid)
     assert [s.name for s in specs] == ["readers_local_judge-gpt4o", "readers_deepseek_judge-gpt4o"]
     assert specs[0].overrides == ("judge=gpt4o", "reader=local")
     assert specs[0].meta == (("sweep", "readers"), ("variant", "local"), ("ladder", "judge-gpt4o"))
-    assert specs[0].dvc_overrides[-3:] == ("++meta.sweep='readers'", "++meta.variant='local'",
-                                           "++meta.ladder='judge-gpt4o'")
+    assert specs[0].dvc_overrides[-3:] == (
+        "++meta.sweep='readers'",
+        "++meta.variant='local'",
+        "++meta.ladder='judge-gpt4o'",
+    )
     # a prefix goes into the name and the ladder; a plain job records nothing
-    (spec,) = plan_experiments(["+sweep=readers"], {"name": "readers", "grid": {"reader": ["x"]}},
-                               prefix="v2")
+    (spec,) = plan_experiments(
+        ["+sweep=readers"], {"name": "readers", "grid": {"reader": ["x"]}}, prefix="v2"
+    )
     assert (spec.name, dict(spec.meta)["ladder"]) == ("v2_readers_x", "v2")
     assert plan_experiments(["reader=kimi"])[0].meta == ()
 
@@ -255,19 +301,24 @@ def test_runtime_overrides_never_name_an_experiment_or_a_ladder():
     assert spec.name == "reader-kimi" and url in spec.overrides  # still sent to DVC
     grid = {"name": "ablation", "variants": {"baseline": [], "wide": ["reader.top_k_context=15"]}}
     specs = plan_experiments(["+sweep=ablation", "judge=official", url], grid)
-    assert [s.name for s in specs] == ["ablation_baseline_judge-official",
-                                       "ablation_wide_judge-official"]
+    assert [s.name for s in specs] == [
+        "ablation_baseline_judge-official",
+        "ablation_wide_judge-official",
+    ]
     assert dict(specs[0].meta)["ladder"] == "judge-official"
     assert all("127.0.0.1" not in s.name and "127" not in str(s.meta) for s in specs)
 
 
-@pytest.mark.parametrize("spec, field", [
-    ({"name": "s"}, "sweep.variants"),
-    ({"name": "s", "variants": {"a": "reader=x"}}, "sweep.variants.a"),
-    ({"name": "s", "variants": {"a": ["reader"]}}, "sweep.variants.a"),
-    ({"name": "s", "grid": {"reader": []}}, "sweep.grid"),
-    ({"name": "s", "variant": {"a": []}}, "sweep.variant"),
-])
+@pytest.mark.parametrize(
+    "spec, field",
+    [
+        ({"name": "s"}, "sweep.variants"),
+        ({"name": "s", "variants": {"a": "reader=x"}}, "sweep.variants.a"),
+        ({"name": "s", "variants": {"a": ["reader"]}}, "sweep.variants.a"),
+        ({"name": "s", "grid": {"reader": []}}, "sweep.grid"),
+        ({"name": "s", "variant": {"a": []}}, "sweep.variant"),
+    ],
+)
 def test_named_sweep_errors_name_the_file_and_field(spec, field):
     with pytest.raises(ConfigError) as e:
         expand_named_sweep(spec)
@@ -277,8 +328,12 @@ def test_named_sweep_errors_name_the_file_and_field(spec, field):
 
 def test_options_are_checked():
     assert SweepOptions.from_cfg({"jobs": 3, "variants": {}}).jobs == 3
-    for bad, key in (({"jobs": 0}, "sweep.jobs"), ({"execute": "slurm"}, "sweep.execute"),
-                     ({"on_exists": "keep"}, "sweep.on_exists"), ({"job": 2}, "sweep.job")):
+    for bad, key in (
+        ({"jobs": 0}, "sweep.jobs"),
+        ({"execute": "slurm"}, "sweep.execute"),
+        ({"on_exists": "keep"}, "sweep.on_exists"),
+        ({"job": 2}, "sweep.job"),
+    ):
         with pytest.raises(ConfigError, match=re.escape(key)):
             SweepOptions.from_cfg(bad)
     with pytest.raises(MemrecallError, match="share the name 'a'"):
@@ -294,6 +349,7 @@ def test_hydra_argv_maps_jobs_and_registers_the_callback():
 
 
 # ---------------------------------------------------------------- compute-once scheduling
+
 
 def _stages() -> dict[str, Stage]:
     p = "params.yaml"
@@ -322,8 +378,9 @@ def test_stage_graph_comes_from_dvc_with_params_by_key(tmp_path):
     """DVC's index, not a parse of dvc.yaml: params declared by key (`reader.factor`), a
     foreach stage and the upstream edges are resolved as `dvc repro` resolves them."""
     project = make_tiny_project(tmp_path / "tiny")
-    (project / "dvc.yaml").write_text(DVC_YAML.replace("params: [reader]",
-                                                       "params: [reader.factor]") + """\
+    (project / "dvc.yaml").write_text(
+        DVC_YAML.replace("params: [reader]", "params: [reader.factor]")
+        + """\
   extra:
     foreach: [a, b]
     do:
@@ -331,7 +388,8 @@ def test_stage_graph_comes_from_dvc_with_params_by_key(tmp_path):
       deps: [out/prep.json]
       params: [prep.scale]
       outs: ["out/extra-${item}.json"]
-""")
+"""
+    )
     stages, up_to_date = load_stages(project)
     assert set(stages) == {"prep", "answer", "extra@a", "extra@b"}
     assert stages["answer"].params == {"params.yaml": ("reader.factor",)}
@@ -362,8 +420,13 @@ def test_after_repro_a_reader_sweep_is_one_wave(tmp_path):
 
     project = make_tiny_project(tmp_path / "tiny")
     compose_params([], root=project)
-    subprocess.run([sys.executable, "-m", "dvc", "repro", "-q"], cwd=project, env=_env(),
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "dvc", "repro", "-q"],
+        cwd=project,
+        env=_env(),
+        check=True,
+        capture_output=True,
+    )
     dvc_project = DvcProject(project)
     stages, computed = dvc_project.stage_graph()
     readers = [ExpSpec(f"r-{r}", (f"reader={r}",)) for r in "xyz"]
@@ -382,8 +445,7 @@ def test_waves_never_compute_a_shared_stage_twice():
     specs = [ExpSpec(f"{r}-{m}", ()) for r in ("d", "h") for m in ("x", "y", "z")]
     sigs = {s.name: sig(*s.name.split("-")) for s in specs}
     waves = schedule_waves(specs, sigs)
-    assert [[s.name for s in w] for w in waves] == [["d-x"], ["d-y", "d-z", "h-x"],
-                                                    ["h-y", "h-z"]]
+    assert [[s.name for s in w] for w in waves] == [["d-x"], ["d-y", "d-z", "h-x"], ["h-y", "h-z"]]
     for i, wave in enumerate(waves):  # nothing not yet computed is computed twice in a wave
         done = {v for w in waves[:i] for s in w for v in sigs[s.name].values()}
         new = [set(sigs[s.name].values()) - done for s in wave]
@@ -395,8 +457,10 @@ def test_waves_never_compute_a_shared_stage_twice():
 
 # ---------------------------------------------------------------- the named sweeps of conf/sweep
 
+
 def experiments_yaml() -> dict:
     from memrecall.config import load_yaml_file
+
     return load_yaml_file(REPO / "dvc.yaml")
 
 
@@ -409,14 +473,28 @@ def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
 
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=ablation", "reader=local"], _named("ablation"))
-    assert [s.name for s in specs] == [f"ablation_{v}_reader-local" for v in (
-        "baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")]
+    assert [s.name for s in specs] == [
+        f"ablation_{v}_reader-local"
+        for v in ("baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")
+    ]
     cfgs = project.compose_all(specs)
-    ladder = [(c["reader"]["top_k_context"], c["reader"]["max_chars_per_session"],
-               c["reader"]["prompt"], c["rewrite"]["name"]) for c in cfgs]
-    assert ladder == [(10, 2400, "default", "off"), (15, 3500, "default", "off"),
-                      (15, 3500, "multi_session", "off"), (15, 3500, "recency", "off"),
-                      (15, 3500, "default", "multiangle"), (15, 3500, "type_aware", "multiangle")]
+    ladder = [
+        (
+            c["reader"]["top_k_context"],
+            c["reader"]["max_chars_per_session"],
+            c["reader"]["prompt"],
+            c["rewrite"]["name"],
+        )
+        for c in cfgs
+    ]
+    assert ladder == [
+        (10, 2400, "default", "off"),
+        (15, 3500, "default", "off"),
+        (15, 3500, "multi_session", "off"),
+        (15, 3500, "recency", "off"),
+        (15, 3500, "default", "multiangle"),
+        (15, 3500, "type_aware", "multiangle"),
+    ]
     assert all(c["rewrite"]["types"] == ["single-session-user"] for c in cfgs)
     # each prompt rung carries exactly its own instruction; `all` carries both
     assert set(PROMPTS["multi_session"].guidance) == {"multi-session"}
@@ -426,11 +504,13 @@ def test_ablation_reproduces_the_compass_ladder_on_the_real_conf():
     # each run records its sweep, variant and ladder in params: the export groups by these
     assert [c["meta"] for c in cfgs] == [
         {"sweep": "ablation", "variant": v, "ladder": "reader-local"}
-        for v in ("baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")]
+        for v in ("baseline", "top15", "ms_decompose", "ku_recency", "ssu_rewrite", "all")
+    ]
     # no stage reads meta: recording it reruns nothing
     dvc_yaml = experiments_yaml()
-    assert not any("meta" in str(p) for st in dvc_yaml["stages"].values()
-                   for p in st.get("params", []))
+    assert not any(
+        "meta" in str(p) for st in dvc_yaml["stages"].values() for p in st.get("params", [])
+    )
 
 
 def test_negative_findings_compose_on_the_real_conf():
@@ -445,12 +525,23 @@ def test_negative_findings_compose_on_the_real_conf():
     ref = cfgs["reference"]
     assert ref["reranker"]["name"] == "bge_reranker_v2_m3"
     assert ref["reader"]["prompt"] == "type_aware"
-    changed = {k: {g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
-                   for g in c if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"}
-               for k, c in cfgs.items() if k != "reference"}
+    changed = {
+        k: {
+            g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
+            for g in c
+            if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"
+        }
+        for k, c in cfgs.items()
+        if k != "reference"
+    }
     # the Compass paper's Table 3 rows
-    assert list(cfgs) == ["reference", "graph_rerank", "router", "preference_prompt",
-                          "thinking_1024"]
+    assert list(cfgs) == [
+        "reference",
+        "graph_rerank",
+        "router",
+        "preference_prompt",
+        "thinking_1024",
+    ]
     assert changed["graph_rerank"]["reranker"]["name"] == "graph"
     assert set(changed["graph_rerank"]) == {"reranker"}
     assert cfgs["router"]["reader"]["name"] == "router" and set(changed["router"]) == {"reader"}
@@ -465,9 +556,15 @@ def test_negative_findings_compose_on_the_real_conf():
     specs = plan_experiments(["+sweep=negative_retrieval"], _named("negative_retrieval"))
     cfgs = dict(zip((s.name.split("_", 2)[-1] for s in specs), project.compose_all(specs)))
     assert cfgs["reference"] == {**ref, "meta": cfgs["reference"]["meta"]}
-    changed = {k: {g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
-                   for g in c if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"}
-               for k, c in cfgs.items() if k != "reference"}
+    changed = {
+        k: {
+            g: {f: v for f, v in c[g].items() if ref[g].get(f) != v}
+            for g in c
+            if isinstance(c[g], dict) and c[g] != ref[g] and g != "meta"
+        }
+        for k, c in cfgs.items()
+        if k != "reference"
+    }
     assert changed["weighted_fusion"] == {"retrieval": {"method": "hybrid", "fusion": "weighted"}}
     assert changed["fact_keys"] == {"embedder": {"expansion": "fact_only"}}
     assert changed["all_turn_keys"] == {"embedder": {"key": "all"}}
@@ -480,10 +577,12 @@ def test_thinking_sweep_crosses_models_and_budgets():
     specs = plan_experiments(["+sweep=thinking"], spec)
     cfgs = DvcProject(REPO).compose_all(specs)
     cells = {(c["reader"]["name"], c["reader"]["thinking_budget"]) for c in cfgs}
-    assert cells == {(m, b) for m in spec["grid"]["reader"]
-                     for b in spec["grid"]["reader.thinking_budget"]}
-    assert all(c["reader"]["max_tokens"] > max(spec["grid"]["reader.thinking_budget"])
-               for c in cfgs)
+    assert cells == {
+        (m, b) for m in spec["grid"]["reader"] for b in spec["grid"]["reader.thinking_budget"]
+    }
+    assert all(
+        c["reader"]["max_tokens"] > max(spec["grid"]["reader.thinking_budget"]) for c in cfgs
+    )
 
 
 def test_readers_sweep_covers_every_reader_option_and_composes():
@@ -494,7 +593,10 @@ def test_readers_sweep_covers_every_reader_option_and_composes():
     # path or a callable from the user, so they are not part of a model comparison
     # and `router` combines other options' models rather than being one
     assert set(options) == {p.stem for p in (REPO / "conf/reader").glob("*.yaml")} - {
-        "file", "plugin", "router"}
+        "file",
+        "plugin",
+        "router",
+    }
     project = DvcProject(REPO)
     specs = plan_experiments(["+sweep=readers"], spec)
     assert [s.name for s in specs] == [f"readers_{o}" for o in options]
@@ -506,6 +608,7 @@ def test_readers_sweep_covers_every_reader_option_and_composes():
 
 
 # ---------------------------------------------------------------- real DVC experiments
+
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
@@ -530,11 +633,14 @@ def test_reader_sweep_runs_one_experiment_per_reader_and_upstream_once(swept):
     assert "in 2 wave(s) of [1, 2], 2 worker(s)" in proc.stderr
     rows = table_rows(proc.stdout)
     assert {n: (r["state"], r["reader"], float(r["qa.overall"])) for n, r in rows.items()} == {
-        "reader-x": ("Success", "x", 0.1), "reader-y": ("Success", "y", 0.2),
-        "reader-z": ("Success", "z", 0.3)}
+        "reader-x": ("Success", "x", 0.1),
+        "reader-y": ("Success", "y", 0.2),
+        "reader-z": ("Success", "z", 0.3),
+    }
     table = Path(re.search(r"table in (\S+comparison\.md)", proc.stderr).group(1))
     assert table.read_text().strip() == "\n".join(
-        ln for ln in proc.stdout.splitlines() if ln.startswith("|"))
+        ln for ln in proc.stdout.splitlines() if ln.startswith("|")
+    )
 
 
 @pytest.mark.slow
@@ -554,8 +660,9 @@ def test_existing_experiments_are_kept_or_replaced_from_the_run_cache(swept):
     # both stages restored from DVC's run-cache: nothing executed again
     assert (len(counts(project, "prep")), len(counts(project, "answer"))) == (n_prep, n_answer)
 
-    clash = sweep_cli(project, "reader=y", "++sweep.on_exists=error", "++sweep.track=false",
-                      check=False)
+    clash = sweep_cli(
+        project, "reader=y", "++sweep.on_exists=error", "++sweep.track=false", check=False
+    )
     assert clash.returncode == 1
     assert "error: experiment 'reader-y' exists at baseline" in clash.stderr
 
@@ -576,12 +683,20 @@ def test_two_job_sweep_through_submitit_local(swept):
     waits for job 0, so the new upstream (prep=b) is still computed once."""
     project, _ = swept
     n_prep, n_answer = len(counts(project, "prep")), len(counts(project, "answer"))
-    proc = sweep_cli(project, "-m", "hydra/launcher=submitit_local", "prep=b", "reader=x,y",
-                     "++sweep.track=false")
+    proc = sweep_cli(
+        project,
+        "-m",
+        "hydra/launcher=submitit_local",
+        "prep=b",
+        "reader=x,y",
+        "++sweep.track=false",
+    )
     assert "Submitit 'local' sweep output dir" in proc.stdout + proc.stderr
     rows = table_rows(proc.stdout)
     assert {n: (r["state"], float(r["qa.overall"])) for n, r in rows.items()} == {
-        "prep-b_reader-x": ("Success", 0.2), "prep-b_reader-y": ("Success", 0.4)}
+        "prep-b_reader-x": ("Success", 0.2),
+        "prep-b_reader-y": ("Success", 0.4),
+    }
     assert counts(project, "prep")[n_prep:] == ["prep-b_reader-x"]
     assert sorted(counts(project, "answer")[n_answer:]) == ["prep-b_reader-x", "prep-b_reader-y"]
     # the jobs really ran in submitit's worker processes
@@ -597,16 +712,22 @@ def test_named_sweep_records_meta_and_the_export_groups_by_it(swept, tmp_path):
     params, and the paper export builds the ladder from those (the prefix in the names does not
     matter), compared with the sweep's first variant."""
     project, _ = swept
-    proc = sweep_cli(project, "+sweep=ablation", "++sweep.prefix=v2", "--jobs", "2",
-                     "++sweep.track=false")
+    proc = sweep_cli(
+        project, "+sweep=ablation", "++sweep.prefix=v2", "--jobs", "2", "++sweep.track=false"
+    )
     assert set(table_rows(proc.stdout)) == {"v2_ablation_baseline", "v2_ablation_top"}
     assert exp_params(project, "v2_ablation_top")["meta"] == {
-        "sweep": "ablation", "variant": "top", "ladder": "v2"}
+        "sweep": "ablation",
+        "variant": "top",
+        "ladder": "v2",
+    }
     assert "meta" not in exp_params(project, "reader-x")  # plain sweeps record nothing
 
     out = tmp_path / "paper"
     export_paper_tables(str(project), out_dir=out, n_resamples=200, seed=0)
     rows = list(csv.DictReader(io.StringIO((out / "table2_ablation.csv").read_text())))
     assert [(r["step"], r["config"]) for r in rows] == [
-        ("baseline", "v2_ablation_baseline"), ("top", "reader=z")]
+        ("baseline", "v2_ablation_baseline"),
+        ("top", "reader=z"),
+    ]
     assert float(rows[1]["delta"]) == pytest.approx(0.5) and rows[1]["n"] == "4"

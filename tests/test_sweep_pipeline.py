@@ -29,12 +29,29 @@ def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
     env = pipeline_env(cache, MEMRECALL_FAKE_KEY="sk-test-not-real")
     with FakeOpenAIServer() as srv:
         proc = subprocess.run(
-            [sys.executable, "stages/sweep.py", "-m", "reader.prompt=default,con", "reader=gpt4o",
-             f"reader.runtime.api_base={srv.url}", "reader.model=openai/fake-reader",
-             "reader.runtime.api_key_env=MEMRECALL_FAKE_KEY", "reader.runtime.concurrency=2",
-             "dataset.limit=2", "embedder.granularity=session",
-             "--jobs", "2", "++sweep.track=false", "++sweep.poll_s=1"],
-            cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+            [
+                sys.executable,
+                "stages/sweep.py",
+                "-m",
+                "reader.prompt=default,con",
+                "reader=gpt4o",
+                f"reader.runtime.api_base={srv.url}",
+                "reader.model=openai/fake-reader",
+                "reader.runtime.api_key_env=MEMRECALL_FAKE_KEY",
+                "reader.runtime.concurrency=2",
+                "dataset.limit=2",
+                "embedder.granularity=session",
+                "--jobs",
+                "2",
+                "++sweep.track=false",
+                "++sweep.poll_s=1",
+            ],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         requests = srv.total_requests
     rows = table_rows(proc.stdout)
@@ -44,14 +61,25 @@ def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
     (sweep_dir,) = repo.glob("multirun/*/*")
     logs = {p.stem: p.read_text() for p in (sweep_dir / "logs").glob("*.log")}
     assert len(logs) == 2
-    ran = {stage: sum(f"Running stage '{stage}'" in log for log in logs.values())
-           for stage in ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge")}
+    ran = {
+        stage: sum(f"Running stage '{stage}'" in log for log in logs.values())
+        for stage in ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge")
+    }
     # download: the seeded project's questions
-    assert ran == {"download": 0, "embed": 1, "retrieve": 1, "rerank": 1, "rewrite": 1,
-                   "read": 2, "judge": 2}
+    assert ran == {
+        "download": 0,
+        "embed": 1,
+        "retrieve": 1,
+        "rerank": 1,
+        "rewrite": 1,
+        "read": 2,
+        "judge": 2,
+    }
     # the one embed run encoded every unique key text once; nothing else encoded anything
-    embedded = [re.search(r"embed: \d+ units, (\d+) unique texts, (\d+) embedded", log)
-                for log in logs.values()]
+    embedded = [
+        re.search(r"embed: \d+ units, (\d+) unique texts, (\d+) embedded", log)
+        for log in logs.values()
+    ]
     (stats,) = [m for m in embedded if m]
     assert int(stats.group(2)) == int(stats.group(1)) > 0
     # the reader: 2 questions per experiment, each request paid exactly once

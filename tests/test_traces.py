@@ -14,40 +14,76 @@ QDATE = "2023/05/20 (Sat) 02:21"
 
 
 def _tables():
-    questions = pl.DataFrame({
-        "question_id": ["q_ok", "q_wrong", "q_judge_failed", "q_reader_failed_abs"],
-        "question_type": ["single-session-user", "multi-session", "knowledge-update",
-                          "temporal-reasoning"],
-        "question": ["Where do I work?", "How many pets?", "My new car?", "When did I move?"],
-        "question_date": [QDATE] * 4,
-        "answer": ["Acme", "3", "a Civic", "not mentioned"],
-        "is_abstention": [False, False, False, True]})
-    retrieve = pl.DataFrame({"question_id": ["q_ok", "q_ok", "q_wrong"], "rank": [1, 2, 1],
-                             "session_id": ["s1", "s2", "s3"], "score": [0.9, 0.5, 0.7]})
-    answers = pl.DataFrame({
-        "question_id": ["q_ok", "q_wrong", "q_judge_failed", "q_reader_failed_abs"],
-        "hypothesis": ["You work at Acme.", "2", "a Civic", None],
-        "model": ["m"] * 4, "prompt_id": ["default:abc"] * 4,
-        "request_hash": ["h_ok", "h_wrong", "h_judge", None],
-        "input_tokens": [100, 120, 90, 0], "output_tokens": [5, 1, 3, 0],
-        "reasoning_tokens": [0] * 4, "cost_usd": [0.001, 0.002, 0.001, 0.0],
-        "latency_s": [1.5, 1.0, 2.0, 0.0], "refused": [False] * 4,
-        "error": [None, None, None, "RateLimitError: 429 after 6 attempts"]})
-    verdicts = pl.DataFrame({
-        "question_id": ["q_ok", "q_wrong", "q_judge_failed", "q_reader_failed_abs"],
-        "label": [True, False, None, None], "judge_model": ["gpt-4o-2024-08-06"] * 4,
-        "raw": ["yes", "no", "maybe?", None],
-        "error": [None, None, "judge reply does not begin with yes/no", None],
-        "request_hash": ["j1", "j2", "j3", None], "latency_s": [0.3, 0.2, 0.4, 0.0],
-        "cost_usd": [0.0001] * 3 + [0.0]})
-    return {"questions": questions, "candidates_retrieve": retrieve, "answers": answers,
-            "verdicts": verdicts}
+    questions = pl.DataFrame(
+        {
+            "question_id": ["q_ok", "q_wrong", "q_judge_failed", "q_reader_failed_abs"],
+            "question_type": [
+                "single-session-user",
+                "multi-session",
+                "knowledge-update",
+                "temporal-reasoning",
+            ],
+            "question": ["Where do I work?", "How many pets?", "My new car?", "When did I move?"],
+            "question_date": [QDATE] * 4,
+            "answer": ["Acme", "3", "a Civic", "not mentioned"],
+            "is_abstention": [False, False, False, True],
+        }
+    )
+    retrieve = pl.DataFrame(
+        {
+            "question_id": ["q_ok", "q_ok", "q_wrong"],
+            "rank": [1, 2, 1],
+            "session_id": ["s1", "s2", "s3"],
+            "score": [0.9, 0.5, 0.7],
+        }
+    )
+    answers = pl.DataFrame(
+        {
+            "question_id": ["q_ok", "q_wrong", "q_judge_failed", "q_reader_failed_abs"],
+            "hypothesis": ["You work at Acme.", "2", "a Civic", None],
+            "model": ["m"] * 4,
+            "prompt_id": ["default:abc"] * 4,
+            "request_hash": ["h_ok", "h_wrong", "h_judge", None],
+            "input_tokens": [100, 120, 90, 0],
+            "output_tokens": [5, 1, 3, 0],
+            "reasoning_tokens": [0] * 4,
+            "cost_usd": [0.001, 0.002, 0.001, 0.0],
+            "latency_s": [1.5, 1.0, 2.0, 0.0],
+            "refused": [False] * 4,
+            "error": [None, None, None, "RateLimitError: 429 after 6 attempts"],
+        }
+    )
+    verdicts = pl.DataFrame(
+        {
+            "question_id": ["q_ok", "q_wrong", "q_judge_failed", "q_reader_failed_abs"],
+            "label": [True, False, None, None],
+            "judge_model": ["gpt-4o-2024-08-06"] * 4,
+            "raw": ["yes", "no", "maybe?", None],
+            "error": [None, None, "judge reply does not begin with yes/no", None],
+            "request_hash": ["j1", "j2", "j3", None],
+            "latency_s": [0.3, 0.2, 0.4, 0.0],
+            "cost_usd": [0.0001] * 3 + [0.0],
+        }
+    )
+    return {
+        "questions": questions,
+        "candidates_retrieve": retrieve,
+        "answers": answers,
+        "verdicts": verdicts,
+    }
 
 
 def test_question_views_join_what_the_run_wrote(tmp_path):
     cache = CallCache(tmp_path / "llm")
-    row = {"model": "m", "text": "You work at Acme.", "input_tokens": 100, "output_tokens": 5,
-           "reasoning_tokens": 0, "cost_usd": 0.001, "latency_s": 1.5}
+    row = {
+        "model": "m",
+        "text": "You work at Acme.",
+        "input_tokens": 100,
+        "output_tokens": 5,
+        "reasoning_tokens": 0,
+        "cost_usd": 0.001,
+        "latency_s": 1.5,
+    }
     sent = [{"role": "user", "content": "Where do I work?"}]
     cache.put("h_ok", row, "read", sent)
     cache.put("h_wrong", {**row, "text": "2"}, "read")  # cached before messages were kept
@@ -70,7 +106,8 @@ def test_stage_timings_give_the_run_window(tmp_path, monkeypatch):
     (tmp_path / "dvc.yaml").write_text(
         "stages:\n  read:\n    cmd: x\n    outs:\n      - out/answers.parquet\n"
         "  aggregate:\n    cmd: y\n    metrics:\n"
-        "      - out/metrics.json:\n          cache: false\n")
+        "      - out/metrics.json:\n          cache: false\n"
+    )
     (tmp_path / "out/answers.parquet").write_bytes(b"answers")
     (tmp_path / "out/metrics.json").write_bytes(b"{}")
     timings.record_stage("read", 1000.0, 1060.0, cwd=tmp_path)
@@ -78,11 +115,15 @@ def test_stage_timings_give_the_run_window(tmp_path, monkeypatch):
     rows = timings.load_timings()
     assert [r["stage"] for r in rows] == ["read", "aggregate"]
     md5 = rows[0]["md5"]["out/answers.parquet"]
-    lock = {"stages": {
-        "read": {"outs": [{"path": "out/answers.parquet", "md5": md5}]},
-        "aggregate": {"outs": [{"path": "out/metrics.json",
-                                "md5": rows[1]["md5"]["out/metrics.json"]}]},
-        "embed": {"outs": [{"path": "out/emb.parquet", "md5": "0" * 32}]}}}
+    lock = {
+        "stages": {
+            "read": {"outs": [{"path": "out/answers.parquet", "md5": md5}]},
+            "aggregate": {
+                "outs": [{"path": "out/metrics.json", "md5": rows[1]["md5"]["out/metrics.json"]}]
+            },
+            "embed": {"outs": [{"path": "out/emb.parquet", "md5": "0" * 32}]},
+        }
+    }
     start, end, stages = timings.run_window(lock)
     assert (start, end) == (1000.0, 1065.0) and set(stages) == {"read", "aggregate"}
 
@@ -114,21 +155,33 @@ def test_traces_assessments_prompts_and_dataset_in_mlflow(tmp_path, monkeypatch)
     mlflow.set_experiment(experiment_id=exp)
     run_id = client.create_run(exp, run_name="r", start_time=1_700_000_000_000).info.run_id
     views = traces.question_views(_tables(), {})
-    ids = traces.log_question_traces(client, exp, run_id, views, start_s=1_700_000_000.0,
-                                     run_name="r")
+    ids = traces.log_question_traces(
+        client, exp, run_id, views, start_s=1_700_000_000.0, run_name="r"
+    )
     assert set(ids) == {v.question_id for v in views}
     traces.mark_evaluation_run(client, run_id, views, 1_700_000_100_000)
-    prompts = {"default:abc": {"stage": "read", "template": "Answer: {question}",
-                               "guidance": {"multi-session": "count each item once"}}}
+    prompts = {
+        "default:abc": {
+            "stage": "read",
+            "template": "Answer: {question}",
+            "guidance": {"multi-session": "count each item once"},
+        }
+    }
     versions = traces.register_prompts(client, prompts)
-    assert [v.version for v in traces.register_prompts(client, prompts)] == \
-        [v.version for v in versions]  # same content: no new version
-    changed = traces.register_prompts(client, {"default:abc": {"stage": "read",
-                                                               "template": "Reply: {question}"}})
+    assert [v.version for v in traces.register_prompts(client, prompts)] == [
+        v.version for v in versions
+    ]  # same content: no new version
+    changed = traces.register_prompts(
+        client, {"default:abc": {"stage": "read", "template": "Reply: {question}"}}
+    )
     assert changed[0].version == versions[0].version + 1
-    traces.log_dataset_input(client, run_id, {"dataset": {"name": "sample", "limit": 4,
-                                                          "path": "data/sample/x.json.gz"}},
-                             "ab" * 32, 4)
+    traces.log_dataset_input(
+        client,
+        run_id,
+        {"dataset": {"name": "sample", "limit": 4, "path": "data/sample/x.json.gz"}},
+        "ab" * 32,
+        4,
+    )
 
     found = mlflow.search_traces(locations=[exp], run_id=run_id, return_type="list")
     by_q = {t.info.tags[traces.TAG_QUESTION_ID]: t for t in found}
@@ -166,13 +219,21 @@ def test_traces_assessments_prompts_and_dataset_in_mlflow(tmp_path, monkeypatch)
 def test_each_panel_member_is_its_own_assessment():
     from memrecall.traces import QuestionView, panel_feedback
 
-    v = QuestionView("q1", "multi-session", "Q?", "", "5", False, reply={"error": None},
-                     verdict={"label": True, "label:rule": True, "label:gpt4o": None,
-                              "error": None})
+    v = QuestionView(
+        "q1",
+        "multi-session",
+        "Q?",
+        "",
+        "5",
+        False,
+        reply={"error": None},
+        verdict={"label": True, "label:rule": True, "label:gpt4o": None, "error": None},
+    )
     fb = {f.name: f for f in panel_feedback(v, run_id="r1")}
     assert set(fb) == {"correct:rule", "correct:gpt4o"}
     assert fb["correct:rule"].value is True and fb["correct:rule"].source.source_type == "CODE"
     assert fb["correct:gpt4o"].error.error_code == "NOT_JUDGED"
     assert fb["correct:gpt4o"].source.source_type == "LLM_JUDGE"
-    assert panel_feedback(QuestionView("q2", "t", "Q?", "", "a", False,
-                                       verdict={"label": True})) == []
+    assert (
+        panel_feedback(QuestionView("q2", "t", "Q?", "", "a", False, verdict={"label": True})) == []
+    )

@@ -20,7 +20,6 @@ import pytest
 
 from memrecall import experiments, tracking
 from memrecall.errors import MemrecallError
-
 from test_sweep import DATASET_SHA, _env, make_tiny_project
 
 
@@ -46,10 +45,28 @@ def mlflow_server(tmp_path_factory):
     port = _free_port()
     log = open(folder / "server.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", "1", "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}",
-         "--artifacts-destination", str(folder / "artifacts")],
-        cwd=folder, stdout=log, stderr=subprocess.STDOUT, env=_env(), start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "mlflow",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+            "--backend-store-uri",
+            f"sqlite:///{folder / 'mlflow.db'}",
+            "--artifacts-destination",
+            str(folder / "artifacts"),
+        ],
+        cwd=folder,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=_env(),
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     yield {"url": url, "proc": proc, "log": folder / "server.log"}
     os.killpg(proc.pid, signal.SIGTERM)  # the server and the workers it started
@@ -88,15 +105,22 @@ def _rest(url: str, endpoint: str, body: dict | None = None, **query) -> dict:
     if query:
         full += "?" + urllib.parse.urlencode(query)
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(full, data=data, headers={"Content-Type": "application/json"},
-                                 method="POST" if body is not None else "GET")
+    req = urllib.request.Request(
+        full,
+        data=data,
+        headers={"Content-Type": "application/json"},
+        method="POST" if body is not None else "GET",
+    )
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
 
 
 def _search(url: str, exp_id: str) -> list[dict]:
-    return _rest(url, "runs/search", {"experiment_ids": [exp_id], "max_results": 100,
-                                      "run_view_type": "ACTIVE_ONLY"}).get("runs", [])
+    return _rest(
+        url,
+        "runs/search",
+        {"experiment_ids": [exp_id], "max_results": 100, "run_view_type": "ACTIVE_ONLY"},
+    ).get("runs", [])
 
 
 def _kv(items: list[dict]) -> dict:
@@ -105,19 +129,37 @@ def _kv(items: list[dict]) -> dict:
 
 # ---------------------------------------------------------------- pure helpers
 
+
 def test_flatten_and_mlflow_safe_names():
-    metrics = {"n_questions": 12, "qa": {"overall": 0.5, "by_type": {"single-session-user": 1}},
-               "retrieval": {"session": {"recall_any@5": 0.9}}, "ok": True,
-               "note": "text", "missing": None, "nan": float("nan")}
+    metrics = {
+        "n_questions": 12,
+        "qa": {"overall": 0.5, "by_type": {"single-session-user": 1}},
+        "retrieval": {"session": {"recall_any@5": 0.9}},
+        "ok": True,
+        "note": "text",
+        "missing": None,
+        "nan": float("nan"),
+    }
     assert tracking.metric_values(metrics) == {
-        "n_questions": 12.0, "qa.overall": 0.5, "qa.by_type.single-session-user": 1.0,
-        "retrieval.session.recall_any_at_5": 0.9, "ok": 1.0}
-    params = tracking.param_values({
-        "reader": {"model": "deepseek/x", "top_k": 15, "thinking_budget": None},
-        "dataset": {"question_types": ["a", "b"], "prompt": "p" * 7000}})
-    assert params == {"reader.model": "deepseek/x", "reader.top_k": "15",
-                      "reader.thinking_budget": "null", "dataset.question_types": '["a", "b"]',
-                      "dataset.prompt": "p" * 6000}
+        "n_questions": 12.0,
+        "qa.overall": 0.5,
+        "qa.by_type.single-session-user": 1.0,
+        "retrieval.session.recall_any_at_5": 0.9,
+        "ok": 1.0,
+    }
+    params = tracking.param_values(
+        {
+            "reader": {"model": "deepseek/x", "top_k": 15, "thinking_budget": None},
+            "dataset": {"question_types": ["a", "b"], "prompt": "p" * 7000},
+        }
+    )
+    assert params == {
+        "reader.model": "deepseek/x",
+        "reader.top_k": "15",
+        "reader.thinking_budget": "null",
+        "dataset.question_types": '["a", "b"]',
+        "dataset.prompt": "p" * 6000,
+    }
 
 
 def test_tracking_uri_defaults_to_an_absolute_db_at_the_project_root(tmp_path, monkeypatch):
@@ -132,9 +174,11 @@ def test_tracking_uri_defaults_to_an_absolute_db_at_the_project_root(tmp_path, m
 
 # ---------------------------------------------------------------- local sqlite store
 
+
 @pytest.mark.slow
-def test_sync_to_sqlite_is_idempotent_and_replaces_rerun_experiments(project, tmp_path,
-                                                                     monkeypatch):
+def test_sync_to_sqlite_is_idempotent_and_replaces_rerun_experiments(
+    project, tmp_path, monkeypatch
+):
     from mlflow.tracking import MlflowClient
 
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
@@ -147,9 +191,13 @@ def test_sync_to_sqlite_is_idempotent_and_replaces_rerun_experiments(project, tm
     assert client.get_experiment(exp_id).artifact_location == (root / "mlruns").as_uri()
 
     assert tracking.sync_experiments(project, uri=uri, progress=False) == {
-        "exp-x": "created", "exp-y": "created"}
+        "exp-x": "created",
+        "exp-y": "created",
+    }
     assert tracking.sync_experiments(project, uri=uri, progress=False) == {
-        "exp-x": "unchanged", "exp-y": "unchanged"}
+        "exp-x": "unchanged",
+        "exp-y": "unchanged",
+    }
     runs = {r.info.run_name: r for r in client.search_runs([exp_id])}
     assert sorted(runs) == ["exp-x", "exp-y"]
     y = runs["exp-y"]
@@ -162,20 +210,30 @@ def test_sync_to_sqlite_is_idempotent_and_replaces_rerun_experiments(project, tm
     assert "reports/prompts.json" in arts
     assert y.data.tags[tracking.TAG_PROMPTS] == "type_aware:0000"
     local = client.download_artifacts(y.info.run_id, "reports/prompts.json", str(tmp_path))
-    assert json.loads(Path(local).read_text())["type_aware:0000"]["template"] == \
-        "template of type_aware"
+    assert (
+        json.loads(Path(local).read_text())["type_aware:0000"]["template"]
+        == "template of type_aware"
+    )
 
     # A half-logged run (crashed sync) is not trusted: it is replaced.
     rev_x = runs["exp-x"].data.tags[tracking.TAG_REV]
     client.set_tag(runs["exp-x"].info.run_id, tracking.TAG_COMPLETE, "false")
     assert tracking.sync_experiments(project, uri=uri, names=["exp-x"], progress=False) == {
-        "exp-x": "replaced"}
+        "exp-x": "replaced"
+    }
     # Re-running an experiment under the same name (new commit) replaces its run.
-    subprocess.run([sys.executable, "-m", "dvc", "exp", "remove", "exp-x"], cwd=project,
-                   env=_env(), check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "dvc", "exp", "remove", "exp-x"],
+        cwd=project,
+        env=_env(),
+        check=True,
+        capture_output=True,
+    )
     _exp_run(project, "exp-x", "reader=z")
     assert tracking.sync_experiments(project, uri=uri, progress=False) == {
-        "exp-x": "replaced", "exp-y": "unchanged"}
+        "exp-x": "replaced",
+        "exp-y": "unchanged",
+    }
     runs = {r.info.run_name: r for r in client.search_runs([exp_id])}
     assert sorted(runs) == ["exp-x", "exp-y"]
     assert runs["exp-x"].data.tags[tracking.TAG_REV] != rev_x
@@ -190,6 +248,7 @@ def test_unusable_store_is_a_clear_error(tmp_path):
 
 
 # ---------------------------------------------------------------- a real mlflow server
+
 
 @pytest.mark.slow
 def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server, monkeypatch):
@@ -215,8 +274,11 @@ def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server
         assert params["dataset.sha256"] == DATASET_SHA
         reports = _rest(url, "artifacts/list", run_id=run["info"]["run_id"], path="reports")
         assert {f["path"] for f in reports["files"]} == {
-            "reports/metrics.json", "reports/summary.md", "reports/per_question.csv",
-            "reports/prompts.json"}
+            "reports/metrics.json",
+            "reports/summary.md",
+            "reports/per_question.csv",
+            "reports/prompts.json",
+        }
     y = runs["exp-y"]
     assert _kv(y["data"]["metrics"])["qa.overall"] == pytest.approx(0.4)
     assert _kv(y["data"]["params"])["reader.name"] == "y"
@@ -225,9 +287,9 @@ def test_sync_to_a_real_mlflow_server_read_back_over_rest(project, mlflow_server
     assert set(tracking.sync_experiments(project, progress=False).values()) == {"unchanged"}
     again = _search(url, exp["experiment_id"])
     assert sorted(r["info"]["run_id"] for r in again) == sorted(
-        r["info"]["run_id"] for r in runs.values())
-    history = _rest(url, "metrics/get-history", run_id=y["info"]["run_id"],
-                    metric_key="qa.overall")
+        r["info"]["run_id"] for r in runs.values()
+    )
+    history = _rest(url, "metrics/get-history", run_id=y["info"]["run_id"], metric_key="qa.overall")
     assert len(history["metrics"]) == 1
     _check_genai_views(url, exp["experiment_id"], y["info"]["run_id"])
 
@@ -273,9 +335,12 @@ def _check_genai_views(url: str, experiment_id: str, run_id: str) -> None:
     assert sorted(linked, key=lambda p: p["name"]) == [
         {"name": "memrecall-judge-default", "version": "1"},
         {"name": "memrecall-read-type_aware", "version": "1"},
-        {"name": "memrecall-rewrite-multiangle", "version": "1"}]
-    assert client.get_prompt_version("memrecall-read-type_aware", 1).template == \
-        "template of type_aware"
+        {"name": "memrecall-rewrite-multiangle", "version": "1"},
+    ]
+    assert (
+        client.get_prompt_version("memrecall-read-type_aware", 1).template
+        == "template of type_aware"
+    )
     judge = client.get_prompt_version("memrecall-judge-default", 1)
     assert judge.template == TEMPLATES["default"]
     assert judge.tags["memrecall.stage"] == "judge"

@@ -27,8 +27,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import MemrecallError
 from .config import identity
+from .errors import MemrecallError
 from .hashing import canonical_json, sha256_json, sha256_path
 from .schema import TABLES
 
@@ -59,8 +59,16 @@ def _to_arrow(df: pl.DataFrame | pa.Table, table: str | None) -> pa.Table:
     )
 
 
-def write_table(df: pl.DataFrame | pa.Table, path: str | Path, *, table: str | None = None,
-                stage: str, params=None, input_files=(), extra_meta: dict | None = None) -> Path:
+def write_table(
+    df: pl.DataFrame | pa.Table,
+    path: str | Path,
+    *,
+    table: str | None = None,
+    stage: str,
+    params=None,
+    input_files=(),
+    extra_meta: dict | None = None,
+) -> Path:
     """Write `df` to `path` atomically (temp file in the same folder, then rename).
 
     `table` names a contract schema from schema.py (checked and cast); rows are written in the
@@ -93,9 +101,17 @@ def _meta(stage, params, input_files, extra_meta) -> dict[bytes, bytes]:
     return {k.encode(): v.encode() for k, v in meta.items()}
 
 
-def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params=None,
-                      input_files=(), extra_meta: dict | None = None,
-                      extra_columns: pa.Schema | None = None) -> Path:
+def write_table_parts(
+    parts,
+    path: str | Path,
+    *,
+    table: str,
+    stage: str,
+    params=None,
+    input_files=(),
+    extra_meta: dict | None = None,
+    extra_columns: pa.Schema | None = None,
+) -> Path:
     """write_table for a table that arrives in pieces (an iterable of pa.Table, in row order)
     and need not fit in memory at once: the same file, byte for byte, as write_table of all
     the pieces concatenated. At most one row group (ROW_GROUP_ROWS rows) is held.
@@ -103,8 +119,7 @@ def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params
     path = Path(path)
     columns = pa.schema(list(TABLES[table]) + list(extra_columns or []))
     schema = columns.with_metadata(_meta(stage, params, input_files, extra_meta))
-    with atomic_path(path) as tmp, pq.ParquetWriter(str(tmp), schema,
-                                                    **_PARQUET_OPTIONS) as writer:
+    with atomic_path(path) as tmp, pq.ParquetWriter(str(tmp), schema, **_PARQUET_OPTIONS) as writer:
         pending: list[pa.Table] = []
         n, wrote = 0, False
         for part in parts:
@@ -118,13 +133,15 @@ def write_table_parts(parts, path: str | Path, *, table: str, stage: str, params
                 rest = joined.slice(ROW_GROUP_ROWS)
                 pending, n = ([rest] if rest.num_rows else []), rest.num_rows
         if n or not wrote:
-            writer.write_table(pa.concat_tables(pending).combine_chunks() if pending
-                               else schema.empty_table())
+            writer.write_table(
+                pa.concat_tables(pending).combine_chunks() if pending else schema.empty_table()
+            )
     return path
 
 
-def read_table(path: str | Path, table: str | None = None,
-               columns: list[str] | None = None) -> pl.DataFrame:
+def read_table(
+    path: str | Path, table: str | None = None, columns: list[str] | None = None
+) -> pl.DataFrame:
     """The artifact as a DataFrame (only `columns`, when given: a big table's other columns
     are never read)."""
     path = Path(path)
@@ -155,7 +172,7 @@ def read_vectors(path: str | Path, column: str = "vector", batch_rows: int = 65_
         part = list_matrix(batch.column(0))
         if out is None:
             out = np.empty((pf.metadata.num_rows, part.shape[1]), dtype=np.float32)
-        out[at:at + len(part)] = part
+        out[at : at + len(part)] = part
         at += len(part)
     return out if out is not None else np.zeros((0, 0), np.float32)
 
@@ -176,13 +193,14 @@ def read_meta(path: str | Path) -> dict:
         if key.startswith(META_PREFIX):
             val = v.decode()
             try:
-                out[key[len(META_PREFIX):]] = json.loads(val)
+                out[key[len(META_PREFIX) :]] = json.loads(val)
             except json.JSONDecodeError:
-                out[key[len(META_PREFIX):]] = val
+                out[key[len(META_PREFIX) :]] = val
     return out
 
 
 # ---- atomic writes ----------------------------------------------------------------------------
+
 
 def _umask() -> int:
     mask = os.umask(0)

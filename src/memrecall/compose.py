@@ -10,8 +10,9 @@ from .errors import ConfigError, MemrecallError
 from .paths import project_root
 
 
-def compose_params(overrides: list[str] | None = None, *, root: Path | None = None,
-                   output: str = "params.yaml") -> Path:
+def compose_params(
+    overrides: list[str] | None = None, *, root: Path | None = None, output: str = "params.yaml"
+) -> Path:
     from dvc.utils.hydra import compose_and_dump
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
@@ -24,12 +25,12 @@ def compose_params(overrides: list[str] | None = None, *, root: Path | None = No
     try:
         # DVC picks its dumper by suffix: the temp name's `.tmp` gets its default YAML dumper.
         with atomic_path(root / output) as tmp:
-            compose_and_dump(str(tmp), str(conf), None, "config", str(root),
-                             list(overrides or []))
+            compose_and_dump(str(tmp), str(conf), None, "config", str(root), list(overrides or []))
     except HydraException as e:
         # Hydra's message already lists the available options of the group.
-        raise ConfigError(" ".join(overrides or []) or "(defaults)", "override",
-                          hint=f"cannot compose conf/: {e}") from None
+        raise ConfigError(
+            " ".join(overrides or []) or "(defaults)", "override", hint=f"cannot compose conf/: {e}"
+        ) from None
     finally:
         GlobalHydra.instance().clear()
     return root / output

@@ -41,7 +41,9 @@ def load_yaml_file(path: str | Path) -> Any:
 def load_params(path: str | Path = PARAMS_FILE) -> dict:
     path = Path(path)
     if not path.exists():
-        raise MemrecallError(f"missing {path}: compose it with `memrecall compose` or `dvc exp run`")
+        raise MemrecallError(
+            f"missing {path}: compose it with `memrecall compose` or `dvc exp run`"
+        )
     data = load_yaml_file(path) or {}
     if not isinstance(data, dict):
         raise MemrecallError(f"{path} must hold a mapping of config groups")
@@ -54,13 +56,19 @@ class ConfigGroup(dict):
     gained the key) is then a clear error naming it, not a KeyError traceback."""
 
     def __init__(self, data: dict, where: str):
-        super().__init__({k: ConfigGroup(v, f"{where}.{k}") if isinstance(v, dict) else v
-                          for k, v in data.items()})
+        super().__init__(
+            {
+                k: ConfigGroup(v, f"{where}.{k}") if isinstance(v, dict) else v
+                for k, v in data.items()
+            }
+        )
         self.where = where
 
     def __missing__(self, key):
-        raise MemrecallError(f"params lack the key '{self.where}.{key}': recompose params.yaml "
-                             f"from conf/ (`memrecall compose` or `dvc exp run`)")
+        raise MemrecallError(
+            f"params lack the key '{self.where}.{key}': recompose params.yaml "
+            f"from conf/ (`memrecall compose` or `dvc exp run`)"
+        )
 
 
 def section(params: dict, name: str, path: str | Path = PARAMS_FILE) -> dict:
@@ -82,10 +90,17 @@ def choice(cfg: dict, key: str, choices: Iterable[str], *, group: str) -> str:
 def check_int(value, key: str, *, minimum: int | None = None, hint: str | None = None) -> int:
     """`value` if it is an integer (a bool is not) of at least `minimum`; else a ConfigError
     naming `key` (e.g. 'reader.top_k_context')."""
-    if isinstance(value, bool) or not isinstance(value, int) or (
-            minimum is not None and value < minimum):
-        raise ConfigError(key, value, hint=hint or (
-            "expected an integer" if minimum is None else f"expected an integer >= {minimum}"))
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or (minimum is not None and value < minimum)
+    ):
+        raise ConfigError(
+            key,
+            value,
+            hint=hint
+            or ("expected an integer" if minimum is None else f"expected an integer >= {minimum}"),
+        )
     return value
 
 
@@ -109,6 +124,8 @@ def flatten(cfg: dict, prefix: str = "") -> dict:
         else:
             out[dotted] = value
     return out
+
+
 def identity(cfg: Any) -> Any:
     """`cfg` without its `runtime` nodes (at any depth): what an artifact's metadata records."""
     if isinstance(cfg, dict):
@@ -138,8 +155,10 @@ def runtime(cfg: dict, where: str) -> dict:
     """The `runtime` node of a group (how work is done, not what it computes)."""
     rt = cfg.get(RUNTIME)
     if not isinstance(rt, dict):
-        raise MemrecallError(f"params lack the mapping {where}.{RUNTIME} "
-                             f"(recompose params.yaml: `memrecall compose` or `dvc exp run`)")
+        raise MemrecallError(
+            f"params lack the mapping {where}.{RUNTIME} "
+            f"(recompose params.yaml: `memrecall compose` or `dvc exp run`)"
+        )
     return rt
 
 
@@ -147,6 +166,7 @@ def runtime(cfg: dict, where: str) -> dict:
 class Kind:
     """One kind of a config group: `settings` turns the group's node into typed settings
     (checking every key, raising ConfigError), `run` is the code that uses them."""
+
     settings: Callable[[dict], Any]
     run: Callable[..., Any]
 

@@ -50,8 +50,9 @@ def date_key(text) -> tuple:
     return (0, dt, "") if dt is not None else (1, datetime.min, str(text or ""))
 
 
-def question_session_dates(questions: pl.DataFrame, sessions: pl.DataFrame
-                           ) -> dict[str, dict[str, str]]:
+def question_session_dates(
+    questions: pl.DataFrame, sessions: pl.DataFrame
+) -> dict[str, dict[str, str]]:
     """question_id -> {session_id: date}. A session's date belongs to the (question, session)
     pair: the same session can carry different dates in different haystacks (202 sessions of
     the dev file do), so each question uses its own haystack_dates; sessions.date (the

@@ -36,9 +36,9 @@ REPORTS_DIR = "reports"
 @dataclass(frozen=True)
 class ExpRef:
     name: str
-    rev: str            # the experiment's commit
-    baseline_rev: str   # the commit it was run from (its own commit for the baseline)
-    git_ref: str = ""   # refs/exps/..., what `dvc exp remove` takes unambiguously; "" for HEAD
+    rev: str  # the experiment's commit
+    baseline_rev: str  # the commit it was run from (its own commit for the baseline)
+    git_ref: str = ""  # refs/exps/..., what `dvc exp remove` takes unambiguously; "" for HEAD
 
     @property
     def is_baseline(self) -> bool:
@@ -48,15 +48,15 @@ class ExpRef:
 @dataclass
 class Experiment:
     ref: ExpRef
-    params: dict                       # params.yaml as composed for this run (nested)
-    metrics: dict                      # reports/metrics.json
-    per_question: list[dict] | None    # reports/per_question.csv rows, None when absent
-    dataset_sha256: str | None         # sha256 of the dataset file it read, when known
+    params: dict  # params.yaml as composed for this run (nested)
+    metrics: dict  # reports/metrics.json
+    per_question: list[dict] | None  # reports/per_question.csv rows, None when absent
+    dataset_sha256: str | None  # sha256 of the dataset file it read, when known
     commit_time_ms: int = 0
-    benchmark: str | None = None       # the benchmark it ran (download's metadata), when known
+    benchmark: str | None = None  # the benchmark it ran (download's metadata), when known
     files: dict = field(default_factory=dict)  # reports/** (path -> bytes), when asked for
     # The export's reference run: the HEAD run, or across a revision range the newest commit's.
-    reference: bool | None = None              # None: the HEAD run is (ref.is_baseline)
+    reference: bool | None = None  # None: the HEAD run is (ref.is_baseline)
 
     @property
     def name(self) -> str:
@@ -64,17 +64,24 @@ class Experiment:
 
     def record(self) -> dict:
         """The plain record the paper tables are built from (see report/paper.py)."""
-        return {"name": self.name, "rev": self.ref.rev,
-                "baseline": (self.ref.is_baseline if self.reference is None
-                             else self.reference), "params": flatten(self.params),
-                "metrics": self.metrics, "per_question": self.per_question,
-                "dataset_sha256": self.dataset_sha256, "benchmark": self.benchmark}
+        return {
+            "name": self.name,
+            "rev": self.ref.rev,
+            "baseline": (self.ref.is_baseline if self.reference is None else self.reference),
+            "params": flatten(self.params),
+            "metrics": self.metrics,
+            "per_question": self.per_question,
+            "dataset_sha256": self.dataset_sha256,
+            "benchmark": self.benchmark,
+        }
 
 
 # ---------------------------------------------------------------- listing
 
-def list_experiments(root: Path | None = None, *, names: Iterable[str] | None = None,
-                     baseline: str | None = None) -> list[ExpRef]:
+
+def list_experiments(
+    root: Path | None = None, *, names: Iterable[str] | None = None, baseline: str | None = None
+) -> list[ExpRef]:
     """Every DVC experiment of the repo (optionally only `names`, or one baseline commit),
     sorted by baseline then name. Only finished runs have a ref: queued, running and failed
     ones are not listed."""
@@ -114,6 +121,7 @@ def head_ref(root: Path | None = None) -> ExpRef:
 
 
 # ---------------------------------------------------------------- reading one revision
+
 
 class RevReader:
     """Files of one git revision, git-tracked or DVC-tracked, through DVC's filesystem."""
@@ -156,9 +164,14 @@ def parse_per_question(text: str | None, where: str = PER_QUESTION_FILE) -> list
         if not r.get("question_id") or "correct" not in r:
             raise MemrecallError(f"{where}: line {i} lacks question_id or correct")
         c = r.get("correct")
-        rows.append({"question_id": r["question_id"], "question_type": r.get("question_type"),
-                     "correct": None if c in ("", None) else c.lower() == "true",
-                     "is_abstention": (r.get("is_abstention") or "").lower() == "true"})
+        rows.append(
+            {
+                "question_id": r["question_id"],
+                "question_type": r.get("question_type"),
+                "correct": None if c in ("", None) else c.lower() == "true",
+                "is_abstention": (r.get("is_abstention") or "").lower() == "true",
+            }
+        )
     return rows
 
 
@@ -172,8 +185,11 @@ def questions_meta(reader: RevReader) -> dict:
     except Exception:  # not run yet, not in the local cache, or an older artifact layout
         return {}
     prefix = b"memrecall."
-    return {k[len(prefix):].decode(): v.decode().strip('"') for k, v in meta.items()
-            if k.startswith(prefix) and v != b"null"}
+    return {
+        k[len(prefix) :].decode(): v.decode().strip('"')
+        for k, v in meta.items()
+        if k.startswith(prefix) and v != b"null"
+    }
 
 
 def dataset_sha256(reader: RevReader, params: dict, meta: dict | None = None) -> str | None:
@@ -190,8 +206,9 @@ def dataset_sha256(reader: RevReader, params: dict, meta: dict | None = None) ->
     return sha or None
 
 
-def read_experiment(root: Path, ref: ExpRef, reader: RevReader | None = None, *,
-                    files: bool = False) -> Experiment:
+def read_experiment(
+    root: Path, ref: ExpRef, reader: RevReader | None = None, *, files: bool = False
+) -> Experiment:
     """One run, read from its commit; `files` also reads everything under reports/."""
     own = reader is None
     reader = reader or RevReader(root, ref.rev)
@@ -205,20 +222,30 @@ def read_experiment(root: Path, ref: ExpRef, reader: RevReader | None = None, *,
             metrics = json.loads(metrics_text) if metrics_text else {}
         except json.JSONDecodeError as e:
             raise MemrecallError(f"malformed JSON in {METRICS_FILE} {label}: {e}") from None
-        per_question = parse_per_question(reader.text(PER_QUESTION_FILE),
-                                          f"{PER_QUESTION_FILE} {label}")
+        per_question = parse_per_question(
+            reader.text(PER_QUESTION_FILE), f"{PER_QUESTION_FILE} {label}"
+        )
         meta = questions_meta(reader)
-        exp = Experiment(ref, params, metrics if isinstance(metrics, dict) else {}, per_question,
-                         dataset_sha256(reader, params, meta), commit_time_ms(root, ref.rev),
-                         benchmark=meta.get("benchmark"))
+        exp = Experiment(
+            ref,
+            params,
+            metrics if isinstance(metrics, dict) else {},
+            per_question,
+            dataset_sha256(reader, params, meta),
+            commit_time_ms(root, ref.rev),
+            benchmark=meta.get("benchmark"),
+        )
         if files:
             exp.files = {}
             for p in reader.find(REPORTS_DIR):
                 try:
                     exp.files[p] = reader.read_bytes(p)
                 except FileNotFoundError:  # a DVC output this machine's cache doesn't hold
-                    log.warning("%s of experiment '%s' is not in the local DVC cache: not "
-                                "logged", p, ref.name)
+                    log.warning(
+                        "%s of experiment '%s' is not in the local DVC cache: not logged",
+                        p,
+                        ref.name,
+                    )
     finally:
         if own:
             reader.close()
@@ -226,15 +253,21 @@ def read_experiment(root: Path, ref: ExpRef, reader: RevReader | None = None, *,
 
 
 def commit_time_ms(root: Path, rev: str) -> int:
-    out = subprocess.run(["git", "show", "-s", "--format=%ct", rev], cwd=root,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "show", "-s", "--format=%ct", rev], cwd=root, capture_output=True, text=True
+    )
     if out.returncode != 0:
         raise MemrecallError(f"git cannot read commit {rev} in {root}: {out.stderr.strip()}")
     return int(out.stdout.strip()) * 1000
 
 
-def collect(root: Path | None = None, *, names: Iterable[str] | None = None,
-            sweep: str | None = None, revs: str | None = None) -> list[Experiment]:
+def collect(
+    root: Path | None = None,
+    *,
+    names: Iterable[str] | None = None,
+    sweep: str | None = None,
+    revs: str | None = None,
+) -> list[Experiment]:
     """The runs that have metrics, by default the HEAD run and its finished experiments (the
     export's input). A selection narrows or moves that:
     - `names`: only these experiments of HEAD (`HEAD` names the HEAD run itself);
@@ -261,8 +294,10 @@ def collect(root: Path | None = None, *, names: Iterable[str] | None = None,
             known = {r.name for r in refs}
             missing = [n for n in wanted if n not in known and n != "HEAD"]
             if missing:
-                raise MemrecallError(f"no finished experiment named {missing[0]!r} from "
-                                     f"{revs or 'HEAD'}; known: {', '.join(sorted(known))}")
+                raise MemrecallError(
+                    f"no finished experiment named {missing[0]!r} from "
+                    f"{revs or 'HEAD'}; known: {', '.join(sorted(known))}"
+                )
             refs = [r for r in refs if r.name in wanted or (r.is_baseline and "HEAD" in wanted)]
     except MemrecallError:
         raise
@@ -279,24 +314,32 @@ def collect(root: Path | None = None, *, names: Iterable[str] | None = None,
             exp.reference = ref.is_baseline and not any(e.reference for e in out)
         out.append(exp)
     if not out and (wanted or sweep or revs):
-        raise MemrecallError(f"no finished run with metrics matches the selection (names "
-                             f"{wanted or 'any'}, sweep {sweep or 'any'}, revisions "
-                             f"{revs or 'HEAD'})")
+        raise MemrecallError(
+            f"no finished run with metrics matches the selection (names "
+            f"{wanted or 'any'}, sweep {sweep or 'any'}, revisions "
+            f"{revs or 'HEAD'})"
+        )
     return out
 
 
 def _rev_list(root: Path, revs: str) -> list[str]:
     """The commits of a revision range (newest first); a single revision is itself."""
-    args = ["git", "rev-list", revs] if ".." in revs else ["git", "rev-parse", "--verify",
-                                                             f"{revs}^{{commit}}"]
+    args = (
+        ["git", "rev-list", revs]
+        if ".." in revs
+        else ["git", "rev-parse", "--verify", f"{revs}^{{commit}}"]
+    )
     out = subprocess.run(args, cwd=root, capture_output=True, text=True)
     if out.returncode != 0 or not out.stdout.strip():
-        raise MemrecallError(f"git cannot read the revision range {revs!r} in {root}: "
-                             f"{out.stderr.strip() or 'no commits in it'}")
+        raise MemrecallError(
+            f"git cannot read the revision range {revs!r} in {root}: "
+            f"{out.stderr.strip() or 'no commits in it'}"
+        )
     return out.stdout.split()
 
 
 # ---------------------------------------------------------------- which questions a run answered
+
 
 def question_set(record: dict) -> tuple[str, str, int]:
     """(key, dataset name, n questions) of a run record: same key = same dataset file (when

@@ -43,8 +43,11 @@ def dataset_files(path: str | Path) -> list[Path]:
     path = Path(path)
     if not path.is_dir():
         return [path]
-    return sorted(p for p in path.rglob("*") if p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
 
 
 def sha256_path(path: str | Path) -> str:
@@ -53,5 +56,6 @@ def sha256_path(path: str | Path) -> str:
     path = Path(path)
     if not path.is_dir():
         return sha256_file(path)
-    return sha256_json({p.relative_to(path).as_posix(): sha256_file(p)
-                        for p in dataset_files(path)})
+    return sha256_json(
+        {p.relative_to(path).as_posix(): sha256_file(p) for p in dataset_files(path)}
+    )

@@ -14,15 +14,15 @@ from .dates import question_session_dates
 
 @dataclass(frozen=True)
 class Turn:
-    index: int          # position in its session, 0-based, assistant turns included
-    role: str           # "user" or "assistant"
+    index: int  # position in its session, 0-based, assistant turns included
+    role: str  # "user" or "assistant"
     content: str
 
 
 @dataclass(frozen=True)
 class Session:
     session_id: str
-    date: str | None    # the date this question's haystack gives the session
+    date: str | None  # the date this question's haystack gives the session
     turns: tuple[Turn, ...]
 
 
@@ -32,6 +32,7 @@ class UnitVectors:
     `embedder.granularity` says: sessions' keys and their first-person sentences (the default),
     session keys, rounds or passages; a session may have several rows. L2-normalised vectors
     (dot product = cosine)."""
+
     unit_ids: list[str]
     session_ids: list[str]
     texts: list[str]
@@ -42,7 +43,7 @@ class UnitVectors:
 class Haystack:
     question_id: str
     question_date: str
-    sessions: tuple[Session, ...]       # haystack order
+    sessions: tuple[Session, ...]  # haystack order
     vectors: UnitVectors | None = None  # only for a plug-in with uses_vectors = True
 
 
@@ -51,24 +52,27 @@ class Query:
     text: str
     question_id: str
     question_date: str
-    variant: int = 0                    # 0: the question itself; 1.. : rewrite variants
+    variant: int = 0  # 0: the question itself; 1.. : rewrite variants
     vector: np.ndarray | None = field(default=None, repr=False)  # uses_vectors only
 
 
 class HaystackBuilder:
     """Builds each question's Haystack from the stage's tables (turns, dates, vectors)."""
 
-    def __init__(self, questions: pl.DataFrame, sessions: pl.DataFrame, turns: pl.DataFrame,
-                 units=None):
+    def __init__(
+        self, questions: pl.DataFrame, sessions: pl.DataFrame, turns: pl.DataFrame, units=None
+    ):
         """`units`: retrieval.units.UnitIndex of the embeddings, for haystacks with vectors."""
         self.dates = question_session_dates(questions, sessions)
         self.qdate = dict(questions.select("question_id", "question_date").iter_rows())
         self.turns: dict[str, tuple[Turn, ...]] = {}
         self.user_turns: dict[str, set[int]] = {}
         grouped: dict[str, list[Turn]] = {}
-        for sid, idx, role, content in (turns.sort("session_id", "turn_index")
-                                        .select("session_id", "turn_index", "role", "content")
-                                        .iter_rows()):
+        for sid, idx, role, content in (
+            turns.sort("session_id", "turn_index")
+            .select("session_id", "turn_index", "role", "content")
+            .iter_rows()
+        ):
             grouped.setdefault(sid, []).append(Turn(int(idx), role, content or ""))
             if role == "user":
                 self.user_turns.setdefault(sid, set()).add(int(idx))
@@ -77,14 +81,19 @@ class HaystackBuilder:
 
     def haystack(self, qid: str, session_ids: list[str], with_vectors: bool) -> Haystack:
         dates = self.dates.get(qid, {})
-        sessions = tuple(Session(sid, dates.get(sid), self.turns.get(sid, ()))
-                         for sid in session_ids)
+        sessions = tuple(
+            Session(sid, dates.get(sid), self.turns.get(sid, ())) for sid in session_ids
+        )
         vectors = None
         if with_vectors:
             rows, seg = self.units.units_of(session_ids, qid)
             u = self.units
-            vectors = UnitVectors([u.unit_ids[r] for r in rows], [session_ids[p] for p in seg],
-                                  [u.texts[r] for r in rows], u.vectors[rows])
+            vectors = UnitVectors(
+                [u.unit_ids[r] for r in rows],
+                [session_ids[p] for p in seg],
+                [u.texts[r] for r in rows],
+                u.vectors[rows],
+            )
         return Haystack(qid, self.qdate.get(qid), sessions, vectors)
 
     def n_units(self, granularity: str, session_ids: list[str]) -> int:

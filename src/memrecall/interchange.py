@@ -59,8 +59,9 @@ def _objects(path: Path) -> list[tuple[int, dict]]:
                 raise InputError(f"not valid JSON: {e.msg}", file=str(path), line=i) from e
     for i, obj in pairs:
         if not isinstance(obj, dict):
-            raise InputError(f"expected a JSON object, got {type(obj).__name__}",
-                             file=str(path), line=i)
+            raise InputError(
+                f"expected a JSON object, got {type(obj).__name__}", file=str(path), line=i
+            )
     if not pairs:
         raise InputError("no entries", file=str(path))
     return pairs
@@ -79,17 +80,28 @@ def _read_entries(path: Path) -> list[dict]:
     for i, obj in _objects(path):
         qid = obj.get("question_id")
         if not isinstance(qid, str) or not qid:
-            raise InputError("missing question_id, or not a string", file=str(path), line=i,
-                             field="question_id")
+            raise InputError(
+                "missing question_id, or not a string", file=str(path), line=i, field="question_id"
+            )
         if qid in seen:
-            raise InputError(f"question_id given twice (first on line {seen[qid]})",
-                             file=str(path), line=i, question_id=qid, field="question_id")
+            raise InputError(
+                f"question_id given twice (first on line {seen[qid]})",
+                file=str(path),
+                line=i,
+                question_id=qid,
+                field="question_id",
+            )
         seen[qid] = i
         hyp = obj.get("hypothesis")
         if not isinstance(hyp, str):
-            raise InputError(f"hypothesis must be a string, got "
-                             f"{'nothing' if 'hypothesis' not in obj else type(hyp).__name__}",
-                             file=str(path), line=i, question_id=qid, field="hypothesis")
+            raise InputError(
+                f"hypothesis must be a string, got "
+                f"{'nothing' if 'hypothesis' not in obj else type(hyp).__name__}",
+                file=str(path),
+                line=i,
+                question_id=qid,
+                field="hypothesis",
+            )
         out.append({"question_id": qid, "hypothesis": hyp, "line": i, "_obj": obj})
     return out
 
@@ -104,20 +116,26 @@ def read_eval_results(path: str | Path) -> list[dict]:
         auto = r.pop("_obj").get("autoeval_label")
         where = {"file": str(path), "line": r["line"], "question_id": r["question_id"]}
         if not isinstance(auto, dict):
-            raise InputError("missing autoeval_label {model, label}", field="autoeval_label",
-                             **where)
+            raise InputError(
+                "missing autoeval_label {model, label}", field="autoeval_label", **where
+            )
         if not isinstance(auto.get("label"), bool):
-            raise InputError(f"autoeval_label.label must be true or false, got "
-                             f"{auto.get('label')!r}", field="autoeval_label.label", **where)
+            raise InputError(
+                f"autoeval_label.label must be true or false, got {auto.get('label')!r}",
+                field="autoeval_label.label",
+                **where,
+            )
         if not isinstance(auto.get("model"), str) or not auto["model"]:
-            raise InputError("missing autoeval_label.model", field="autoeval_label.model",
-                             **where)
+            raise InputError("missing autoeval_label.model", field="autoeval_label.model", **where)
         r["label"], r["model"] = auto["label"], auto["model"]
         models.setdefault(auto["model"], r["line"])
         if len(models) > 1:
             (m0, l0), (m1, _) = list(models.items())[:2]
-            raise InputError(f"one log, two judge models: {m0!r} (line {l0}) and {m1!r}",
-                             field="autoeval_label.model", **where)
+            raise InputError(
+                f"one log, two judge models: {m0!r} (line {l0}) and {m1!r}",
+                field="autoeval_label.model",
+                **where,
+            )
     return rows
 
 
@@ -136,14 +154,28 @@ def eval_results_path(hypotheses_path: str | Path, model: str) -> Path:
 
 def write_hypotheses(path: str | Path, rows: list[dict]) -> Path:
     """One `{question_id, hypothesis}` JSON line per row, in the order given (atomic)."""
-    text = "".join(json.dumps({"question_id": r["question_id"], "hypothesis": r["hypothesis"]},
-                              ensure_ascii=False) + "\n" for r in rows)
+    text = "".join(
+        json.dumps(
+            {"question_id": r["question_id"], "hypothesis": r["hypothesis"]}, ensure_ascii=False
+        )
+        + "\n"
+        for r in rows
+    )
     return atomic_write_text(path, text)
 
 
 def write_eval_results(path: str | Path, rows: list[dict]) -> Path:
     """The official eval-results lines: question_id, hypothesis, autoeval_label {model, label}."""
-    text = "".join(json.dumps({"question_id": r["question_id"], "hypothesis": r["hypothesis"],
-                               "autoeval_label": {"model": r["model"], "label": bool(r["label"])}},
-                              ensure_ascii=False) + "\n" for r in rows)
+    text = "".join(
+        json.dumps(
+            {
+                "question_id": r["question_id"],
+                "hypothesis": r["hypothesis"],
+                "autoeval_label": {"model": r["model"], "label": bool(r["label"])},
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+        for r in rows
+    )
     return atomic_write_text(path, text)

@@ -19,11 +19,11 @@ PARAMS_FILE = "params.yaml"  # the file DVC composes from conf/ for each experim
 class Stage:
     name: str
     cmd: str
-    params: dict[str, tuple[str, ...]]    # params file -> declared keys (() = the whole file)
-    upstream: tuple[str, ...]             # stages whose outputs it reads
+    params: dict[str, tuple[str, ...]]  # params file -> declared keys (() = the whole file)
+    upstream: tuple[str, ...]  # stages whose outputs it reads
     locked: dict[str, dict] = field(default_factory=dict)  # file -> {key: value} in dvc.lock
-    outs: tuple[str, ...] = ()            # its outputs, relative to the project root
-    always_changed: bool = False          # dvc.yaml's always_changed: runs on every repro
+    outs: tuple[str, ...] = ()  # its outputs, relative to the project root
+    always_changed: bool = False  # dvc.yaml's always_changed: runs on every repro
 
 
 @dataclass
@@ -31,6 +31,7 @@ class Pipeline:
     """The stages of a project, each after the stages it reads from (dvc.yaml order otherwise),
     and what `dvc status` says of each (`changes`: stage -> its entries, absent when nothing
     changed; None when the status could not be read, `status_error` says why)."""
+
     stages: dict[str, Stage]
     changes: dict[str, list] | None = None
     status_error: str | None = None
@@ -112,10 +113,14 @@ def read_pipeline(root: Path, *, status: bool = True) -> Pipeline:
             cmd = getattr(st, "cmd", None) or ""
             name = names[st.addressing] = _stage_name(st, root)
             stages[name] = Stage(
-                name, cmd if isinstance(cmd, str) else " && ".join(cmd), params,
-                tuple(sorted(_stage_name(u, root) for u in graph.successors(st))), locked,
+                name,
+                cmd if isinstance(cmd, str) else " && ".join(cmd),
+                params,
+                tuple(sorted(_stage_name(u, root) for u in graph.successors(st))),
+                locked,
                 tuple(os.path.relpath(o.fs_path, root) for o in st.outs),
-                bool(getattr(st, "always_changed", False)))
+                bool(getattr(st, "always_changed", False)),
+            )
         pipeline = Pipeline(_upstream_first(stages))
         if not status:
             return pipeline

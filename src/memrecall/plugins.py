@@ -28,8 +28,15 @@ from .hashing import sha256_file, sha256_json
 
 
 class PluginError(MemrecallError):
-    def __init__(self, spec, message: str, *, where: str, question_id: str | None = None,
-                 expected: str | None = None):
+    def __init__(
+        self,
+        spec,
+        message: str,
+        *,
+        where: str,
+        question_id: str | None = None,
+        expected: str | None = None,
+    ):
         self.spec, self.where, self.question_id = spec, where, question_id
         text = f"plug-in {spec!r} ({where}.callable)"
         if question_id is not None:
@@ -56,12 +63,24 @@ def result_params(cfg: dict, identity: dict | None = None) -> dict:
 def parse_spec(spec, where: str) -> tuple[str, str]:
     """'package.module:name' -> ('package.module', 'name')."""
     if not isinstance(spec, str) or spec.count(":") != 1:
-        raise PluginError(spec, "not of the form 'package.module:name'", where=where,
-                          expected='e.g. "examples.memesh_fts5:MeMeshRetriever"')
+        raise PluginError(
+            spec,
+            "not of the form 'package.module:name'",
+            where=where,
+            expected='e.g. "examples.memesh_fts5:MeMeshRetriever"',
+        )
     module, name = (p.strip() for p in spec.split(":"))
-    if not module or not name or not all(p.isidentifier() for p in module.split(".") + name.split(".")):
-        raise PluginError(spec, "not of the form 'package.module:name'", where=where,
-                          expected="dotted Python identifiers on both sides of the ':'")
+    if (
+        not module
+        or not name
+        or not all(p.isidentifier() for p in module.split(".") + name.split("."))
+    ):
+        raise PluginError(
+            spec,
+            "not of the form 'package.module:name'",
+            where=where,
+            expected="dotted Python identifiers on both sides of the ':'",
+        )
     return module, name
 
 
@@ -70,8 +89,12 @@ def plugin_options(cfg: dict, where: str) -> dict:
     if options is None:
         return {}
     if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
-        raise PluginError(cfg["callable"], f"options {options!r} are not a mapping",
-                          where=where, expected=f"{where}.options: a mapping of keyword arguments")
+        raise PluginError(
+            cfg["callable"],
+            f"options {options!r} are not a mapping",
+            where=where,
+            expected=f"{where}.options: a mapping of keyword arguments",
+        )
     return dict(options)
 
 
@@ -90,10 +113,14 @@ def _find_module(module: str, spec: str, where: str):
     else:
         err = None
     if found is None:
-        raise PluginError(spec, f"module {module!r} cannot be found"
-                          + (f" ({type(err).__name__}: {err})" if err else ""), where=where,
-                          expected="an importable module (installed, or a path from the project "
-                                   "root such as examples.memesh_fts5)")
+        raise PluginError(
+            spec,
+            f"module {module!r} cannot be found"
+            + (f" ({type(err).__name__}: {err})" if err else ""),
+            where=where,
+            expected="an importable module (installed, or a path from the project "
+            "root such as examples.memesh_fts5)",
+        )
     return found
 
 
@@ -136,8 +163,12 @@ def module_file(spec: str, where: str) -> Path:
     found = _find_module(module, spec, where)
     origin = Path(found.origin).resolve() if found.origin and found.has_location else None
     if origin is None or not origin.is_file():
-        raise PluginError(spec, f"module {module!r} has no source file to fingerprint",
-                          where=where, expected="a module defined in a .py file")
+        raise PluginError(
+            spec,
+            f"module {module!r} has no source file to fingerprint",
+            where=where,
+            expected="a module defined in a .py file",
+        )
     return origin
 
 
@@ -153,8 +184,10 @@ def code_identity(spec: str, where: str) -> dict:
     if root is None:
         return {"file": _rel(origin), "sha256": sha256_file(origin)}
     files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
-    return {"package": _rel(root),
-            "sha256": sha256_json({str(p.relative_to(root)): sha256_file(p) for p in files})}
+    return {
+        "package": _rel(root),
+        "sha256": sha256_json({str(p.relative_to(root)): sha256_file(p) for p in files}),
+    }
 
 
 def plugin_identity(cfg: dict, where: str) -> dict:
@@ -164,15 +197,24 @@ def plugin_identity(cfg: dict, where: str) -> dict:
     spec = cfg["callable"]
     origin, watched = module_file(spec, where), cfg["code"]
     base = Path(watched).expanduser() if isinstance(watched, str) and watched else None
-    base = (base if base is None or base.is_absolute() else Path.cwd() / base)
-    if base is None or not base.exists() or not (origin == base.resolve()
-                                                 or origin.is_relative_to(base.resolve())):
-        raise PluginError(spec, f"{where}.code is {watched!r}, which does not hold the plug-in's "
-                          f"module file {_rel(origin)}, so DVC would not notice a change to it",
-                          where=where, expected=f"{where}.code={_rel(origin)} (or a folder "
-                                                f"above it)")
-    return {"callable": spec, "code": code_identity(spec, where),
-            "options": plugin_options(cfg, where)}
+    base = base if base is None or base.is_absolute() else Path.cwd() / base
+    if (
+        base is None
+        or not base.exists()
+        or not (origin == base.resolve() or origin.is_relative_to(base.resolve()))
+    ):
+        raise PluginError(
+            spec,
+            f"{where}.code is {watched!r}, which does not hold the plug-in's "
+            f"module file {_rel(origin)}, so DVC would not notice a change to it",
+            where=where,
+            expected=f"{where}.code={_rel(origin)} (or a folder above it)",
+        )
+    return {
+        "callable": spec,
+        "code": code_identity(spec, where),
+        "options": plugin_options(cfg, where),
+    }
 
 
 def load_plugin(cfg: dict, where: str, *, methods: tuple[str, ...] = ()):
@@ -184,32 +226,48 @@ def load_plugin(cfg: dict, where: str, *, methods: tuple[str, ...] = ()):
     try:
         module = importlib.import_module(module_name)
     except Exception as e:  # the plug-in's own import error, shown as such
-        raise PluginError(spec, f"importing {module_name!r} failed: {type(e).__name__}: {e}",
-                          where=where) from e
+        raise PluginError(
+            spec, f"importing {module_name!r} failed: {type(e).__name__}: {e}", where=where
+        ) from e
     obj = module
     for part in name.split("."):
         if not hasattr(obj, part):
-            raise PluginError(spec, f"module {module_name!r} has no attribute {name!r}",
-                              where=where, expected="a class or factory function of that name")
+            raise PluginError(
+                spec,
+                f"module {module_name!r} has no attribute {name!r}",
+                where=where,
+                expected="a class or factory function of that name",
+            )
         obj = getattr(obj, part)
     if not callable(obj):
-        raise PluginError(spec, f"{name!r} is a {type(obj).__name__}, not callable",
-                          where=where, expected="a class or factory function")
+        raise PluginError(
+            spec,
+            f"{name!r} is a {type(obj).__name__}, not callable",
+            where=where,
+            expected="a class or factory function",
+        )
     try:
         instance = obj(**options)
     except TypeError as e:
         try:
             inspect.signature(obj).bind(**options)
         except TypeError:
-            raise PluginError(spec, f"options {sorted(options)} do not fit {name}"
-                              f"{_signature(obj)}: {e}", where=where,
-                              expected=f"{where}.options matching its keyword arguments") from e
+            raise PluginError(
+                spec,
+                f"options {sorted(options)} do not fit {name}{_signature(obj)}: {e}",
+                where=where,
+                expected=f"{where}.options matching its keyword arguments",
+            ) from e
         raise
     for m in methods:
         if not callable(getattr(instance, m, None)):
-            raise PluginError(spec, f"the object {name}(**options) returned "
-                              f"({type(instance).__name__}) has no method {m}()",
-                              where=where, expected=f"a {m}() method (see docs/plugins.md)")
+            raise PluginError(
+                spec,
+                f"the object {name}(**options) returned "
+                f"({type(instance).__name__}) has no method {m}()",
+                where=where,
+                expected=f"a {m}() method (see docs/plugins.md)",
+            )
     return instance
 
 

@@ -40,8 +40,9 @@ def _table(reader: RevReader, path: str, exp: str) -> pl.DataFrame | None:
     except FileNotFoundError:
         return None
     except Exception as e:  # not in the local DVC cache, or unreadable
-        raise MemrecallError(f"experiment '{exp}': cannot read {path} from its commit ({e}); "
-                             "`dvc pull` or rerun it") from None
+        raise MemrecallError(
+            f"experiment '{exp}': cannot read {path} from its commit ({e}); `dvc pull` or rerun it"
+        ) from None
 
 
 def _benchmark(reader: RevReader, exp: str):
@@ -53,16 +54,25 @@ def _benchmark(reader: RevReader, exp: str):
     try:
         data = reader.read_bytes(QUESTIONS)
     except Exception as e:
-        raise MemrecallError(f"experiment '{exp}': cannot read {QUESTIONS} from its commit "
-                             f"({e}); `dvc pull` or rerun it") from None
+        raise MemrecallError(
+            f"experiment '{exp}': cannot read {QUESTIONS} from its commit "
+            f"({e}); `dvc pull` or rerun it"
+        ) from None
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "questions.parquet"
         path.write_bytes(data)
         return benchmarks.of_artifact(path)
 
 
-def rejudge(specs: list[str], *, root: Path | None = None, names=None, sweep=None, revs=None,
-            out_dir: str | Path | None = None) -> dict[str, dict]:
+def rejudge(
+    specs: list[str],
+    *,
+    root: Path | None = None,
+    names=None,
+    sweep=None,
+    revs=None,
+    out_dir: str | Path | None = None,
+) -> dict[str, dict]:
     """{experiment: panel stats} for the selected experiments (see the module docstring)."""
     root = Path(root or project_root())
     out = Path(out_dir) if out_dir is not None else root / OUT_DIR
@@ -78,38 +88,55 @@ def rejudge(specs: list[str], *, root: Path | None = None, names=None, sweep=Non
         finally:
             reader.close()
         if q is None or a is None:
-            raise MemrecallError(f"experiment '{exp.name}' has no {QUESTIONS} or {ANSWERS} "
-                                 "in its commit: nothing to rejudge")
-        verdicts, _ = judge_panel(bench, q, a, members, _judge,
-                                  answers_file=f"{exp.name}:{ANSWERS}")
+            raise MemrecallError(
+                f"experiment '{exp.name}' has no {QUESTIONS} or {ANSWERS} "
+                "in its commit: nothing to rejudge"
+            )
+        verdicts, _ = judge_panel(
+            bench, q, a, members, _judge, answers_file=f"{exp.name}:{ANSWERS}"
+        )
         if recorded is not None:
             own = str((exp.params.get("judge") or {}).get("name") or "judge")
             col = f"{PANEL_LABEL_PREFIX}{own} (recorded)"
-            verdicts = verdicts.join(recorded.select("question_id", pl.col("label").alias(col)),
-                                     on="question_id", how="left", maintain_order="left")
+            verdicts = verdicts.join(
+                recorded.select("question_id", pl.col("label").alias(col)),
+                on="question_id",
+                how="left",
+                maintain_order="left",
+            )
         labels, judges = panel_labels(verdicts)
         stats = panel_stats(labels, judges)
         results[exp.name] = stats
         stem = exp.name.replace("/", "_").replace(" ", "_")
-        atomic_write_text(out / f"{stem}.json",
-                          json.dumps(stats, indent=2, sort_keys=True, default=float) + "\n")
+        atomic_write_text(
+            out / f"{stem}.json", json.dumps(stats, indent=2, sort_keys=True, default=float) + "\n"
+        )
         atomic_write_text(out / f"{stem}.md", panel_markdown(stats, f"Judge panel: {exp.name}"))
         b = stats["band"]
-        print(f"{exp.name}: band {100 * (b['low'] or 0):.1f}-{100 * (b['high'] or 0):.1f}% "
-              f"({b['lowest']} .. {b['highest']}) on {stats['n_common']} answers; "
-              f"wrote {out / stem}.md")
+        print(
+            f"{exp.name}: band {100 * (b['low'] or 0):.1f}-{100 * (b['high'] or 0):.1f}% "
+            f"({b['lowest']} .. {b['highest']}) on {stats['n_common']} answers; "
+            f"wrote {out / stem}.md"
+        )
     return results
 
 
 def main(argv: list[str] | None = None, prog: str = "memrecall rejudge") -> None:
     p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help="only these experiments (HEAD: the HEAD run)")
-    p.add_argument("--judge", action="append", dest="judges", metavar="OPTION", required=True,
-                   help='a panel member: a judge option ("gpt4o") or Hydra overrides '
-                        '("official judge.official_script=PATH"); repeat')
+    p.add_argument(
+        "--judge",
+        action="append",
+        dest="judges",
+        metavar="OPTION",
+        required=True,
+        help='a panel member: a judge option ("gpt4o") or Hydra overrides '
+        '("official judge.official_script=PATH"); repeat',
+    )
     p.add_argument("--sweep", help="only the runs of this named sweep")
     p.add_argument("--revs", help="a git revision range A..B instead of HEAD's experiments")
     p.add_argument("--out", help=f"folder for the reports (default {OUT_DIR})")
     args = p.parse_args(argv)
-    rejudge(args.judges, names=args.names or None, sweep=args.sweep, revs=args.revs,
-            out_dir=args.out)
+    rejudge(
+        args.judges, names=args.names or None, sweep=args.sweep, revs=args.revs, out_dir=args.out
+    )

@@ -10,60 +10,72 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-QUESTIONS = pa.schema([
-    ("question_id", pa.string()),
-    ("question_type", pa.string()),
-    ("is_abstention", pa.bool_()),
-    ("question", pa.string()),
-    ("answer", pa.string()),
-    ("question_date", pa.string()),
-    ("haystack_session_ids", pa.list_(pa.string())),
-    ("answer_session_ids", pa.list_(pa.string())),
-])
+QUESTIONS = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("question_type", pa.string()),
+        ("is_abstention", pa.bool_()),
+        ("question", pa.string()),
+        ("answer", pa.string()),
+        ("question_date", pa.string()),
+        ("haystack_session_ids", pa.list_(pa.string())),
+        ("answer_session_ids", pa.list_(pa.string())),
+    ]
+)
 
-SESSIONS = pa.schema([
-    ("session_id", pa.string()),
-    ("date", pa.string()),
-    ("content_hash", pa.string()),
-])
+SESSIONS = pa.schema(
+    [
+        ("session_id", pa.string()),
+        ("date", pa.string()),
+        ("content_hash", pa.string()),
+    ]
+)
 
-TURNS = pa.schema([
-    ("session_id", pa.string()),
-    ("turn_index", pa.int32()),
-    ("role", pa.string()),
-    ("content", pa.string()),
-    ("has_answer", pa.bool_()),
-])
+TURNS = pa.schema(
+    [
+        ("session_id", pa.string()),
+        ("turn_index", pa.int32()),
+        ("role", pa.string()),
+        ("content", pa.string()),
+        ("has_answer", pa.bool_()),
+    ]
+)
 
-CANDIDATES = pa.schema([
-    ("question_id", pa.string()),
-    ("rank", pa.int32()),
-    ("session_id", pa.string()),
-    ("score", pa.float64()),
-])
+CANDIDATES = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("rank", pa.int32()),
+        ("session_id", pa.string()),
+        ("score", pa.float64()),
+    ]
+)
 
-ANSWERS = pa.schema([
-    ("question_id", pa.string()),
-    ("hypothesis", pa.string()),
-    ("model", pa.string()),
-    ("prompt_id", pa.string()),
-    ("request_hash", pa.string()),
-    ("input_tokens", pa.int64()),
-    ("output_tokens", pa.int64()),
-    ("reasoning_tokens", pa.int64()),
-    ("cost_usd", pa.float64()),
-    ("latency_s", pa.float64()),
-    ("refused", pa.bool_()),
-    ("error", pa.string()),
-])
+ANSWERS = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("hypothesis", pa.string()),
+        ("model", pa.string()),
+        ("prompt_id", pa.string()),
+        ("request_hash", pa.string()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("reasoning_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("latency_s", pa.float64()),
+        ("refused", pa.bool_()),
+        ("error", pa.string()),
+    ]
+)
 
-VERDICTS = pa.schema([
-    ("question_id", pa.string()),
-    ("label", pa.bool_()),
-    ("judge_model", pa.string()),
-    ("raw", pa.string()),
-    ("error", pa.string()),
-])
+VERDICTS = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("label", pa.bool_()),
+        ("judge_model", pa.string()),
+        ("raw", pa.string()),
+        ("error", pa.string()),
+    ]
+)
 
 TABLES = {
     "questions": QUESTIONS,
@@ -82,38 +94,46 @@ TURN_INDICES = pa.field("turn_indices", pa.list_(pa.int32()))
 
 # Columns our stages write after the contract ones, in this order.
 EXTRA = {
-    "questions": pa.schema([
-        ("haystack_dates", pa.list_(pa.string())),  # aligned with haystack_session_ids
-    ]),
-    "answers": pa.schema([
-        ("raw", pa.string()),                        # the reader's whole reply
-        ("context_session_ids", pa.list_(pa.string())),  # the sessions it was shown
-    ]),
-    "verdicts": pa.schema([
-        ("question_type", pa.string()),
-        ("is_abstention", pa.bool_()),
-        ("reader_failed", pa.bool_()),
-        ("prompt_hash", pa.string()),
-        ("request_hash", pa.string()),
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("reasoning_tokens", pa.int64()),
-        ("cost_usd", pa.float64()),
-        ("latency_s", pa.float64()),
-    ]),
+    "questions": pa.schema(
+        [
+            ("haystack_dates", pa.list_(pa.string())),  # aligned with haystack_session_ids
+        ]
+    ),
+    "answers": pa.schema(
+        [
+            ("raw", pa.string()),  # the reader's whole reply
+            ("context_session_ids", pa.list_(pa.string())),  # the sessions it was shown
+        ]
+    ),
+    "verdicts": pa.schema(
+        [
+            ("question_type", pa.string()),
+            ("is_abstention", pa.bool_()),
+            ("reader_failed", pa.bool_()),
+            ("prompt_hash", pa.string()),
+            ("request_hash", pa.string()),
+            ("input_tokens", pa.int64()),
+            ("output_tokens", pa.int64()),
+            ("reasoning_tokens", pa.int64()),
+            ("cost_usd", pa.float64()),
+            ("latency_s", pa.float64()),
+        ]
+    ),
 }
 
 # The rewrite stage's record of what it asked and got (artifacts/rewrites.parquet).
-REWRITES = pa.schema([
-    ("question_id", pa.string()),
-    ("question_type", pa.string()),
-    ("variants", pa.list_(pa.string())),
-    ("time_range", pa.string()),
-    ("error", pa.string()),
-    ("raw_variants", pa.string()),
-    ("raw_time_range", pa.string()),
-    ("cost_usd", pa.float64()),
-])
+REWRITES = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("question_type", pa.string()),
+        ("variants", pa.list_(pa.string())),
+        ("time_range", pa.string()),
+        ("error", pa.string()),
+        ("raw_variants", pa.string()),
+        ("raw_time_range", pa.string()),
+        ("cost_usd", pa.float64()),
+    ]
+)
 
 
 def written_schema(table: str) -> pa.Schema:

@@ -13,8 +13,10 @@ from .errors import MemrecallError
 
 
 def run_stage(main: Callable[[], None]) -> None:
-    logging.basicConfig(level=os.environ.get("MEMRECALL_LOG", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=os.environ.get("MEMRECALL_LOG", "WARNING"),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     started = time.time()
     try:
         main()

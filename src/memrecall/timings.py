@@ -46,12 +46,25 @@ def record_stage(stage: str, started: float, ended: float, cwd: str | Path = "."
     stage: a timing is a nicety, the artifacts are the result."""
     try:
         cwd = Path(cwd)
-        md5s = {rel: _md5(cwd / rel) for rel in stage_outs(stage, cwd / "dvc.yaml")
-                if (cwd / rel).is_file()}
+        md5s = {
+            rel: _md5(cwd / rel)
+            for rel in stage_outs(stage, cwd / "dvc.yaml")
+            if (cwd / rel).is_file()
+        }
         if not md5s:
             return
-        line = json.dumps({"stage": stage, "started": round(started, 3),
-                           "ended": round(ended, 3), "md5": md5s}, sort_keys=True) + "\n"
+        line = (
+            json.dumps(
+                {
+                    "stage": stage,
+                    "started": round(started, 3),
+                    "ended": round(ended, 3),
+                    "md5": md5s,
+                },
+                sort_keys=True,
+            )
+            + "\n"
+        )
         path = paths.cache_dir() / TIMINGS_FILE
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -81,8 +94,11 @@ def lock_out_md5s(lock: dict) -> dict[str, dict[str, str]]:
     for stage, spec in ((lock or {}).get("stages") or {}).items():
         files = {}
         for entry in (spec or {}).get("outs") or []:
-            if isinstance(entry, dict) and entry.get("md5") and not str(entry["md5"]).endswith(
-                    ".dir"):
+            if (
+                isinstance(entry, dict)
+                and entry.get("md5")
+                and not str(entry["md5"]).endswith(".dir")
+            ):
                 files[entry["path"]] = entry["md5"]
         out[stage] = files
     return out
@@ -93,8 +109,9 @@ def lock_out_md5s(lock: dict) -> dict[str, dict[str, str]]:
 CHAIN_GAP_S = 600.0
 
 
-def run_window(lock: dict, timings: list[dict] | None = None, *, not_after: float | None = None
-               ) -> tuple[float, float, dict[str, tuple[float, float]]] | None:
+def run_window(
+    lock: dict, timings: list[dict] | None = None, *, not_after: float | None = None
+) -> tuple[float, float, dict[str, tuple[float, float]]] | None:
     """(start, end, {stage: (start, end)}) of the run that dvc.lock describes, or None when no
     stage's timing is known (a run made before timings were kept, or on another machine).
 
@@ -107,9 +124,13 @@ def run_window(lock: dict, timings: list[dict] | None = None, *, not_after: floa
     for stage, md5s in lock_out_md5s(lock).items():
         if not md5s:
             continue
-        hits = [t for t in timings if t.get("stage") == stage
-                and (not_after is None or t.get("ended", 0) <= not_after)
-                and all(t.get("md5", {}).get(p) == m for p, m in md5s.items())]
+        hits = [
+            t
+            for t in timings
+            if t.get("stage") == stage
+            and (not_after is None or t.get("ended", 0) <= not_after)
+            and all(t.get("md5", {}).get(p) == m for p, m in md5s.items())
+        ]
         if hits:
             best = max(hits, key=lambda t: t["ended"])
             found[stage] = (best["started"], best["ended"])

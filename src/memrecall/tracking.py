@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Iterable
 
 from . import paths, timings, traces
-from .config import flatten, load_yaml
 from .artifacts import META_PREFIX
+from .config import flatten, load_yaml
 from .errors import MemrecallError
 from .experiments import ExpRef, RevReader, list_experiments, read_experiment
 from .paths import project_root
@@ -42,10 +42,15 @@ TAG_PROMPTS = "memrecall.prompt_ids"
 TAG_DURATION = "memrecall.duration_source"
 TAG_TRACES = "memrecall.traces"
 # The artifacts a question's trace is built from, by table name (traces.question_views).
-TRACE_TABLES = {"questions": paths.QUESTIONS, "candidates_retrieve": paths.CANDIDATES_RETRIEVE,
-                "candidates_rerank": paths.CANDIDATES_RERANK,
-                "candidates_rewrite": paths.CANDIDATES_REWRITE, "rewrites": paths.REWRITES,
-                "answers": paths.ANSWERS, "verdicts": paths.VERDICTS}
+TRACE_TABLES = {
+    "questions": paths.QUESTIONS,
+    "candidates_retrieve": paths.CANDIDATES_RETRIEVE,
+    "candidates_rerank": paths.CANDIDATES_RERANK,
+    "candidates_rewrite": paths.CANDIDATES_REWRITE,
+    "rewrites": paths.REWRITES,
+    "answers": paths.ANSWERS,
+    "verdicts": paths.VERDICTS,
+}
 PARAM_VALUE_MAX = 6000  # MLflow's cap on a param value
 PROMPTS_FILE = "reports/prompts.json"  # the read stage's prompts
 # Tables whose metadata holds the prompts their stage sent (judge, rewrite): key "prompts".
@@ -54,6 +59,7 @@ _BAD_KEY_CHARS = re.compile(r"[^A-Za-z0-9_.\- /]")
 
 
 # ---------------------------------------------------------------- store and experiment
+
 
 def tracking_uri(root: Path | None = None) -> str:
     """MLFLOW_TRACKING_URI, else an absolute sqlite DB at the project root (not the cwd: queued
@@ -72,8 +78,9 @@ def experiment_name() -> str:
     return os.environ.get(EXPERIMENT_ENV, DEFAULT_EXPERIMENT)
 
 
-def ensure_experiment(root: Path | None = None, uri: str | None = None,
-                      name: str | None = None) -> str:
+def ensure_experiment(
+    root: Path | None = None, uri: str | None = None, name: str | None = None
+) -> str:
     """Create the store and the MLflow experiment if missing; return the experiment id.
 
     Call this once before starting parallel work. For a local store the artifact location is
@@ -97,11 +104,13 @@ def ensure_experiment(root: Path | None = None, uri: str | None = None,
     except MemrecallError:
         raise
     except Exception as e:  # mlflow raises its own and requests' errors; name the store
-        raise MemrecallError(f"MLflow store {uri}: cannot create or open experiment '{name}': {e}")\
-            from None
+        raise MemrecallError(
+            f"MLflow store {uri}: cannot create or open experiment '{name}': {e}"
+        ) from None
 
 
 # ---------------------------------------------------------------- names and values
+
 
 def metric_key(key: str) -> str:
     """MLflow forbids '@' in names: recall_any@5 -> recall_any_at_5."""
@@ -129,6 +138,7 @@ def param_values(params: dict) -> dict[str, str]:
 
 # ---------------------------------------------------------------- artifacts
 
+
 def prompt_ids(files: dict[str, bytes]) -> list[str]:
     """The prompt ids the read stage recorded in reports/prompts.json (it writes the prompts
     it rendered there; the run logs that file, never re-executes old prompt code)."""
@@ -143,6 +153,7 @@ def prompt_ids(files: dict[str, bytes]) -> list[str]:
 
 # ---------------------------------------------------------------- sync
 
+
 def _existing_runs(client, experiment_id: str) -> dict[tuple[str, str], list]:
     """Active runs made by this sync, keyed by (experiment name, baseline rev)."""
     from mlflow.entities import ViewType
@@ -150,9 +161,13 @@ def _existing_runs(client, experiment_id: str) -> dict[tuple[str, str], list]:
     out: dict[tuple[str, str], list] = {}
     token = None
     while True:
-        page = client.search_runs([experiment_id], filter_string=f"tags.`{TAG_REV}` != ''",
-                                  run_view_type=ViewType.ACTIVE_ONLY, max_results=1000,
-                                  page_token=token)
+        page = client.search_runs(
+            [experiment_id],
+            filter_string=f"tags.`{TAG_REV}` != ''",
+            run_view_type=ViewType.ACTIVE_ONLY,
+            max_results=1000,
+            page_token=token,
+        )
         for run in page:
             tags = run.data.tags
             out.setdefault((tags.get(TAG_NAME, ""), tags.get(TAG_BASELINE, "")), []).append(run)
@@ -163,7 +178,7 @@ def _existing_runs(client, experiment_id: str) -> dict[tuple[str, str], list]:
 
 def _chunks(items: list, n: int):
     for i in range(0, len(items), n):
-        yield items[i:i + n]
+        yield items[i : i + n]
 
 
 def _run_window(reader: RevReader, commit_time_ms: int) -> tuple[int, int, dict, str]:
@@ -177,8 +192,12 @@ def _run_window(reader: RevReader, commit_time_ms: int) -> tuple[int, int, dict,
     if window is None:
         return commit_time_ms, commit_time_ms, {}, "commit time (no stage timings recorded)"
     start, end, stages = window
-    return (int(start * 1000), int(end * 1000),
-            {k: round(e - s, 3) for k, (s, e) in stages.items()}, "stage timings")
+    return (
+        int(start * 1000),
+        int(end * 1000),
+        {k: round(e - s, 3) for k, (s, e) in stages.items()},
+        "stage timings",
+    )
 
 
 def _trace_tables(reader: RevReader) -> tuple[dict, dict]:
@@ -207,8 +226,9 @@ def _trace_tables(reader: RevReader) -> tuple[dict, dict]:
     return out, prompts
 
 
-def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader, record,
-                     start_ms: int, end_ms: int) -> str:
+def _log_genai_views(
+    client, experiment_id: str, run_id: str, reader: RevReader, record, start_ms: int, end_ms: int
+) -> str:
     """Traces, assessments, prompts and the dataset input of one run (memrecall.traces);
     returns what was logged, for the run's tags."""
     from .llm.cache import CallCache
@@ -229,11 +249,16 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
         client.link_prompt_version_to_run(run_id, version)
     if tables is None:
         return missing
-    traces.log_dataset_input(client, run_id, record.params, record.dataset_sha256,
-                             tables["questions"].height)
-    hashes = [h for name in ("answers", "verdicts") if name in tables
-              and "request_hash" in tables[name].columns
-              for h in tables[name]["request_hash"].to_list() if h]
+    traces.log_dataset_input(
+        client, run_id, record.params, record.dataset_sha256, tables["questions"].height
+    )
+    hashes = [
+        h
+        for name in ("answers", "verdicts")
+        if name in tables and "request_hash" in tables[name].columns
+        for h in tables[name]["request_hash"].to_list()
+        if h
+    ]
     cache = CallCache()
     try:
         calls = cache.records(hashes)
@@ -243,8 +268,9 @@ def _log_genai_views(client, experiment_id: str, run_id: str, reader: RevReader,
 
     bench = benchmarks.get(record.benchmark) if record.benchmark else None
     views = traces.question_views(tables, calls, bench)
-    ids = traces.log_question_traces(client, experiment_id, run_id, views,
-                                     start_s=start_ms / 1000, run_name=record.name)
+    ids = traces.log_question_traces(
+        client, experiment_id, run_id, views, start_s=start_ms / 1000, run_name=record.name
+    )
     traces.mark_evaluation_run(client, run_id, views, end_ms)
     return f"{len(ids)} questions"
 
@@ -253,8 +279,9 @@ def _delete_run(client, experiment_id: str, run_id: str) -> None:
     """A run and the traces linked to it."""
     import mlflow
 
-    found = mlflow.search_traces(locations=[experiment_id], run_id=run_id, return_type="list",
-                                 include_spans=False)
+    found = mlflow.search_traces(
+        locations=[experiment_id], run_id=run_id, return_type="list", include_spans=False
+    )
     ids = [t.info.trace_id for t in found]
     for chunk in _chunks(ids, 100):
         client.delete_traces(experiment_id, trace_ids=chunk)
@@ -267,26 +294,32 @@ def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
     reader = RevReader(root, ref.rev)
     try:
         record = read_experiment(root, ref, reader, files=True)
-        start_ms, end_ms, stage_s, duration_source = _run_window(reader,
-                                                                 record.commit_time_ms)
+        start_ms, end_ms, stage_s, duration_source = _run_window(reader, record.commit_time_ms)
         files = record.files
-        tags = {TAG_NAME: ref.name, TAG_REV: ref.rev, TAG_BASELINE: ref.baseline_rev,
-                "mlflow.source.git.commit": ref.rev, "mlflow.source.type": "PROJECT",
-                "mlflow.source.name": "dvc exp run",
-                TAG_DATASET: record.dataset_sha256 or "unknown",
-                TAG_PROMPTS: ", ".join(prompt_ids(files)) or "unknown",
-                TAG_DURATION: duration_source}
-        run = client.create_run(experiment_id, start_time=start_ms, run_name=ref.name,
-                                tags=tags)
+        tags = {
+            TAG_NAME: ref.name,
+            TAG_REV: ref.rev,
+            TAG_BASELINE: ref.baseline_rev,
+            "mlflow.source.git.commit": ref.rev,
+            "mlflow.source.type": "PROJECT",
+            "mlflow.source.name": "dvc exp run",
+            TAG_DATASET: record.dataset_sha256 or "unknown",
+            TAG_PROMPTS: ", ".join(prompt_ids(files)) or "unknown",
+            TAG_DURATION: duration_source,
+        }
+        run = client.create_run(experiment_id, start_time=start_ms, run_name=ref.name, tags=tags)
         run_id = run.info.run_id
         try:
             params = [Param(k, v) for k, v in sorted(param_values(record.params).items())]
             for chunk in _chunks(params, 100):
                 client.log_batch(run_id, params=chunk)
-            metrics = [Metric(k, v, end_ms, 0)
-                       for k, v in sorted(metric_values(record.metrics).items())]
-            metrics += [Metric(metric_key(f"stage_seconds.{k}"), v, end_ms, 0)
-                        for k, v in sorted(stage_s.items())]
+            metrics = [
+                Metric(k, v, end_ms, 0) for k, v in sorted(metric_values(record.metrics).items())
+            ]
+            metrics += [
+                Metric(metric_key(f"stage_seconds.{k}"), v, end_ms, 0)
+                for k, v in sorted(stage_s.items())
+            ]
             for chunk in _chunks(metrics, 1000):
                 client.log_batch(run_id, metrics=chunk)
             if files:
@@ -296,10 +329,12 @@ def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
                         dest.parent.mkdir(parents=True, exist_ok=True)
                         dest.write_bytes(data)
                     client.log_artifacts(run_id, tmp)
-            logged = _log_genai_views(client, experiment_id, run_id, reader, record, start_ms,
-                                      end_ms)
-            client.log_batch(run_id, tags=[RunTag(TAG_TRACES, logged),
-                                           RunTag(TAG_COMPLETE, "true")])
+            logged = _log_genai_views(
+                client, experiment_id, run_id, reader, record, start_ms, end_ms
+            )
+            client.log_batch(
+                run_id, tags=[RunTag(TAG_TRACES, logged), RunTag(TAG_COMPLETE, "true")]
+            )
             client.set_terminated(run_id, "FINISHED", end_time=end_ms)
         except BaseException:
             # A half-logged run must not count as synced: delete it, the next sync redoes it.
@@ -310,15 +345,20 @@ def _log_run(client, experiment_id: str, root: Path, ref: ExpRef) -> str:
     return run_id
 
 
-def sync_experiments(root: Path | None = None, *, names: Iterable[str] | None = None,
-                     baseline: str | None = None, uri: str | None = None,
-                     experiment: str | None = None, progress: bool = True) -> dict[str, str]:
+def sync_experiments(
+    root: Path | None = None,
+    *,
+    names: Iterable[str] | None = None,
+    baseline: str | None = None,
+    uri: str | None = None,
+    experiment: str | None = None,
+    progress: bool = True,
+) -> dict[str, str]:
     """Make MLflow hold exactly one finished run per DVC experiment; returns
     {experiment name: 'created' | 'unchanged' | 'replaced'}. Safe to run any number of times."""
+    import mlflow
     from mlflow.tracking import MlflowClient
     from tqdm import tqdm
-
-    import mlflow
 
     root = (root or project_root()).resolve()
     uri = uri or tracking_uri(root)
@@ -332,8 +372,14 @@ def sync_experiments(root: Path | None = None, *, names: Iterable[str] | None = 
     result = {}
     for ref in tqdm(refs, desc="mlflow sync", unit="exp", disable=not progress, file=sys.stderr):
         runs = existing.get((ref.name, ref.baseline_rev), [])
-        keep = next((r for r in runs if r.data.tags.get(TAG_REV) == ref.rev
-                     and r.data.tags.get(TAG_COMPLETE) == "true"), None)
+        keep = next(
+            (
+                r
+                for r in runs
+                if r.data.tags.get(TAG_REV) == ref.rev and r.data.tags.get(TAG_COMPLETE) == "true"
+            ),
+            None,
+        )
         for r in runs:
             if r is not keep:  # stale (experiment re-run under this name) or half-logged
                 _delete_run(client, exp_id, r.info.run_id)
@@ -343,8 +389,12 @@ def sync_experiments(root: Path | None = None, *, names: Iterable[str] | None = 
         _log_run(client, exp_id, root, ref)
         result[ref.name] = "replaced" if runs else "created"
     if progress:
-        counts = {s: sum(v == s for v in result.values()) for s in ("created", "replaced",
-                                                                   "unchanged")}
-        print(f"mlflow: {uri} experiment '{experiment or experiment_name()}': "
-              + ", ".join(f"{n} {s}" for s, n in counts.items()), file=sys.stderr)
+        counts = {
+            s: sum(v == s for v in result.values()) for s in ("created", "replaced", "unchanged")
+        }
+        print(
+            f"mlflow: {uri} experiment '{experiment or experiment_name()}': "
+            + ", ".join(f"{n} {s}" for s, n in counts.items()),
+            file=sys.stderr,
+        )
     return result

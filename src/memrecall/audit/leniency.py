@@ -5,9 +5,9 @@ accept) or rejected a right one (false reject), with Wilson 95% intervals.
     report = audit_judges(bench, questions, {"rule": rule_cfg, "gpt4o": gpt4o_cfg})
     write_report(report, "reports/judge_audit")
 
-Judges run through the judge stage's own code (judge.stage.judge_answers), so an LLM judge's calls go
-through the cached LLMClient: a rerun, or a panel that already judged the same planted answer,
-pays nothing. A verdict that failed (judge error) is counted apart, never as a reject.
+Judges run through the judge stage's own code (judge.stage.judge_answers), so an LLM judge's
+calls go through the cached LLMClient: a rerun, or a panel that already judged the same planted
+answer, pays nothing. A verdict that failed (judge error) is counted apart, never as a reject.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from ..schema import polars_schema
 from .planting import CLASSES, RIGHT, Planted, plant_all
 
 
-def planted_tables(questions: pl.DataFrame, planted: list[Planted]
-                   ) -> tuple[pl.DataFrame, pl.DataFrame]:
+def planted_tables(
+    questions: pl.DataFrame, planted: list[Planted]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(questions, answers) frames the judge stage takes: one row per planted answer, its
     question row copied under the planted id (all the benchmark's columns kept)."""
     by_id = {r["question_id"]: r for r in questions.iter_rows(named=True)}
@@ -34,10 +35,20 @@ def planted_tables(questions: pl.DataFrame, planted: list[Planted]
     a_rows = []
     for p in planted:
         row = {k: None for k in schema}
-        row.update({"question_id": p.planted_id, "hypothesis": p.answer, "model": "planted",
-                    "prompt_id": f"planted:{p.klass}", "input_tokens": 0, "output_tokens": 0,
-                    "reasoning_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0,
-                    "refused": False})
+        row.update(
+            {
+                "question_id": p.planted_id,
+                "hypothesis": p.answer,
+                "model": "planted",
+                "prompt_id": f"planted:{p.klass}",
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "reasoning_tokens": 0,
+                "cost_usd": 0.0,
+                "latency_s": 0.0,
+                "refused": False,
+            }
+        )
         a_rows.append(row)
     return qs, pl.DataFrame(a_rows, schema=schema)
 
@@ -55,10 +66,15 @@ def rates(planted: list[Planted], labels: dict[str, bool | None]) -> dict:
         right = klass in RIGHT
         bad = sum(1 for x in judged if x is not right)
         ci = wilson_interval(bad, len(judged))
-        out[klass] = {"kind": "false_reject" if right else "false_accept", "n": len(ps),
-                      "judged": len(judged), "judge_errors": len(lab) - len(judged),
-                      "errors": bad, "rate": bad / len(judged) if judged else None,
-                      "ci": ci}
+        out[klass] = {
+            "kind": "false_reject" if right else "false_accept",
+            "n": len(ps),
+            "judged": len(judged),
+            "judge_errors": len(lab) - len(judged),
+            "errors": bad,
+            "rate": bad / len(judged) if judged else None,
+            "ci": ci,
+        }
     return out
 
 
@@ -68,16 +84,23 @@ def audit_judges(bench, questions: pl.DataFrame, judges: dict[str, dict]) -> dic
     them."""
     from ..judge.stage import judge_answers
 
-    planted, left_out = plant_all(questions.select(
-        "question_id", "question", "answer", "is_abstention").to_dicts())
+    planted, left_out = plant_all(
+        questions.select("question_id", "question", "answer", "is_abstention").to_dicts()
+    )
     qs, answers = planted_tables(questions, planted)
-    report = {"planted": {k: sum(1 for p in planted if p.klass == k) for k in CLASSES},
-              "left_out": left_out, "judges": {}}
+    report = {
+        "planted": {k: sum(1 for p in planted if p.klass == k) for k in CLASSES},
+        "left_out": left_out,
+        "judges": {},
+    }
     for label, cfg in judges.items():
         verdicts = judge_answers(bench, qs, answers, cfg)
         labels = dict(zip(verdicts["question_id"].to_list(), verdicts["label"].to_list()))
-        report["judges"][label] = {"model": cfg.get("model"), "kind": cfg.get("kind"),
-                                   "classes": rates(planted, labels)}
+        report["judges"][label] = {
+            "model": cfg.get("model"),
+            "kind": cfg.get("kind"),
+            "classes": rates(planted, labels),
+        }
     return report
 
 
@@ -86,14 +109,19 @@ def _pct(x) -> str:
 
 
 def report_markdown(report: dict, title: str = "Judge leniency audit") -> str:
-    lines = [f"# {title}", "",
-             "Planted answers made from the gold answers by rule (memrecall.audit.planting). "
-             "False accept: a planted wrong answer labelled correct; false reject: a planted "
-             "right answer labelled wrong. 95% Wilson intervals; judge errors are left out of "
-             "the rate and counted.", "",
-             f"Left out: {report['left_out']['abstention_questions']} abstention questions, "
-             f"{report['left_out']['gold_too_long']} golds longer than a short answer "
-             f"(of {report['left_out']['questions']} questions).", ""]
+    lines = [
+        f"# {title}",
+        "",
+        "Planted answers made from the gold answers by rule (memrecall.audit.planting). "
+        "False accept: a planted wrong answer labelled correct; false reject: a planted "
+        "right answer labelled wrong. 95% Wilson intervals; judge errors are left out of "
+        "the rate and counted.",
+        "",
+        f"Left out: {report['left_out']['abstention_questions']} abstention questions, "
+        f"{report['left_out']['gold_too_long']} golds longer than a short answer "
+        f"(of {report['left_out']['questions']} questions).",
+        "",
+    ]
     judges = list(report["judges"])
     head = "| class | kind | n | " + " | ".join(f"{j} rate [95% CI]" for j in judges) + " |"
     lines += [head, "|---|---|---:|" + "---:|" * len(judges)]
@@ -110,8 +138,9 @@ def report_markdown(report: dict, title: str = "Judge leniency audit") -> str:
             lo, hi = c["ci"]
             err = f", {c['judge_errors']} err" if c["judge_errors"] else ""
             cells.append(f"{_pct(c['rate'])} [{_pct(lo)}, {_pct(hi)}]{err}")
-        lines.append(f"| {klass} | {(kind or '').replace('_', ' ')} | {n} | "
-                     + " | ".join(cells) + " |")
+        lines.append(
+            f"| {klass} | {(kind or '').replace('_', ' ')} | {n} | " + " | ".join(cells) + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -125,9 +154,12 @@ def write_report(report: dict, out_dir: str | Path, name: str = "judge_audit") -
             return [clean(v) for v in x]
         return round(x, 6) if isinstance(x, float) else x
 
-    return [atomic_write_text(out / f"{name}.json",
-                              json.dumps(clean(report), indent=2, sort_keys=True) + "\n"),
-            atomic_write_text(out / f"{name}.md", report_markdown(report))]
+    return [
+        atomic_write_text(
+            out / f"{name}.json", json.dumps(clean(report), indent=2, sort_keys=True) + "\n"
+        ),
+        atomic_write_text(out / f"{name}.md", report_markdown(report)),
+    ]
 
 
 def main(argv: list[str] | None = None, prog: str = "memrecall audit-judge") -> None:
@@ -137,19 +169,31 @@ def main(argv: list[str] | None = None, prog: str = "memrecall audit-judge") -> 
     from ..artifacts import read_table
     from ..judge.panel import member_configs
 
-    p = argparse.ArgumentParser(prog=prog, description="How lenient or strict each judge is, "
-                                "on answers planted from the gold answers by rule.")
-    p.add_argument("--questions", default="artifacts/questions.parquet",
-                   help="a questions table as the download stage writes it (any benchmark)")
-    p.add_argument("--judge", action="append", dest="judges", metavar="OPTION",
-                   help='a judge option ("gpt4o") or Hydra overrides ("official '
-                        'judge.official_script=PATH"); repeat for several (default: rule)')
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="How lenient or strict each judge is, "
+        "on answers planted from the gold answers by rule.",
+    )
+    p.add_argument(
+        "--questions",
+        default="artifacts/questions.parquet",
+        help="a questions table as the download stage writes it (any benchmark)",
+    )
+    p.add_argument(
+        "--judge",
+        action="append",
+        dest="judges",
+        metavar="OPTION",
+        help='a judge option ("gpt4o") or Hydra overrides ("official '
+        'judge.official_script=PATH"); repeat for several (default: rule)',
+    )
     p.add_argument("--out", default="reports", help="folder for judge_audit.{md,json}")
     p.add_argument("--name", default="judge_audit", help="file stem of the report")
     args = p.parse_args(argv)
     questions = read_table(args.questions, "questions")
-    report = audit_judges(benchmarks.of_artifact(args.questions), questions,
-                          member_configs(args.judges or ["rule"]))
+    report = audit_judges(
+        benchmarks.of_artifact(args.questions), questions, member_configs(args.judges or ["rule"])
+    )
     for path in write_report(report, args.out, args.name):
         print(f"wrote {path}")
     print(report_markdown(report))

@@ -34,8 +34,15 @@ from dataclasses import dataclass
 
 from ..hashing import sha256_text
 
-WRONG = ("wrong_number", "wrong_date", "swapped_entity", "vague", "reasoning_then_wrong",
-         "gold_plus_contradiction", "abstention")
+WRONG = (
+    "wrong_number",
+    "wrong_date",
+    "swapped_entity",
+    "vague",
+    "reasoning_then_wrong",
+    "gold_plus_contradiction",
+    "abstention",
+)
 RIGHT = ("unit_paraphrase", "number_words", "date_format", "in_sentence")
 CLASSES = WRONG + RIGHT
 MAX_GOLD_WORDS = 20
@@ -43,10 +50,10 @@ MAX_GOLD_WORDS = 20
 
 @dataclass(frozen=True)
 class Planted:
-    question_id: str      # the source question
-    klass: str            # one of CLASSES
+    question_id: str  # the source question
+    klass: str  # one of CLASSES
     answer: str
-    should_accept: bool   # True for a planted right answer
+    should_accept: bool  # True for a planted right answer
 
     @property
     def planted_id(self) -> str:
@@ -55,20 +62,27 @@ class Planted:
 
 # ---- numbers --------------------------------------------------------------------------------
 
-_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-          "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_SMALL = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen"
+).split()
 _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-_WORD_VALUE = {w: i for i, w in enumerate(_SMALL)} | {w: 10 * i for i, w in enumerate(_TENS)
-                                                      if w != "_"}
+_WORD_VALUE = {w: i for i, w in enumerate(_SMALL)} | {
+    w: 10 * i for i, w in enumerate(_TENS) if w != "_"
+}
 _NUM = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w:/]|\.\d)")
 # "one" is left out: more often a pronoun ("this one") than a count; nor inside hyphenated
 # words ("one-on-one", "two-factor").
-_WORD_NUM = re.compile(r"(?<![\w-])(" + "|".join(sorted(set(_WORD_VALUE) - {"one"}, key=len,
-                                                          reverse=True)) + r")(?![\w-])",
-                       re.IGNORECASE)
+_WORD_NUM = re.compile(
+    r"(?<![\w-])("
+    + "|".join(sorted(set(_WORD_VALUE) - {"one"}, key=len, reverse=True))
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
 _UNIT = r"(day|week|month|year|hour|minute)s?"
-_PERIOD = re.compile(r"(?<![\w.])(\d+|" + "|".join(_SMALL[1:] + _TENS[2:]) + r")\s+" + _UNIT
-                     + r"\b", re.IGNORECASE)
+_PERIOD = re.compile(
+    r"(?<![\w.])(\d+|" + "|".join(_SMALL[1:] + _TENS[2:]) + r")\s+" + _UNIT + r"\b", re.IGNORECASE
+)
 _TO_SMALLER = {"week": ("day", 7), "hour": ("minute", 60), "year": ("month", 12)}
 
 
@@ -106,8 +120,9 @@ def _is_year(token: str) -> bool:
 _MONTHS = [m for m in calendar.month_name if m]
 _MONTH = r"(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
 _MDY = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", re.IGNORECASE)
-_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(\d{4}))?",
-                  re.IGNORECASE)
+_DMY = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(\d{4}))?", re.IGNORECASE
+)
 _NO_YEAR = 2001  # a year without 29 February, for dates written without one
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
@@ -154,8 +169,9 @@ def _shift_days(y: int, mo: int, d: int, days: int) -> tuple[int, int, int]:
 
 # ---- the classes ----------------------------------------------------------------------------
 
+
 def _replace_span(text: str, m: re.Match, new: str, group: int = 0) -> str:
-    return text[:m.start(group)] + new + text[m.end(group):]
+    return text[: m.start(group)] + new + text[m.end(group) :]
 
 
 def wrong_date(gold: str) -> str | None:
@@ -164,17 +180,16 @@ def wrong_date(gold: str) -> str | None:
     found = _find_date(gold)
     period = _PERIOD.search(gold)
     year = re.search(r"\b(19|20)\d\d\b", gold)
-    first = min((m.start() for m in (found[0] if found else None, period, year) if m),
-                default=None)
+    first = min((m.start() for m in (found[0] if found else None, period, year) if m), default=None)
     if first is None:
         return None
     if found and found[0].start() == first:
         m, y, mo, d, style = found
-        return _replace_span(gold, m, _write_date(*_shift_days(y, mo, d, 2), style,
-                                                  _has_year(m, style)))
+        return _replace_span(
+            gold, m, _write_date(*_shift_days(y, mo, d, 2), style, _has_year(m, style))
+        )
     if period and period.start() == first:
-        planted = _replace_span(gold, period, _fmt(_value(period.group(1)) + 2,
-                                                   period.group(1)), 1)
+        planted = _replace_span(gold, period, _fmt(_value(period.group(1)) + 2, period.group(1)), 1)
         return None if _still_there(gold, planted, period.group(1)) else planted
     return _replace_span(gold, year, str(int(year.group(0)) + 2))
 
@@ -200,8 +215,13 @@ _FUNCTION_WORDS = """i the a an it he she they we you my her his their yes no an
 for to of by with since likely not because maybe probably both none only also once never always
 about after before from into over than that then there these this those what when where which
 who why how would could should some""".split()
-_NOT_NAMES = set(_MONTHS) | {m[:3] for m in _MONTHS} | set(calendar.day_name) | {
-    w.capitalize() for w in _FUNCTION_WORDS} | {"I"}
+_NOT_NAMES = (
+    set(_MONTHS)
+    | {m[:3] for m in _MONTHS}
+    | set(calendar.day_name)
+    | {w.capitalize() for w in _FUNCTION_WORDS}
+    | {"I"}
+)
 _NAME = re.compile(r"\b[A-Z][a-zA-Z'’-]+(?:\s+[A-Z][a-zA-Z'’-]+)*\b")
 
 
@@ -210,13 +230,16 @@ def names(text: str, *, mid_sentence_only: bool = False) -> list[str]:
     sentence (where any word is capitalised), unless a short text is capitalised throughout
     ("Instant Pot", "Luna")."""
     words = text.split()
-    if (not mid_sentence_only and 0 < len(words) <= 4
-            and all(re.fullmatch(r"[A-Z][a-zA-Z'’-]+", w) for w in words)):
+    if (
+        not mid_sentence_only
+        and 0 < len(words) <= 4
+        and all(re.fullmatch(r"[A-Z][a-zA-Z'’-]+", w) for w in words)
+    ):
         whole = [w for w in words if w not in _NOT_NAMES]
         return [" ".join(whole)] if len(whole) == len(words) else []
     out = []
     for m in _NAME.finditer(text):
-        before = text[:m.start()].rstrip()
+        before = text[: m.start()].rstrip()
         if not before or before[-1] in ".!?:;(" or before[-1].isdigit():
             continue  # opens a sentence (capitalised whatever it is), a parenthetical, or a
             # unit after a number (9:00 AM, 500 Mbps)
@@ -234,14 +257,14 @@ def either_or(question: str) -> tuple[str, str] | None:
     i = question.lower().rfind(" or ")
     if i < 0:
         return None
-    right = _OPTION_END.split(question[i + 4:], 1)[0].strip()
+    right = _OPTION_END.split(question[i + 4 :], 1)[0].strip()
     rwords = right.split()
     if not rwords:
         return None
     if len(rwords) > 6:  # "increase or decrease the limit on ...": one word each side
         rwords = rwords[:1]
         right = rwords[0]
-    left_words = _OPTION_END.split(question[:i].rstrip(", "))[-1].split()[-len(rwords):]
+    left_words = _OPTION_END.split(question[:i].rstrip(", "))[-1].split()[-len(rwords) :]
     left = " ".join(left_words).strip()
     return (left, right) if left and left.lower() != right.lower() else None
 
@@ -264,16 +287,22 @@ def swapped_entity(question: str, gold: str, pool: list[str], key: str) -> str |
     own = [n for n in names(gold) if n.lower() not in question.lower()]
     if not own:
         return None
-    others = [p for p in pool if p.lower() not in gold.lower()
-              and all(p.lower() != o.lower() for o in own)]
+    others = [
+        p
+        for p in pool
+        if p.lower() not in gold.lower() and all(p.lower() != o.lower() for o in own)
+    ]
     if not others:
         return None
     pick = others[int(sha256_text(key), 16) % len(others)]
     return gold.replace(own[0], pick, 1)
 
 
-_QUANTITY_Q = re.compile(r"^\W*(?:how (?:many|much|long|old|often|far)|when\b|what (?:time|year|"
-                         r"date|day|month)\b)", re.IGNORECASE)
+_QUANTITY_Q = re.compile(
+    r"^\W*(?:how (?:many|much|long|old|often|far)|when\b|what (?:time|year|"
+    r"date|day|month)\b)",
+    re.IGNORECASE,
+)
 
 
 def asks_quantity(question: str) -> bool:
@@ -284,33 +313,44 @@ def asks_quantity(question: str) -> bool:
 def _still_there(gold: str, planted: str, old: str) -> bool:
     """The changed value is still stated elsewhere ("1:10 ... ten parts", "25 minutes (or
     25:50)"): the planted answer would contradict itself, not be plainly wrong."""
-    v = _value(old) if old.replace(",", "").replace(".", "").isdigit() or \
-        old.lower() in _WORD_VALUE else None
+    v = (
+        _value(old)
+        if old.replace(",", "").replace(".", "").isdigit() or old.lower() in _WORD_VALUE
+        else None
+    )
     if v is None or not float(v).is_integer():
         return False
     forms = {str(int(v))} | ({number_words(int(v))} if number_words(int(v)) else set())
-    return any(re.search(rf"(?<![\w.]){re.escape(f)}(?![\w.])", planted, re.IGNORECASE)
-               for f in forms if f)
+    return any(
+        re.search(rf"(?<![\w.]){re.escape(f)}(?![\w.])", planted, re.IGNORECASE) for f in forms if f
+    )
 
 
-_TOPIC_STOP = set("""about above after again against anything before being below between
+_TOPIC_STOP = set(
+    """about above after again against anything before being below between
 could did does doing during each ever from have having here how into just know many more most
 much other over remember should some such than that their them then there these they this
 those through under until very what when where which while who whom whose why with would your
-yours recently previously mentioned told said last first""".split())
+yours recently previously mentioned told said last first""".split()
+)
 
-_VAGUE = ("It was something related to {topic}, as you mentioned before.",
-          "You brought up {topic} a few times; it depends on how you look at it.",
-          "There were a few possibilities around {topic}, so it could be one of several things.")
-_ABSTAIN = ("I don't have enough information to answer that.",
-            "That was never mentioned in our conversations.",
-            "I can't find anything about that in what you've told me.")
+_VAGUE = (
+    "It was something related to {topic}, as you mentioned before.",
+    "You brought up {topic} a few times; it depends on how you look at it.",
+    "There were a few possibilities around {topic}, so it could be one of several things.",
+)
+_ABSTAIN = (
+    "I don't have enough information to answer that.",
+    "That was never mentioned in our conversations.",
+    "I can't find anything about that in what you've told me.",
+)
 
 
 def topic(question: str) -> str | None:
     """The question's longest lower-case content word (names are who, not what about)."""
-    words = [w for w in re.findall(r"[A-Za-z]{4,}", question)
-             if w.islower() and w not in _TOPIC_STOP]
+    words = [
+        w for w in re.findall(r"[A-Za-z]{4,}", question) if w.islower() and w not in _TOPIC_STOP
+    ]
     return max(words, key=lambda w: (len(w), w)) if words else None
 
 
@@ -352,10 +392,12 @@ def number_words_variant(gold: str) -> str | None:
         return None  # a date's digits are date_format's
     out = _NUM.sub(to_words, gold)
     if not changed:
+
         def to_digits(m):
             nonlocal changed
             changed = True
             return str(_WORD_VALUE[m.group(1).lower()])
+
         out = _WORD_NUM.sub(to_digits, gold)
     return out if changed else None
 
@@ -386,9 +428,11 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
         return []
     core = _core(gold)
     options = either_or(question) is not None  # the answer is an option, not its numbers
-    wrong = {"wrong_number": None if options else wrong_number(core),
-             "wrong_date": None if options else wrong_date(core),
-             "swapped_entity": swapped_entity(question, core, pool, question_id)}
+    wrong = {
+        "wrong_number": None if options else wrong_number(core),
+        "wrong_date": None if options else wrong_date(core),
+        "swapped_entity": swapped_entity(question, core, pool, question_id),
+    }
     alternative = next((w for w in wrong.values() if w), None)
     t = topic(question)
     vague = _pick(_VAGUE, question_id).format(topic=t) if t else None
@@ -398,17 +442,21 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
     if alternative:
         wrong["reasoning_then_wrong"] = (
             f"Let me go through what you told me. At first it looks like the answer is {core}. "
-            f"But a later message changes that, so my final answer is: {alternative}.")
-        wrong["gold_plus_contradiction"] = (f"{core}. Actually, no, that is not right: it was "
-                                            f"{alternative}.")
+            f"But a later message changes that, so my final answer is: {alternative}."
+        )
+        wrong["gold_plus_contradiction"] = (
+            f"{core}. Actually, no, that is not right: it was {alternative}."
+        )
     else:
         wrong["reasoning_then_wrong"] = None
         wrong["gold_plus_contradiction"] = f"{core}. Actually, no, that is not right."
     wrong["abstention"] = _pick(_ABSTAIN, question_id)
-    right = {"unit_paraphrase": unit_paraphrase(core),
-             "number_words": number_words_variant(core), "date_format": date_format(core),
-             "in_sentence": f"From what you told me, I'd say {core}, if I remember our chats "
-                            f"correctly."}
+    right = {
+        "unit_paraphrase": unit_paraphrase(core),
+        "number_words": number_words_variant(core),
+        "date_format": date_format(core),
+        "in_sentence": f"From what you told me, I'd say {core}, if I remember our chats correctly.",
+    }
     out = [Planted(question_id, k, v, False) for k, v in wrong.items() if v and v != core]
     out += [Planted(question_id, k, v, True) for k, v in right.items() if v and v != core]
     order = {k: i for i, k in enumerate(CLASSES)}
@@ -420,8 +468,9 @@ def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
     and counts of what was left out and why."""
     usable = [r for r in rows if not r.get("is_abstention")]
     # Names seen mid-sentence only: a short gold capitalised throughout may be a name or not.
-    pool = sorted({n for r in usable
-                   for n in names(_core(r.get("answer") or ""), mid_sentence_only=True)})
+    pool = sorted(
+        {n for r in usable for n in names(_core(r.get("answer") or ""), mid_sentence_only=True)}
+    )
     planted, too_long = [], 0
     for r in sorted(usable, key=lambda r: r["question_id"]):
         gold = (r.get("answer") or "").strip()
@@ -429,5 +478,8 @@ def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
             too_long += 1
             continue
         planted += plant(r["question_id"], r.get("question") or "", gold, pool)
-    return planted, {"questions": len(rows), "abstention_questions": len(rows) - len(usable),
-                     "gold_too_long": too_long}
+    return planted, {
+        "questions": len(rows),
+        "abstention_questions": len(rows) - len(usable),
+        "gold_too_long": too_long,
+    }

@@ -31,8 +31,10 @@ def _load(target: str) -> Benchmark:
     module, _, attr = target.partition(":")
     obj = getattr(importlib.import_module(module), attr)
     if not isinstance(obj, Benchmark):
-        raise MemrecallError(f"benchmark {target} is a {type(obj).__name__}, not a "
-                             f"memrecall.benchmarks.base.Benchmark")
+        raise MemrecallError(
+            f"benchmark {target} is a {type(obj).__name__}, not a "
+            f"memrecall.benchmarks.base.Benchmark"
+        )
     return obj
 
 
@@ -42,8 +44,10 @@ def _targets() -> dict[str, str]:
     out = dict(BUILTIN)
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in out and out[ep.name] != ep.value:
-            raise MemrecallError(f"two benchmarks are registered as {ep.name!r}: {out[ep.name]} "
-                                 f"and {ep.value} (entry-point group {ENTRY_POINT_GROUP})")
+            raise MemrecallError(
+                f"two benchmarks are registered as {ep.name!r}: {out[ep.name]} "
+                f"and {ep.value} (entry-point group {ENTRY_POINT_GROUP})"
+            )
         out[ep.name] = ep.value
     return out
 
@@ -60,8 +64,9 @@ def get(name: str) -> Benchmark:
         raise ConfigError("dataset.format", name, names())
     bench = _load(target)
     if bench.name != name:
-        raise MemrecallError(f"benchmark {target} calls itself {bench.name!r}, registered as "
-                             f"{name!r}")
+        raise MemrecallError(
+            f"benchmark {target} calls itself {bench.name!r}, registered as {name!r}"
+        )
     return bench
 
 
@@ -82,10 +87,14 @@ def recognise(path: str | Path) -> Benchmark:
     if not found:
         if reasons:
             raise reasons[0]
-        raise MemrecallError(f"{path}: no registered benchmark recognises this dataset "
-                             f"({', '.join(names())}); set dataset.format to one of them")
-    raise MemrecallError(f"{path}: several benchmarks recognise this dataset "
-                         f"({', '.join(b.name for b in found)}); set dataset.format to one")
+        raise MemrecallError(
+            f"{path}: no registered benchmark recognises this dataset "
+            f"({', '.join(names())}); set dataset.format to one of them"
+        )
+    raise MemrecallError(
+        f"{path}: several benchmarks recognise this dataset "
+        f"({', '.join(b.name for b in found)}); set dataset.format to one"
+    )
 
 
 def of_artifact(path: str | Path) -> Benchmark:
@@ -96,6 +105,7 @@ def of_artifact(path: str | Path) -> Benchmark:
         raise MemrecallError(f"missing artifact {path}: run the upstream stage first (dvc repro)")
     name = read_meta(path).get(META_KEY)
     if not name:
-        raise MemrecallError(f"{path} does not record its benchmark: rerun the download stage "
-                             f"(dvc repro)")
+        raise MemrecallError(
+            f"{path} does not record its benchmark: rerun the download stage (dvc repro)"
+        )
     return get(str(name))

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # imported for annotations only: the benchmark modules import
 @dataclass
 class Normalised:
     """A dataset file normalised into the three tables, with the normaliser's figures."""
+
     questions: pl.DataFrame
     sessions: pl.DataFrame
     turns: pl.DataFrame
@@ -45,20 +46,22 @@ class Prepared:
     """What `Benchmark.prepare` hands back to the download stage, which writes the questions and
     sessions tables and the data card (turns are written by `prepare` itself, so a benchmark can
     stream them to disk)."""
+
     questions: pl.DataFrame  # contract columns, schema.EXTRA ones, then the benchmark's own
     sessions: pl.DataFrame
-    card: str                # reports/data_card.md, deterministic text
-    summary: dict            # n_questions, n_abstention, sessions_total, sessions_unique,
+    card: str  # reports/data_card.md, deterministic text
+    summary: dict  # n_questions, n_abstention, sessions_total, sessions_unique,
     #                          turns_total, turns_unique (printed by the stage)
-    n_in_file: int           # questions in the file before the subset
+    n_in_file: int  # questions in the file before the subset
 
 
 @dataclass(frozen=True)
 class OfficialJudge:
     """A benchmark's official judge, read from the user's checkout of its code at run time."""
-    repository: str          # where users clone it from
-    script_key: str          # the judge config key that points at the script (a path)
-    pinned_model: str        # the model the published numbers were judged with
+
+    repository: str  # where users clone it from
+    script_key: str  # the judge config key that points at the script (a path)
+    pinned_model: str  # the model the published numbers were judged with
     provider: str = "openai"  # whose endpoint served them (llm/provenance.ENDPOINTS)
 
 
@@ -66,9 +69,9 @@ class OfficialJudge:
 class Benchmark:
     """One benchmark. Subclasses set the fields and override the methods that differ."""
 
-    name: str                          # registry key, recorded in the artifacts' metadata
-    title: str                         # display name ("LongMemEval")
-    categories: tuple[str, ...]        # question_type values, in report order
+    name: str  # registry key, recorded in the artifacts' metadata
+    title: str  # display name ("LongMemEval")
+    categories: tuple[str, ...]  # question_type values, in report order
     short_names: dict = field(default_factory=dict)  # category -> column label in tables
     # Extra columns a benchmark's tables carry after the contract and schema.EXTRA ones.
     extra_columns: dict = field(default_factory=dict)  # table -> pa.Schema
@@ -86,8 +89,9 @@ class Benchmark:
         Cheap: looks at the shape (e.g. the first item of a JSON list), never validates."""
         raise NotImplementedError
 
-    def prepare(self, cfg: dict, source: dict, file: Path, *, turns_out: Path,
-                write_kw: dict) -> Prepared:
+    def prepare(
+        self, cfg: dict, source: dict, file: Path, *, turns_out: Path, write_kw: dict
+    ) -> Prepared:
         """Read and validate the whole file (errors name the file, question and field), take
         the subset the `dataset` config asks for (data.subset.select), normalise into the
         questions / sessions / turns tables, write turns to `turns_out`
@@ -106,8 +110,9 @@ class Benchmark:
         many files, e.g. a folder per conversation) into raw_dir, verified, and return the download
         stage's source record (data.prepare.resolve_source's keys; 'file' is what `prepare`
         reads, a file or a folder)."""
-        raise MemrecallError(f"{self.title} has no release download of its own: use "
-                             f"dataset.source hub, url or local")
+        raise MemrecallError(
+            f"{self.title} has no release download of its own: use dataset.source hub, url or local"
+        )
 
     def input_files(self, path: Path) -> list[Path]:
         """The files `prepare` reads from `path`, whose content the tables' metadata hashes.
@@ -201,8 +206,10 @@ class Benchmark:
     def judge_official(self, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
         """judge=official: (verdict rows, stats) with the official prompts read from the user's
         checkout (stats carry the script's sha256)."""
-        raise MemrecallError(f"{self.title} publishes no official judge: use judge=gpt4o (own "
-                             f"wording, the pinned model) or judge=rule")
+        raise MemrecallError(
+            f"{self.title} publishes no official judge: use judge=gpt4o (own "
+            f"wording, the pinned model) or judge=rule"
+        )
 
     def errata_makers(self) -> dict:
         """{`memrecall errata` subcommand: maker(argv)}: commands that write an errata overlay
@@ -211,14 +218,16 @@ class Benchmark:
 
     # ---- metrics and reports -----------------------------------------------------------------
 
-    def headline(self, pq: pl.DataFrame, qa: dict, ci: dict, *, n_boot: int, seed: int
-                 ) -> tuple[dict, dict]:
+    def headline(
+        self, pq: pl.DataFrame, qa: dict, ci: dict, *, n_boot: int, seed: int
+    ) -> tuple[dict, dict]:
         """qa metrics and their intervals as this benchmark reports its headline. Default: over
         every judged question (LongMemEval's print_qa_metrics)."""
         return qa, ci
 
-    def extra_metrics(self, questions: pl.DataFrame, answers: pl.DataFrame,
-                      pq: pl.DataFrame) -> tuple[dict, pl.DataFrame | None]:
+    def extra_metrics(
+        self, questions: pl.DataFrame, answers: pl.DataFrame, pq: pl.DataFrame
+    ) -> tuple[dict, pl.DataFrame | None]:
         """(keys added to metrics.json, per-question columns keyed by question_id added to
         per_question.csv, or None): the benchmark's own metrics."""
         return {}, None
@@ -235,13 +244,21 @@ class Benchmark:
         model = str(judge.get("model") or "")
         official_model = self.official_judge.pinned_model in model
         if kind == "official":
-            return ((True, "official prompts and model: comparable") if official_model else
-                    (False, f"official prompts, model {model} (not "
-                            f"{self.official_judge.pinned_model}): not comparable"))
+            return (
+                (True, "official prompts and model: comparable")
+                if official_model
+                else (
+                    False,
+                    f"official prompts, model {model} (not "
+                    f"{self.official_judge.pinned_model}): not comparable",
+                )
+            )
         if kind == "file":
-            return False, (f"imported labels of {model or 'an unknown judge'}: as comparable as "
-                           f"the log's source (the official script with "
-                           f"{self.official_judge.pinned_model} is)")
+            return False, (
+                f"imported labels of {model or 'an unknown judge'}: as comparable as "
+                f"the log's source (the official script with "
+                f"{self.official_judge.pinned_model} is)"
+            )
         if official_model:
             return False, "official model, own wording: not comparable"
         return False, "own wording, not the official model: not comparable"
@@ -251,8 +268,10 @@ class Benchmark:
         j = metrics["judge"]
         lines = [f"Judge: `{j['name']}` ({j['model']})."]
         if not j["comparable_to_published"]:
-            lines.append(f"Comparability with published {self.title} numbers: "
-                         f"{j.get('comparability') or 'not comparable'}.")
+            lines.append(
+                f"Comparability with published {self.title} numbers: "
+                f"{j.get('comparability') or 'not comparable'}."
+            )
         return lines
 
     def by_type_markdown(self, metrics: dict, qa: dict) -> str:
@@ -268,4 +287,3 @@ class Benchmark:
     def trace_fields(self, question: dict) -> tuple[dict, dict]:
         """(inputs added to a question's MLflow trace, tags added to it)."""
         return {}, {}
-

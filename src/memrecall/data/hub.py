@@ -40,31 +40,38 @@ RAW_DIR = Path("data/raw")
 class Fetched:
     path: Path
     sha256: str
-    revision: str          # as configured (a branch, tag or commit)
-    commit: str | None     # the commit it resolved to
-    downloaded: bool       # False: served from data/raw without contacting the hub
-    verified_by: str       # "config" (dataset.sha256), "hub" (LFS ETag), "pin" or "first-download"
+    revision: str  # as configured (a branch, tag or commit)
+    commit: str | None  # the commit it resolved to
+    downloaded: bool  # False: served from data/raw without contacting the hub
+    verified_by: str  # "config" (dataset.sha256), "hub" (LFS ETag), "pin" or "first-download"
 
 
 def endpoint() -> str:
     """HF_ENDPOINT read now, not at import time (huggingface_hub.constants reads it on import)."""
     from huggingface_hub import constants
+
     return (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
 
 
 def local_hint(repo_id: str, filename: str, revision: str) -> str:
-    return (f"Supply the file yourself: fetch {endpoint()}/datasets/{repo_id}/resolve/{revision}/"
-            f"{filename} on a machine with access, then run with "
-            f"`dataset=local dataset.path=/path/to/{filename}` "
-            f"(e.g. `dvc exp run -S dataset=local -S dataset.path=/path/to/{filename}`).")
+    return (
+        f"Supply the file yourself: fetch {endpoint()}/datasets/{repo_id}/resolve/{revision}/"
+        f"{filename} on a machine with access, then run with "
+        f"`dataset=local dataset.path=/path/to/{filename}` "
+        f"(e.g. `dvc exp run -S dataset=local -S dataset.path=/path/to/{filename}`)."
+    )
 
 
 def _spec(cfg: dict) -> tuple[str, str, str, str | None]:
     repo_id, filename = cfg["repo_id"], cfg["filename"]
     if not isinstance(repo_id, str) or repo_id.count("/") != 1:
         raise ConfigError("dataset.repo_id", repo_id, hint="expected 'owner/name' of a hub dataset")
-    if not isinstance(filename, str) or not filename or filename.startswith("/") \
-            or ".." in Path(filename).parts:
+    if (
+        not isinstance(filename, str)
+        or not filename
+        or filename.startswith("/")
+        or ".." in Path(filename).parts
+    ):
         raise ConfigError("dataset.filename", filename, hint="expected a file name in the repo")
     revision = cfg["revision"] or "main"
     sha = cfg["sha256"]
@@ -82,9 +89,13 @@ def _read_pin(pin_path: Path) -> dict | None:
 
 def _cached(dest: Path, pin: dict | None, repo_id, filename, revision, want: str | None):
     """The verified cached file, or None when it must be (re)downloaded."""
-    if not dest.is_file() or not pin or pin.get("repo_id") != repo_id \
-            or pin.get("filename") != filename or revision not in (pin.get("revision"),
-                                                                   pin.get("commit")):
+    if (
+        not dest.is_file()
+        or not pin
+        or pin.get("repo_id") != repo_id
+        or pin.get("filename") != filename
+        or revision not in (pin.get("revision"), pin.get("commit"))
+    ):
         return None
     if want and want != pin.get("sha256"):
         return None  # the config now pins another file: fetch it (verified before it replaces)
@@ -92,8 +103,7 @@ def _cached(dest: Path, pin: dict | None, repo_id, filename, revision, want: str
     if actual != pin.get("sha256"):
         log.warning("%s changed on disk since it was downloaded; downloading it again", dest)
         return None
-    return Fetched(dest, actual, revision, pin.get("commit"), False,
-                   "config" if want else "pin")
+    return Fetched(dest, actual, revision, pin.get("commit"), False, "config" if want else "pin")
 
 
 def partial_path(raw_dir: Path, repo_id: str, filename: str, etag: str) -> Path:
@@ -118,52 +128,74 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR, *, hint: str | None = None) 
     # Imported here: only hub datasets pay for importing huggingface_hub.
     import httpx2
     from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url
-    from huggingface_hub.errors import (GatedRepoError, HfHubHTTPError, OfflineModeIsEnabled,
-                                        RemoteEntryNotFoundError, RepositoryNotFoundError,
-                                        RevisionNotFoundError)
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        OfflineModeIsEnabled,
+        RemoteEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
     what = f"{repo_id}/{filename} (revision {revision})"
     hint = hint or local_hint(repo_id, filename, revision)
     if constants.is_offline_mode():
-        raise MemrecallError(f"HF_HUB_OFFLINE is set (the Makefile sets it for the offline demo), "
-                             f"so the hub is not contacted for {what}. Unset it to download, "
-                             f"or: {hint}")
+        raise MemrecallError(
+            f"HF_HUB_OFFLINE is set (the Makefile sets it for the offline demo), "
+            f"so the hub is not contacted for {what}. Unset it to download, "
+            f"or: {hint}"
+        )
     ep = endpoint()
     url = hf_hub_url(repo_id, filename, repo_type="dataset", revision=revision, endpoint=ep)
     headers = build_hf_headers()  # a token only from HF_TOKEN / the saved login, never params
     try:
         meta = get_hf_file_metadata(url, headers=headers, endpoint=ep)
     except OfflineModeIsEnabled:
-        raise MemrecallError(f"HF_HUB_OFFLINE is set, so the hub is not contacted for {what}. "
-                             f"{hint}") from None
-    except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError,
-            RemoteEntryNotFoundError) as e:
-        kind = {RepositoryNotFoundError: "dataset repo (or it is private/gated)",
-                GatedRepoError: "access to this gated repo",
-                RevisionNotFoundError: "such revision",
-                RemoteEntryNotFoundError: "such file"}
+        raise MemrecallError(
+            f"HF_HUB_OFFLINE is set, so the hub is not contacted for {what}. {hint}"
+        ) from None
+    except (
+        RepositoryNotFoundError,
+        GatedRepoError,
+        RevisionNotFoundError,
+        RemoteEntryNotFoundError,
+    ) as e:
+        kind = {
+            RepositoryNotFoundError: "dataset repo (or it is private/gated)",
+            GatedRepoError: "access to this gated repo",
+            RevisionNotFoundError: "such revision",
+            RemoteEntryNotFoundError: "such file",
+        }
         name = next(v for k, v in kind.items() if isinstance(e, k))
-        raise MemrecallError(f"the hub at {ep} has no {name} for {what}. Check dataset.repo_id, "
-                             f"dataset.filename and dataset.revision. {hint}") from None
+        raise MemrecallError(
+            f"the hub at {ep} has no {name} for {what}. Check dataset.repo_id, "
+            f"dataset.filename and dataset.revision. {hint}"
+        ) from None
     except HfHubHTTPError as e:
         status = e.response.status_code if e.response is not None else "?"
         raise MemrecallError(f"the hub at {ep} answered HTTP {status} for {what}. {hint}") from None
     except (httpx2.HTTPError, OSError) as e:
-        raise MemrecallError(f"cannot reach the Hugging Face hub at {ep} to download {what} "
-                             f"({type(e).__name__}). {hint}") from None
+        raise MemrecallError(
+            f"cannot reach the Hugging Face hub at {ep} to download {what} "
+            f"({type(e).__name__}). {hint}"
+        ) from None
     if not meta.commit_hash or not meta.etag:
-        raise MemrecallError(f"{ep} did not answer like a Hugging Face hub for {what} (no "
-                             f"X-Repo-Commit/ETag header): check HF_ENDPOINT. {hint}")
+        raise MemrecallError(
+            f"{ep} did not answer like a Hugging Face hub for {what} (no "
+            f"X-Repo-Commit/ETag header): check HF_ENDPOINT. {hint}"
+        )
 
     # For LFS/Xet files (all LongMemEval files) the hub's ETag is the file's sha256.
     hub_sha = meta.etag if SHA256_RE.fullmatch(meta.etag) else None
     if want and hub_sha and hub_sha != want:
-        raise MemrecallError(f"sha256 mismatch for {what} at commit {meta.commit_hash}: the hub "
-                             f"reports {hub_sha}, dataset.sha256 pins {want}. Nothing was "
-                             f"downloaded. Pin the revision that has this file, or update "
-                             f"dataset.sha256 if the upstream file changed on purpose.")
+        raise MemrecallError(
+            f"sha256 mismatch for {what} at commit {meta.commit_hash}: the hub "
+            f"reports {hub_sha}, dataset.sha256 pins {want}. Nothing was "
+            f"downloaded. Pin the revision that has this file, or update "
+            f"dataset.sha256 if the upstream file changed on purpose."
+        )
     expected = want or hub_sha
 
     part = partial_path(raw_dir, repo_id, filename, meta.etag)
@@ -180,33 +212,51 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR, *, hint: str | None = None) 
         dl_headers.pop("authorization", None)  # signed CDN url: the token stays on the hub
     try:
         with open(part, "ab") as f:
-            http_get(meta.location, f, resume_size=resume, headers=dl_headers,
-                     expected_size=meta.size, displayed_filename=filename)
+            http_get(
+                meta.location,
+                f,
+                resume_size=resume,
+                headers=dl_headers,
+                expected_size=meta.size,
+                displayed_filename=filename,
+            )
     except (httpx2.HTTPError, OSError) as e:
-        raise MemrecallError(f"download of {what} stopped ({type(e).__name__}: {e}); rerun to "
-                             f"resume from {part}. {hint}") from None
+        raise MemrecallError(
+            f"download of {what} stopped ({type(e).__name__}: {e}); rerun to "
+            f"resume from {part}. {hint}"
+        ) from None
 
     actual = sha256_file(part)
     if expected and actual != expected:
         part.unlink()
         _rmdir_if_empty(part_dir)
         src = "dataset.sha256" if want else "the hub's ETag"
-        raise MemrecallError(f"sha256 mismatch for {what} at commit {meta.commit_hash}: expected "
-                             f"{expected} ({src}), downloaded {actual}. The download was deleted; "
-                             f"nothing was written to {raw_dir}.")
+        raise MemrecallError(
+            f"sha256 mismatch for {what} at commit {meta.commit_hash}: expected "
+            f"{expected} ({src}), downloaded {actual}. The download was deleted; "
+            f"nothing was written to {raw_dir}."
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(part, dest)
     _rmdir_if_empty(part_dir)
-    pin = {"repo_id": repo_id, "filename": filename, "revision": revision,
-           "commit": meta.commit_hash, "sha256": actual, "size": dest.stat().st_size,
-           "etag": meta.etag}
+    pin = {
+        "repo_id": repo_id,
+        "filename": filename,
+        "revision": revision,
+        "commit": meta.commit_hash,
+        "sha256": actual,
+        "size": dest.stat().st_size,
+        "etag": meta.etag,
+    }
     atomic_write_text(pin_path, json.dumps(pin, indent=2, sort_keys=True) + "\n")
     verified = "config" if want else ("hub" if hub_sha else "first-download")
     if not want:
-        print(f"download: pinned {what}: commit {meta.commit_hash}, sha256 {actual}"
-              f"{' (matches the hub ETag)' if hub_sha else ''}. Recorded in {pin_path}; to pin it "
-              f"in the config set `revision: {meta.commit_hash}` and `sha256: {actual}` in "
-              f"conf/dataset/<this option>.yaml.")
+        print(
+            f"download: pinned {what}: commit {meta.commit_hash}, sha256 {actual}"
+            f"{' (matches the hub ETag)' if hub_sha else ''}. Recorded in {pin_path}; to pin it "
+            f"in the config set `revision: {meta.commit_hash}` and `sha256: {actual}` in "
+            f"conf/dataset/<this option>.yaml."
+        )
     return Fetched(dest, actual, revision, meta.commit_hash, True, verified)
 
 
@@ -223,24 +273,38 @@ def fetch_files(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
     if not isinstance(names, list) or not names or len(set(map(str, names))) != len(names):
         raise ConfigError("dataset.filename", names, hint="expected a list of distinct files")
     if shas is not None and (not isinstance(shas, dict) or set(shas) - set(names)):
-        raise ConfigError("dataset.sha256", shas,
-                          hint="with several files: null or a mapping {filename: sha256} of "
-                               "listed files")
+        raise ConfigError(
+            "dataset.sha256",
+            shas,
+            hint="with several files: null or a mapping {filename: sha256} of listed files",
+        )
     revision = str(cfg["revision"] or "main")
-    hint = (f"Supply the files yourself: fetch {', '.join(map(str, names))} from "
-            f"{endpoint()}/datasets/{cfg['repo_id']}/resolve/{revision}/ on a machine with "
-            f"access into one folder, keeping their paths, then run with "
-            f"`dataset=local dataset.path=/path/to/that/folder`.")
-    got = [fetch({**cfg, "filename": name, "sha256": (shas or {}).get(name)}, raw_dir,
-                 hint=hint) for name in names]
+    hint = (
+        f"Supply the files yourself: fetch {', '.join(map(str, names))} from "
+        f"{endpoint()}/datasets/{cfg['repo_id']}/resolve/{revision}/ on a machine with "
+        f"access into one folder, keeping their paths, then run with "
+        f"`dataset=local dataset.path=/path/to/that/folder`."
+    )
+    got = [
+        fetch({**cfg, "filename": name, "sha256": (shas or {}).get(name)}, raw_dir, hint=hint)
+        for name in names
+    ]
     commits = {g.commit for g in got if g.commit}
     if len(commits) > 1:
-        raise MemrecallError(f"the files of {cfg['repo_id']} resolved to different commits "
-                             f"({', '.join(sorted(commits))}): pin dataset.revision to one commit")
+        raise MemrecallError(
+            f"the files of {cfg['repo_id']} resolved to different commits "
+            f"({', '.join(sorted(commits))}): pin dataset.revision to one commit"
+        )
     sha = sha256_json({name: g.sha256 for name, g in zip(names, got)})
     verified = min((g.verified_by for g in got), key=_VERIFIED_ORDER.index)
-    return Fetched(Path(raw_dir) / cfg["repo_id"], sha, got[0].revision,
-                   commits.pop() if commits else None, any(g.downloaded for g in got), verified)
+    return Fetched(
+        Path(raw_dir) / cfg["repo_id"],
+        sha,
+        got[0].revision,
+        commits.pop() if commits else None,
+        any(g.downloaded for g in got),
+        verified,
+    )
 
 
 def _rmdir_if_empty(path: Path) -> None:
@@ -248,4 +312,3 @@ def _rmdir_if_empty(path: Path) -> None:
         path.rmdir()
     except OSError:
         pass
-

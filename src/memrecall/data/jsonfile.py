@@ -35,12 +35,14 @@ def load_records(path: str | Path, what: str = "questions") -> list:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        raise InputError(f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}",
-                         file=str(path)) from None
+        raise InputError(
+            f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}", file=str(path)
+        ) from None
     del raw
     if not isinstance(data, list):
-        raise InputError(f"expected a JSON list of {what}, got a JSON {type(data).__name__}",
-                         file=str(path))
+        raise InputError(
+            f"expected a JSON list of {what}, got a JSON {type(data).__name__}", file=str(path)
+        )
     return data
 
 
@@ -54,8 +56,9 @@ def open_json(path: str | Path):
     return gzip.open(path, "rb") if gz else open(path, "rb")
 
 
-def iter_records(path: str | Path, sizes: dict | None = None,
-                 what: str = "questions") -> Iterator[Any]:
+def iter_records(
+    path: str | Path, sizes: dict | None = None, what: str = "questions"
+) -> Iterator[Any]:
     """The items of a JSON list file, one at a time (errors name the file). At the end,
     sizes["json_bytes"] (if given) is the size of the JSON text read."""
     import ijson

@@ -29,35 +29,57 @@ def benchmark_of(cfg: dict, file: str | Path) -> Benchmark:
 def _from_hub(kind: str, cfg: dict, raw_dir: Path) -> dict:
     # a dataset of several files (a list): each fetched the same way, into its folder
     got = (hub.fetch_files if isinstance(cfg["filename"], list) else hub.fetch)(cfg, raw_dir)
-    return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
-            "verified_by": {"config": "dataset.sha256", "hub": "the hub's ETag (LFS sha256)",
-                            "pin": "the pin recorded at first download",
-                            "first-download": "nothing yet (first download; now pinned)"}
-            [got.verified_by],
-            "repo_id": cfg["repo_id"], "filename": cfg["filename"], "revision": got.revision,
-            "commit": got.commit}
+    return {
+        "kind": kind,
+        "file": got.path,
+        "shown": str(got.path),
+        "sha256": got.sha256,
+        "verified_by": {
+            "config": "dataset.sha256",
+            "hub": "the hub's ETag (LFS sha256)",
+            "pin": "the pin recorded at first download",
+            "first-download": "nothing yet (first download; now pinned)",
+        }[got.verified_by],
+        "repo_id": cfg["repo_id"],
+        "filename": cfg["filename"],
+        "revision": got.revision,
+        "commit": got.commit,
+    }
 
 
 def _from_url(kind: str, cfg: dict, raw_dir: Path) -> dict:
     got = url.fetch(cfg, raw_dir)
-    return {"kind": kind, "file": got.path, "shown": str(got.path), "sha256": got.sha256,
-            "verified_by": "dataset.sha256", "url": got.url}
+    return {
+        "kind": kind,
+        "file": got.path,
+        "shown": str(got.path),
+        "sha256": got.sha256,
+        "verified_by": "dataset.sha256",
+        "url": got.url,
+    }
 
 
 def _from_path(kind: str, cfg: dict, raw_dir: Path) -> dict:
     path = cfg["path"]
     if not isinstance(path, str) or not path or path == "???":
-        raise ConfigError("dataset.path", path,
-                          hint=f"dataset source '{kind}' needs a file: dataset.path=FILE "
-                               f"(.json or .json.gz)")
+        raise ConfigError(
+            "dataset.path",
+            path,
+            hint=f"dataset source '{kind}' needs a file: dataset.path=FILE (.json or .json.gz)",
+        )
     file = resolve_path(path)
     want = cfg["sha256"]
     sha = sha256_path(file) if file.exists() else None  # a folder: the digest of its files
     if want and sha and sha != want.lower():
         raise ConfigError("dataset.sha256", want, hint=f"{file} has sha256 {sha}")
     # The card shows the path as configured: the resolved one differs in queued experiments.
-    return {"kind": kind, "file": file, "shown": path, "sha256": sha,
-            "verified_by": "dataset.sha256" if want else "not checked (no dataset.sha256)"}
+    return {
+        "kind": kind,
+        "file": file,
+        "shown": path,
+        "sha256": sha,
+        "verified_by": "dataset.sha256" if want else "not checked (no dataset.sha256)",
+    }
 
 
 def _from_release(kind: str, cfg: dict, raw_dir: Path) -> dict:
@@ -66,8 +88,13 @@ def _from_release(kind: str, cfg: dict, raw_dir: Path) -> dict:
 
 
 # dataset.source -> where the file comes from: {'kind', 'file', 'sha256', 'verified_by', ...}
-SOURCES = {"bundled": _from_path, "local": _from_path, "hub": _from_hub, "url": _from_url,
-           "release": _from_release}
+SOURCES = {
+    "bundled": _from_path,
+    "local": _from_path,
+    "hub": _from_hub,
+    "url": _from_url,
+    "release": _from_release,
+}
 
 
 def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
@@ -76,8 +103,15 @@ def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
     return SOURCES[kind](kind, cfg, Path(raw_dir))
 
 
-def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turns: str | Path,
-                 card_path: str | Path, raw_dir: str | Path = hub.RAW_DIR) -> dict:
+def run_download(
+    cfg: dict,
+    *,
+    questions: str | Path,
+    sessions: str | Path,
+    turns: str | Path,
+    card_path: str | Path,
+    raw_dir: str | Path = hub.RAW_DIR,
+) -> dict:
     # data/raw/ always exists, also for bundled/local data: dvc.yaml may track it as a
     # (persisted) output of this stage, and DVC requires declared outputs to exist.
     Path(raw_dir).mkdir(parents=True, exist_ok=True)
@@ -85,21 +119,31 @@ def run_download(cfg: dict, *, questions: str | Path, sessions: str | Path, turn
     file = Path(src["file"])
     bench = benchmark_of(cfg, file)
     if cfg["parts"] is not None and bench.parts is None:
-        raise ConfigError("dataset.parts", cfg["parts"],
-                          hint=f"{bench.title} data has no parts to pick: leave it null")
-    meta = {"source_sha256": src["sha256"], "source_commit": src.get("commit"),
-            "release": cfg["release"], benchmarks.META_KEY: bench.name}
-    kw = dict(stage="download", params=cfg, input_files=bench.input_files(file),
-              extra_meta=meta)
+        raise ConfigError(
+            "dataset.parts",
+            cfg["parts"],
+            hint=f"{bench.title} data has no parts to pick: leave it null",
+        )
+    meta = {
+        "source_sha256": src["sha256"],
+        "source_commit": src.get("commit"),
+        "release": cfg["release"],
+        benchmarks.META_KEY: bench.name,
+    }
+    kw = dict(stage="download", params=cfg, input_files=bench.input_files(file), extra_meta=meta)
     prepared = bench.prepare(cfg, src, file, turns_out=Path(turns), write_kw=kw)
     write_table(prepared.questions, questions, table="questions", **kw)
     write_table(prepared.sessions, sessions, table="sessions", **kw)
     atomic_write_text(card_path, prepared.card)
     summ, n_in_file = prepared.summary, prepared.n_in_file
 
-    print(f"download: {cfg['name']}: {summ['n_questions']:,} questions "
-          f"({summ['n_abstention']:,} abstention) of {n_in_file:,} in {file}")
-    print(f"download: sessions {summ['sessions_total']:,} in haystacks, "
-          f"{summ['sessions_unique']:,} unique; turns {summ['turns_total']:,} in haystacks, "
-          f"{summ['turns_unique']:,} unique")
+    print(
+        f"download: {cfg['name']}: {summ['n_questions']:,} questions "
+        f"({summ['n_abstention']:,} abstention) of {n_in_file:,} in {file}"
+    )
+    print(
+        f"download: sessions {summ['sessions_total']:,} in haystacks, "
+        f"{summ['sessions_unique']:,} unique; turns {summ['turns_total']:,} in haystacks, "
+        f"{summ['turns_unique']:,} unique"
+    )
     return summ

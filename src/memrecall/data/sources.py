@@ -31,8 +31,10 @@ def fingerprint(dataset_cfg: dict) -> dict:
         value = dataset_cfg[key]
         if isinstance(value, str) and value not in ("", "???"):
             file = resolve_path(value)
-            out[f"dataset.{key}"] = {"path": value,
-                                     "sha256": sha256_path(file) if file.exists() else None}
+            out[f"dataset.{key}"] = {
+                "path": value,
+                "sha256": sha256_path(file) if file.exists() else None,
+            }
     return out
 
 

@@ -48,11 +48,15 @@ def read_id_file(path: str | Path) -> list[str]:
         try:
             ids = orjson.loads(text)
         except orjson.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg}", file=str(path),
-                             field="dataset.question_ids") from None
+            raise InputError(
+                f"malformed JSON: {e.msg}", file=str(path), field="dataset.question_ids"
+            ) from None
         if not all(isinstance(i, str) for i in ids):
-            raise InputError("expected a JSON list of question id strings", file=str(path),
-                             field="dataset.question_ids")
+            raise InputError(
+                "expected a JSON list of question id strings",
+                file=str(path),
+                field="dataset.question_ids",
+            )
         return ids
     return [s for line in text.splitlines() if (s := line.split("#", 1)[0].strip())]
 
@@ -92,10 +96,14 @@ def _largest_remainder(sizes: dict, n: int) -> dict:
 
 
 def stratified(records: list[dict], spec: dict) -> list[dict]:
-    if not isinstance(spec, dict) or set(spec) - {"n", "per_type", "seed"} \
-            or ("n" in spec) == ("per_type" in spec):
-        raise ConfigError("dataset.stratified", spec,
-                          hint="expected {n: N, seed: S} or {per_type: K, seed: S}")
+    if (
+        not isinstance(spec, dict)
+        or set(spec) - {"n", "per_type", "seed"}
+        or ("n" in spec) == ("per_type" in spec)
+    ):
+        raise ConfigError(
+            "dataset.stratified", spec, hint="expected {n: N, seed: S} or {per_type: K, seed: S}"
+        )
     seed = spec.get("seed", 0)
     check_int(seed, "dataset.stratified.seed")
     strata: dict[tuple, list[str]] = defaultdict(list)
@@ -117,8 +125,7 @@ def stratified(records: list[dict], spec: dict) -> list[dict]:
     return [r for r in records if r["question_id"] in keep]
 
 
-def select(records: list[dict], cfg: dict, file: str, *, types
-           ) -> tuple[list[dict], list[str]]:
+def select(records: list[dict], cfg: dict, file: str, *, types) -> tuple[list[dict], list[str]]:
     """The subset of validated `records` ({question_id, question_type, is_abstention}, in file
     order) the config asks for, and a description of each step. `types`: the benchmark's valid
     question_types."""
@@ -129,8 +136,12 @@ def select(records: list[dict], cfg: dict, file: str, *, types
         unknown = [i for i in ids if i not in present]
         if unknown:
             more = f" (+{len(unknown) - 5} more)" if len(unknown) > 5 else ""
-            raise InputError(f"question ids not in the dataset: {', '.join(unknown[:5])}{more}",
-                             file=file, question_id=unknown[0], field="dataset.question_ids")
+            raise InputError(
+                f"question ids not in the dataset: {', '.join(unknown[:5])}{more}",
+                file=file,
+                question_id=unknown[0],
+                field="dataset.question_ids",
+            )
         want = set(ids)
         records = [r for r in records if r["question_id"] in want]
         steps.append(f"question_ids: {len(want)} listed")

@@ -45,13 +45,19 @@ class Fetched:
 
 def _spec(cfg: dict) -> tuple[str, str, Path]:
     url = cfg["url"]
-    if not isinstance(url, str) or urlparse(url).scheme not in ("http", "https") \
-            or not urlparse(url).netloc:
+    if (
+        not isinstance(url, str)
+        or urlparse(url).scheme not in ("http", "https")
+        or not urlparse(url).netloc
+    ):
         raise ConfigError("dataset.url", url, hint="expected an http(s) URL")
     sha = cfg["sha256"]
     if not isinstance(sha, str) or not SHA256_RE.fullmatch(sha.lower()):
-        raise ConfigError("dataset.sha256", sha, hint="a URL download needs its 64-hex-digit "
-                                                      "sha256 pinned (dataset.sha256)")
+        raise ConfigError(
+            "dataset.sha256",
+            sha,
+            hint="a URL download needs its 64-hex-digit sha256 pinned (dataset.sha256)",
+        )
     name = cfg["filename"] or PurePosixPath(urlparse(url).path).name
     rel = PurePosixPath(str(name))
     if not rel.parts or rel.is_absolute() or ".." in rel.parts:
@@ -60,15 +66,23 @@ def _spec(cfg: dict) -> tuple[str, str, Path]:
 
 
 def local_hint(url: str, name: Path) -> str:
-    return (f"Supply the file yourself: fetch {url} on a machine with access, then run with "
-            f"`dataset=local dataset.path=/path/to/{name.name}` (e.g. `dvc exp run -S "
-            f"dataset=local -S dataset.path=/path/to/{name.name}`).")
+    return (
+        f"Supply the file yourself: fetch {url} on a machine with access, then run with "
+        f"`dataset=local dataset.path=/path/to/{name.name}` (e.g. `dvc exp run -S "
+        f"dataset=local -S dataset.path=/path/to/{name.name}`)."
+    )
 
 
 def offline_switch() -> str | None:
     """The offline variable that is set, if any (nothing may be downloaded)."""
-    return next((v for v in _OFFLINE_VARS
-                 if os.environ.get(v, "").strip().lower() not in ("", "0", "false", "no")), None)
+    return next(
+        (
+            v
+            for v in _OFFLINE_VARS
+            if os.environ.get(v, "").strip().lower() not in ("", "0", "false", "no")
+        ),
+        None,
+    )
 
 
 def partial_path(raw_dir: Path, url: str, sha: str, name: Path) -> Path:
@@ -84,13 +98,15 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
     if dest.is_file():
         if sha256_file(dest) == want:
             return Fetched(dest, want, url, False)
-        print(f"download: {dest} does not match dataset.sha256; downloading it again",
-              file=sys.stderr)
+        print(
+            f"download: {dest} does not match dataset.sha256; downloading it again", file=sys.stderr
+        )
     hint = local_hint(url, name)
     var = offline_switch()
     if var:
-        raise MemrecallError(f"{var} is set, so {url} is not downloaded. Unset it to download, "
-                             f"or: {hint}")
+        raise MemrecallError(
+            f"{var} is set, so {url} is not downloaded. Unset it to download, or: {hint}"
+        )
     part = partial_path(raw_dir, url, want, name)
     part.parent.mkdir(parents=True, exist_ok=True)
     download(url, part, hint)
@@ -98,10 +114,12 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
     if actual != want:
         part.unlink()
         _rmdir_if_empty(part.parent)
-        raise MemrecallError(f"sha256 mismatch for {url}: expected {want} (dataset.sha256), "
-                             f"downloaded {actual}. The download was deleted; nothing was "
-                             f"written to {raw_dir}. If the file changed upstream on purpose, "
-                             f"check it and update dataset.sha256.")
+        raise MemrecallError(
+            f"sha256 mismatch for {url}: expected {want} (dataset.sha256), "
+            f"downloaded {actual}. The download was deleted; nothing was "
+            f"written to {raw_dir}. If the file changed upstream on purpose, "
+            f"check it and update dataset.sha256."
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(part, dest)
     _rmdir_if_empty(part.parent)
@@ -112,20 +130,25 @@ def fetch(cfg: dict, raw_dir: str | Path = RAW_DIR) -> Fetched:
 def download(url: str, part: Path, hint: str, *, retry_416: bool = True) -> None:
     """Append the rest of `url` to `part` (resuming from its size)."""
     resume = part.stat().st_size if part.exists() else 0
-    req = urllib.request.Request(url, headers={"User-Agent": "memrecall",
-                                               **({"Range": f"bytes={resume}-"} if resume else {})})
+    req = urllib.request.Request(
+        url,
+        headers={"User-Agent": "memrecall", **({"Range": f"bytes={resume}-"} if resume else {})},
+    )
     try:
         resp = urllib.request.urlopen(req, timeout=TIMEOUT_S)
     except urllib.error.HTTPError as e:
         if e.code == 416 and resume and retry_416:  # stale partial (longer than the file)
             part.unlink()
             return download(url, part, hint, retry_416=False)
-        raise MemrecallError(f"{urlparse(url).netloc} answered HTTP {e.code} for {url}. "
-                             f"{hint}") from None
+        raise MemrecallError(
+            f"{urlparse(url).netloc} answered HTTP {e.code} for {url}. {hint}"
+        ) from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
-        raise MemrecallError(f"cannot reach {urlparse(url).netloc} to download {url} "
-                             f"({type(e).__name__}: {reason}). {hint}") from None
+        raise MemrecallError(
+            f"cannot reach {urlparse(url).netloc} to download {url} "
+            f"({type(e).__name__}: {reason}). {hint}"
+        ) from None
     with resp:
         if resume and resp.status != 206:  # the server ignored the Range: start over
             resume = 0
@@ -134,19 +157,30 @@ def download(url: str, part: Path, hint: str, *, retry_416: bool = True) -> None
         length = resp.headers.get("Content-Length")
         total = resume + int(length) if length and length.isdigit() else None
         try:
-            with open(part, "ab" if resume else "wb") as f, \
-                    tqdm(total=total, initial=resume, unit="B", unit_scale=True,
-                         desc=f"download {PurePosixPath(urlparse(url).path).name}",
-                         file=sys.stderr) as bar:
+            with (
+                open(part, "ab" if resume else "wb") as f,
+                tqdm(
+                    total=total,
+                    initial=resume,
+                    unit="B",
+                    unit_scale=True,
+                    desc=f"download {PurePosixPath(urlparse(url).path).name}",
+                    file=sys.stderr,
+                ) as bar,
+            ):
                 while block := resp.read(CHUNK):
                     f.write(block)
                     bar.update(len(block))
         except (OSError, http.client.HTTPException) as e:
-            raise MemrecallError(f"download of {url} stopped ({type(e).__name__}: {e}); rerun "
-                                 f"to resume from {part}. {hint}") from None
+            raise MemrecallError(
+                f"download of {url} stopped ({type(e).__name__}: {e}); rerun "
+                f"to resume from {part}. {hint}"
+            ) from None
         if total is not None and part.stat().st_size < total:
-            raise MemrecallError(f"download of {url} stopped at {part.stat().st_size:,} of "
-                                 f"{total:,} bytes; rerun to resume from {part}. {hint}")
+            raise MemrecallError(
+                f"download of {url} stopped at {part.stat().st_size:,} of "
+                f"{total:,} bytes; rerun to resume from {part}. {hint}"
+            )
 
 
 def _rmdir_if_empty(path: Path) -> None:

@@ -18,11 +18,27 @@ import argparse
 import json
 from pathlib import Path
 
-from .overlay import (Correction, Errata, apply_errata, errata_markdown, errata_scores,
-                      load_errata, write_errata)
+from .overlay import (
+    Correction,
+    Errata,
+    apply_errata,
+    errata_markdown,
+    errata_scores,
+    load_errata,
+    write_errata,
+)
 
-__all__ = ["Correction", "Errata", "apply_errata", "errata_markdown", "errata_scores",
-           "load_errata", "write_errata", "main"]
+__all__ = [
+    "Correction",
+    "Errata",
+    "apply_errata",
+    "errata_markdown",
+    "errata_scores",
+    "load_errata",
+    "write_errata",
+    "main",
+]
+
 
 def makers() -> dict:
     """subcommand -> errata maker (a function taking argv), from every registered benchmark."""
@@ -40,30 +56,42 @@ def main(argv: list[str] | None = None, prog: str = "memrecall errata") -> None:
     if argv[:1] and argv[0] in MAKERS:
         MAKERS[argv[0]](argv[1:])
         return
-    p = argparse.ArgumentParser(prog=prog, description="Errata overlays for a dataset's gold; "
-                                f"making them: {', '.join(MAKERS)} (see each's --help).")
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Errata overlays for a dataset's gold; "
+        f"making them: {', '.join(MAKERS)} (see each's --help).",
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
     for name in MAKERS:
         sub.add_parser(name, add_help=False)
     r = sub.add_parser("report", help="raw and corrected scores of a run, and the ceiling")
     r.add_argument("errata")
     r.add_argument("--per-question", default="reports/per_question.csv")
-    r.add_argument("--questions", default="artifacts/questions.parquet",
-                   help="the run's questions: every correction's old value is checked on it")
+    r.add_argument(
+        "--questions",
+        default="artifacts/questions.parquet",
+        help="the run's questions: every correction's old value is checked on it",
+    )
     r.add_argument("--out", default="reports")
     args = p.parse_args(argv)
     import polars as pl
 
     from ..artifacts import atomic_write_text, read_table
     from ..experiments import parse_per_question
+
     e = load_errata(args.errata)
     if Path(args.questions).exists():
         apply_errata(read_table(args.questions, "questions"), e, file=args.errata)
-    rows = parse_per_question(Path(args.per_question).read_text(encoding="utf-8"),
-                              args.per_question)
-    scores = errata_scores(pl.DataFrame(rows, schema={"question_id": pl.String,
-                                                      "question_type": pl.String,
-                                                      "correct": pl.Boolean}), e)
+    rows = parse_per_question(
+        Path(args.per_question).read_text(encoding="utf-8"), args.per_question
+    )
+    scores = errata_scores(
+        pl.DataFrame(
+            rows,
+            schema={"question_id": pl.String, "question_type": pl.String, "correct": pl.Boolean},
+        ),
+        e,
+    )
     out = Path(args.out)
     atomic_write_text(out / "errata.json", json.dumps(scores, indent=2, sort_keys=True) + "\n")
     text = errata_markdown(scores)

@@ -13,7 +13,8 @@ An errata file (YAML or JSON):
         old: "..."                        # the value the file holds (checked before applying)
         new: "..."
         gold_wrong: true                  # the gold answer itself is wrong
-        source: "https://github.com/.../issues/37"   # or "<file> sha256 <...>", "<repo> <path> @ <commit>"
+        source: "https://github.com/.../issues/37"
+                 # or "<file> sha256 <...>", "<repo> <path> @ <commit>"
         note: "..."
 
 Scores: `raw` counts every judged question as the run's judge scored it; `corrected` leaves
@@ -33,8 +34,7 @@ import polars as pl
 
 from ..errors import InputError
 
-FIELDS = ("answer", "question", "question_type", "answer_session_ids", "answer_turn_ids",
-          "present")
+FIELDS = ("answer", "question", "question_type", "answer_session_ids", "answer_turn_ids", "present")
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,12 @@ class Errata:
         return {c.question_id for c in self.corrections if c.gold_wrong}
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "version": self.version, "dataset": self.dataset,
-                "corrections": [asdict(c) for c in self.corrections]}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "dataset": self.dataset,
+            "corrections": [asdict(c) for c in self.corrections],
+        }
 
 
 def load_errata(path: str | Path) -> Errata:
@@ -70,11 +74,15 @@ def load_errata(path: str | Path) -> Errata:
 
     path = Path(path)
     file = str(path)
-    raw = load_yaml_file(path) if path.suffix in (".yaml", ".yml") else json.loads(
-        path.read_text(encoding="utf-8"))
+    raw = (
+        load_yaml_file(path)
+        if path.suffix in (".yaml", ".yml")
+        else json.loads(path.read_text(encoding="utf-8"))
+    )
     if not isinstance(raw, dict):
-        raise InputError("an errata file is a mapping with name, version, dataset, corrections",
-                         file=file)
+        raise InputError(
+            "an errata file is a mapping with name, version, dataset, corrections", file=file
+        )
     for key in ("name", "version", "dataset"):
         if not isinstance(raw.get(key), (str, int)) or str(raw.get(key)).strip() == "":
             raise InputError(f"missing {key}", file=file, field=key)
@@ -85,29 +93,52 @@ def load_errata(path: str | Path) -> Errata:
     for i, c in enumerate(items):
         where = f"corrections[{i}]"
         if not isinstance(c, dict) or not isinstance(c.get("question_id"), str):
-            raise InputError("a correction needs a question_id", file=file,
-                             field=f"{where}.question_id")
+            raise InputError(
+                "a correction needs a question_id", file=file, field=f"{where}.question_id"
+            )
         qid = c["question_id"]
         if c.get("field") not in FIELDS:
-            raise InputError(f"field must be one of {list(FIELDS)}, got {c.get('field')!r}",
-                             file=file, question_id=qid, field=f"{where}.field")
+            raise InputError(
+                f"field must be one of {list(FIELDS)}, got {c.get('field')!r}",
+                file=file,
+                question_id=qid,
+                field=f"{where}.field",
+            )
         if not isinstance(c.get("source"), str) or not c["source"].strip():
-            raise InputError("every correction names its source (an issue URL, or an audit "
-                             "file with its commit)", file=file, question_id=qid,
-                             field=f"{where}.source")
+            raise InputError(
+                "every correction names its source (an issue URL, or an audit "
+                "file with its commit)",
+                file=file,
+                question_id=qid,
+                field=f"{where}.source",
+            )
         if not isinstance(c.get("gold_wrong"), bool):
-            raise InputError("gold_wrong must be true or false", file=file, question_id=qid,
-                             field=f"{where}.gold_wrong")
-        out.append(Correction(qid, c["field"], c.get("old"), c.get("new"), c["gold_wrong"],
-                              c["source"], str(c.get("note") or "")))
+            raise InputError(
+                "gold_wrong must be true or false",
+                file=file,
+                question_id=qid,
+                field=f"{where}.gold_wrong",
+            )
+        out.append(
+            Correction(
+                qid,
+                c["field"],
+                c.get("old"),
+                c.get("new"),
+                c["gold_wrong"],
+                c["source"],
+                str(c.get("note") or ""),
+            )
+        )
     return Errata(str(raw["name"]), str(raw["version"]), str(raw["dataset"]), out)
 
 
 def write_errata(errata: Errata, path: str | Path) -> Path:
     from ..artifacts import atomic_write_text
 
-    return atomic_write_text(path, json.dumps(errata.to_dict(), indent=1, ensure_ascii=False,
-                                              sort_keys=True) + "\n")
+    return atomic_write_text(
+        path, json.dumps(errata.to_dict(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    )
 
 
 def _same(a, b) -> bool:
@@ -116,8 +147,7 @@ def _same(a, b) -> bool:
     return ("" if a is None else str(a)) == ("" if b is None else str(b))
 
 
-def apply_errata(questions: pl.DataFrame, errata: Errata, *, file: str = "errata"
-                 ) -> pl.DataFrame:
+def apply_errata(questions: pl.DataFrame, errata: Errata, *, file: str = "errata") -> pl.DataFrame:
     """The questions table with the corrections applied (a `present` correction that removes a
     question drops it). Each correction's `old` must be what the table holds: errata made for
     another version of the file are refused, never applied halfway."""
@@ -132,12 +162,20 @@ def apply_errata(questions: pl.DataFrame, errata: Errata, *, file: str = "errata
         if row is None:
             continue  # a question outside this subset
         if c.field not in row:
-            raise InputError(f"the questions have no column {c.field!r}", file=file,
-                             question_id=c.question_id, field=c.field)
+            raise InputError(
+                f"the questions have no column {c.field!r}",
+                file=file,
+                question_id=c.question_id,
+                field=c.field,
+            )
         if not _same(row[c.field], c.old):
-            raise InputError(f"the file holds {row[c.field]!r}, the errata expect {c.old!r}: "
-                             f"they were made for another version of the data", file=file,
-                             question_id=c.question_id, field=c.field)
+            raise InputError(
+                f"the file holds {row[c.field]!r}, the errata expect {c.old!r}: "
+                f"they were made for another version of the data",
+                file=file,
+                question_id=c.question_id,
+                field=c.field,
+            )
         row[c.field] = c.new
     kept = [r for q, r in rows.items() if q not in drop]
     return pl.DataFrame(kept, schema=questions.schema) if kept else questions.clear()
@@ -158,19 +196,29 @@ def errata_scores(per_question: pl.DataFrame, errata: Errata) -> dict:
     def block(df: pl.DataFrame) -> dict:
         bad = df.filter(pl.col("question_id").is_in(sorted(wrong)))
         ok = df.filter(~pl.col("question_id").is_in(sorted(wrong)))
-        return {"n": df.height, "n_gold_wrong": bad.height, "raw": _acc(df),
-                "corrected": _acc(ok),
-                "ceiling": (ok.height / df.height) if df.height else None,
-                "credited_on_wrong_gold": int(bad["correct"].sum()) if bad.height else 0}
+        return {
+            "n": df.height,
+            "n_gold_wrong": bad.height,
+            "raw": _acc(df),
+            "corrected": _acc(ok),
+            "ceiling": (ok.height / df.height) if df.height else None,
+            "credited_on_wrong_gold": int(bad["correct"].sum()) if bad.height else 0,
+        }
 
     types = sorted({t for t in judged["question_type"].to_list() if t is not None})
-    return {"errata": {"name": errata.name, "version": errata.version,
-                       "dataset": errata.dataset, "corrections": len(errata.corrections),
-                       "gold_wrong": len(wrong),
-                       "sources": sorted({c.source for c in errata.corrections})},
-            "overall": block(judged),
-            "by_type": {t: block(judged.filter(pl.col("question_type") == t)) for t in types},
-            "flagged_questions": sorted(flagged["question_id"].to_list())}
+    return {
+        "errata": {
+            "name": errata.name,
+            "version": errata.version,
+            "dataset": errata.dataset,
+            "corrections": len(errata.corrections),
+            "gold_wrong": len(wrong),
+            "sources": sorted({c.source for c in errata.corrections}),
+        },
+        "overall": block(judged),
+        "by_type": {t: block(judged.filter(pl.col("question_type") == t)) for t in types},
+        "flagged_questions": sorted(flagged["question_id"].to_list()),
+    }
 
 
 def _pct(x) -> str:
@@ -179,18 +227,24 @@ def _pct(x) -> str:
 
 def errata_markdown(scores: dict) -> str:
     e = scores["errata"]
-    lines = [f"# Scores with errata `{e['name']}` (version {e['version']})", "",
-             f"{e['corrections']} corrections to {e['dataset']}, {e['gold_wrong']} of them "
-             f"questions whose gold answer is wrong. Raw: every judged question as judged. "
-             "Corrected: the questions with a wrong gold left out. Ceiling: the share of "
-             "judged questions whose gold is right. Credited on wrong gold: questions judged "
-             "correct against a gold answer that is wrong.", "",
-             "| type | n | wrong gold | raw | corrected | ceiling | credited on wrong gold |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# Scores with errata `{e['name']}` (version {e['version']})",
+        "",
+        f"{e['corrections']} corrections to {e['dataset']}, {e['gold_wrong']} of them "
+        f"questions whose gold answer is wrong. Raw: every judged question as judged. "
+        "Corrected: the questions with a wrong gold left out. Ceiling: the share of "
+        "judged questions whose gold is right. Credited on wrong gold: questions judged "
+        "correct against a gold answer that is wrong.",
+        "",
+        "| type | n | wrong gold | raw | corrected | ceiling | credited on wrong gold |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     rows = [*scores["by_type"].items(), ("**all**", scores["overall"])]
     for t, b in rows:
-        lines.append(f"| {t} | {b['n']} | {b['n_gold_wrong']} | {_pct(b['raw'])} | "
-                     f"{_pct(b['corrected'])} | {_pct(b['ceiling'])} | "
-                     f"{b['credited_on_wrong_gold']} |")
+        lines.append(
+            f"| {t} | {b['n']} | {b['n_gold_wrong']} | {_pct(b['raw'])} | "
+            f"{_pct(b['corrected'])} | {_pct(b['ceiling'])} | "
+            f"{b['credited_on_wrong_gold']} |"
+        )
     lines += ["", "Sources: " + "; ".join(e["sources"]) + "."]
     return "\n".join(lines) + "\n"

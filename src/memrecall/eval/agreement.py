@@ -35,40 +35,66 @@ def _summary(a: list, b: list) -> dict:
     """a_yes / b_yes are each labeling's accuracy over these answers; the confusion table is
     both_yes, a_only_yes, b_only_yes, both_no."""
     n = len(a)
-    return {"n": n,
-            "agreement": (sum(x == y for x, y in zip(a, b)) / n) if n else None,
-            "kappa": cohen_kappa(a, b),
-            "a_yes": (sum(a) / n) if n else None, "b_yes": (sum(b) / n) if n else None,
-            "both_yes": sum(x and y for x, y in zip(a, b)),
-            "a_only_yes": sum(x and not y for x, y in zip(a, b)),
-            "b_only_yes": sum(y and not x for x, y in zip(a, b)),
-            "both_no": sum(not x and not y for x, y in zip(a, b))}
+    return {
+        "n": n,
+        "agreement": (sum(x == y for x, y in zip(a, b)) / n) if n else None,
+        "kappa": cohen_kappa(a, b),
+        "a_yes": (sum(a) / n) if n else None,
+        "b_yes": (sum(b) / n) if n else None,
+        "both_yes": sum(x and y for x, y in zip(a, b)),
+        "a_only_yes": sum(x and not y for x, y in zip(a, b)),
+        "b_only_yes": sum(y and not x for x, y in zip(a, b)),
+        "both_no": sum(not x and not y for x, y in zip(a, b)),
+    }
 
 
-def judge_agreement(verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame,
-                    questions: pl.DataFrame | None = None) -> dict:
+def judge_agreement(
+    verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame, questions: pl.DataFrame | None = None
+) -> dict:
     """{"overall": {...}, "by_type": {type: {...}}, "abstention": {...}, "skipped": n} where each
     {...} holds n, agreement, kappa, a_yes, b_yes and the confusion counts (see _summary).
     by_type includes abstention questions in their type (as the official metrics do);
     "abstention" is the abstention questions alone (the is_abstention column of the questions
     or verdicts)."""
-    source = next((t for t in (questions, verdicts_a, verdicts_b)
-                   if t is not None and "question_type" in t.columns), None)
+    source = next(
+        (
+            t
+            for t in (questions, verdicts_a, verdicts_b)
+            if t is not None and "question_type" in t.columns
+        ),
+        None,
+    )
     if source is not None:
-        types = source.select("question_id", "question_type",
-                              (pl.col("is_abstention").fill_null(False)
-                               if "is_abstention" in source.columns else pl.lit(False))
-                              .alias("is_abstention"))
+        types = source.select(
+            "question_id",
+            "question_type",
+            (
+                pl.col("is_abstention").fill_null(False)
+                if "is_abstention" in source.columns
+                else pl.lit(False)
+            ).alias("is_abstention"),
+        )
     else:
-        raise InputError("verdicts lack question_type: pass the questions table",
-                         field="question_type")
-    j = (verdicts_a.select("question_id", pl.col("label").alias("a"))
-         .join(verdicts_b.select("question_id", pl.col("label").alias("b")), on="question_id",
-               how="full", coalesce=True)
-         .join(types, on="question_id", how="left").sort("question_id"))
+        raise InputError(
+            "verdicts lack question_type: pass the questions table", field="question_type"
+        )
+    j = (
+        verdicts_a.select("question_id", pl.col("label").alias("a"))
+        .join(
+            verdicts_b.select("question_id", pl.col("label").alias("b")),
+            on="question_id",
+            how="full",
+            coalesce=True,
+        )
+        .join(types, on="question_id", how="left")
+        .sort("question_id")
+    )
     both = j.filter(pl.col("a").is_not_null() & pl.col("b").is_not_null())
-    out = {"overall": _summary(both["a"].to_list(), both["b"].to_list()), "by_type": {},
-           "skipped": j.height - both.height}
+    out = {
+        "overall": _summary(both["a"].to_list(), both["b"].to_list()),
+        "by_type": {},
+        "skipped": j.height - both.height,
+    }
     for t in type_order([t for t in both["question_type"].to_list() if t is not None]):
         sub = both.filter(pl.col("question_type") == t)
         out["by_type"][t] = _summary(sub["a"].to_list(), sub["b"].to_list())

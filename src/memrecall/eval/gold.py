@@ -43,8 +43,9 @@ def answer_turns(turns: pl.DataFrame) -> dict[str, list[int]]:
     """session_id → indices of its user turns marked has_answer, in order."""
     out: dict[str, list[int]] = defaultdict(list)
     marked = turns.filter((pl.col("role") == "user") & pl.col("has_answer").fill_null(False))
-    for sid, idx in (marked.select("session_id", "turn_index").sort("session_id", "turn_index")
-                     .iter_rows()):
+    for sid, idx in (
+        marked.select("session_id", "turn_index").sort("session_id", "turn_index").iter_rows()
+    ):
         out[sid].append(int(idx))
     return dict(out)
 
@@ -53,14 +54,19 @@ def answer_turns(turns: pl.DataFrame) -> dict[str, list[int]]:
 class Gold:
     evidence: tuple[str, ...]  # evidence sessions in the haystack, each once, in listed order
     sessions: tuple[str, ...]  # gold sessions (by the rule), in the same order
-    turns: tuple[str, ...]     # gold turn ids (always by has_answer)
+    turns: tuple[str, ...]  # gold turn ids (always by has_answer)
 
 
 TurnGold = Callable[[str, tuple[str, ...]], tuple[str, ...]]
 
 
-def question_gold(questions: pl.DataFrame, turns: pl.DataFrame, *, rule: str = "has_answer",
-                  turn_gold: TurnGold | None = None) -> dict[str, Gold | None]:
+def question_gold(
+    questions: pl.DataFrame,
+    turns: pl.DataFrame,
+    *,
+    rule: str = "has_answer",
+    turn_gold: TurnGold | None = None,
+) -> dict[str, Gold | None]:
     """question_id → its Gold, or None for an abstention question. `turn_gold(question_id,
     evidence sessions)`: the question's own gold turn ids (default: the evidence sessions' user
     turns marked has_answer)."""
@@ -76,7 +82,10 @@ def question_gold(questions: pl.DataFrame, turns: pl.DataFrame, *, rule: str = "
         in_haystack = set(haystack or [])
         ev = tuple(s for s in dict.fromkeys(evidence or []) if s in in_haystack)
         sessions = ev if rule == "answer_sessions" else tuple(s for s in ev if marked.get(s))
-        gold_turns = (turn_gold(qid, ev) if turn_gold is not None
-                      else tuple(turn_id(s, i) for s in ev for i in marked.get(s, [])))
+        gold_turns = (
+            turn_gold(qid, ev)
+            if turn_gold is not None
+            else tuple(turn_id(s, i) for s in ev for i in marked.get(s, []))
+        )
         out[qid] = Gold(ev, sessions, gold_turns)
     return out

@@ -30,9 +30,13 @@ def panel_labels(verdicts: pl.DataFrame) -> tuple[pl.DataFrame, list[str]] | Non
     cols = [c for c in verdicts.columns if c.startswith(PANEL_LABEL_PREFIX)]
     if not cols:
         return None
-    judges = [c[len(PANEL_LABEL_PREFIX):] for c in cols]
-    return (verdicts.select("question_id", "question_type",
-                            *[pl.col(c).alias(j) for c, j in zip(cols, judges)]), judges)
+    judges = [c[len(PANEL_LABEL_PREFIX) :] for c in cols]
+    return (
+        verdicts.select(
+            "question_id", "question_type", *[pl.col(c).alias(j) for c, j in zip(cols, judges)]
+        ),
+        judges,
+    )
 
 
 def _acc(col: pl.Series) -> float | None:
@@ -46,8 +50,13 @@ def _band(accs: dict[str, float | None]) -> dict:
         return {"low": None, "high": None, "width": None, "lowest": None, "highest": None}
     lo = min(vals, key=lambda j: (vals[j], j))
     hi = max(vals, key=lambda j: (vals[j], j))
-    return {"low": vals[lo], "high": vals[hi], "width": vals[hi] - vals[lo], "lowest": lo,
-            "highest": hi}
+    return {
+        "low": vals[lo],
+        "high": vals[hi],
+        "width": vals[hi] - vals[lo],
+        "lowest": lo,
+        "highest": hi,
+    }
 
 
 def panel_stats(labels: pl.DataFrame, judges: list[str]) -> dict:
@@ -55,8 +64,15 @@ def panel_stats(labels: pl.DataFrame, judges: list[str]) -> dict:
         raise ValueError("a panel needs at least two judges")
     common = labels.filter(pl.all_horizontal(pl.col(j).is_not_null() for j in judges))
     types = type_order([t for t in common["question_type"].to_list() if t is not None])
-    out = {"judges": list(judges), "n_questions": labels.height, "n_common": common.height,
-           "accuracy": {}, "accuracy_common": {}, "by_type": {}, "pairs": []}
+    out = {
+        "judges": list(judges),
+        "n_questions": labels.height,
+        "n_common": common.height,
+        "accuracy": {},
+        "accuracy_common": {},
+        "by_type": {},
+        "pairs": [],
+    }
     for j in judges:
         out["accuracy"][j] = {"n": int(labels[j].drop_nulls().len()), "value": _acc(labels[j])}
         out["accuracy_common"][j] = _acc(common[j])
@@ -71,12 +87,18 @@ def panel_stats(labels: pl.DataFrame, judges: list[str]) -> dict:
         n = len(x)
         yes_no = sum(1 for p, q in zip(x, y) if p and not q)
         no_yes = sum(1 for p, q in zip(x, y) if q and not p)
-        out["pairs"].append({
-            "a": a, "b": b, "n": n,
-            "agreement": (n - yes_no - no_yes) / n if n else None,
-            "kappa": cohen_kappa(x, y) if n else None,
-            "flips_yes_to_no": yes_no, "flips_no_to_yes": no_yes,
-            "flip_rate": (yes_no + no_yes) / n if n else None})
+        out["pairs"].append(
+            {
+                "a": a,
+                "b": b,
+                "n": n,
+                "agreement": (n - yes_no - no_yes) / n if n else None,
+                "kappa": cohen_kappa(x, y) if n else None,
+                "flips_yes_to_no": yes_no,
+                "flips_no_to_yes": no_yes,
+                "flip_rate": (yes_no + no_yes) / n if n else None,
+            }
+        )
     return out
 
 
@@ -91,27 +113,46 @@ def _f(x) -> str:
 def panel_markdown(stats: dict, title: str = "Judge panel") -> str:
     judges = stats["judges"]
     b = stats["band"]
-    lines = [f"# {title}", "",
-             f"{len(judges)} judges on the same {stats['n_questions']} answers; "
-             f"{stats['n_common']} labelled by every judge (the band is read on those).", "",
-             f"**Band: {_pct(b['low'])}–{_pct(b['high'])}%** (lowest {b['lowest']}, highest "
-             f"{b['highest']}; {_pct(b['width'])} points apart).", "",
-             "| type | n | " + " | ".join(judges) + " | band |",
-             "|---|---:|" + "---:|" * len(judges) + "---|"]
+    lines = [
+        f"# {title}",
+        "",
+        f"{len(judges)} judges on the same {stats['n_questions']} answers; "
+        f"{stats['n_common']} labelled by every judge (the band is read on those).",
+        "",
+        f"**Band: {_pct(b['low'])}–{_pct(b['high'])}%** (lowest {b['lowest']}, highest "
+        f"{b['highest']}; {_pct(b['width'])} points apart).",
+        "",
+        "| type | n | " + " | ".join(judges) + " | band |",
+        "|---|---:|" + "---:|" * len(judges) + "---|",
+    ]
     for t, s in stats["by_type"].items():
-        lines.append(f"| {t} | {s['n']} | " + " | ".join(_pct(s["accuracy"][j]) for j in judges)
-                     + f" | {_pct(s['band']['low'])}–{_pct(s['band']['high'])} |")
-    lines.append(f"| **all** | {stats['n_common']} | "
-                 + " | ".join(_pct(stats["accuracy_common"][j]) for j in judges)
-                 + f" | {_pct(b['low'])}–{_pct(b['high'])} |")
-    lines += ["", "Each judge over every answer it labelled: " + "; ".join(
-        f"{j} {_pct(stats['accuracy'][j]['value'])}% (n {stats['accuracy'][j]['n']})"
-        for j in judges) + ".", "",
+        lines.append(
+            f"| {t} | {s['n']} | "
+            + " | ".join(_pct(s["accuracy"][j]) for j in judges)
+            + f" | {_pct(s['band']['low'])}–{_pct(s['band']['high'])} |"
+        )
+    lines.append(
+        f"| **all** | {stats['n_common']} | "
+        + " | ".join(_pct(stats["accuracy_common"][j]) for j in judges)
+        + f" | {_pct(b['low'])}–{_pct(b['high'])} |"
+    )
+    lines += [
+        "",
+        "Each judge over every answer it labelled: "
+        + "; ".join(
+            f"{j} {_pct(stats['accuracy'][j]['value'])}% (n {stats['accuracy'][j]['n']})"
+            for j in judges
+        )
+        + ".",
+        "",
         "| pair | n | agreement | Cohen's κ | yes→no | no→yes | flip rate |",
-        "|---|---:|---:|---:|---:|---:|---:|"]
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for p in stats["pairs"]:
-        lines.append(f"| {p['a']} → {p['b']} | {p['n']} | {_f(p['agreement'])} | "
-                     f"{_f(p['kappa'])} | {p['flips_yes_to_no']} | {p['flips_no_to_yes']} | "
-                     f"{_pct(p['flip_rate'])}% |")
+        lines.append(
+            f"| {p['a']} → {p['b']} | {p['n']} | {_f(p['agreement'])} | "
+            f"{_f(p['kappa'])} | {p['flips_yes_to_no']} | {p['flips_no_to_yes']} | "
+            f"{_pct(p['flip_rate'])}% |"
+        )
     lines += ["", "yes→no: answers the first judge accepts and the second rejects."]
     return "\n".join(lines) + "\n"

@@ -25,43 +25,66 @@ from ..errors import InputError
 from ..schema import polars_schema
 
 
-def per_question(questions: pl.DataFrame, verdicts: pl.DataFrame,
-                 verdicts_file: str = "verdicts.parquet") -> pl.DataFrame:
+def per_question(
+    questions: pl.DataFrame, verdicts: pl.DataFrame, verdicts_file: str = "verdicts.parquet"
+) -> pl.DataFrame:
     """One row per question: question_id, question_type, is_abstention, correct (bool|null, or
     the score where the verdicts carry one), judge_error, reader_error, then the benchmark's own
     verdict columns. Every question needs exactly one verdict."""
     dup = verdicts.group_by("question_id").len().filter(pl.col("len") > 1)
     if dup.height:
-        raise InputError("more than one verdict for a question", file=verdicts_file,
-                         question_id=sorted(dup["question_id"].to_list())[0], field="question_id")
+        raise InputError(
+            "more than one verdict for a question",
+            file=verdicts_file,
+            question_id=sorted(dup["question_id"].to_list())[0],
+            field="question_id",
+        )
     q = questions.select("question_id", "question_type", "is_abstention")
     extra = verdicts.join(q, on="question_id", how="anti")
     if extra.height:
-        raise InputError("verdict for a question not in questions.parquet", file=verdicts_file,
-                         question_id=sorted(extra["question_id"].to_list())[0],
-                         field="question_id")
+        raise InputError(
+            "verdict for a question not in questions.parquet",
+            file=verdicts_file,
+            question_id=sorted(extra["question_id"].to_list())[0],
+            field="question_id",
+        )
     # A benchmark that scores answers in [0, 1] writes `score`: `correct` is that score
     # (means, intervals and per-type figures then average scores); else the yes/no label.
-    label = (pl.coalesce(pl.col("score"), pl.col("label").cast(pl.Float64))
-             if "score" in verdicts.columns else pl.col("label"))
+    label = (
+        pl.coalesce(pl.col("score"), pl.col("label").cast(pl.Float64))
+        if "score" in verdicts.columns
+        else pl.col("label")
+    )
     # a benchmark's own verdict columns (beyond the shared ones) ride along, for its metrics
     shared = set(polars_schema("verdicts")) | {"strict_label", "score"}
     own = [c for c in verdicts.columns if c not in shared]
     v = verdicts.select(
-        "question_id", label.alias("label"),
-        (pl.col("reader_failed").fill_null(False) if "reader_failed" in verdicts.columns
-         else pl.lit(False)).alias("reader_error"), *own)
+        "question_id",
+        label.alias("label"),
+        (
+            pl.col("reader_failed").fill_null(False)
+            if "reader_failed" in verdicts.columns
+            else pl.lit(False)
+        ).alias("reader_error"),
+        *own,
+    )
     df = q.join(v, on="question_id", how="left")
     missing = df.filter(pl.col("reader_error").is_null())
     if missing.height:
-        raise InputError("no verdict for this question (rerun the judge stage)",
-                         file=verdicts_file, question_id=missing["question_id"][0],
-                         field="question_id")
+        raise InputError(
+            "no verdict for this question (rerun the judge stage)",
+            file=verdicts_file,
+            question_id=missing["question_id"][0],
+            field="question_id",
+        )
     return df.select(
-        "question_id", "question_type", pl.col("is_abstention").fill_null(False),
+        "question_id",
+        "question_type",
+        pl.col("is_abstention").fill_null(False),
         pl.when(pl.col("reader_error")).then(None).otherwise(pl.col("label")).alias("correct"),
         (pl.col("label").is_null() & ~pl.col("reader_error")).alias("judge_error"),
-        "reader_error", *own,
+        "reader_error",
+        *own,
     ).sort("question_id")
 
 
@@ -106,8 +129,13 @@ def metrics_from_rows(pq: pl.DataFrame, known: Sequence[str] = ()) -> dict:
     }
 
 
-def qa_metrics(questions: pl.DataFrame, verdicts: pl.DataFrame, *,
-               verdicts_file: str = "verdicts.parquet", known: Sequence[str] = ()) -> dict:
+def qa_metrics(
+    questions: pl.DataFrame,
+    verdicts: pl.DataFrame,
+    *,
+    verdicts_file: str = "verdicts.parquet",
+    known: Sequence[str] = (),
+) -> dict:
     """{"overall", "task_averaged", "abstention", "by_type", "n_by_type", "n_types",
     "n_questions", "n_judged", "n_correct", "n_abstention", "n_abstention_judged",
     "judge_errors", "reader_errors"}."""

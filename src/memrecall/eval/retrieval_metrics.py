@@ -85,9 +85,17 @@ def question_rankings(candidates: pl.DataFrame) -> dict[str, tuple[list[str], di
     return out
 
 
-def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: pl.DataFrame,
-                      ks=KS, *, no_gold: str = "exclude", gold: str = "has_answer",
-                      golds: dict | None = None, per_question: bool = False) -> dict:
+def retrieval_metrics(
+    questions: pl.DataFrame,
+    turns: pl.DataFrame,
+    candidates: pl.DataFrame,
+    ks=KS,
+    *,
+    no_gold: str = "exclude",
+    gold: str = "has_answer",
+    golds: dict | None = None,
+    per_question: bool = False,
+) -> dict:
     """{"session": {...}, "turn": {...}, "by_type": {type: {"session", "turn", "n"}}, "n": int,
     "n_turn", "n_abstention", "n_no_gold", "no_gold", "gold"}; see the module docstring.
     `golds`: each question's Gold as its benchmark defines it (Benchmark.gold; default: the
@@ -101,8 +109,12 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
 
     # Per session: its user turns in order (the turn-level ranking of session candidates).
     user_turns: dict[str, list[int]] = defaultdict(list)
-    for sid, idx in (turns.filter(pl.col("role") == "user").select("session_id", "turn_index")
-                     .sort("session_id", "turn_index").iter_rows()):
+    for sid, idx in (
+        turns.filter(pl.col("role") == "user")
+        .select("session_id", "turn_index")
+        .sort("session_id", "turn_index")
+        .iter_rows()
+    ):
         user_turns[sid].append(int(idx))
 
     if golds is None:
@@ -127,8 +139,9 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
         else:
             n_no_gold += 1
         if gold_turns or no_gold == "official":
-            turn_ranked = [turn_id(s, i) for s in ranked
-                           for i in (order.get(s) or user_turns.get(s, []))]
+            turn_ranked = [
+                turn_id(s, i) for s in ranked for i in (order.get(s) or user_turns.get(s, []))
+            ]
             m = ranking_metrics(turn_ranked, gold_turns, ks)
             turn_rows.append(m)
             by_type[qtype]["turn"].append(m)
@@ -136,8 +149,14 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
     out = {
         "session": _mean(sess_rows, ks),
         "turn": _mean(turn_rows, ks),
-        "by_type": {t: {"session": _mean(v["session"], ks), "turn": _mean(v["turn"], ks),
-                        "n": len(v["session"])} for t, v in sorted(by_type.items())},
+        "by_type": {
+            t: {
+                "session": _mean(v["session"], ks),
+                "turn": _mean(v["turn"], ks),
+                "n": len(v["session"]),
+            }
+            for t, v in sorted(by_type.items())
+        },
         "n": len(sess_rows),
         "n_turn": len(turn_rows),
         "n_abstention": n_abs,
@@ -150,8 +169,15 @@ def retrieval_metrics(questions: pl.DataFrame, turns: pl.DataFrame, candidates: 
     return out
 
 
-TABLE_METRICS = ("recall_any@1", "recall_any@5", "recall_any@10", "recall_all@5",
-                 "recall_all@10", "ndcg_any@5", "ndcg_any@10")
+TABLE_METRICS = (
+    "recall_any@1",
+    "recall_any@5",
+    "recall_any@10",
+    "recall_all@5",
+    "recall_all@10",
+    "ndcg_any@5",
+    "ndcg_any@10",
+)
 
 
 def _fmt(x: float) -> str:
@@ -163,27 +189,43 @@ def retrieval_table(by_stage: dict[str, dict], metrics=TABLE_METRICS) -> str:
     turn tables, then recall_any@5 / recall_all@10 / ndcg_any@10 by question type."""
     lines = []
     for level in ("session", "turn"):
-        lines += [f"### {level.capitalize()} level", "",
-                  "| stage | n | " + " | ".join(metrics) + " |",
-                  "|---|---:|" + "---:|" * len(metrics)]
+        lines += [
+            f"### {level.capitalize()} level",
+            "",
+            "| stage | n | " + " | ".join(metrics) + " |",
+            "|---|---:|" + "---:|" * len(metrics),
+        ]
         for stage, m in by_stage.items():
             n = m["n"] if level == "session" else m["n_turn"]
-            lines.append(f"| {stage} | {n} | " + " | ".join(_fmt(m[level][x]) for x in metrics)
-                         + " |")
+            lines.append(
+                f"| {stage} | {n} | " + " | ".join(_fmt(m[level][x]) for x in metrics) + " |"
+            )
         lines.append("")
     by_type_metrics = ("recall_any@5", "recall_all@10", "ndcg_any@10")
-    lines += ["### Session level by question type", "",
-              "| stage | type | n | " + " | ".join(by_type_metrics) + " |",
-              "|---|---|---:|" + "---:|" * len(by_type_metrics)]
+    lines += [
+        "### Session level by question type",
+        "",
+        "| stage | type | n | " + " | ".join(by_type_metrics) + " |",
+        "|---|---|---:|" + "---:|" * len(by_type_metrics),
+    ]
     for stage, m in by_stage.items():
         for qtype, tm in m["by_type"].items():
-            lines.append(f"| {stage} | {qtype} | {tm['n']} | "
-                         + " | ".join(_fmt(tm["session"][x]) for x in by_type_metrics) + " |")
+            lines.append(
+                f"| {stage} | {qtype} | {tm['n']} | "
+                + " | ".join(_fmt(tm["session"][x]) for x in by_type_metrics)
+                + " |"
+            )
     any_stage = next(iter(by_stage.values()), None)
     if any_stage is not None:
-        how = ("excluded" if any_stage["no_gold"] == "exclude"
-               else "scored as the official script does")
-        lines += ["", f"Abstention questions excluded ({any_stage['n_abstention']}); questions "
-                      f"without a gold session (no user turn with has_answer in an evidence "
-                      f"session) {how} ({any_stage['n_no_gold']})."]
+        how = (
+            "excluded"
+            if any_stage["no_gold"] == "exclude"
+            else "scored as the official script does"
+        )
+        lines += [
+            "",
+            f"Abstention questions excluded ({any_stage['n_abstention']}); questions "
+            f"without a gold session (no user turn with has_answer in an evidence "
+            f"session) {how} ({any_stage['n_no_gold']}).",
+        ]
     return "\n".join(lines) + "\n"

@@ -34,14 +34,22 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def bootstrap_ci(values, *, n_resamples: int = 2000, seed: int = 0,
-                 confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+def bootstrap_ci(
+    values, *, n_resamples: int = 2000, seed: int = 0, confidence: float = CONFIDENCE
+) -> tuple[float, float] | None:
     """Percentile bootstrap CI of the mean of `values` (e.g. 0/1 correctness)."""
     x = np.asarray([v for v in values if v is not None], dtype=float)
     if x.size < 2:
         return None
-    res = stats.bootstrap((x,), np.mean, n_resamples=n_resamples, confidence_level=confidence,
-                          method="percentile", vectorized=True, rng=_rng(seed))
+    res = stats.bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        vectorized=True,
+        rng=_rng(seed),
+    )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -49,21 +57,34 @@ def _mean_of_means(*samples, axis=-1):
     return np.mean([s.mean(axis=axis) for s in samples], axis=0)
 
 
-def stratified_mean_ci(groups: list, *, n_resamples: int = 2000, seed: int = 0,
-                       confidence: float = CONFIDENCE) -> tuple[float, float] | None:
+def stratified_mean_ci(
+    groups: list, *, n_resamples: int = 2000, seed: int = 0, confidence: float = CONFIDENCE
+) -> tuple[float, float] | None:
     """CI of the unweighted mean of group means, each group resampled on its own."""
     samples = [np.asarray([v for v in g if v is not None], dtype=float) for g in groups]
     samples = [s for s in samples if s.size]
     if not samples or any(s.size < 2 for s in samples):
         return None
-    res = stats.bootstrap(tuple(samples), _mean_of_means, n_resamples=n_resamples,
-                          confidence_level=confidence, method="percentile", vectorized=True,
-                          rng=_rng(seed))
+    res = stats.bootstrap(
+        tuple(samples),
+        _mean_of_means,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        vectorized=True,
+        rng=_rng(seed),
+    )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def qa_intervals(per_question: pl.DataFrame, *, n_resamples: int = 2000, seed: int = 0,
-                 confidence: float = CONFIDENCE, known: Sequence[str] = ()) -> dict:
+def qa_intervals(
+    per_question: pl.DataFrame,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+    known: Sequence[str] = (),
+) -> dict:
     """{"overall", "task_averaged", "abstention": (low, high) | None, "by_type": {type: ...}}
     from a qa_metrics.per_question() table (judge and reader errors are left out); types are
     resampled in type_order(types, known)."""
@@ -74,8 +95,9 @@ def qa_intervals(per_question: pl.DataFrame, *, n_resamples: int = 2000, seed: i
     return {
         "overall": bootstrap_ci(judged["correct"].to_list(), **kw),
         "task_averaged": stratified_mean_ci(list(groups.values()), **kw),
-        "abstention": bootstrap_ci(judged.filter(pl.col("is_abstention"))["correct"].to_list(),
-                                   **kw),
+        "abstention": bootstrap_ci(
+            judged.filter(pl.col("is_abstention"))["correct"].to_list(), **kw
+        ),
         "by_type": {t: bootstrap_ci(v, **kw) for t, v in groups.items()},
     }
 
@@ -96,8 +118,9 @@ def _delta(x, y, axis=-1):
     return y.mean(axis=axis) - x.mean(axis=axis)
 
 
-def paired_bootstrap_delta(a, b, *, n_resamples: int = 2000, seed: int = 0,
-                           confidence: float = CONFIDENCE) -> dict:
+def paired_bootstrap_delta(
+    a, b, *, n_resamples: int = 2000, seed: int = 0, confidence: float = CONFIDENCE
+) -> dict:
     """Δ = mean(b) − mean(a) with a paired percentile bootstrap CI (questions resampled)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape:
@@ -105,22 +128,40 @@ def paired_bootstrap_delta(a, b, *, n_resamples: int = 2000, seed: int = 0,
     delta = float(b.mean() - a.mean()) if a.size else None
     if a.size < 2:
         return {"delta": delta, "ci_low": None, "ci_high": None}
-    res = stats.bootstrap((a, b), _delta, paired=True, n_resamples=n_resamples,
-                          confidence_level=confidence, method="percentile", vectorized=True,
-                          rng=_rng(seed))
-    return {"delta": delta, "ci_low": float(res.confidence_interval.low),
-            "ci_high": float(res.confidence_interval.high)}
+    res = stats.bootstrap(
+        (a, b),
+        _delta,
+        paired=True,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        vectorized=True,
+        rng=_rng(seed),
+    )
+    return {
+        "delta": delta,
+        "ci_low": float(res.confidence_interval.low),
+        "ci_high": float(res.confidence_interval.high),
+    }
 
 
-def compare_runs(base: pl.DataFrame, other: pl.DataFrame, *, n_resamples: int = 2000,
-                 seed: int = 0, known: Sequence[str] = ()) -> dict:
+def compare_runs(
+    base: pl.DataFrame,
+    other: pl.DataFrame,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    known: Sequence[str] = (),
+) -> dict:
     """Run `other` against `base` (two per_question() tables) on the questions both judged:
     {"n", "base", "other", "delta", "ci_low", "ci_high", "p_value", "a_only", "b_only",
      "by_type_delta": {type: Δ}, "task_averaged_delta"}."""
-    j = (base.select("question_id", "question_type", pl.col("correct").alias("a"))
-         .join(other.select("question_id", pl.col("correct").alias("b")), on="question_id")
-         .filter(pl.col("a").is_not_null() & pl.col("b").is_not_null())
-         .sort("question_id"))
+    j = (
+        base.select("question_id", "question_type", pl.col("correct").alias("a"))
+        .join(other.select("question_id", pl.col("correct").alias("b")), on="question_id")
+        .filter(pl.col("a").is_not_null() & pl.col("b").is_not_null())
+        .sort("question_id")
+    )
     a = j["a"].to_numpy().astype(bool)
     b = j["b"].to_numpy().astype(bool)
     test = mcnemar_exact(a, b)
@@ -134,7 +175,9 @@ def compare_runs(base: pl.DataFrame, other: pl.DataFrame, *, n_resamples: int = 
         "base": float(a.mean()) if a.size else None,
         "other": float(b.mean()) if b.size else None,
         **boot,
-        "p_value": test["p_value"], "a_only": test["a_only"], "b_only": test["b_only"],
+        "p_value": test["p_value"],
+        "a_only": test["a_only"],
+        "b_only": test["b_only"],
         "by_type_delta": by_type,
         "task_averaged_delta": (sum(by_type.values()) / len(by_type)) if by_type else None,
     }

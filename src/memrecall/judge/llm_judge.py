@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..hashing import sha256_text
 
+
 @dataclass(frozen=True)
 class JudgePrompt:
     messages: list[dict]
@@ -38,8 +39,9 @@ def parse_verdict(text: str | None) -> tuple[bool | None, str | None]:
     return m.group(1).lower() == "yes", None
 
 
-def judge_with_llm(bench, items: list[dict], judge_cfg: dict, client=None
-                   ) -> tuple[list[dict], dict]:
+def judge_with_llm(
+    bench, items: list[dict], judge_cfg: dict, client=None
+) -> tuple[list[dict], dict]:
     """(rows, client stats): one verdict row per item (question_id, question_type,
     is_abstention, question, answer, hypothesis and the benchmark's judge_item fields), in the
     same order, with the benchmark's own-wording prompts. Calls go through the shared client:
@@ -56,17 +58,27 @@ def judge_with_llm(bench, items: list[dict], judge_cfg: dict, client=None
             label, error = None, f"judge call failed: {res.error}"
         else:
             label, error = parse_verdict(res.text)
-        rows.append({
-            "question_id": it["question_id"], "label": label,
-            "judge_model": res.model or judge_cfg["model"], "raw": res.text, "error": error,
-            "prompt_hash": p.prompt_hash, "request_hash": res.request_hash,
-            "input_tokens": int(res.input_tokens or 0),
-            "output_tokens": int(res.output_tokens or 0),
-            "reasoning_tokens": int(res.reasoning_tokens or 0),
-            "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
-        })
-    return rows, {**client.stats, "prompts": prompt_records(bench, (p.kind for p in prompts)),
-                  **provenance_of(client)}
+        rows.append(
+            {
+                "question_id": it["question_id"],
+                "label": label,
+                "judge_model": res.model or judge_cfg["model"],
+                "raw": res.text,
+                "error": error,
+                "prompt_hash": p.prompt_hash,
+                "request_hash": res.request_hash,
+                "input_tokens": int(res.input_tokens or 0),
+                "output_tokens": int(res.output_tokens or 0),
+                "reasoning_tokens": int(res.reasoning_tokens or 0),
+                "cost_usd": float(res.cost_usd or 0.0),
+                "latency_s": float(res.latency_s or 0.0),
+            }
+        )
+    return rows, {
+        **client.stats,
+        "prompts": prompt_records(bench, (p.kind for p in prompts)),
+        **provenance_of(client),
+    }
 
 
 def provenance_of(client) -> dict:
@@ -80,9 +92,14 @@ def prompt_records(bench, kinds) -> dict:
     """{prompt id: {stage, name, template}} of the benchmark's own-wording templates a run used:
     the judge stage records them with its verdicts (MLflow's prompt registry reads them back)."""
     templates = bench.judge_templates()
-    return {f"{k}:{template_hash(templates[k])}": {"stage": "judge", "name": k,
-                                                    "template": templates[k]}
-            for k in sorted(set(kinds))}
+    return {
+        f"{k}:{template_hash(templates[k])}": {
+            "stage": "judge",
+            "name": k,
+            "template": templates[k],
+        }
+        for k in sorted(set(kinds))
+    }
 
 
 def template_hash(template: str) -> str:

@@ -25,19 +25,31 @@ from ..schema import PANEL_LABEL_PREFIX as LABEL_PREFIX
 
 
 def member_specs(members, where: str = "judge.members") -> list[str]:
-    if not isinstance(members, (list, tuple)) or len(members) < 2 or not all(
-            isinstance(m, str) and m.strip() for m in members):
-        raise ConfigError(where, members, hint="a list of at least two judge options of "
-                          "conf/judge/ (e.g. [rule, gpt4o]), each optionally with overrides")
+    if (
+        not isinstance(members, (list, tuple))
+        or len(members) < 2
+        or not all(isinstance(m, str) and m.strip() for m in members)
+    ):
+        raise ConfigError(
+            where,
+            members,
+            hint="a list of at least two judge options of "
+            "conf/judge/ (e.g. [rule, gpt4o]), each optionally with overrides",
+        )
     for m in members:  # how a member runs is not what the panel computes
         if ".runtime." in m or " runtime." in f" {m}":
-            raise ConfigError(where, m, hint="runtime settings of a member go under "
-                              "judge.runtime.per_member.<member> (not part of a result)")
+            raise ConfigError(
+                where,
+                m,
+                hint="runtime settings of a member go under "
+                "judge.runtime.per_member.<member> (not part of a result)",
+            )
     return [m.strip() for m in members]
 
 
-def member_configs(specs: list[str], *, runtime_overrides: dict | None = None,
-                   root: Path | None = None) -> dict[str, dict]:
+def member_configs(
+    specs: list[str], *, runtime_overrides: dict | None = None, root: Path | None = None
+) -> dict[str, dict]:
     """{label: judge config}: each spec is an option name ("gpt4o") or Hydra overrides
     ("judge=official judge.official_script=PATH"); the label is the judge's name, numbered when
     two share one. `runtime_overrides` ({label: {key: value}}) set runtime keys of a member (its
@@ -58,12 +70,19 @@ def member_configs(specs: list[str], *, runtime_overrides: dict | None = None,
         out[label] = cfg
     for label, over in (runtime_overrides or {}).items():
         if label not in out:
-            raise ConfigError(f"judge.runtime.per_member.{label}", over,
-                              sorted(out), hint="runtime settings for a judge not in the panel")
+            raise ConfigError(
+                f"judge.runtime.per_member.{label}",
+                over,
+                sorted(out),
+                hint="runtime settings for a judge not in the panel",
+            )
         rt = out[label].get("runtime")
         if not isinstance(rt, dict):
-            raise ConfigError(f"judge.runtime.per_member.{label}", over,
-                              hint=f"{label} calls no model: it has no runtime settings")
+            raise ConfigError(
+                f"judge.runtime.per_member.{label}",
+                over,
+                hint=f"{label} calls no model: it has no runtime settings",
+            )
         for k, v in (over or {}).items():
             if k not in rt:
                 raise ConfigError(f"judge.runtime.per_member.{label}.{k}", v, sorted(rt))
@@ -71,9 +90,15 @@ def member_configs(specs: list[str], *, runtime_overrides: dict | None = None,
     return out
 
 
-def judge_panel(bench, questions: pl.DataFrame, answers: pl.DataFrame,
-                members: dict[str, dict], judge, *, answers_file: str = "answers.parquet"
-                ) -> tuple[pl.DataFrame, dict]:
+def judge_panel(
+    bench,
+    questions: pl.DataFrame,
+    answers: pl.DataFrame,
+    members: dict[str, dict],
+    judge,
+    *,
+    answers_file: str = "answers.parquet",
+) -> tuple[pl.DataFrame, dict]:
     """(verdicts: the first member's, plus a `label:<member>` column per member; stats: each
     member's identity, model-call counts and provenance). `bench`: the benchmark the
     questions are of (benchmarks.of_artifact); `judge`: the judge stage's one-judge function
@@ -84,9 +109,10 @@ def judge_panel(bench, questions: pl.DataFrame, answers: pl.DataFrame,
         frames[label] = df
         for k in ("calls", "cached", "failed"):
             stats[k] += int(s.get(k, 0) or 0)
-        stats["members"][label] = {"params": identity(cfg),
-                                   **{k: s[k] for k in ("provenance", "official_script_sha256",
-                                                        "log_sha256") if s.get(k)}}
+        stats["members"][label] = {
+            "params": identity(cfg),
+            **{k: s[k] for k in ("provenance", "official_script_sha256", "log_sha256") if s.get(k)},
+        }
     first = next(iter(frames))
     out = frames[first]
     for label, df in frames.items():

@@ -21,9 +21,9 @@ def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
     if judge_kind(cfg) == "panel":  # each member as if it ran alone (their calls cache apart)
         from .panel import member_configs, member_specs
 
-        for member in member_configs(member_specs(cfg["members"]),
-                                     runtime_overrides=runtime(cfg, "judge")["per_member"]
-                                     ).values():
+        for member in member_configs(
+            member_specs(cfg["members"]), runtime_overrides=runtime(cfg, "judge")["per_member"]
+        ).values():
             _plan_one(ctx, sp, member)
         return
     _plan_one(ctx, sp, cfg)
@@ -44,7 +44,7 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         # the length assumed for answers not known yet: the read plan's expected output
         answer_tokens = read.llm[0].output_per_call()[0] if read.llm else None
     else:
-        answers = (ctx.table(paths.ANSWERS) if ctx.current(paths.ANSWERS) else None)
+        answers = ctx.table(paths.ANSWERS) if ctx.current(paths.ANSWERS) else None
         answer_tokens = None
     dry = DryRunClient(cfg, "judge", cache=ctx.cache)
     have_q = ctx.current(paths.QUESTIONS)
@@ -53,40 +53,62 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         w = LLMWork.from_dry_run(dry, "judge")
         if have_q:
             q = ctx.table(paths.QUESTIONS, "questions")
-            w.estimate(q.height, _judge_tokens(w, bench, q, reader_cfg, answer_tokens),
-                       "one per question; answers not known yet")
+            w.estimate(
+                q.height,
+                _judge_tokens(w, bench, q, reader_cfg, answer_tokens),
+                "one per question; answers not known yet",
+            )
         else:
             n_q, how = ctx.question_count()
             if n_q is None:
                 w.unknown = True
                 w.notes.append(f"calls unknown: {how}")
             else:
-                w.estimate(n_q, 200 + int(reader_cfg.get("max_tokens") or 64),
-                           f"one per question ({how}); prompt ~200 tokens + the answer")
+                w.estimate(
+                    n_q,
+                    200 + int(reader_cfg.get("max_tokens") or 64),
+                    f"one per question ({how}); prompt ~200 tokens + the answer",
+                )
         sp.llm.append(w)
         return
     questions = ctx.table(paths.QUESTIONS, "questions")
     verdicts = judge_answers(bench, questions, answers, cfg, client=dry)
     w = LLMWork.from_dry_run(dry, "judge")
-    pending = verdicts.filter(pl.col("reader_failed")
-                              & pl.col("error").str.contains(NOT_SENT, literal=True))
+    pending = verdicts.filter(
+        pl.col("reader_failed") & pl.col("error").str.contains(NOT_SENT, literal=True)
+    )
     if pending.height:
-        tok = _judge_tokens(w, bench, questions.filter(pl.col("question_id").is_in(
-            pending.get_column("question_id").implode())), reader_cfg, answer_tokens)
-        w.estimate(pending.height, tok, "answers the read stage has not paid for yet (assumed "
-                   "to succeed)")
+        tok = _judge_tokens(
+            w,
+            bench,
+            questions.filter(
+                pl.col("question_id").is_in(pending.get_column("question_id").implode())
+            ),
+            reader_cfg,
+            answer_tokens,
+        )
+        w.estimate(
+            pending.height, tok, "answers the read stage has not paid for yet (assumed to succeed)"
+        )
     sp.llm.append(w)
 
 
-def _judge_tokens(w: LLMWork, bench, questions: pl.DataFrame, reader_cfg: dict,
-                  answer_tokens: float | None = None) -> float:
+def _judge_tokens(
+    w: LLMWork, bench, questions: pl.DataFrame, reader_cfg: dict, answer_tokens: float | None = None
+) -> float:
     """Mean input tokens of the benchmark's own-wording judge prompts for these questions, with
     a hypothesis as long as the reader's expected output (else its max_tokens, at most 64)."""
     from ..llm.pricing import count_tokens
 
     n = answer_tokens or min(int(reader_cfg.get("max_tokens") or 64), 64)
     hyp = "x " * max(1, int(round(n)))
-    toks = [count_tokens(w.litellm_model, bench.judge_prompt(
-        {**r, "answer": str(r["answer"]), "hypothesis": hyp, **bench.judge_item(r)}).messages)
-        for r in questions.head(50).iter_rows(named=True)]
+    toks = [
+        count_tokens(
+            w.litellm_model,
+            bench.judge_prompt(
+                {**r, "answer": str(r["answer"]), "hypothesis": hyp, **bench.judge_item(r)}
+            ).messages,
+        )
+        for r in questions.head(50).iter_rows(named=True)
+    ]
     return sum(toks) / len(toks) if toks else 0.0

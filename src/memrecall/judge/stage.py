@@ -41,8 +41,14 @@ STRICT_COLUMN = {"strict_label": pl.Boolean}
 
 # The LLM keys every judge option carries (dvc.yaml declares the same params for all of them):
 # a rule judge and imported labels (file) call no model, so they take none of them.
-LLM_ONLY_KEYS = ("provider", "temperature", "max_tokens", "thinking_budget",
-                 "input_cost_per_mtok", "output_cost_per_mtok")
+LLM_ONLY_KEYS = (
+    "provider",
+    "temperature",
+    "max_tokens",
+    "thinking_budget",
+    "input_cost_per_mtok",
+    "output_cost_per_mtok",
+)
 
 
 def judge_kind(judge_cfg: dict) -> str:
@@ -50,45 +56,72 @@ def judge_kind(judge_cfg: dict) -> str:
     if kind in ("rule", "file", "panel"):
         for key in LLM_ONLY_KEYS:
             if judge_cfg[key] is not None:
-                raise ConfigError(f"judge.{key}", judge_cfg[key],
-                                  hint=f"a {kind} judge calls no model: leave it null, or pick "
-                                       "an LLM judge (judge=gpt4o, ...)")
+                raise ConfigError(
+                    f"judge.{key}",
+                    judge_cfg[key],
+                    hint=f"a {kind} judge calls no model: leave it null, or pick "
+                    "an LLM judge (judge=gpt4o, ...)",
+                )
     return kind
 
 
-def _items(bench: Benchmark, questions: pl.DataFrame, answers: pl.DataFrame,
-           answers_file: str) -> list[dict]:
+def _items(
+    bench: Benchmark, questions: pl.DataFrame, answers: pl.DataFrame, answers_file: str
+) -> list[dict]:
     """Questions joined with their answers (and the fields the benchmark's judges read); every
     question needs exactly one answer."""
     dup = answers.group_by("question_id").len().filter(pl.col("len") > 1)
     if dup.height:
-        raise InputError("more than one answer for a question", file=answers_file,
-                         question_id=sorted(dup["question_id"].to_list())[0], field="question_id")
+        raise InputError(
+            "more than one answer for a question",
+            file=answers_file,
+            question_id=sorted(dup["question_id"].to_list())[0],
+            field="question_id",
+        )
     known = set(questions["question_id"].to_list())
     extra = sorted(set(answers["question_id"].to_list()) - known)
     if extra:
-        raise InputError("answer for a question not in questions.parquet", file=answers_file,
-                         question_id=extra[0], field="question_id")
+        raise InputError(
+            "answer for a question not in questions.parquet",
+            file=answers_file,
+            question_id=extra[0],
+            field="question_id",
+        )
     by_id = {r["question_id"]: r for r in answers.iter_rows(named=True)}
     items = []
     for q in questions.sort("question_id").iter_rows(named=True):
         a = by_id.get(q["question_id"])
         if a is None:
-            raise InputError("no answer for this question (rerun the read stage)",
-                             file=answers_file, question_id=q["question_id"], field="question_id")
-        items.append({
-            "question_id": q["question_id"], "question_type": q["question_type"],
-            "is_abstention": bool(q["is_abstention"]), "question": q["question"] or "",
-            "answer": "" if q["answer"] is None else str(q["answer"]),
-            "hypothesis": a["hypothesis"], "reader_error": a.get("error"),
-            **bench.judge_item(q),
-        })
+            raise InputError(
+                "no answer for this question (rerun the read stage)",
+                file=answers_file,
+                question_id=q["question_id"],
+                field="question_id",
+            )
+        items.append(
+            {
+                "question_id": q["question_id"],
+                "question_type": q["question_type"],
+                "is_abstention": bool(q["is_abstention"]),
+                "question": q["question"] or "",
+                "answer": "" if q["answer"] is None else str(q["answer"]),
+                "hypothesis": a["hypothesis"],
+                "reader_error": a.get("error"),
+                **bench.judge_item(q),
+            }
+        )
     return items
 
 
-def judge_answers(bench: Benchmark, questions: pl.DataFrame, answers: pl.DataFrame,
-                  judge_cfg: dict, *, answers_file: str = "answers.parquet",
-                  client=None) -> pl.DataFrame:
+def judge_answers(
+    bench: Benchmark,
+    questions: pl.DataFrame,
+    answers: pl.DataFrame,
+    judge_cfg: dict,
+    *,
+    answers_file: str = "answers.parquet",
+    client=None,
+) -> pl.DataFrame:
     """Verdicts for every question of `bench`'s questions table (see module docstring), sorted
     by question_id. `client`: an LLMClient for an LLM judge (default: one built from judge_cfg),
     or the plan's dry-run client."""
@@ -100,9 +133,16 @@ def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple
     rows = []
     for it in items:
         v = bench.rule_verdict(it)
-        rows.append({"question_id": it["question_id"], "label": v.label, "raw": v.reason,
-                     "error": None, "prompt_hash": bench.rule_hash,
-                     **({"score": v.score} if v.score is not None else {})})
+        rows.append(
+            {
+                "question_id": it["question_id"],
+                "label": v.label,
+                "raw": v.reason,
+                "error": None,
+                "prompt_hash": bench.rule_hash,
+                **({"score": v.score} if v.score is not None else {}),
+            }
+        )
     return rows, {"calls": 0, "cached": 0, "failed": 0}
 
 
@@ -110,8 +150,7 @@ def _llm(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[
     return bench.judge_llm(items, judge_cfg, client)
 
 
-def _official(bench: Benchmark, items: list[dict], judge_cfg: dict, client
-              ) -> tuple[list, dict]:
+def _official(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
     return bench.judge_official(items, judge_cfg, client)
 
 
@@ -125,31 +164,43 @@ def _file(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple
 JUDGES = {"rule": _rule, "llm": _llm, "official": _official, "file": _file}
 
 
-def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
-           ) -> tuple[pl.DataFrame, dict]:
+def _judge(
+    bench, questions, answers, judge_cfg, answers_file, client=None
+) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
     if kind == "panel":  # several judges on the same answers (panel.py)
         from .panel import judge_panel, member_configs, member_specs
-        members = member_configs(member_specs(judge_cfg["members"]),
-                                 runtime_overrides=runtime(judge_cfg, "judge")["per_member"])
-        return judge_panel(bench, questions, answers, members, _judge,
-                           answers_file=answers_file)
+
+        members = member_configs(
+            member_specs(judge_cfg["members"]),
+            runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
+        )
+        return judge_panel(bench, questions, answers, members, _judge, answers_file=answers_file)
     items = _items(bench, questions, answers, answers_file)
     model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
     failed = [it for it in items if it["reader_error"]]
     todo = [it for it in items if not it["reader_error"]]
     rows: dict[str, dict] = {}
     for it in failed:
-        rows[it["question_id"]] = {"question_id": it["question_id"], "label": None,
-                                   "judge_model": model, "raw": None,
-                                   "error": f"reader failed: {it['reader_error']}",
-                                   "reader_failed": True}
+        rows[it["question_id"]] = {
+            "question_id": it["question_id"],
+            "label": None,
+            "judge_model": model,
+            "raw": None,
+            "error": f"reader failed: {it['reader_error']}",
+            "reader_failed": True,
+        }
     if kind != "file":  # the benchmark's fixed rule (e.g. multiple choice): no judge needed
-        fixed = {it["question_id"]: v for it in todo
-                 if (v := bench.fixed_verdict(it)) is not None}
+        fixed = {it["question_id"]: v for it in todo if (v := bench.fixed_verdict(it)) is not None}
         for qid, v in fixed.items():
-            rows[qid] = {"question_id": qid, "label": v.label, "judge_model": FIXED_MODEL,
-                         "raw": v.reason, "error": None, "prompt_hash": bench.rule_hash}
+            rows[qid] = {
+                "question_id": qid,
+                "label": v.label,
+                "judge_model": FIXED_MODEL,
+                "raw": v.reason,
+                "error": None,
+                "prompt_hash": bench.rule_hash,
+            }
         todo = [it for it in todo if it["question_id"] not in fixed]
     # Imported labels cover every answered question of the log (judge.imported checks them all).
     judged, stats = JUDGES[kind](bench, items if kind == "file" else todo, judge_cfg, client)
@@ -158,13 +209,24 @@ def _judge(bench, questions, answers, judge_cfg, answers_file, client=None
     own = bench.extra_columns.get("verdicts")  # a benchmark's own verdict columns (score)
     # the strict-parse diagnostic only where the official judge writes one (LongMemEval's)
     strict = kind == "official" and any("strict_label" in r for r in rows.values())
-    schema = {**VERDICT_SCHEMA, **(STRICT_COLUMN if strict else {}),
-              **(dict(pl.from_arrow(own.empty_table()).schema) if own is not None else {})}
+    schema = {
+        **VERDICT_SCHEMA,
+        **(STRICT_COLUMN if strict else {}),
+        **(dict(pl.from_arrow(own.empty_table()).schema) if own is not None else {}),
+    }
     out = []
     for it in items:
         row = {k: None for k in schema}
-        row.update({"reader_failed": False, "input_tokens": 0, "output_tokens": 0,
-                    "reasoning_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0})
+        row.update(
+            {
+                "reader_failed": False,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "reasoning_tokens": 0,
+                "cost_usd": 0.0,
+                "latency_s": 0.0,
+            }
+        )
         row.update(rows[it["question_id"]])
         row["question_type"], row["is_abstention"] = it["question_type"], it["is_abstention"]
         out.append(row)
@@ -179,31 +241,63 @@ def strict_disagreements(verdicts: pl.DataFrame) -> int:
     return int((lab["strict_label"].is_null() | (lab["strict_label"] != lab["label"])).sum())
 
 
-def run_judge(judge_cfg: dict, *, questions: str | Path, answers: str | Path,
-              out: str | Path) -> pl.DataFrame:
+def run_judge(
+    judge_cfg: dict, *, questions: str | Path, answers: str | Path, out: str | Path
+) -> pl.DataFrame:
     """The judge stage: read questions + answers, judge, write verdicts.parquet atomically."""
     kind = judge_kind(judge_cfg)
     bench = benchmarks.of_artifact(questions)
-    df, stats = _judge(bench, read_table(questions, "questions"), read_table(answers, "answers"),
-                       judge_cfg, str(answers))
+    df, stats = _judge(
+        bench,
+        read_table(questions, "questions"),
+        read_table(answers, "answers"),
+        judge_cfg,
+        str(answers),
+    )
     # The prompt templates an LLM judge sent: the run's record of them (MLflow's registry).
-    extra = {k: stats[k] for k in ("official_script_sha256", "official_files", "log_sha256",
-                                   "prompts", "provenance", "members") if stats.get(k)}
-    write_table(df, out, table="verdicts", stage="judge", params=identity(judge_cfg),
-                input_files=[questions, answers], extra_meta=extra or None)
+    extra = {
+        k: stats[k]
+        for k in (
+            "official_script_sha256",
+            "official_files",
+            "log_sha256",
+            "prompts",
+            "provenance",
+            "members",
+        )
+        if stats.get(k)
+    }
+    write_table(
+        df,
+        out,
+        table="verdicts",
+        stage="judge",
+        params=identity(judge_cfg),
+        input_files=[questions, answers],
+        extra_meta=extra or None,
+    )
     n_null = df.filter(pl.col("label").is_null() & ~pl.col("reader_failed")).height
     n_reader = int(df["reader_failed"].sum())
-    calls = (f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
-             f"failed {stats.get('failed', 0)}" if kind in ("llm", "official")
-             else "no model calls")
+    calls = (
+        f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
+        f"failed {stats.get('failed', 0)}"
+        if kind in ("llm", "official")
+        else "no model calls"
+    )
     if kind == "panel":
-        calls = (f"panel of {', '.join(stats['members'])} (the first gives the verdicts); "
-                 f"model calls {stats['calls']}, cached {stats['cached']}, failed "
-                 f"{stats['failed']}")
+        calls = (
+            f"panel of {', '.join(stats['members'])} (the first gives the verdicts); "
+            f"model calls {stats['calls']}, cached {stats['cached']}, failed "
+            f"{stats['failed']}"
+        )
     if kind == "official":
-        calls += (f"; official script sha256 {stats['official_script_sha256'][:12]}…, strict "
-                  f"parse disagrees on {strict_disagreements(df)}")
-    print(f"judge ({judge_cfg['name']}): {df.height} verdicts, "
-          f"{int(df['label'].fill_null(False).sum())} correct, {n_null} judge errors, "
-          f"{n_reader} reader errors; {calls}")
+        calls += (
+            f"; official script sha256 {stats['official_script_sha256'][:12]}…, strict "
+            f"parse disagrees on {strict_disagreements(df)}"
+        )
+    print(
+        f"judge ({judge_cfg['name']}): {df.height} verdicts, "
+        f"{int(df['label'].fill_null(False).sum())} correct, {n_null} judge errors, "
+        f"{n_reader} reader errors; {calls}"
+    )
     return df

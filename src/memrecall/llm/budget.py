@@ -23,8 +23,8 @@ import threading
 import time
 from pathlib import Path
 
-from ..errors import ConfigError, MemrecallError
 from ..config import runtime
+from ..errors import ConfigError, MemrecallError
 
 INPUT_MARGIN = 1.10  # tokenizers differ by provider: reserve 10% more input than litellm counts
 SWEEP_LIMIT_ENV = "MEMRECALL_SWEEP_MAX_COST_USD"
@@ -51,8 +51,8 @@ class Budget:
 
     def __init__(self, limit: float, what: str, ledger: "SharedLedger | None" = None):
         self.limit, self.what, self.ledger = float(limit), what, ledger
-        self.spent = 0.0      # settled: real costs of finished calls
-        self.reserved = 0.0   # worst cases of calls in flight
+        self.spent = 0.0  # settled: real costs of finished calls
+        self.reserved = 0.0  # worst cases of calls in flight
         self.lock = threading.Lock()
 
     def try_reserve(self, amount: float):
@@ -85,17 +85,21 @@ class SharedLedger:
 
     def __init__(self, db_path: str | Path, scope: str):
         self.scope = scope
-        self.conn = sqlite3.connect(str(db_path), timeout=60, isolation_level=None,
-                                    check_same_thread=False)
+        self.conn = sqlite3.connect(
+            str(db_path), timeout=60, isolation_level=None, check_same_thread=False
+        )
         self.conn.execute("PRAGMA busy_timeout=60000")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS budget_spend (scope TEXT NOT NULL, "
-                          "pid INTEGER NOT NULL, amount REAL NOT NULL, settled INTEGER NOT NULL, "
-                          "created_unix REAL)")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS budget_spend (scope TEXT NOT NULL, "
+            "pid INTEGER NOT NULL, amount REAL NOT NULL, settled INTEGER NOT NULL, "
+            "created_unix REAL)"
+        )
 
     def _total(self) -> float:
         total = 0.0
         for pid, amount, settled in self.conn.execute(
-                "SELECT pid, amount, settled FROM budget_spend WHERE scope = ?", (self.scope,)):
+            "SELECT pid, amount, settled FROM budget_spend WHERE scope = ?", (self.scope,)
+        ):
             if settled or _alive(pid):
                 total += amount
         return total
@@ -106,8 +110,10 @@ class SharedLedger:
             if self._total() + amount > limit + 1e-12:
                 self.conn.execute("ROLLBACK")
                 return None
-            cur = self.conn.execute("INSERT INTO budget_spend VALUES (?, ?, ?, 0, ?)",
-                                    (self.scope, os.getpid(), amount, time.time()))
+            cur = self.conn.execute(
+                "INSERT INTO budget_spend VALUES (?, ?, ?, 0, ?)",
+                (self.scope, os.getpid(), amount, time.time()),
+            )
             self.conn.execute("COMMIT")
             return cur.lastrowid
         except BaseException:
@@ -115,12 +121,17 @@ class SharedLedger:
             raise
 
     def settle(self, token, actual: float) -> None:
-        self.conn.execute("UPDATE budget_spend SET amount = ?, settled = 1 WHERE rowid = ?",
-                          (actual, token))
+        self.conn.execute(
+            "UPDATE budget_spend SET amount = ?, settled = 1 WHERE rowid = ?", (actual, token)
+        )
 
     def spent(self) -> float:
-        return sum(a for (a,) in self.conn.execute(
-            "SELECT amount FROM budget_spend WHERE scope = ? AND settled = 1", (self.scope,)))
+        return sum(
+            a
+            for (a,) in self.conn.execute(
+                "SELECT amount FROM budget_spend WHERE scope = ? AND settled = 1", (self.scope,)
+            )
+        )
 
 
 def _alive(pid: int) -> bool:
@@ -145,7 +156,9 @@ def budgets_for(cfg: dict, where: str, db_path: Path) -> list[Budget]:
         try:
             sweep_limit = float(sweep)
         except ValueError:
-            raise ConfigError("sweep.max_cost_usd", sweep, hint=f"from ${SWEEP_LIMIT_ENV}") from None
+            raise ConfigError(
+                "sweep.max_cost_usd", sweep, hint=f"from ${SWEEP_LIMIT_ENV}"
+            ) from None
         scope = os.environ.get(SWEEP_ID_ENV) or "sweep"
         out.append(Budget(sweep_limit, "sweep.max_cost_usd", SharedLedger(db_path, scope)))
     return out

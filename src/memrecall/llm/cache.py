@@ -49,8 +49,17 @@ CREATE TABLE IF NOT EXISTS requests (
     messages TEXT NOT NULL
 );
 """
-_COLS = ("model", "text", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
-         "latency_s", "endpoint_host", "response_model")
+_COLS = (
+    "model",
+    "text",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cost_usd",
+    "latency_s",
+    "endpoint_host",
+    "response_model",
+)
 # Where each answer came from (provenance.py); null in rows cached before it was kept.
 _PROVENANCE_COLS = ("endpoint_host", "response_model")
 
@@ -70,8 +79,9 @@ class CallCache:
         self.db_path = self.root / DB_NAME
         self.journal_path = self.root / JOURNAL_NAME
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(self.db_path, timeout=60, check_same_thread=False,
-                                     isolation_level=None)
+        self._conn = sqlite3.connect(
+            self.db_path, timeout=60, check_same_thread=False, isolation_level=None
+        )
         # WAL + synchronous=NORMAL: a commit survives a killed process (not a power cut), and
         # costs far less than FULL.
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -92,9 +102,11 @@ class CallCache:
         out: dict[str, dict] = {}
         with self._lock:
             for i in range(0, len(hashes), 500):  # stay under sqlite's host-parameter limit
-                chunk = hashes[i:i + 500]
-                q = (f"SELECT request_hash, {', '.join(_COLS)} FROM calls "
-                     f"WHERE request_hash IN ({','.join('?' * len(chunk))})")
+                chunk = hashes[i : i + 500]
+                q = (
+                    f"SELECT request_hash, {', '.join(_COLS)} FROM calls "
+                    f"WHERE request_hash IN ({','.join('?' * len(chunk))})"
+                )
                 for row in self._conn.execute(q, chunk):
                     out[row[0]] = dict(zip(_COLS, row[1:]))
         return out
@@ -110,10 +122,13 @@ class CallCache:
             self._conn.execute(
                 f"INSERT OR IGNORE INTO calls (request_hash, {', '.join(_COLS)}, stage, "
                 f"created_unix) VALUES (?, {', '.join('?' * len(_COLS))}, ?, ?)",
-                [h, *vals, stage, time.time()])
+                [h, *vals, stage, time.time()],
+            )
             if messages is not None:
-                self._conn.execute("INSERT OR IGNORE INTO requests VALUES (?, ?)",
-                                   [h, json.dumps(messages, ensure_ascii=False)])
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO requests VALUES (?, ?)",
+                    [h, json.dumps(messages, ensure_ascii=False)],
+                )
 
     def records(self, hashes) -> dict[str, dict]:
         """Everything kept about these calls: the cached reply and usage, the stage that paid,
@@ -124,10 +139,12 @@ class CallCache:
         out: dict[str, dict] = {}
         with self._lock:
             for i in range(0, len(hashes), 500):
-                chunk = hashes[i:i + 500]
-                q = (f"SELECT c.request_hash, {', '.join('c.' + c for c in cols)}, r.messages "
-                     f"FROM calls c LEFT JOIN requests r ON r.request_hash = c.request_hash "
-                     f"WHERE c.request_hash IN ({','.join('?' * len(chunk))})")
+                chunk = hashes[i : i + 500]
+                q = (
+                    f"SELECT c.request_hash, {', '.join('c.' + c for c in cols)}, r.messages "
+                    f"FROM calls c LEFT JOIN requests r ON r.request_hash = c.request_hash "
+                    f"WHERE c.request_hash IN ({','.join('?' * len(chunk))})"
+                )
                 for row in self._conn.execute(q, chunk):
                     rec = dict(zip(cols, row[1:-1]))
                     rec["messages"] = json.loads(row[-1]) if row[-1] else None
@@ -137,8 +154,13 @@ class CallCache:
     def log_call(self, h: str, model: str, stage: str, ok: bool, attempts: int) -> None:
         """One line per real model call. A single O_APPEND write keeps lines whole even when
         several processes append at once."""
-        line = json.dumps({"request_hash": h, "model": model, "stage": stage, "ok": ok,
-                           "attempts": attempts}, sort_keys=True) + "\n"
+        line = (
+            json.dumps(
+                {"request_hash": h, "model": model, "stage": stage, "ok": ok, "attempts": attempts},
+                sort_keys=True,
+            )
+            + "\n"
+        )
         fd = os.open(self.journal_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line.encode("utf-8"))
@@ -151,7 +173,9 @@ class CallCache:
         with self._lock:
             n, out, lat, cost = self._conn.execute(
                 "SELECT COUNT(*), AVG(output_tokens), AVG(latency_s), AVG(cost_usd) FROM calls "
-                "WHERE model = ? AND stage = ?", (model, stage)).fetchone()
+                "WHERE model = ? AND stage = ?",
+                (model, stage),
+            ).fetchone()
         return {"calls": n, "output_tokens": out, "latency_s": lat, "cost_usd": cost}
 
     def flush(self) -> None:

@@ -43,8 +43,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tenacity import (AsyncRetrying, RetryCallState, retry_if_exception,
-                      stop_after_attempt)
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tqdm.auto import tqdm
 
 from ..config import runtime
@@ -58,8 +57,12 @@ from .providers import call_spec, gen_params, read_api_key
 log = logging.getLogger(__name__)
 
 # Where each stage keeps its LLM config, so config errors name the right params key.
-_CFG_GROUP = {"read": "reader", "judge": "judge", "rewrite": "rewrite.llm",
-              "embed": "embedder.expansion_llm"}
+_CFG_GROUP = {
+    "read": "reader",
+    "judge": "judge",
+    "rewrite": "rewrite.llm",
+    "embed": "embedder.expansion_llm",
+}
 _THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>\s*|$)", re.DOTALL)
 _HARD_TIMEOUT_GRACE_S = 5.0
 _BUDGET_ERROR = "not sent: spend limit reached (max_cost_usd)"
@@ -86,7 +89,7 @@ class CallResult:
     latency_s: float = 0.0
     error: str | None = None
     cached: bool = False
-    endpoint_host: str | None = None   # where the answer came from (provenance.py)
+    endpoint_host: str | None = None  # where the answer came from (provenance.py)
     response_model: str | None = None  # the model id the response named
 
     @property
@@ -140,30 +143,52 @@ class _RateLimiter:
 
 def _number(cfg, key, where, *, integer=False, minimum=0.0, allow_none=False):
     if key not in cfg:
-        raise ConfigError(f"{where}.{key}", "(missing)", hint="recompose params.yaml "
-                          "(`memrecall compose` or `dvc exp run`); conf/llm/base.yaml sets it")
+        raise ConfigError(
+            f"{where}.{key}",
+            "(missing)",
+            hint="recompose params.yaml "
+            "(`memrecall compose` or `dvc exp run`); conf/llm/base.yaml sets it",
+        )
     v = cfg[key]
     if v is None and allow_none:
         return None
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and v >= minimum and (
-        not integer or float(v).is_integer()) and math.isfinite(v)
+    ok = (
+        isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and v >= minimum
+        and (not integer or float(v).is_integer())
+        and math.isfinite(v)
+    )
     if not ok:
         kind = "an integer" if integer else "a number"
-        raise ConfigError(f"{where}.{key}", v, hint=f"must be {kind} >= {minimum}"
-                          + (" or null" if allow_none else ""))
+        raise ConfigError(
+            f"{where}.{key}",
+            v,
+            hint=f"must be {kind} >= {minimum}" + (" or null" if allow_none else ""),
+        )
     return int(v) if integer else float(v)
 
 
 class LLMClient:
     """Chat completions for one stage with one model config (see module docstring)."""
 
-    def __init__(self, llm_cfg: dict, stage: str, *, where: str | None = None,
-                 cache: CallCache | None = None, progress: bool | None = None):
+    def __init__(
+        self,
+        llm_cfg: dict,
+        stage: str,
+        *,
+        where: str | None = None,
+        cache: CallCache | None = None,
+        progress: bool | None = None,
+    ):
         self.stage = stage
         self.where = where or _CFG_GROUP.get(stage, stage)
         if not isinstance(llm_cfg, dict):
-            raise ConfigError(self.where, type(llm_cfg).__name__,
-                              hint="expected a mapping of LLM settings (model, temperature, ...)")
+            raise ConfigError(
+                self.where,
+                type(llm_cfg).__name__,
+                hint="expected a mapping of LLM settings (model, temperature, ...)",
+            )
         self.cfg = dict(llm_cfg)
         self.spec = call_spec(self.cfg, self.where)
         self.model = self.spec.model
@@ -183,7 +208,7 @@ class LLMClient:
         self.progress = progress
         self._cache = cache
         self._warned_price = False
-        self._budgets: list = []       # set per batch in _run_todo (budget.py)
+        self._budgets: list = []  # set per batch in _run_todo (budget.py)
         self._budget_stop: dict | None = None
         # Where every answer this client returned came from, cached or not (provenance.py).
         self.provenance = ProvenanceLog()
@@ -192,9 +217,16 @@ class LLMClient:
         # refusal guard); in-flight calls finish and are cached, then GuardStop is raised.
         self.stop_check = None
         self._guard_stop: str | None = None
-        self.stats: dict[str, Any] = {"calls": 0, "cached": 0, "failed": 0, "retries": 0,
-                                      "input_tokens": 0, "output_tokens": 0,
-                                      "reasoning_tokens": 0, "cost_usd": 0.0}
+        self.stats: dict[str, Any] = {
+            "calls": 0,
+            "cached": 0,
+            "failed": 0,
+            "retries": 0,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "reasoning_tokens": 0,
+            "cost_usd": 0.0,
+        }
 
     @property
     def cache(self) -> CallCache:
@@ -206,8 +238,9 @@ class LLMClient:
         return request_hash(self.model, messages, self.params)
 
     # ---- public API ------------------------------------------------------------------------
-    def complete_many(self, messages_list: list[list[dict]], desc: str | None = None
-                      ) -> list[CallResult]:
+    def complete_many(
+        self, messages_list: list[list[dict]], desc: str | None = None
+    ) -> list[CallResult]:
         """Blocking: answer every conversation (same order as the input)."""
         return _run_sync(self.acomplete_many(messages_list, desc=desc))
 
@@ -223,8 +256,9 @@ class LLMClient:
         hits = self.cache.get_many(hashes) if hashes else {}
         return [(h, self._from_row(h, hits[h]) if h in hits else None) for h in hashes]
 
-    async def acomplete_many(self, messages_list: list[list[dict]], desc: str | None = None
-                             ) -> list[CallResult]:
+    async def acomplete_many(
+        self, messages_list: list[list[dict]], desc: str | None = None
+    ) -> list[CallResult]:
         self._budget_stop = self._guard_stop = None
         msgs = [_check_messages(m, i) for i, m in enumerate(messages_list)]
         results: list[CallResult | None] = [None] * len(msgs)
@@ -237,9 +271,15 @@ class LLMClient:
             else:
                 todo.setdefault(h, []).append(i)
         before = dict(self.stats)
-        bar = tqdm(total=len(msgs), initial=len(msgs) - sum(map(len, todo.values())),
-                   desc=desc or self.stage, unit="call", disable=not (self.progress and msgs),
-                   dynamic_ncols=True, file=sys.stderr)
+        bar = tqdm(
+            total=len(msgs),
+            initial=len(msgs) - sum(map(len, todo.values())),
+            desc=desc or self.stage,
+            unit="call",
+            disable=not (self.progress and msgs),
+            dynamic_ncols=True,
+            file=sys.stderr,
+        )
         try:
             if todo:
                 await self._run_todo(msgs, todo, results, bar)
@@ -247,23 +287,31 @@ class LLMClient:
             bar.close()
         if self.progress and msgs:
             sent = self.stats["calls"] - before["calls"]
-            print(f"{desc or self.stage}: {len(msgs)} requests to {self.model}: {sent} sent, "
-                  f"{len(msgs) - sum(map(len, todo.values()))} cached, "
-                  f"{sum(1 for r in results if r is not None and not r.ok)} failed, "
-                  f"{self.stats['retries'] - before['retries']} retries, "
-                  f"${self.stats['cost_usd'] - before['cost_usd']:.4f} paid now", file=sys.stderr)
+            print(
+                f"{desc or self.stage}: {len(msgs)} requests to {self.model}: {sent} sent, "
+                f"{len(msgs) - sum(map(len, todo.values()))} cached, "
+                f"{sum(1 for r in results if r is not None and not r.ok)} failed, "
+                f"{self.stats['retries'] - before['retries']} retries, "
+                f"${self.stats['cost_usd'] - before['cost_usd']:.4f} paid now",
+                file=sys.stderr,
+            )
         for r in results:
             if r is not None and r.ok:
                 self.provenance.add(r.endpoint_host, r.response_model)
         if self._guard_stop is not None:
             self.cache.flush()
             not_sent = sum(1 for r in results if r is not None and r.error == _GUARD_ERROR)
-            raise GuardStop(f"{self._guard_stop}; {not_sent} call(s) not sent. Every finished "
-                            f"call is cached: a rerun pays only for what is not.")
+            raise GuardStop(
+                f"{self._guard_stop}; {not_sent} call(s) not sent. Every finished "
+                f"call is cached: a rerun pays only for what is not."
+            )
         if self._budget_stop is not None:
-            raise BudgetExceeded(self._budget_message(
-                self.stats["calls"] - before["calls"],
-                sum(1 for r in results if r is not None and r.error == _BUDGET_ERROR)))
+            raise BudgetExceeded(
+                self._budget_message(
+                    self.stats["calls"] - before["calls"],
+                    sum(1 for r in results if r is not None and r.error == _BUDGET_ERROR),
+                )
+            )
         return results  # type: ignore[return-value]
 
     # ---- internals -------------------------------------------------------------------------
@@ -274,14 +322,17 @@ class LLMClient:
         _litellm()  # first, so its loggers are quiet before anything else touches litellm
         if self.spec.provider == "local":
             from .local import get_model, register
+
             register()
             # Load (and on first use convert) the model before any call is timed, so that
             # latency_s measures generation, not start-up.
             await asyncio.to_thread(get_model, self.spec.litellm_model.split("/", 1)[-1])
         sem = asyncio.Semaphore(self.concurrency)
         limiter = _RateLimiter(self.rpm) if self.rpm else None
-        self._budgets, self._budget_stop = budgets_for(self.cfg, self.where,
-                                                       self.cache.db_path), None
+        self._budgets, self._budget_stop = (
+            budgets_for(self.cfg, self.where, self.cache.db_path),
+            None,
+        )
         if self._budgets:
             self._check_budget_prices()
 
@@ -296,8 +347,9 @@ class LLMClient:
             else:
                 self.stats["failed"] += len(idxs)
             bar.update(len(idxs))
-            bar.set_postfix(failed=self.stats["failed"], retries=self.stats["retries"],
-                            refresh=False)
+            bar.set_postfix(
+                failed=self.stats["failed"], retries=self.stats["retries"], refresh=False
+            )
 
         tasks = [asyncio.ensure_future(one(h, idxs)) for h, idxs in todo.items()]
         try:
@@ -312,12 +364,20 @@ class LLMClient:
             self._guard_stop = self.stop_check(result)
 
     def _from_row(self, h: str, row: dict) -> CallResult:
-        return CallResult(text=row["text"], model=self.model, request_hash=h,
-                          input_tokens=row["input_tokens"], output_tokens=row["output_tokens"],
-                          reasoning_tokens=row["reasoning_tokens"], cost_usd=row["cost_usd"],
-                          latency_s=row["latency_s"], error=None, cached=True,
-                          endpoint_host=row.get("endpoint_host"),
-                          response_model=row.get("response_model"))
+        return CallResult(
+            text=row["text"],
+            model=self.model,
+            request_hash=h,
+            input_tokens=row["input_tokens"],
+            output_tokens=row["output_tokens"],
+            reasoning_tokens=row["reasoning_tokens"],
+            cost_usd=row["cost_usd"],
+            latency_s=row["latency_s"],
+            error=None,
+            cached=True,
+            endpoint_host=row.get("endpoint_host"),
+            response_model=row.get("response_model"),
+        )
 
     def endpoint_host(self) -> str:
         """The host this client's calls go to now (api_base, the environment, or the
@@ -331,8 +391,14 @@ class LLMClient:
             kwargs["api_key"] = api_key
         # Our retry loop is the only one: litellm's (num_retries) and the OpenAI SDK's
         # (max_retries) would resend requests we cannot see or count.
-        coro = litellm.acompletion(model=self.spec.litellm_model, messages=messages,
-                                   timeout=self.timeout_s, num_retries=0, max_retries=0, **kwargs)
+        coro = litellm.acompletion(
+            model=self.spec.litellm_model,
+            messages=messages,
+            timeout=self.timeout_s,
+            num_retries=0,
+            max_retries=0,
+            **kwargs,
+        )
         # A hard bound too, for providers (like the in-process one) that ignore `timeout`.
         return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
 
@@ -343,8 +409,9 @@ class LLMClient:
                 async with sem:  # reserve when the call could be sent, not when it is queued
                     holds = self._reserve(messages)
                 if holds is None:
-                    return CallResult(text=None, model=self.model, request_hash=h,
-                                      error=_BUDGET_ERROR)
+                    return CallResult(
+                        text=None, model=self.model, request_hash=h, error=_BUDGET_ERROR
+                    )
             result = await self._send(h, messages, api_key, sem, limiter)
         except BaseException:
             self._settle(holds, 0.0)
@@ -369,15 +436,21 @@ class LLMClient:
                     last["latency"] = time.perf_counter() - t0
 
         def retryable(err: BaseException) -> bool:
-            return not isinstance(err, (asyncio.CancelledError, _NotSent)) and _classify(
-                err, self.timeout_s, api_key)[0]
+            return (
+                not isinstance(err, (asyncio.CancelledError, _NotSent))
+                and _classify(err, self.timeout_s, api_key)[0]
+            )
 
         def count_retry(state: RetryCallState) -> None:
             self.stats["retries"] += 1
 
-        retrying = AsyncRetrying(stop=stop_after_attempt(self.num_retries + 1),
-                                 wait=self._wait(api_key), retry=retry_if_exception(retryable),
-                                 before_sleep=count_retry, reraise=True)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.num_retries + 1),
+            wait=self._wait(api_key),
+            retry=retry_if_exception(retryable),
+            before_sleep=count_retry,
+            reraise=True,
+        )
         n_attempts = 0
         try:
             async for try_ in retrying:
@@ -392,37 +465,61 @@ class LLMClient:
             _, reason, _ = _classify(err, self.timeout_s, api_key)
             self.cache.log_call(h, self.model, self.stage, False, n_attempts)
             self.stats["calls"] += 1
-            reason = _scrub(f"{reason} (after {n_attempts} attempt"
-                            f"{'s' if n_attempts > 1 else ''})", api_key)
+            reason = _scrub(
+                f"{reason} (after {n_attempts} attempt{'s' if n_attempts > 1 else ''})", api_key
+            )
             log.debug("call %s failed: %s", h[:12], reason)
-            return CallResult(text=None, model=self.model, request_hash=h,
-                              latency_s=round(last["latency"], 4), error=reason, cached=False)
+            return CallResult(
+                text=None,
+                model=self.model,
+                request_hash=h,
+                latency_s=round(last["latency"], 4),
+                error=reason,
+                cached=False,
+            )
         cost = self._cost(resp, n_in, n_out)
         named = getattr(resp, "model", None)
-        row = {"model": self.model, "text": text, "input_tokens": n_in,
-               "output_tokens": n_out, "reasoning_tokens": n_reason,
-               "cost_usd": cost, "latency_s": round(latency, 4),
-               "endpoint_host": self.endpoint_host(),
-               "response_model": str(named) if named else None}
+        row = {
+            "model": self.model,
+            "text": text,
+            "input_tokens": n_in,
+            "output_tokens": n_out,
+            "reasoning_tokens": n_reason,
+            "cost_usd": cost,
+            "latency_s": round(latency, 4),
+            "endpoint_host": self.endpoint_host(),
+            "response_model": str(named) if named else None,
+        }
         self.cache.put(h, row, self.stage, messages)  # committed now: survives kill -9
         self.cache.log_call(h, self.model, self.stage, True, n_attempts)
         self.stats["calls"] += 1
         for k in ("input_tokens", "output_tokens", "reasoning_tokens"):
             self.stats[k] += row[k]
         self.stats["cost_usd"] += cost
-        return CallResult(text=text, model=self.model, request_hash=h, input_tokens=n_in,
-                          output_tokens=n_out, reasoning_tokens=n_reason, cost_usd=cost,
-                          latency_s=row["latency_s"], error=None, cached=False,
-                          endpoint_host=row["endpoint_host"],
-                          response_model=row["response_model"])
+        return CallResult(
+            text=text,
+            model=self.model,
+            request_hash=h,
+            input_tokens=n_in,
+            output_tokens=n_out,
+            reasoning_tokens=n_reason,
+            cost_usd=cost,
+            latency_s=row["latency_s"],
+            error=None,
+            cached=False,
+            endpoint_host=row["endpoint_host"],
+            response_model=row["response_model"],
+        )
 
     def _wait(self, api_key):
         """tenacity wait: exponential with jitter (half fixed, half random), so a burst of 429s
         spreads out; a Retry-After longer than that is honoured up to backoff_max_s."""
+
         def wait(state: RetryCallState) -> float:
             err = state.outcome.exception() if state.outcome is not None else None
             retry_after = _classify(err, self.timeout_s, api_key)[2] if err else None
             return self._backoff(state.attempt_number, retry_after)
+
         return wait
 
     # ---- budgets (budget.py) ----------------------------------------------------------------
@@ -432,13 +529,23 @@ class LLMClient:
         self._prices = prices_for(self.cfg, self.spec.provider, self.spec.litellm_model)
         what = self._budgets[0].what
         if not self._prices.known:
-            raise ConfigError(what, self._budgets[0].limit, hint=(
-                f"{self._prices.source}, so a call's cost cannot be bounded before it is sent; "
-                f"set {self.where}.input_cost_per_mtok and output_cost_per_mtok"))
+            raise ConfigError(
+                what,
+                self._budgets[0].limit,
+                hint=(
+                    f"{self._prices.source}, so a call's cost cannot be bounded before it is sent; "
+                    f"set {self.where}.input_cost_per_mtok and output_cost_per_mtok"
+                ),
+            )
         if self.cfg["max_tokens"] is None and self._prices.output_per_mtok > 0:
-            raise ConfigError(what, self._budgets[0].limit, hint=(
-                f"{self.where}.max_tokens is unset, "
-                "so a call's output cost has no bound; set it"))
+            raise ConfigError(
+                what,
+                self._budgets[0].limit,
+                hint=(
+                    f"{self.where}.max_tokens is unset, "
+                    "so a call's output cost has no bound; set it"
+                ),
+            )
 
     def worst_case_cost(self, messages: list[dict]) -> float:
         """The most one call can cost: counted input (+10%) and max_tokens of output."""
@@ -470,10 +577,12 @@ class LLMClient:
     def _budget_message(self, paid_calls: int, not_sent: int) -> str:
         b, nxt = self._budget_stop["budget"], self._budget_stop["next_cost"]
         scope = "this sweep" if b.ledger is not None else "this run"
-        return (f"{b.what}={b.limit:g} reached: {scope} paid ${b.total_spent():.4f} "
-                f"({paid_calls} call(s) of {self.stage} now); {not_sent} call(s) not sent (the "
-                f"next would cost up to ${nxt:.4f}). Finished calls are cached: rerun with a "
-                f"higher {b.what} (or none) to continue; nothing is paid twice.")
+        return (
+            f"{b.what}={b.limit:g} reached: {scope} paid ${b.total_spent():.4f} "
+            f"({paid_calls} call(s) of {self.stage} now); {not_sent} call(s) not sent (the "
+            f"next would cost up to ${nxt:.4f}). Finished calls are cached: rerun with a "
+            f"higher {b.what} (or none) to continue; nothing is paid twice."
+        )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         cap = min(self.backoff_max_s, self.backoff_s * 2 ** (attempt - 1))
@@ -490,18 +599,22 @@ class LLMClient:
         cost = (getattr(resp, "_hidden_params", None) or {}).get("response_cost")
         if cost is None:
             try:
-                cost = _litellm().completion_cost(completion_response=resp,
-                                                  model=self.spec.litellm_model)
+                cost = _litellm().completion_cost(
+                    completion_response=resp, model=self.spec.litellm_model
+                )
             except Exception:
                 cost = None
         if cost is None:
             if not self._warned_price:
-                log.warning("no price known for %s: its cost is recorded as 0; set "
-                            "%s.input_cost_per_mtok / output_cost_per_mtok", self.model, self.where)
+                log.warning(
+                    "no price known for %s: its cost is recorded as 0; set "
+                    "%s.input_cost_per_mtok / output_cost_per_mtok",
+                    self.model,
+                    self.where,
+                )
                 self._warned_price = True
             return 0.0
         return float(cost)
-
 
 
 def _scrub(s: str, api_key: str | None) -> str:
@@ -513,10 +626,15 @@ def _check_messages(messages, i: int) -> list[dict]:
     if not isinstance(messages, list) or not messages:
         raise ValueError(f"messages_list[{i}] must be a non-empty list of chat messages")
     for j, m in enumerate(messages):
-        if not isinstance(m, dict) or not isinstance(m.get("role"), str) or not isinstance(
-                m.get("content"), str):
-            raise ValueError(f"messages_list[{i}][{j}] must be a dict with str 'role' and "
-                             f"'content', got {m!r:.200}")
+        if (
+            not isinstance(m, dict)
+            or not isinstance(m.get("role"), str)
+            or not isinstance(m.get("content"), str)
+        ):
+            raise ValueError(
+                f"messages_list[{i}][{j}] must be a dict with str 'role' and "
+                f"'content', got {m!r:.200}"
+            )
     return messages
 
 
@@ -529,8 +647,9 @@ def _parse(resp) -> tuple[str, int, int, int]:
     msg = getattr(choices[0], "message", None)
     content = getattr(msg, "content", None) if msg is not None else None
     if isinstance(content, list):  # content parts: keep the text ones
-        content = "".join(p.get("text") or "" for p in content
-                          if isinstance(p, dict) and p.get("type") == "text")
+        content = "".join(
+            p.get("text") or "" for p in content if isinstance(p, dict) and p.get("type") == "text"
+        )
     if content is not None and not isinstance(content, str):
         raise MalformedResponse(f"message content is {type(content).__name__}, not text")
     # Some thinking models (MiniMax, R1 distills) put their reasoning inline: keep the answer.
@@ -543,23 +662,34 @@ def _parse(resp) -> tuple[str, int, int, int]:
     return text, n_in, n_out, n_reason
 
 
-_NO_RETRY = ("AuthenticationError", "PermissionDeniedError", "NotFoundError", "BadRequestError",
-             "ContextWindowExceededError", "UnsupportedParamsError", "ContentPolicyViolationError",
-             "UnprocessableEntityError", "InvalidRequestError")
+_NO_RETRY = (
+    "AuthenticationError",
+    "PermissionDeniedError",
+    "NotFoundError",
+    "BadRequestError",
+    "ContextWindowExceededError",
+    "UnsupportedParamsError",
+    "ContentPolicyViolationError",
+    "UnprocessableEntityError",
+    "InvalidRequestError",
+)
 
 
-def _classify(err: BaseException, timeout_s: float, api_key: str | None = None
-              ) -> tuple[bool, str, float | None]:
+def _classify(
+    err: BaseException, timeout_s: float, api_key: str | None = None
+) -> tuple[bool, str, float | None]:
     """(retryable, reason, retry-after seconds) for an exception raised by one attempt."""
     name = type(err).__name__
     status = getattr(err, "status_code", None)
     # Mask the key before the message is cut, or a key straddling the cut leaves its prefix.
     msg = _scrub(" ".join(str(err).split()), api_key)
     for prefix in (f"litellm.{name}: ", f"{name}: "):  # litellm repeats the class name twice
-        msg = msg[len(prefix):] if msg.startswith(prefix) else msg
+        msg = msg[len(prefix) :] if msg.startswith(prefix) else msg
     msg = msg[:300]
-    if isinstance(err, (asyncio.TimeoutError, TimeoutError)) or name in ("Timeout",
-                                                                         "APITimeoutError"):
+    if isinstance(err, (asyncio.TimeoutError, TimeoutError)) or name in (
+        "Timeout",
+        "APITimeoutError",
+    ):
         return True, f"timeout: no answer within {timeout_s:g} s", None
     if isinstance(err, MalformedResponse):
         return True, f"malformed response: {msg}", None

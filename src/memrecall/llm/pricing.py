@@ -20,6 +20,7 @@ from .lazy import litellm as _litellm
 @dataclass(frozen=True)
 class Prices:
     """USD per million input / output tokens; `source` says where they come from."""
+
     input_per_mtok: float | None
     output_per_mtok: float | None
     source: str
@@ -42,8 +43,9 @@ def prices_for(cfg: dict, provider: str, litellm_model: str) -> Prices:
     if pin is not None or pout is not None:
         return Prices(float(pin or 0.0), float(pout or 0.0), "config prices (per Mtok)")
     try:
-        cin, cout = _litellm().cost_per_token(model=litellm_model, prompt_tokens=1_000_000,
-                                              completion_tokens=1_000_000)
+        cin, cout = _litellm().cost_per_token(
+            model=litellm_model, prompt_tokens=1_000_000, completion_tokens=1_000_000
+        )
         return Prices(float(cin), float(cout), "litellm price map")
     except Exception:  # noqa: BLE001 - litellm raises various errors for unknown models
         return Prices(None, None, f"no price known for {litellm_model}")

@@ -80,8 +80,11 @@ def summarise(counts: Counter) -> dict:
     for (h, m), n in counts.items():
         hosts[h] += n
         models[m] += n
-    return {"answers": sum(counts.values()), "endpoints": dict(sorted(hosts.items())),
-            "response_models": dict(sorted(models.items()))}
+    return {
+        "answers": sum(counts.values()),
+        "endpoints": dict(sorted(hosts.items())),
+        "response_models": dict(sorted(models.items())),
+    }
 
 
 def merge(*summaries: dict | None) -> dict | None:
@@ -94,9 +97,11 @@ def merge(*summaries: dict | None) -> dict | None:
     for s in present:
         hosts.update(s.get("endpoints") or {})
         models.update(s.get("response_models") or {})
-    return {"answers": sum(int(s.get("answers") or 0) for s in present),
-            "endpoints": dict(sorted(hosts.items())),
-            "response_models": dict(sorted(models.items()))}
+    return {
+        "answers": sum(int(s.get("answers") or 0) for s in present),
+        "endpoints": dict(sorted(hosts.items())),
+        "response_models": dict(sorted(models.items())),
+    }
 
 
 def problems(summary: dict | None, *, host: str, model: str) -> list[str]:
@@ -108,8 +113,9 @@ def problems(summary: dict | None, *, host: str, model: str) -> list[str]:
     n = int(summary["answers"])
     for h, k in sorted((summary.get("endpoints") or {}).items()):
         if h == UNRECORDED:
-            out.append(f"{k} of {n} answers came from cached calls made before endpoints were "
-                       "recorded")
+            out.append(
+                f"{k} of {n} answers came from cached calls made before endpoints were recorded"
+            )
         elif h != host:
             out.append(f"{k} of {n} answers came from {h}, not {host}")
     for m, k in sorted((summary.get("response_models") or {}).items()):

@@ -33,8 +33,14 @@ PROVIDERS: dict[str, tuple[str | None, str | None]] = {
     "gemini": ("GEMINI_API_KEY", "budget"),
 }
 # Names people use for the same providers (conf option names, vendor names).
-ALIASES = {"kimi": "moonshot", "glm": "zai", "zhipu": "zai", "ark": "volcengine",
-           "google": "gemini", "memrecall-local": "local"}
+ALIASES = {
+    "kimi": "moonshot",
+    "glm": "zai",
+    "zhipu": "zai",
+    "ark": "volcengine",
+    "google": "gemini",
+    "memrecall-local": "local",
+}
 
 # Effort levels and the token budgets litellm itself equates them with (constants.py:
 # DEFAULT_REASONING_EFFORT_{LOW,MEDIUM,HIGH}_THINKING_BUDGET); a budget maps to the smallest
@@ -50,18 +56,28 @@ GEN_KEYS = ("temperature", "max_tokens", "thinking_budget")
 def canonical_provider(cfg: dict, where: str = "llm") -> str:
     model = cfg["model"]
     if not isinstance(model, str) or not model.strip():
-        raise ConfigError(f"{where}.model", model, hint="set a litellm model name, "
-                          "e.g. deepseek/deepseek-chat or memrecall-local/smollm2-135m")
+        raise ConfigError(
+            f"{where}.model",
+            model,
+            hint="set a litellm model name, "
+            "e.g. deepseek/deepseek-chat or memrecall-local/smollm2-135m",
+        )
     raw = cfg["provider"]
     if raw is None:  # infer from the model's prefix
-        raw = "local" if model.startswith(LOCAL_PROVIDER + "/") else (
-            model.split("/", 1)[0] if "/" in model else "openai")
+        raw = (
+            "local"
+            if model.startswith(LOCAL_PROVIDER + "/")
+            else (model.split("/", 1)[0] if "/" in model else "openai")
+        )
     name = ALIASES.get(str(raw).lower(), str(raw).lower())
     if name not in PROVIDERS:
         raise ConfigError(f"{where}.provider", raw, sorted(PROVIDERS) + sorted(ALIASES))
     if name == "local" and not model.startswith(LOCAL_PROVIDER + "/"):
-        raise ConfigError(f"{where}.model", model,
-                          hint=f"provider 'local' serves only {LOCAL_PROVIDER}/... models")
+        raise ConfigError(
+            f"{where}.model",
+            model,
+            hint=f"provider 'local' serves only {LOCAL_PROVIDER}/... models",
+        )
     return name
 
 
@@ -78,14 +94,21 @@ def thinking_kwargs(provider: str, model: str, budget, where: str = "llm") -> di
     """The litellm kwargs that carry `thinking_budget` for this provider ({} when unset)."""
     if budget is None:
         return {}
-    check_int(budget, f"{where}.thinking_budget", minimum=0,
-              hint="use null (provider default), 0 (thinking off) or a token count")
+    check_int(
+        budget,
+        f"{where}.thinking_budget",
+        minimum=0,
+        hint="use null (provider default), 0 (thinking off) or a token count",
+    )
     style = PROVIDERS[provider][1]
     if provider == "gemini" and re.search(r"gemini-(?:[3-9]|\d\d)", model):
         style = "effort"  # Gemini 3+ takes thinking levels only; litellm drops a token budget
     if style is None:
-        raise ConfigError(f"{where}.thinking_budget", budget,
-                          hint=f"provider '{provider}' has no thinking control; use null")
+        raise ConfigError(
+            f"{where}.thinking_budget",
+            budget,
+            hint=f"provider '{provider}' has no thinking control; use null",
+        )
     if style == "effort":
         return {"reasoning_effort": effort_for_budget(budget)}
     if budget == 0 and provider != "gemini":
@@ -114,7 +137,8 @@ def read_api_key(cfg: dict, provider: str, where: str = "llm") -> str | None:
     if not key:
         raise MemrecallError(
             f"{where}: model {cfg['model']!r} needs an API key in the environment variable "
-            f"{env} (it is not set). Keys are read only from the environment, never from params.")
+            f"{env} (it is not set). Keys are read only from the environment, never from params."
+        )
     return key
 
 
@@ -125,18 +149,21 @@ _FLOAT_KEYS = ("temperature", "top_p")
 
 def gen_params(cfg: dict) -> dict:
     """The generation parameters that go into the request hash (None values dropped)."""
+
     def norm(k, v):
         return float(v) if k in _FLOAT_KEYS and type(v) is int else v
+
     return {k: norm(k, cfg[k]) for k in GEN_KEYS if cfg[k] is not None}
 
 
 @dataclass(frozen=True)
 class CallSpec:
     """Everything litellm needs for one config except the messages and the key."""
+
     provider: str
-    model: str                # as configured (what results and hashes carry)
-    litellm_model: str        # with provider prefix
-    kwargs: dict              # temperature, max_tokens, thinking, api_base, ...
+    model: str  # as configured (what results and hashes carry)
+    litellm_model: str  # with provider prefix
+    kwargs: dict  # temperature, max_tokens, thinking, api_base, ...
     key_env: str | None
 
 
@@ -157,5 +184,10 @@ def call_spec(cfg: dict, where: str = "llm") -> CallSpec:
     api_base = runtime(cfg, where)["api_base"]
     if api_base:
         kwargs["api_base"] = api_base
-    return CallSpec(provider=provider, model=model, litellm_model=litellm_model(provider, model),
-                    kwargs=kwargs, key_env=key_env(cfg, provider, where))
+    return CallSpec(
+        provider=provider,
+        model=model,
+        litellm_model=litellm_model(provider, model),
+        kwargs=kwargs,
+        key_env=key_env(cfg, provider, where),
+    )

@@ -28,8 +28,10 @@ import re
 
 from ..abstention import says_missing
 
-_NEG = (r"(?:can(?:no|['’])t|cannot|won['’]t|will not|(?:am|['’]m) unable to|"
-        r"(?:am|['’]m) not (?:able|allowed) to)")
+_NEG = (
+    r"(?:can(?:no|['’])t|cannot|won['’]t|will not|(?:am|['’]m) unable to|"
+    r"(?:am|['’]m) not (?:able|allowed) to)"
+)
 
 _DECLINE = [
     rf"\bI {_NEG} (?:help|assist|comply|fulfil?l|complete|engage|support|do that|do this|"

@@ -1,4 +1,5 @@
 """`python -m memrecall.plan [overrides...]`: the same as `memrecall plan`."""
+
 import sys
 
 from ..errors import MemrecallError

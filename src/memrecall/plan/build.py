@@ -18,12 +18,24 @@ from .work import Plan, StagePlan
 
 # dvc.yaml's stage -> its planner (a stage without one has nothing to count: download,
 # aggregate, a stage of your own).
-PLANNERS = {"embed": plan_embed, "retrieve": plan_retrieve, "rerank": plan_rerank,
-            "rewrite": plan_rewrite, "read": plan_read, "judge": plan_judge}
+PLANNERS = {
+    "embed": plan_embed,
+    "retrieve": plan_retrieve,
+    "rerank": plan_rerank,
+    "rewrite": plan_rewrite,
+    "read": plan_read,
+    "judge": plan_judge,
+}
 
 
-def plan_params(params: dict, root: Path | None = None, *, title: str = "",
-                status: RunStatus | None = None, cache=None) -> Plan:
+def plan_params(
+    params: dict,
+    root: Path | None = None,
+    *,
+    title: str = "",
+    status: RunStatus | None = None,
+    cache=None,
+) -> Plan:
     """The plan for `params` (a composed params.yaml) against the project at `root`.
     `status`: what would run (default: asked of DVC, status.stage_status)."""
     from ..paths import project_root
@@ -33,8 +45,9 @@ def plan_params(params: dict, root: Path | None = None, *, title: str = "",
         status = stage_status(root, params, read_pipeline(root))
     ctx = PlanContext(root, params, status, cache)
     for name in status.order:  # upstream first: a planner reads the plans before it
-        sp = ctx.stages[name] = StagePlan(name, status.runs(name), list(status.why[name]),
-                                          notes=list(status.notes.get(name, [])))
+        sp = ctx.stages[name] = StagePlan(
+            name, status.runs(name), list(status.why[name]), notes=list(status.notes.get(name, []))
+        )
         if sp.runs and name in PLANNERS:
             PLANNERS[name](ctx, sp)
     return Plan(title, list(ctx.stages.values()))
@@ -51,8 +64,9 @@ def plan_overrides(overrides: list[str], root: Path | None = None) -> Plan:
 
     root = Path(root or project_root())
     if not overrides:
-        return plan_params(load_params(root / "params.yaml"), root,
-                           title="dvc repro (params.yaml as it is)")
+        return plan_params(
+            load_params(root / "params.yaml"), root, title="dvc repro (params.yaml as it is)"
+        )
     with tempfile.TemporaryDirectory(prefix="memrecall-plan-") as tmp:
         out = compose_params(overrides, root=root, output=str(Path(tmp) / "params.yaml"))
         params = load_params(out)

@@ -60,8 +60,7 @@ class PlanContext:
     def benchmark(self):
         """The benchmark this config runs: the download stage's record when its tables are this
         config's, else dataset.format or the file's recognised format (None: not known yet)."""
-        from .. import benchmarks
-        from .. import paths
+        from .. import benchmarks, paths
 
         if self.current(paths.QUESTIONS):
             return benchmarks.of_artifact(self.path(paths.QUESTIONS))

@@ -38,6 +38,7 @@ PREDICTABLE: dict[str, Callable[[dict], str]] = {paths.SOURCES: _sources}
 @dataclass
 class RunStatus:
     """The stages (upstream first) and why each would run ([]: up to date)."""
+
     stages: dict[str, Stage]
     why: dict[str, list[str]]
     notes: dict[str, list[str]] = field(default_factory=dict)
@@ -52,13 +53,15 @@ class RunStatus:
     def rewrites(self, path: str) -> bool:
         """A stage that would run outputs `path`: the file there is not this config's."""
         path = os.path.normpath(path)
-        return any(self.runs(name) and any(path == o or path.startswith(o + os.sep)
-                                           for o in st.outs)
-                   for name, st in self.stages.items())
+        return any(
+            self.runs(name) and any(path == o or path.startswith(o + os.sep) for o in st.outs)
+            for name, st in self.stages.items()
+        )
 
     @classmethod
-    def assumed(cls, stages: dict[str, Stage], running: Iterable[str],
-                why: str = "assumed to run") -> "RunStatus":
+    def assumed(
+        cls, stages: dict[str, Stage], running: Iterable[str], why: str = "assumed to run"
+    ) -> "RunStatus":
         """A status given, not asked of DVC (benches and tests: 'read and judge run next')."""
         running = set(running)
         unknown = running - set(stages)
@@ -81,8 +84,7 @@ def _params_changed(st: Stage, params: dict) -> list[str]:
     if st.params and not any(st.locked.values()):
         return ["never run (not in dvc.lock)"]
     keys = st.params.get(PARAMS_FILE) or tuple(locked)
-    changed = [k for key in keys
-               for k in _diff_keys(get_dotted(params, key), locked.get(key), key)]
+    changed = [k for key in keys for k in _diff_keys(get_dotted(params, key), locked.get(key), key)]
     if not changed:
         return []
     more = f" (+{len(changed) - 4} more)" if len(changed) > 4 else ""
@@ -92,8 +94,9 @@ def _params_changed(st: Stage, params: dict) -> list[str]:
 def _always_changed(root: Path, st: Stage, params: dict) -> tuple[list[str], list[str]]:
     """(reasons it would change its outputs, notes) for an always_changed stage."""
     if not st.outs or any(o not in PREDICTABLE for o in st.outs):
-        return ["always changed (dvc.yaml): runs on every repro, its outputs cannot be "
-                "predicted"], []
+        return [
+            "always changed (dvc.yaml): runs on every repro, its outputs cannot be predicted"
+        ], []
     differ = []
     with contextlib.chdir(root):  # file params resolve as the stage sees them
         for out in st.outs:
@@ -103,8 +106,10 @@ def _always_changed(root: Path, st: Stage, params: dict) -> tuple[list[str], lis
                 differ.append(out)
     if differ:
         return [f"always changed: would write a different {', '.join(differ)}"], []
-    return [], [f"runs on every `dvc repro` (always_changed) and would write the same "
-                f"{', '.join(st.outs)}: nothing changes downstream"]
+    return [], [
+        f"runs on every `dvc repro` (always_changed) and would write the same "
+        f"{', '.join(st.outs)}: nothing changes downstream"
+    ]
 
 
 def stage_status(root: Path, params: dict, pipeline: Pipeline) -> RunStatus:

@@ -31,11 +31,17 @@ def sweep_total(plans: list[Plan]) -> dict:
                 unknown_cost |= c is None
                 est_cost += c or 0.0
     unknown = [f"{p.title}: {u}" for p in plans for u in p.unknown]
-    return {"experiments": len(plans), "new_calls": len(seen) + est_calls, "unknown": unknown,
-            "not_counted": [f"{p.title}: {n}" for p in plans for n in p.not_counted],
-            "shared_calls_counted_once": sum(w.new_calls for p in plans for w in p.works())
-            - len(seen) - est_calls, "estimated_calls": est_calls,
-            "cost_usd": None if unknown_cost else sum(seen.values()) + est_cost}
+    return {
+        "experiments": len(plans),
+        "new_calls": len(seen) + est_calls,
+        "unknown": unknown,
+        "not_counted": [f"{p.title}: {n}" for p in plans for n in p.not_counted],
+        "shared_calls_counted_once": sum(w.new_calls for p in plans for w in p.works())
+        - len(seen)
+        - est_calls,
+        "estimated_calls": est_calls,
+        "cost_usd": None if unknown_cost else sum(seen.values()) + est_cost,
+    }
 
 
 def plan_sweep(project, specs) -> tuple[list[Plan], dict]:
@@ -43,9 +49,14 @@ def plan_sweep(project, specs) -> tuple[list[Plan], dict]:
     plans = []
     pipeline = read_pipeline(project.root)  # once: file changes are the same for every one
     for spec, params in zip(specs, project.compose_all(specs)):  # one composer process
-        plans.append(plan_params(params, project.root, title=f"experiment {spec.name} "
-                                 f"({' '.join(spec.overrides) or 'no overrides'})",
-                                 status=stage_status(project.root, params, pipeline)))
+        plans.append(
+            plan_params(
+                params,
+                project.root,
+                title=f"experiment {spec.name} ({' '.join(spec.overrides) or 'no overrides'})",
+                status=stage_status(project.root, params, pipeline),
+            )
+        )
     return plans, sweep_total(plans)
 
 
@@ -69,17 +80,23 @@ def sweep_gate(project, specs, opts) -> bool:
         return False
     cost = total["cost_usd"]
     if total["unknown"]:
-        raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the calls of "
-                             f"{total['unknown'][0]} cannot be counted before upstream stages "
-                             f"run (e.g. `dvc repro download`); not started")
+        raise MemrecallError(
+            f"sweep.max_cost_usd={limit:g}: the calls of "
+            f"{total['unknown'][0]} cannot be counted before upstream stages "
+            f"run (e.g. `dvc repro download`); not started"
+        )
     if cost is None:
-        raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the sweep's cost cannot be "
-                             f"estimated (a model has no known price; set its "
-                             f"input_cost_per_mtok / output_cost_per_mtok); not started")
+        raise MemrecallError(
+            f"sweep.max_cost_usd={limit:g}: the sweep's cost cannot be "
+            f"estimated (a model has no known price; set its "
+            f"input_cost_per_mtok / output_cost_per_mtok); not started"
+        )
     if cost > limit:
-        raise MemrecallError(f"sweep.max_cost_usd={limit:g}: the plan costs ${cost:.4f} "
-                             f"({total['new_calls']:,} new calls); the sweep was not started. "
-                             f"Raise the limit or narrow the sweep.")
+        raise MemrecallError(
+            f"sweep.max_cost_usd={limit:g}: the plan costs ${cost:.4f} "
+            f"({total['new_calls']:,} new calls); the sweep was not started. "
+            f"Raise the limit or narrow the sweep."
+        )
     os.environ[SWEEP_LIMIT_ENV] = repr(float(limit))
     os.environ[SWEEP_ID_ENV] = uuid.uuid4().hex
     return True

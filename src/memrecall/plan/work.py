@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ASSUMED_LATENCY_S = 5.0   # per call, when no call of that model and stage was ever cached
+ASSUMED_LATENCY_S = 5.0  # per call, when no call of that model and stage was ever cached
 ASSUMED_OUTPUT_TOKENS = 1024  # when max_tokens is unset and nothing was cached
 # The one measured CPU figure we have (docs/benchmarks.md): MiniLM, max_length 256, two threads.
 CPU_TEXTS_PER_S = 20.0
@@ -14,6 +14,7 @@ CPU_TEXTS_PER_S = 20.0
 @dataclass
 class LLMWork:
     """The calls of one model within one stage."""
+
     label: str
     stage: str
     model: str
@@ -22,22 +23,29 @@ class LLMWork:
     cfg: dict
     concurrency: int
     rpm: float | None
-    requests: int = 0                       # rendered requests (duplicates included)
+    requests: int = 0  # rendered requests (duplicates included)
     cached: set = field(default_factory=set)
     new: dict = field(default_factory=dict)  # hash -> input tokens (unique new requests)
-    estimated_calls: int = 0                 # calls that could not be rendered yet
+    estimated_calls: int = 0  # calls that could not be rendered yet
     estimated_input_tokens: float = 0.0
     notes: list = field(default_factory=list)
     rendered: list = field(default_factory=list, repr=False)  # (hash, messages, cached)
-    unknown: bool = False                    # calls could not even be estimated
+    unknown: bool = False  # calls could not even be estimated
     _seen: dict | None = None
 
     @classmethod
     def for_config(cls, client, stage: str, label: str) -> "LLMWork":
-        return cls(label=label, stage=stage, model=client.model,
-                   litellm_model=client.spec.litellm_model, provider=client.spec.provider,
-                   cfg=client.cfg, concurrency=client.concurrency, rpm=client.rpm,
-                   _seen=client.cache.seen(client.model, stage))
+        return cls(
+            label=label,
+            stage=stage,
+            model=client.model,
+            litellm_model=client.spec.litellm_model,
+            provider=client.spec.provider,
+            cfg=client.cfg,
+            concurrency=client.concurrency,
+            rpm=client.rpm,
+            _seen=client.cache.seen(client.model, stage),
+        )
 
     @classmethod
     def from_dry_run(cls, dry, label: str | None = None) -> "LLMWork":
@@ -76,12 +84,14 @@ class LLMWork:
     def output_per_call(self) -> tuple[float, str]:
         seen = self._seen or {}
         if seen.get("calls"):
-            return float(seen["output_tokens"]), (f"mean of {seen['calls']} cached {self.stage} "
-                                                  f"calls of this model")
+            return float(seen["output_tokens"]), (
+                f"mean of {seen['calls']} cached {self.stage} calls of this model"
+            )
         if self.cfg.get("max_tokens") is not None:
             return float(self.cfg["max_tokens"]), "max_tokens (no cached calls of this model)"
-        return float(ASSUMED_OUTPUT_TOKENS), (f"assumed {ASSUMED_OUTPUT_TOKENS} (no max_tokens, "
-                                              f"no cached calls)")
+        return float(ASSUMED_OUTPUT_TOKENS), (
+            f"assumed {ASSUMED_OUTPUT_TOKENS} (no max_tokens, no cached calls)"
+        )
 
     @property
     def output_tokens(self) -> float:
@@ -120,23 +130,39 @@ class LLMWork:
         out_each, out_basis = self.output_per_call()
         lat, lat_basis = self.latency()
         p = self.prices
-        return {"label": self.label, "model": self.model, "requests": self.requests,
-                "cached": len(self.cached), "new_calls": self.new_calls,
-                "rendered_new": len(self.new), "estimated_calls": self.estimated_calls,
-                "input_tokens": round(self.input_tokens),
-                "output_tokens": round(self.output_tokens),
-                "output_tokens_per_call": out_each, "output_basis": out_basis,
-                "tokenizer": tokenizer_name(self.litellm_model) if self.new_calls else None,
-                "prices": {"input_per_mtok": p.input_per_mtok, "output_per_mtok": p.output_per_mtok,
-                           "source": p.source},
-                "cost_usd": self.cost_usd, "wall_s": self.wall_s, "latency_s": lat,
-                "latency_basis": lat_basis, "concurrency": self.concurrency, "rpm": self.rpm,
-                "unknown": self.unknown, "notes": list(self.notes)}
+        return {
+            "label": self.label,
+            "model": self.model,
+            "requests": self.requests,
+            "cached": len(self.cached),
+            "new_calls": self.new_calls,
+            "rendered_new": len(self.new),
+            "estimated_calls": self.estimated_calls,
+            "input_tokens": round(self.input_tokens),
+            "output_tokens": round(self.output_tokens),
+            "output_tokens_per_call": out_each,
+            "output_basis": out_basis,
+            "tokenizer": tokenizer_name(self.litellm_model) if self.new_calls else None,
+            "prices": {
+                "input_per_mtok": p.input_per_mtok,
+                "output_per_mtok": p.output_per_mtok,
+                "source": p.source,
+            },
+            "cost_usd": self.cost_usd,
+            "wall_s": self.wall_s,
+            "latency_s": lat,
+            "latency_basis": lat_basis,
+            "concurrency": self.concurrency,
+            "rpm": self.rpm,
+            "unknown": self.unknown,
+            "notes": list(self.notes),
+        }
 
 
 @dataclass
 class TextWork:
     """Texts an encoder would embed."""
+
     label: str
     total: int = 0
     cached: int = 0
@@ -144,8 +170,14 @@ class TextWork:
     estimated: bool = False
 
     def to_dict(self) -> dict:
-        return {"label": self.label, "texts": self.total, "cached": self.cached, "new": self.new,
-                "estimated": self.estimated, "cpu_s": self.new / CPU_TEXTS_PER_S}
+        return {
+            "label": self.label,
+            "texts": self.total,
+            "cached": self.cached,
+            "new": self.new,
+            "estimated": self.estimated,
+            "cpu_s": self.new / CPU_TEXTS_PER_S,
+        }
 
 
 @dataclass
@@ -162,9 +194,15 @@ class StagePlan:
     output: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        return {"stage": self.stage, "runs": self.runs, "why": self.why,
-                "llm": [w.to_dict() for w in self.llm], "texts": [t.to_dict() for t in self.texts],
-                "notes": self.notes, "not_counted": self.not_counted}
+        return {
+            "stage": self.stage,
+            "runs": self.runs,
+            "why": self.why,
+            "llm": [w.to_dict() for w in self.llm],
+            "texts": [t.to_dict() for t in self.texts],
+            "notes": self.notes,
+            "not_counted": self.not_counted,
+        }
 
 
 @dataclass
@@ -197,6 +235,11 @@ class Plan:
         return [f"{s.stage}: {n}" for s in self.stages if s.runs for n in s.not_counted]
 
     def to_dict(self) -> dict:
-        return {"title": self.title, "stages": [s.to_dict() for s in self.stages],
-                "new_calls": self.new_calls, "cost_usd": self.cost_usd,
-                "wall_s": sum(w.wall_s for w in self.works()), "not_counted": self.not_counted}
+        return {
+            "title": self.title,
+            "stages": [s.to_dict() for s in self.stages],
+            "new_calls": self.new_calls,
+            "cost_usd": self.cost_usd,
+            "wall_s": sum(w.wall_s for w in self.works()),
+            "not_counted": self.not_counted,
+        }

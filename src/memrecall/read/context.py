@@ -43,7 +43,7 @@ def format_session(turns: Sequence[tuple[str, str]], fmt: str, max_chars: int) -
 def _cut(text: str, max_chars: int) -> str:
     if len(text) <= max_chars:
         return text
-    return text[:max(0, max_chars - len(TRUNCATED))].rstrip() + TRUNCATED
+    return text[: max(0, max_chars - len(TRUNCATED))].rstrip() + TRUNCATED
 
 
 def _dump(items) -> str:
@@ -65,7 +65,7 @@ def _json_within(turns, max_chars: int) -> str:
             if over <= 0:
                 items.append({"role": role, "content": cut.rstrip() + TRUNCATED})
                 break
-            cut = cut[:len(cut) - over]
+            cut = cut[: len(cut) - over]
         break
     return _dump(items)
 

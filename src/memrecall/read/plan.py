@@ -30,7 +30,8 @@ def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
     elif kind == "plugin":
         sp.not_counted.append(
             f"the reader plug-in {cfg['callable']} calls its own model (its code, not our LLM "
-            f"client): its calls, tokens and cost are not counted")
+            f"client): its calls, tokens and cost are not counted"
+        )
     elif kind == "router":
         _plan_router(ctx, sp, cfg)
     else:
@@ -52,16 +53,17 @@ def _plan_router(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         for w in sp.llm[before:]:
             w.label = f"{w.label} (route {route.name}: {route.cfg['name']})"
             if only is None:
-                w.notes.append(f"route {route.name}: every question counted (its share is "
-                               f"known once questions.parquet exists): an upper bound")
+                w.notes.append(
+                    f"route {route.name}: every question counted (its share is "
+                    f"known once questions.parquet exists): an upper bound"
+                )
     sp.output.pop("answers", None)  # the routes' answers are not one table here
 
 
 def _plan_file(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
     from .imported import answers_from_file, hypotheses_path
 
-    sp.notes.append(f"answers imported from {hypotheses_path(cfg)} (reader=file): no LLM "
-                    f"calls, $0")
+    sp.notes.append(f"answers imported from {hypotheses_path(cfg)} (reader=file): no LLM calls, $0")
     if ctx.current(paths.QUESTIONS):
         sp.output["answers"] = answers_from_file(ctx.table(paths.QUESTIONS, "questions"), cfg)
 
@@ -81,16 +83,21 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
     if bench is None:
         w = LLMWork.from_dry_run(dry, "read")
         w.unknown = True
-        w.notes.append("calls unknown: the dataset file is not at hand before the download "
-                       "stage (its benchmark's prompts are not known)")
+        w.notes.append(
+            "calls unknown: the dataset file is not at hand before the download "
+            "stage (its benchmark's prompts are not known)"
+        )
         sp.llm.append(w)
         return
     if not (ctx.current(*data) and ctx.exists(paths.CANDIDATES_REWRITE)):
         settings = reader_settings(cfg, bench)
         per_q = 1 + (settings.top_k_context if settings.reading == "con" else 0)
         w = LLMWork.from_dry_run(dry, "read")
-        n_q, how = ((ctx.table(paths.QUESTIONS).height, "questions.parquet")
-                    if ctx.current(paths.QUESTIONS) else ctx.question_count())
+        n_q, how = (
+            (ctx.table(paths.QUESTIONS).height, "questions.parquet")
+            if ctx.current(paths.QUESTIONS)
+            else ctx.question_count()
+        )
         if only is not None:
             n_q, how = len(only), "the route's questions"
         if n_q is None:
@@ -98,9 +105,11 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
             w.notes.append(f"calls unknown: {how}")
         else:
             prompt_chars = settings.top_k_context * settings.max_chars_per_session + 2000
-            w.estimate(n_q * per_q, prompt_chars / 4 / per_q,
-                       f"{n_q} questions x {per_q} call(s), ~4 chars/token, candidates not "
-                       f"computed yet")
+            w.estimate(
+                n_q * per_q,
+                prompt_chars / 4 / per_q,
+                f"{n_q} questions x {per_q} call(s), ~4 chars/token, candidates not computed yet",
+            )
         sp.llm.append(w)
         return
     inputs = data + (paths.CANDIDATES_REWRITE,)
@@ -108,29 +117,42 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
     if only is not None:
         tables[0] = tables[0].filter(pl.col("question_id").is_in(sorted(only)))
     settings = reader_settings(cfg, bench)  # the benchmark's prompts, as run_read chooses them
-    contexts = build_contexts(settings, *tables, str(ctx.path(paths.CANDIDATES_REWRITE)),
-                              speaker_column=bench.speaker_column,
-                              question_text=bench.reader_question)
+    contexts = build_contexts(
+        settings,
+        *tables,
+        str(ctx.path(paths.CANDIDATES_REWRITE)),
+        speaker_column=bench.speaker_column,
+        question_text=bench.reader_question,
+    )
     answers, _ = answer_questions(cfg, settings, contexts, dry)
     w = LLMWork.from_dry_run(dry, "read")
     sp.llm.append(w)
     # reading=con: an answer whose notes are not cached cannot be rendered: one call each,
     # its prompt rendered with notes as long as the expected note output.
-    waiting = set(answers.filter(pl.col("error").str.starts_with("reading notes:"))
-                  .get_column("question_id").to_list())
+    waiting = set(
+        answers.filter(pl.col("error").str.starts_with("reading notes:"))
+        .get_column("question_id")
+        .to_list()
+    )
     answer_tok = 0
     if waiting:
         out_each, _ = w.output_per_call()
         ctx_q = next(c for c in contexts if c.question_id in waiting)
-        answer_tok = count_tokens(w.litellm_model, answer_messages(
-            settings, ctx_q, ["x " * int(out_each)] * len(ctx_q.sessions)))
+        answer_tok = count_tokens(
+            w.litellm_model,
+            answer_messages(settings, ctx_q, ["x " * int(out_each)] * len(ctx_q.sessions)),
+        )
     if not ctx.current(paths.CANDIDATES_REWRITE):
         # Upstream would change the candidates: every request is new; tokens as rendered now.
         tokens = [count_tokens(w.litellm_model, m) for _, m, _ in dry.requests]
         tokens += [answer_tok] * len(waiting)
         w.new.clear(), w.cached.clear()
-        w.estimate(len(tokens), sum(tokens) / max(1, len(tokens)), "an upstream stage would "
-                   "run first: requests rendered from the current candidates, all counted as new")
+        w.estimate(
+            len(tokens),
+            sum(tokens) / max(1, len(tokens)),
+            "an upstream stage would "
+            "run first: requests rendered from the current candidates, all counted as new",
+        )
         return
     w.estimate(len(waiting), answer_tok, "reading=con answers whose notes are not cached yet")
     sp.output["answers"] = answers

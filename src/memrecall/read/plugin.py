@@ -40,8 +40,8 @@ from tqdm.auto import tqdm
 from ..config import check_int, identity, runtime
 from ..errors import ConfigError
 from ..hashing import sha256_json
-from ..llm.client import CallResult
 from ..haystack import Session
+from ..llm.client import CallResult
 from ..plugins import PluginError, load_plugin, plugin_identity, result_params
 
 WHERE = "reader"
@@ -54,7 +54,7 @@ class ReaderQuestion:
     question: str
     question_type: str
     question_date: str
-    sessions: tuple[Session, ...]   # the final candidates, best first
+    sessions: tuple[Session, ...]  # the final candidates, best first
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,10 @@ class Answer:
 
 
 _USAGE = ("input_tokens", "output_tokens", "reasoning_tokens")
-SHAPE = ("a str, an Answer(text, model=None, input_tokens=0, output_tokens=0, "
-         "reasoning_tokens=0, cost_usd=0.0), or a dict with 'text' and optional usage keys")
+SHAPE = (
+    "a str, an Answer(text, model=None, input_tokens=0, output_tokens=0, "
+    "reasoning_tokens=0, cost_usd=0.0), or a dict with 'text' and optional usage keys"
+)
 
 
 def _knob(cfg: dict, key: str):
@@ -95,12 +97,18 @@ class PluginSettings:
     def from_cfg(cls, cfg: dict) -> "PluginSettings":
         top_k = cfg["top_k_context"]
         return cls(
-            concurrency=check_int(_knob(cfg, "concurrency"), "reader.runtime.concurrency", minimum=1),
+            concurrency=check_int(
+                _knob(cfg, "concurrency"), "reader.runtime.concurrency", minimum=1
+            ),
             timeout_s=_number(_knob(cfg, "timeout_s"), "timeout_s", 1e-3),
-            num_retries=check_int(_knob(cfg, "num_retries"), "reader.runtime.num_retries", minimum=0),
+            num_retries=check_int(
+                _knob(cfg, "num_retries"), "reader.runtime.num_retries", minimum=0
+            ),
             backoff_s=_number(_knob(cfg, "backoff_s"), "backoff_s", 0.0),
-            top_k_context=None if top_k is None else check_int(top_k, "reader.top_k_context",
-                                                               minimum=1))
+            top_k_context=None
+            if top_k is None
+            else check_int(top_k, "reader.top_k_context", minimum=1),
+        )
 
 
 # A plug-in's answer takes the shape of an LLM call's result, so the answers table is built
@@ -143,14 +151,27 @@ class PluginReader:
         for i, h in enumerate(hashes):
             if h in hits:
                 r = hits[h]
-                results[i] = PluginResult(r["text"], r["model"], h, r["input_tokens"],
-                                          r["output_tokens"], r["reasoning_tokens"],
-                                          r["cost_usd"], r["latency_s"])
+                results[i] = PluginResult(
+                    r["text"],
+                    r["model"],
+                    h,
+                    r["input_tokens"],
+                    r["output_tokens"],
+                    r["reasoning_tokens"],
+                    r["cost_usd"],
+                    r["latency_s"],
+                )
                 self.stats["cached"] += 1
             else:
                 todo.append(i)
-        bar = tqdm(total=len(questions), initial=len(questions) - len(todo), unit="question",
-                   desc="read (plugin)", file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(
+            total=len(questions),
+            initial=len(questions) - len(todo),
+            unit="question",
+            desc="read (plugin)",
+            file=sys.stderr,
+            dynamic_ncols=True,
+        )
         try:
             if self.is_async:
                 asyncio.run(self._run_async(questions, hashes, todo, results, bar))
@@ -163,8 +184,10 @@ class PluginReader:
     # ---- running -----------------------------------------------------------------------------
     def _run_threads(self, questions, hashes, todo, results, bar) -> None:
         with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
-            futures = {pool.submit(self._attempts, questions[i], hashes[i], self._sync_call): i
-                       for i in todo}
+            futures = {
+                pool.submit(self._attempts, questions[i], hashes[i], self._sync_call): i
+                for i in todo
+            }
             try:
                 for fut in as_completed(futures):
                     results[futures[fut]] = fut.result()
@@ -174,8 +197,11 @@ class PluginReader:
                     f.cancel()
                 # as_completed yields the futures already finished in no set order: raise the
                 # earliest question's error, so the message does not depend on thread timing
-                failed = sorted((i, f) for f, i in futures.items()
-                                if f.done() and not f.cancelled() and f.exception() is not None)
+                failed = sorted(
+                    (i, f)
+                    for f, i in futures.items()
+                    if f.done() and not f.cancelled() and f.exception() is not None
+                )
                 if failed:
                     raise failed[0][1].exception() from None
                 raise
@@ -215,8 +241,11 @@ class PluginReader:
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:
-                    err = (TimeoutError(f"no answer within {self.settings.timeout_s:g} s")
-                           if isinstance(e, asyncio.TimeoutError) else e)
+                    err = (
+                        TimeoutError(f"no answer within {self.settings.timeout_s:g} s")
+                        if isinstance(e, asyncio.TimeoutError)
+                        else e
+                    )
                 else:
                     return self._finish(q, h, out, time.perf_counter() - t0, attempt)
             if attempt <= self.settings.num_retries:
@@ -233,16 +262,26 @@ class PluginReader:
         self.stats["calls"] += 1
         self.cache.log_call(h, self.spec, STAGE, False, attempts)
         reason = " ".join(f"{type(err).__name__}: {err}".split())[:300]
-        return PluginResult(None, self.spec, h, latency_s=round(latency, 4),
-                            error=f"plug-in failed: {reason} (after {attempts} attempt"
-                                  f"{'s' if attempts > 1 else ''})")
+        return PluginResult(
+            None,
+            self.spec,
+            h,
+            latency_s=round(latency, 4),
+            error=f"plug-in failed: {reason} (after {attempts} attempt"
+            f"{'s' if attempts > 1 else ''})",
+        )
 
     def _finish(self, q, h, out, latency, attempts) -> PluginResult:
         a = self.check(out, q.question_id)
-        row = {"model": a.model or self.spec, "text": a.text,
-               "input_tokens": a.input_tokens, "output_tokens": a.output_tokens,
-               "reasoning_tokens": a.reasoning_tokens, "cost_usd": a.cost_usd,
-               "latency_s": round(latency, 4)}
+        row = {
+            "model": a.model or self.spec,
+            "text": a.text,
+            "input_tokens": a.input_tokens,
+            "output_tokens": a.output_tokens,
+            "reasoning_tokens": a.reasoning_tokens,
+            "cost_usd": a.cost_usd,
+            "latency_s": round(latency, 4),
+        }
         self.cache.put(h, row, STAGE)  # committed now: a crash later never asks again
         self.cache.log_call(h, row["model"], STAGE, True, attempts)
         self.stats["calls"] += 1
@@ -250,9 +289,11 @@ class PluginReader:
 
     def check(self, out, qid: str) -> Answer:
         """The plug-in's return value as an Answer, or a PluginError saying what was wrong."""
+
         def bad(what: str) -> PluginError:
-            return PluginError(self.spec, f"answer() returned {what}", where=WHERE,
-                               question_id=qid, expected=SHAPE)
+            return PluginError(
+                self.spec, f"answer() returned {what}", where=WHERE, question_id=qid, expected=SHAPE
+            )
 
         if isinstance(out, str):
             return Answer(out)
@@ -274,32 +315,51 @@ class PluginReader:
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise bad(f"{key}={v!r} (not a non-negative int)")
         cost = fields.get("cost_usd") or 0.0
-        if isinstance(cost, bool) or not isinstance(cost, Real) or not (
-                math.isfinite(cost) and cost >= 0):
+        if (
+            isinstance(cost, bool)
+            or not isinstance(cost, Real)
+            or not (math.isfinite(cost) and cost >= 0)
+        ):
             raise bad(f"cost_usd={cost!r} (not a non-negative number)")
-        return Answer(fields["text"], fields.get("model"),
-                      *(int(fields.get(k) or 0) for k in _USAGE), float(cost))
+        return Answer(
+            fields["text"],
+            fields.get("model"),
+            *(int(fields.get(k) or 0) for k in _USAGE),
+            float(cost),
+        )
 
 
-def reader_questions(questions, ranked: dict[str, list[str]], builder, top_k: int | None
-                     ) -> list[ReaderQuestion]:
+def reader_questions(
+    questions, ranked: dict[str, list[str]], builder, top_k: int | None
+) -> list[ReaderQuestion]:
     """Each question with its final candidates (best first, at most top_k) as sessions."""
     out = []
     for row in questions.sort("question_id").iter_rows(named=True):
         qid = row["question_id"]
         ids = list(dict.fromkeys(ranked.get(qid, [])))[:top_k]
         hay = builder.haystack(qid, ids, with_vectors=False)
-        out.append(ReaderQuestion(qid, row["question"], row["question_type"],
-                                  row["question_date"], hay.sessions))
+        out.append(
+            ReaderQuestion(
+                qid, row["question"], row["question_type"], row["question_date"], hay.sessions
+            )
+        )
     return out
 
 
-def run_plugin_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
-                    turns: str | Path, candidates: str | Path, out: str | Path,
-                    prompts_out: str | Path | None = None, cache=None):
-    import polars as pl
-
+def run_plugin_read(
+    reader_cfg: dict,
+    *,
+    questions: str | Path,
+    sessions: str | Path,
+    turns: str | Path,
+    candidates: str | Path,
+    out: str | Path,
+    prompts_out: str | Path | None = None,
+    cache=None,
+):
     import json
+
+    import polars as pl
 
     from ..artifacts import atomic_write_text, read_table, write_table
     from ..errors import InputError
@@ -308,39 +368,74 @@ def run_plugin_read(reader_cfg: dict, *, questions: str | Path, sessions: str | 
     from ..schema import polars_schema
 
     reader = PluginReader(reader_cfg, cache=cache)
-    qs, ss, ts = (read_table(questions, "questions"), read_table(sessions, "sessions"),
-                  read_table(turns, "turns"))
+    qs, ss, ts = (
+        read_table(questions, "questions"),
+        read_table(sessions, "sessions"),
+        read_table(turns, "turns"),
+    )
     ranked: dict[str, list[str]] = {}
     known = set(ss["session_id"])
-    for qid, sid in read_table(candidates, "candidates").sort(["question_id", "rank"]).select(
-            "question_id", "session_id").iter_rows():
+    for qid, sid in (
+        read_table(candidates, "candidates")
+        .sort(["question_id", "rank"])
+        .select("question_id", "session_id")
+        .iter_rows()
+    ):
         if sid not in known:
-            raise InputError(f"candidate session {sid!r} is not in sessions.parquet",
-                             file=str(candidates), question_id=qid, field="session_id")
+            raise InputError(
+                f"candidate session {sid!r} is not in sessions.parquet",
+                file=str(candidates),
+                question_id=qid,
+                field="session_id",
+            )
         ranked.setdefault(qid, []).append(sid)
-    asked = reader_questions(qs, ranked, HaystackBuilder(qs, ss, ts),
-                             reader.settings.top_k_context)
+    asked = reader_questions(qs, ranked, HaystackBuilder(qs, ss, ts), reader.settings.top_k_context)
     rows = []
     for q, res in zip(asked, reader.answer_all(asked)):
-        rows.append({
-            "question_id": q.question_id, "hypothesis": res.text, "model": res.model,
-            "prompt_id": reader.prompt_id, "request_hash": res.request_hash,
-            "input_tokens": res.input_tokens, "output_tokens": res.output_tokens,
-            "reasoning_tokens": res.reasoning_tokens, "cost_usd": float(res.cost_usd),
-            "latency_s": float(res.latency_s),
-            # A failure is not a refusal: no answer was given to decline with.
-            "refused": res.text is not None and bool(is_refusal(res.text)),
-            "error": res.error, "raw": res.text,
-            "context_session_ids": [s.session_id for s in q.sessions]})
+        rows.append(
+            {
+                "question_id": q.question_id,
+                "hypothesis": res.text,
+                "model": res.model,
+                "prompt_id": reader.prompt_id,
+                "request_hash": res.request_hash,
+                "input_tokens": res.input_tokens,
+                "output_tokens": res.output_tokens,
+                "reasoning_tokens": res.reasoning_tokens,
+                "cost_usd": float(res.cost_usd),
+                "latency_s": float(res.latency_s),
+                # A failure is not a refusal: no answer was given to decline with.
+                "refused": res.text is not None and bool(is_refusal(res.text)),
+                "error": res.error,
+                "raw": res.text,
+                "context_session_ids": [s.session_id for s in q.sessions],
+            }
+        )
     df = pl.DataFrame(rows, schema=polars_schema("answers"))
     params = result_params(identity(reader_cfg), reader.identity)
-    write_table(df, out, table="answers", stage="read", params=params,
-                input_files=[questions, sessions, turns, candidates])
+    write_table(
+        df,
+        out,
+        table="answers",
+        stage="read",
+        params=params,
+        input_files=[questions, sessions, turns, candidates],
+    )
     if prompts_out is not None:  # no prompt of ours: what answered instead (for MLflow)
-        atomic_write_text(prompts_out, json.dumps(
-            {reader.prompt_id: {"stage": "read", "name": "plugin", "plugin": reader.identity}},
-            indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        atomic_write_text(
+            prompts_out,
+            json.dumps(
+                {reader.prompt_id: {"stage": "read", "name": "plugin", "plugin": reader.identity}},
+                indent=1,
+                sort_keys=True,
+                ensure_ascii=False,
+            )
+            + "\n",
+        )
     s = reader.stats
-    print(f"read: {len(df)} answers from plug-in {reader.spec}; asked {s['calls']}, cached "
-          f"{s['cached']}, failed {s['failed']}, retries {s['retries']}", file=sys.stderr)
+    print(
+        f"read: {len(df)} answers from plug-in {reader.spec}; asked {s['calls']}, cached "
+        f"{s['cached']}, failed {s['failed']}, retries {s['retries']}",
+        file=sys.stderr,
+    )
     return df

@@ -25,8 +25,13 @@ class ReaderPrompt:
 
     @property
     def template_hash(self) -> str:
-        return sha256_json({"template": self.template, "guidance": self.guidance,
-                            "answer_marker": self.answer_marker})[:8]
+        return sha256_json(
+            {
+                "template": self.template,
+                "guidance": self.guidance,
+                "answer_marker": self.answer_marker,
+            }
+        )[:8]
 
     @property
     def prompt_id(self) -> str:
@@ -34,8 +39,9 @@ class ReaderPrompt:
 
     def render(self, *, question: str, question_type: str, today: str, history: str) -> str:
         extra = self.guidance.get(question_type)
-        return self.template.format(guidance=f"\n{extra}" if extra else "", history=history,
-                                    today=today, question=question)
+        return self.template.format(
+            guidance=f"\n{extra}" if extra else "", history=history, today=today, question=question
+        )
 
     def extract_answer(self, text: str) -> str:
         """The final answer: for note-taking prompts, what follows the last answer marker
@@ -53,7 +59,7 @@ class ReaderPrompt:
 NOTES_TEMPLATE = (
     "I will give you one past chat session between you (the assistant) and a user, and a "
     "question from the user. Write reading notes with all the information in this session "
-    "that is relevant to answering the question. If nothing is relevant, write only \"empty\"."
+    'that is relevant to answering the question. If nothing is relevant, write only "empty".'
     "\n\nSession Date: {date}\nSession Content:\n{content}\n\n"
     "Current Date: {today}\nQuestion: {question}\nReading notes:"
 )

@@ -30,8 +30,14 @@ class RefusalGuard:
     """stop_check for LLMClient: call it with each finished CallResult; returns the stop message
     once the rolling refusal rate passes the limit, else None."""
 
-    def __init__(self, max_rate: float, window: int, min_count: int,
-                 extract: Callable[[str], str | None] = lambda text: text, label: str = "read"):
+    def __init__(
+        self,
+        max_rate: float,
+        window: int,
+        min_count: int,
+        extract: Callable[[str], str | None] = lambda text: text,
+        label: str = "read",
+    ):
         self.max_rate, self.window, self.min_count = max_rate, window, min_count
         self.extract, self.label = extract, label
         self.recent: deque[bool] = deque(maxlen=window)
@@ -45,27 +51,33 @@ class RefusalGuard:
         self.recent.append(bool(is_refusal(self.extract(result.text or ""))))
         if len(self.recent) >= self.min_count and self.rate() > self.max_rate:
             refused = sum(self.recent)
-            return (f"{self.label}: refusal cascade: {refused} of the last {len(self.recent)} "
-                    f"answers refused ({self.rate():.0%} > reader.runtime.max_refusal_rate "
-                    f"{self.max_rate:g}; window {self.window}, at least {self.min_count}) after "
-                    f"{self.seen} answers")
+            return (
+                f"{self.label}: refusal cascade: {refused} of the last {len(self.recent)} "
+                f"answers refused ({self.rate():.0%} > reader.runtime.max_refusal_rate "
+                f"{self.max_rate:g}; window {self.window}, at least {self.min_count}) after "
+                f"{self.seen} answers"
+            )
         return None
 
 
-def refusal_guard(reader_cfg: dict, extract: Callable[[str], str | None],
-                  label: str = "read") -> RefusalGuard | None:
+def refusal_guard(
+    reader_cfg: dict, extract: Callable[[str], str | None], label: str = "read"
+) -> RefusalGuard | None:
     """The guard reader.runtime asks for, or None when max_refusal_rate is null."""
     rt = runtime(reader_cfg, "reader")
     limit = rt["max_refusal_rate"]
     window = check_int(rt["refusal_window"], "reader.runtime.refusal_window", minimum=1)
-    min_count = check_int(rt["refusal_min_count"], "reader.runtime.refusal_min_count",
-                          minimum=1)
+    min_count = check_int(rt["refusal_min_count"], "reader.runtime.refusal_min_count", minimum=1)
     if limit is None:
         return None
     if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit < 1:
-        raise ConfigError("reader.runtime.max_refusal_rate", limit,
-                          hint="a share in [0, 1), or null for no guard")
+        raise ConfigError(
+            "reader.runtime.max_refusal_rate", limit, hint="a share in [0, 1), or null for no guard"
+        )
     if min_count > window:
-        raise ConfigError("reader.runtime.refusal_min_count", min_count,
-                          hint=f"at most reader.runtime.refusal_window ({window})")
+        raise ConfigError(
+            "reader.runtime.refusal_min_count",
+            min_count,
+            hint=f"at most reader.runtime.refusal_window ({window})",
+        )
     return RefusalGuard(float(limit), window, min_count, extract, label)

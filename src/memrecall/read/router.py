@@ -39,8 +39,8 @@ INHERITED = ("prompt", "history_format", "reading", "top_k_context", "max_chars_
 @dataclass(frozen=True)
 class Route:
     name: str
-    types: tuple[str, ...] | None   # None: every type no other route lists
-    cfg: dict                        # the composed reader config of the route
+    types: tuple[str, ...] | None  # None: every type no other route lists
+    cfg: dict  # the composed reader config of the route
 
 
 def compose_route(name: str, spec: dict, inherited: dict | None = None) -> dict:
@@ -48,19 +48,29 @@ def compose_route(name: str, spec: dict, inherited: dict | None = None) -> dict:
 
     option = spec.get("reader") if isinstance(spec, dict) else None
     if not isinstance(option, str) or option == "router":
-        raise ConfigError(f"reader.routes.{name}.reader", option,
-                          hint="a reader option of conf/reader/ other than router")
+        raise ConfigError(
+            f"reader.routes.{name}.reader",
+            option,
+            hint="a reader option of conf/reader/ other than router",
+        )
     overrides = spec.get("overrides") or []
     if not isinstance(overrides, list):
-        raise ConfigError(f"reader.routes.{name}.overrides", overrides,
-                          hint="a list of reader overrides such as prompt=preference")
+        raise ConfigError(
+            f"reader.routes.{name}.overrides",
+            overrides,
+            hint="a list of reader overrides such as prompt=preference",
+        )
     own = {str(o).split("=", 1)[0] for o in overrides}
     carried = [f"reader.{k}={v}" for k, v in (inherited or {}).items() if k not in own]
-    cfg = compose_config([f"reader={option}", *carried,
-                          *(f"reader.{o}" for o in overrides)])["reader"]
+    cfg = compose_config([f"reader={option}", *carried, *(f"reader.{o}" for o in overrides)])[
+        "reader"
+    ]
     if cfg["kind"] != "llm" or cfg["callable"] is not None:
-        raise ConfigError(f"reader.routes.{name}.reader", option,
-                          hint="a route reads with an LLM reader option (not file or plugin)")
+        raise ConfigError(
+            f"reader.routes.{name}.reader",
+            option,
+            hint="a route reads with an LLM reader option (not file or plugin)",
+        )
     return cfg
 
 
@@ -74,21 +84,31 @@ def routes_of(reader_cfg: dict, compose=compose_route) -> list[Route]:
         types = spec.get("types") if isinstance(spec, dict) else None
         if types is None:
             if default is not None:
-                raise ConfigError(f"reader.routes.{name}.types", None,
-                                  hint=f"only one route takes the rest (already: {default})")
+                raise ConfigError(
+                    f"reader.routes.{name}.types",
+                    None,
+                    hint=f"only one route takes the rest (already: {default})",
+                )
             default = name
         else:
             if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
-                raise ConfigError(f"reader.routes.{name}.types", types,
-                                  hint="a list of question types, or null for the rest")
+                raise ConfigError(
+                    f"reader.routes.{name}.types",
+                    types,
+                    hint="a list of question types, or null for the rest",
+                )
             for t in types:
                 if t in seen:
-                    raise ConfigError(f"reader.routes.{name}.types", types,
-                                      hint=f"{t} is routed already by {seen[t]}")
+                    raise ConfigError(
+                        f"reader.routes.{name}.types",
+                        types,
+                        hint=f"{t} is routed already by {seen[t]}",
+                    )
                 seen[t] = name
         inherited = {k: reader_cfg[k] for k in INHERITED}
-        routes.append(Route(name, None if types is None else tuple(types),
-                            compose(name, spec, inherited)))
+        routes.append(
+            Route(name, None if types is None else tuple(types), compose(name, spec, inherited))
+        )
     return routes
 
 
@@ -98,6 +118,7 @@ def route_of_type(routes: list[Route]) -> callable:
 
     def pick(qtype: str) -> str | None:
         return table.get(qtype, rest)
+
     return pick
 
 
@@ -108,21 +129,34 @@ def assign(questions: pl.DataFrame, routes: list[Route]) -> dict[str, list[str]]
     for qid, qtype in questions.select("question_id", "question_type").iter_rows():
         name = pick(qtype)
         if name is None:
-            raise ConfigError("reader.routes", sorted(out), hint=(
-                f"no route takes question type {qtype!r} ({qid}); give one route types: null"))
+            raise ConfigError(
+                "reader.routes",
+                sorted(out),
+                hint=(
+                    f"no route takes question type {qtype!r} ({qid}); give one route types: null"
+                ),
+            )
         out[name].append(qid)
     return out
 
 
-def run_router_read(reader_cfg: dict, *, questions, sessions, turns, candidates, out,
-                    prompts_out=None, client_for=None) -> pl.DataFrame:
+def run_router_read(
+    reader_cfg: dict,
+    *,
+    questions,
+    sessions,
+    turns,
+    candidates,
+    out,
+    prompts_out=None,
+    client_for=None,
+) -> pl.DataFrame:
     """The read stage for reader=router. `client_for(route)`: tests hand in clients."""
+    from .. import benchmarks
     from ..llm import LLMClient
     from ..plugins import result_params
     from .reader import answer_questions, build_contexts, reader_settings, rendered_prompts
     from .refusal_guard import refusal_guard
-
-    from .. import benchmarks
 
     bench = benchmarks.of_artifact(questions)
     qdf = read_table(questions, "questions")
@@ -136,29 +170,47 @@ def run_router_read(reader_cfg: dict, *, questions, sessions, turns, candidates,
         if not ids:
             continue
         settings = reader_settings(route.cfg, bench)
-        contexts = build_contexts(settings, qdf.filter(pl.col("question_id").is_in(ids)), sdf,
-                                  tdf, cdf, str(candidates), speaker_column=bench.speaker_column,
-                                  question_text=bench.reader_question)
+        contexts = build_contexts(
+            settings,
+            qdf.filter(pl.col("question_id").is_in(ids)),
+            sdf,
+            tdf,
+            cdf,
+            str(candidates),
+            speaker_column=bench.speaker_column,
+            question_text=bench.reader_question,
+        )
         client = (client_for or (lambda r: LLMClient(r.cfg, stage="read")))(route)
-        client.stop_check = refusal_guard(reader_cfg, settings.prompt.extract_answer,
-                                          label=f"read (route {route.name})")
+        client.stop_check = refusal_guard(
+            reader_cfg, settings.prompt.extract_answer, label=f"read (route {route.name})"
+        )
         df, pending = answer_questions(route.cfg, settings, contexts, client)
         frames.append(df.with_columns(pl.lit(route.name, pl.String).alias(ROUTE_COLUMN)))
-        prompts.update({f"{route.name}:{k}": v
-                        for k, v in rendered_prompts(settings, contexts, pending).items()})
+        prompts.update(
+            {
+                f"{route.name}:{k}": v
+                for k, v in rendered_prompts(settings, contexts, pending).items()
+            }
+        )
         spent[route.name] = (len(ids), float(df["cost_usd"].sum()), route.cfg["model"])
     df = pl.concat(frames).sort("question_id") if frames else pl.DataFrame()
     params = result_params(identity(reader_cfg))
     composed = {r.name: identity(r.cfg) for r in routes}
-    write_table(df, out, table="answers", stage="read", params=params,
-                input_files=[questions, sessions, turns, candidates],
-                extra_meta={"routes": json.dumps(composed, sort_keys=True)})
+    write_table(
+        df,
+        out,
+        table="answers",
+        stage="read",
+        params=params,
+        input_files=[questions, sessions, turns, candidates],
+        extra_meta={"routes": json.dumps(composed, sort_keys=True)},
+    )
     if prompts_out is not None:
-        atomic_write_text(prompts_out, json.dumps(prompts, indent=1, sort_keys=True,
-                                                  ensure_ascii=False) + "\n")
+        atomic_write_text(
+            prompts_out, json.dumps(prompts, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        )
     for name, (n, cost, model) in spent.items():
-        print(f"read (router, route {name}: {model}): {n} answers, ${cost:.4f}",
-              file=sys.stderr)
+        print(f"read (router, route {name}: {model}): {n} answers, ${cost:.4f}", file=sys.stderr)
     return df
 
 

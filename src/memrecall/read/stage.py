@@ -21,22 +21,42 @@ def reader_kind(cfg: dict) -> str:
     answers); an unknown kind lists the valid ones, and only a plug-in takes a callable."""
     kind = choice(cfg, "kind", READER_KINDS, group="reader")
     if kind == "plugin" and cfg["callable"] is None:
-        raise ConfigError("reader.callable", None, hint="reader.kind plugin needs a callable "
-                          "'package.module:name' (docs: plug-ins)")
+        raise ConfigError(
+            "reader.callable",
+            None,
+            hint="reader.kind plugin needs a callable 'package.module:name' (docs: plug-ins)",
+        )
     if kind != "plugin" and cfg["callable"] is not None:
-        raise ConfigError("reader.callable", cfg["callable"],
-                          hint=f"a callable makes a plug-in reader: set reader.kind=plugin (or "
-                               f"use reader=plugin), not {kind}")
+        raise ConfigError(
+            "reader.callable",
+            cfg["callable"],
+            hint=f"a callable makes a plug-in reader: set reader.kind=plugin (or "
+            f"use reader=plugin), not {kind}",
+        )
     return kind
 
 
-def run_read(reader_cfg: dict, *, questions: str | Path, sessions: str | Path,
-             turns: str | Path, candidates: str | Path, out: str | Path,
-             prompts_out: str | Path | None = None) -> pl.DataFrame:
+def run_read(
+    reader_cfg: dict,
+    *,
+    questions: str | Path,
+    sessions: str | Path,
+    turns: str | Path,
+    candidates: str | Path,
+    out: str | Path,
+    prompts_out: str | Path | None = None,
+) -> pl.DataFrame:
     """The read stage, by reader kind (READERS)."""
     run = READERS[reader_kind(reader_cfg)]
-    return run(reader_cfg, questions=questions, sessions=sessions, turns=turns,
-               candidates=candidates, out=out, prompts_out=prompts_out)
+    return run(
+        reader_cfg,
+        questions=questions,
+        sessions=sessions,
+        turns=turns,
+        candidates=candidates,
+        out=out,
+        prompts_out=prompts_out,
+    )
 
 
 def _read_plugin(reader_cfg, **kw) -> pl.DataFrame:
@@ -64,5 +84,4 @@ def _read_file(reader_cfg, *, questions, out, prompts_out, **_) -> pl.DataFrame:
 
 
 # reader.kind -> how the stage runs it (each validates the rest of its config at its start)
-READERS = {"llm": _read_llm, "file": _read_file, "plugin": _read_plugin,
-           "router": _read_router}
+READERS = {"llm": _read_llm, "file": _read_file, "plugin": _read_plugin, "router": _read_router}

@@ -38,14 +38,25 @@ from ..llm.provenance import official_host
 from ..llm.provenance import problems as provenance_problems
 from .figures import by_type_bars
 from .routes import route_metrics, routes_markdown
-from .tables import (Column, Table, ci_tuples, error_matrix, error_matrix_markdown, integer,
-                     number, pct, percentiles, usage_table)
+from .tables import (
+    Column,
+    Table,
+    ci_tuples,
+    error_matrix,
+    error_matrix_markdown,
+    integer,
+    number,
+    pct,
+    percentiles,
+    usage_table,
+)
 
 DEFAULT_OUT = "reports"
 HYPOTHESES_FILE = "hypotheses.jsonl"
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
 
 def _clean(x):
     """JSON-safe and stable: NaN → null, floats rounded, tuples → {"low", "high"}."""
@@ -78,21 +89,32 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
         meta = {}
     params = meta.get("params") or {}
     models = sorted(m for m in verdicts["judge_model"].drop_nulls().unique().to_list())
-    model = (models[0] if params.get("kind") == "file" and models else
-             params.get("model") or (models[0] if models else None))
+    model = (
+        models[0]
+        if params.get("kind") == "file" and models
+        else params.get("model") or (models[0] if models else None)
+    )
     kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
     provenance = meta.get("provenance")
     comparable, why = bench.comparability(
-        {"kind": kind, "model": ", ".join(models) if kind == "file" else model})
+        {"kind": kind, "model": ", ".join(models) if kind == "file" else model}
+    )
     reasons = official_problems(bench, kind, model, provenance)
     if reasons:
         comparable, why = False, "official prompts, but not comparable: " + "; ".join(reasons)
     elif comparable:
         oj = bench.official_judge
-        why = (f"official prompts, answered by {official_host(oj.provider)} as "
-               f"{oj.pinned_model}: comparable")
-    info = {"name": params.get("name") or kind, "kind": kind, "model": model,
-            "comparable_to_published": comparable, "comparability": why}
+        why = (
+            f"official prompts, answered by {official_host(oj.provider)} as "
+            f"{oj.pinned_model}: comparable"
+        )
+    info = {
+        "name": params.get("name") or kind,
+        "kind": kind,
+        "model": model,
+        "comparable_to_published": comparable,
+        "comparability": why,
+    }
     if provenance is not None:  # an LLM judge's calls: where they were answered
         info["provenance"] = provenance
     if reasons:
@@ -105,8 +127,7 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
     return info
 
 
-def official_problems(bench: Benchmark, kind: str, model, provenance: dict | None
-                      ) -> list[str]:
+def official_problems(bench: Benchmark, kind: str, model, provenance: dict | None) -> list[str]:
     """For the benchmark's official judge: why these verdicts are not the official judge's
     ([] when they are). The config says what was asked for; only the calls' own record
     (llm/provenance.py) says who answered: the provider's own endpoint, as the pinned snapshot,
@@ -114,10 +135,14 @@ def official_problems(bench: Benchmark, kind: str, model, provenance: dict | Non
     oj = bench.official_judge
     if kind != "official" or oj is None:
         return []
-    out = [] if str(model).removeprefix(f"{oj.provider}/") == oj.pinned_model else [
-        f"configured model {model}, not {oj.pinned_model}"]
-    return out + provenance_problems(provenance, host=official_host(oj.provider),
-                                     model=oj.pinned_model)
+    out = (
+        []
+        if str(model).removeprefix(f"{oj.provider}/") == oj.pinned_model
+        else [f"configured model {model}, not {oj.pinned_model}"]
+    )
+    return out + provenance_problems(
+        provenance, host=official_host(oj.provider), model=oj.pinned_model
+    )
 
 
 def _meta_or_none(path, key: str):
@@ -134,8 +159,9 @@ def _strict_disagreements(verdicts: pl.DataFrame) -> int:
     return int((lab["strict_label"].is_null() | (lab["strict_label"] != lab["label"])).sum())
 
 
-def export_official_files(answers: pl.DataFrame, verdicts: pl.DataFrame, judge: dict,
-                          out_dir: str | Path) -> list[Path]:
+def export_official_files(
+    answers: pl.DataFrame, verdicts: pl.DataFrame, judge: dict, out_dir: str | Path
+) -> list[Path]:
     """reports/hypotheses.jsonl and, for LLM-labelled runs, its .eval-results-<model> twin, in
     the official formats: LongMemEval's print_qa_metrics.py reproduces our table from them.
     Answers that are missing or failed are not written (the official files hold answers only);
@@ -145,26 +171,38 @@ def export_official_files(answers: pl.DataFrame, verdicts: pl.DataFrame, judge: 
     hyp_path = out / HYPOTHESES_FILE
     for stale in out.glob(f"{HYPOTHESES_FILE}.eval-results-*"):
         stale.unlink()  # from a judge this run no longer uses
-    answered = answers.filter(pl.col("error").is_null() & pl.col("hypothesis").is_not_null()) \
-        .sort("question_id")
+    answered = answers.filter(pl.col("error").is_null() & pl.col("hypothesis").is_not_null()).sort(
+        "question_id"
+    )
     written = [write_hypotheses(hyp_path, answered.select("question_id", "hypothesis").to_dicts())]
     if judge["kind"] != "rule":
-        lab = answered.join(verdicts.select("question_id", "label", "judge_model"),
-                            on="question_id").filter(pl.col("label").is_not_null())
-        rows = [{"question_id": r["question_id"], "hypothesis": r["hypothesis"],
-                 "model": r["judge_model"], "label": r["label"]} for r in lab.to_dicts()]
+        lab = answered.join(
+            verdicts.select("question_id", "label", "judge_model"), on="question_id"
+        ).filter(pl.col("label").is_not_null())
+        rows = [
+            {
+                "question_id": r["question_id"],
+                "hypothesis": r["hypothesis"],
+                "model": r["judge_model"],
+                "label": r["label"],
+            }
+            for r in lab.to_dicts()
+        ]
         models = sorted({r["model"] for r in rows}) or [judge["model"] or "judge"]
         written.append(write_eval_results(eval_results_path(hyp_path, models[0]), rows))
     return written
 
 
-def reader_context(answers: pl.DataFrame, answers_path, candidates: pl.DataFrame | None
-                   ) -> dict[str, set[str]] | None:
+def reader_context(
+    answers: pl.DataFrame, answers_path, candidates: pl.DataFrame | None
+) -> dict[str, set[str]] | None:
     """The sessions each question's reader saw: answers.context_session_ids when the read stage
     recorded them, else the final candidates' top reader.top_k_context."""
     if "context_session_ids" in answers.columns:
-        return {q: set(c or []) for q, c in answers.select("question_id", "context_session_ids")
-                .iter_rows()}
+        return {
+            q: set(c or [])
+            for q, c in answers.select("question_id", "context_session_ids").iter_rows()
+        }
     if candidates is None:
         return None
     try:
@@ -193,10 +231,15 @@ def _evidence_column(pq: pl.DataFrame, gold: dict, context: dict | None) -> pl.D
 
 def _usage(answers: pl.DataFrame, verdicts: pl.DataFrame) -> tuple[dict, dict]:
     ok = answers.filter(pl.col("error").is_null())
-    usage = {k: percentiles(ok[k].to_list()) for k in
-             ("input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_s")}
-    judged = verdicts.filter(~pl.col("reader_failed").fill_null(False)) \
-        if "reader_failed" in verdicts.columns else verdicts
+    usage = {
+        k: percentiles(ok[k].to_list())
+        for k in ("input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_s")
+    }
+    judged = (
+        verdicts.filter(~pl.col("reader_failed").fill_null(False))
+        if "reader_failed" in verdicts.columns
+        else verdicts
+    )
     for col, key in (("cost_usd", "judge_cost_usd"), ("latency_s", "judge_latency_s")):
         if col in verdicts.columns:
             usage[key] = percentiles(judged[col].to_list())
@@ -213,8 +256,18 @@ def _usage(answers: pl.DataFrame, verdicts: pl.DataFrame) -> tuple[dict, dict]:
 
 # ---- the stage ------------------------------------------------------------------------------
 
-def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answers, verdicts,
-                  rewrites=None, out_dir: str | Path = DEFAULT_OUT) -> dict:
+
+def run_aggregate(
+    report_cfg: dict,
+    *,
+    questions,
+    turns,
+    candidates: dict,
+    answers,
+    verdicts,
+    rewrites=None,
+    out_dir: str | Path = DEFAULT_OUT,
+) -> dict:
     """Compute and write every report of one run; returns the metrics.json content.
     `candidates`: {stage: path} for the stages to report (retrieve, rerank, rewrite);
     `rewrites`: the rewrite stage's rewrites.parquet, for the cost of its LLM calls."""
@@ -245,31 +298,54 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     matrix = error_matrix(pq)
     usage, tokens = _usage(a, v)
     answered = a.filter(pl.col("error").is_null())
-    refusal = (float(answered["refused"].fill_null(False).mean()) if answered.height else None)
+    refusal = float(answered["refused"].fill_null(False).mean()) if answered.height else None
     judge = judge_info(verdicts, v, bench)
     cost_read = float(a["cost_usd"].fill_null(0).sum())
     cost_judge = float(v["cost_usd"].fill_null(0).sum()) if "cost_usd" in v.columns else 0.0
     rw = read_table(rewrites) if rewrites is not None else None
-    cost_rewrite = (float(rw["cost_usd"].fill_null(0).sum())
-                    if rw is not None and "cost_usd" in rw.columns else 0.0)
+    cost_rewrite = (
+        float(rw["cost_usd"].fill_null(0).sum())
+        if rw is not None and "cost_usd" in rw.columns
+        else 0.0
+    )
 
     metrics = {
         "n_questions": q.height,
         "qa": {
-            "overall": qa["overall"], "task_averaged": qa["task_averaged"],
-            "abstention": qa["abstention"], "by_type": qa["by_type"],
-            "n_by_type": qa["n_by_type"], "n_judged": qa["n_judged"], "n_types": qa["n_types"],
-            "n_abstention": qa["n_abstention"], "n_abstention_judged": qa["n_abstention_judged"],
-            "ci": {"overall": ci["overall"], "task_averaged": ci["task_averaged"],
-                   "abstention": ci["abstention"], "by_type": ci["by_type"],
-                   "confidence": 0.95, "method": "percentile bootstrap",
-                   "samples": n_boot, "seed": seed},
+            "overall": qa["overall"],
+            "task_averaged": qa["task_averaged"],
+            "abstention": qa["abstention"],
+            "by_type": qa["by_type"],
+            "n_by_type": qa["n_by_type"],
+            "n_judged": qa["n_judged"],
+            "n_types": qa["n_types"],
+            "n_abstention": qa["n_abstention"],
+            "n_abstention_judged": qa["n_abstention_judged"],
+            "ci": {
+                "overall": ci["overall"],
+                "task_averaged": ci["task_averaged"],
+                "abstention": ci["abstention"],
+                "by_type": ci["by_type"],
+                "confidence": 0.95,
+                "method": "percentile bootstrap",
+                "samples": n_boot,
+                "seed": seed,
+            },
         },
-        "retrieval": ({"session": by_stage[main_stage]["session"],
-                       "turn": by_stage[main_stage]["turn"], "n": by_stage[main_stage]["n"],
-                       "stage": main_stage} if main_stage else {}),
-        "retrieval_by_stage": {s: {"session": m["session"], "turn": m["turn"], "n": m["n"]}
-                               for s, m in by_stage.items()},
+        "retrieval": (
+            {
+                "session": by_stage[main_stage]["session"],
+                "turn": by_stage[main_stage]["turn"],
+                "n": by_stage[main_stage]["n"],
+                "stage": main_stage,
+            }
+            if main_stage
+            else {}
+        ),
+        "retrieval_by_stage": {
+            s: {"session": m["session"], "turn": m["turn"], "n": m["n"]}
+            for s, m in by_stage.items()
+        },
         "cost_usd": cost_rewrite + cost_read + cost_judge,
         "cost_by_stage": {"rewrite": cost_rewrite, "read": cost_read, "judge": cost_judge},
         "refusal_rate": refusal,
@@ -303,31 +379,48 @@ def run_aggregate(report_cfg: dict, *, questions, turns, candidates: dict, answe
     atomic_write_text(out / "metrics.json", dump_json(metrics))
     atomic_write_text(out / "by_type.md", bench.by_type_markdown(metrics, qa))
     if by_stage:
-        atomic_write_text(out / "retrieval.md",
-                          bench.retrieval_title + "\n\n" + retrieval_table(by_stage))
-    note = ("Evidence retrieved = every gold session was in the context the reader read."
-            if context is not None else "The reader's context is unknown: no cell is filled.")
+        atomic_write_text(
+            out / "retrieval.md", bench.retrieval_title + "\n\n" + retrieval_table(by_stage)
+        )
+    note = (
+        "Evidence retrieved = every gold session was in the context the reader read."
+        if context is not None
+        else "The reader's context is unknown: no cell is filled."
+    )
     atomic_write_text(out / "error_matrix.md", error_matrix_markdown(matrix, note))
-    atomic_write_text(out / "cost.md", cost_markdown(metrics, usage)
-                      + (routes_markdown(routes) if routes is not None else ""))
+    atomic_write_text(
+        out / "cost.md",
+        cost_markdown(metrics, usage) + (routes_markdown(routes) if routes is not None else ""),
+    )
     panel_md = out / "panel.md"
     if "panel" in metrics:
         atomic_write_text(panel_md, panel_markdown(metrics["panel"]))
     elif panel_md.exists():
         panel_md.unlink()  # from a panel this run no longer uses
-    atomic_write_text(out / "per_question.csv", per_question_csv(
-        pq, a, [] if extra_columns is None else extra_columns.columns[1:]))
+    atomic_write_text(
+        out / "per_question.csv",
+        per_question_csv(pq, a, [] if extra_columns is None else extra_columns.columns[1:]),
+    )
     export_official_files(a, v, judge, out)
     atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics, bench)))
     atomic_write_text(out / "plots" / "retrieval_at_k.json", dump_json(retrieval_plot(by_stage)))
-    by_type_bars([{"name": "this run", "by_type": _with_summary(metrics["qa"], bench),
-                   "ci": ci_tuples(metrics["qa"]["ci"])}],
-                 out / "figures" / "by_type.png",
-                 title=f"QA accuracy by type (judge: {judge['name']}), 95% CI",
-                 short_names=bench.short_names)
-    print(f"aggregate: {q.height} questions, overall {pct(metrics['qa']['overall'])}%, "
-          f"task-averaged {pct(metrics['qa']['task_averaged'])}%; judge errors "
-          f"{metrics['judge_errors']}, reader errors {metrics['reader_errors']}")
+    by_type_bars(
+        [
+            {
+                "name": "this run",
+                "by_type": _with_summary(metrics["qa"], bench),
+                "ci": ci_tuples(metrics["qa"]["ci"]),
+            }
+        ],
+        out / "figures" / "by_type.png",
+        title=f"QA accuracy by type (judge: {judge['name']}), 95% CI",
+        short_names=bench.short_names,
+    )
+    print(
+        f"aggregate: {q.height} questions, overall {pct(metrics['qa']['overall'])}%, "
+        f"task-averaged {pct(metrics['qa']['task_averaged'])}%; judge errors "
+        f"{metrics['judge_errors']}, reader errors {metrics['reader_errors']}"
+    )
     return metrics
 
 
@@ -340,31 +433,52 @@ def _with_summary(qa: dict, bench: Benchmark) -> dict:
 
 # ---- renderers ------------------------------------------------------------------------------
 
+
 def cost_markdown(metrics: dict, usage: dict) -> str:
     tok = metrics["tokens"]
-    totals = Table("totals", "Totals", [Column("what", "", align="l"),
-                                        Column("value", "value")], [
-        {"what": "reader input tokens", "value": integer(tok["input"])},
-        {"what": "reader output tokens", "value": integer(tok["output"])},
-        {"what": "reader reasoning tokens", "value": integer(tok["reasoning"])},
-        {"what": "judge input tokens", "value": integer(tok.get("judge_input"))},
-        {"what": "judge output tokens", "value": integer(tok.get("judge_output"))},
-        {"what": "cost, rewrite (USD)", "value": number(metrics["cost_by_stage"]["rewrite"], 6)},
-        {"what": "cost, read (USD)", "value": number(metrics["cost_by_stage"]["read"], 6)},
-        {"what": "cost, judge (USD)", "value": number(metrics["cost_by_stage"]["judge"], 6)},
-        {"what": "refusal rate (%)", "value": pct(metrics["refusal_rate"])},
-    ])
-    return ("# Tokens, cost and latency\n\n" + totals.to_markdown() + "\n"
-            + usage_table(usage).to_markdown()
-            + "\nPer answered question (reader errors left out). Latency is the model call's "
-              "own time as first paid (cached calls keep it), not wall time of the stage.\n")
+    totals = Table(
+        "totals",
+        "Totals",
+        [Column("what", "", align="l"), Column("value", "value")],
+        [
+            {"what": "reader input tokens", "value": integer(tok["input"])},
+            {"what": "reader output tokens", "value": integer(tok["output"])},
+            {"what": "reader reasoning tokens", "value": integer(tok["reasoning"])},
+            {"what": "judge input tokens", "value": integer(tok.get("judge_input"))},
+            {"what": "judge output tokens", "value": integer(tok.get("judge_output"))},
+            {
+                "what": "cost, rewrite (USD)",
+                "value": number(metrics["cost_by_stage"]["rewrite"], 6),
+            },
+            {"what": "cost, read (USD)", "value": number(metrics["cost_by_stage"]["read"], 6)},
+            {"what": "cost, judge (USD)", "value": number(metrics["cost_by_stage"]["judge"], 6)},
+            {"what": "refusal rate (%)", "value": pct(metrics["refusal_rate"])},
+        ],
+    )
+    return (
+        "# Tokens, cost and latency\n\n"
+        + totals.to_markdown()
+        + "\n"
+        + usage_table(usage).to_markdown()
+        + "\nPer answered question (reader errors left out). Latency is the model call's "
+        "own time as first paid (cached calls keep it), not wall time of the stage.\n"
+    )
 
 
 def per_question_csv(pq: pl.DataFrame, answers: pl.DataFrame, extra=()) -> str:
     """reports/per_question.csv; `extra`: the benchmark's own per-question columns, last."""
     df = pq.join(answers.select("question_id", "refused"), on="question_id", how="left")
-    cols = ["question_id", "question_type", "is_abstention", "correct", "judge_error",
-            "reader_error", "evidence_in_context", "refused", *extra]
+    cols = [
+        "question_id",
+        "question_type",
+        "is_abstention",
+        "correct",
+        "judge_error",
+        "reader_error",
+        "evidence_in_context",
+        "refused",
+        *extra,
+    ]
     return df.select(cols).sort("question_id").write_csv()
 
 
@@ -373,8 +487,14 @@ def by_type_plot(metrics: dict, bench: Benchmark) -> list[dict]:
     rows = []
     for name, acc in _with_summary(qa, bench).items():
         ci = ci_tuples(qa["ci"]).get(name)
-        rows.append({"question_type": name, "accuracy": acc,
-                     "ci_low": ci[0] if ci else None, "ci_high": ci[1] if ci else None})
+        rows.append(
+            {
+                "question_type": name,
+                "accuracy": acc,
+                "ci_low": ci[0] if ci else None,
+                "ci_high": ci[1] if ci else None,
+            }
+        )
     return rows
 
 
@@ -393,8 +513,12 @@ def retrieval_plot(by_stage: dict) -> list[dict]:
 
 # ---- terminal summary (make demo) -----------------------------------------------------------
 
-def print_summary(metrics_path: str | Path = "reports/metrics.json",
-                  questions_path: str | Path = "artifacts/questions.parquet", file=None) -> None:
+
+def print_summary(
+    metrics_path: str | Path = "reports/metrics.json",
+    questions_path: str | Path = "artifacts/questions.parquet",
+    file=None,
+) -> None:
     """The per-type table of the last run (its benchmark from the questions it answered), for
     the terminal."""
     import sys
@@ -407,13 +531,25 @@ def print_summary(metrics_path: str | Path = "reports/metrics.json",
     bench = benchmarks.of_artifact(questions_path)
     m = json.loads(path.read_text(encoding="utf-8"))
     qa, ci = m["qa"], m["qa"]["ci"]
-    rows = [(t, qa["n_by_type"].get(t), qa["by_type"][t], ci["by_type"].get(t))
-            for t in bench.type_order(qa["by_type"])]
-    rows += [("overall (micro)", qa["n_judged"], qa["overall"], ci["overall"]),
-             (f"task-averaged ({qa['n_types']} types)", qa["n_judged"], qa["task_averaged"],
-              ci["task_averaged"]),
-             ("abstention", qa.get("n_abstention_judged", qa["n_abstention"]),
-              qa["abstention"], ci["abstention"])]
+    rows = [
+        (t, qa["n_by_type"].get(t), qa["by_type"][t], ci["by_type"].get(t))
+        for t in bench.type_order(qa["by_type"])
+    ]
+    rows += [
+        ("overall (micro)", qa["n_judged"], qa["overall"], ci["overall"]),
+        (
+            f"task-averaged ({qa['n_types']} types)",
+            qa["n_judged"],
+            qa["task_averaged"],
+            ci["task_averaged"],
+        ),
+        (
+            "abstention",
+            qa.get("n_abstention_judged", qa["n_abstention"]),
+            qa["abstention"],
+            ci["abstention"],
+        ),
+    ]
     out = file or sys.stdout
     print(f"{'type':<28}{'n':>5}{'acc %':>8}   95% CI", file=out)
     print("-" * 56, file=out)
@@ -422,10 +558,16 @@ def print_summary(metrics_path: str | Path = "reports/metrics.json",
         print(f"{name:<28}{integer(n):>5}{pct(acc):>8}   {cis}", file=out)
     print("-" * 56, file=out)
     r = (m.get("retrieval") or {}).get("session") or {}
-    print(f"retrieval (session, {m.get('retrieval', {}).get('stage', '-')}): recall_any@5 "
-          f"{number(r.get('recall_any@5'), 3)}, recall_all@10 {number(r.get('recall_all@10'), 3)}"
-          f", ndcg_any@10 {number(r.get('ndcg_any@10'), 3)}", file=out)
-    print(f"judge errors {m['judge_errors']}, reader errors {m.get('reader_errors', 0)}, "
-          f"refusal rate {pct(m['refusal_rate'])}%, cost ${m['cost_usd']:.4f}", file=out)
+    print(
+        f"retrieval (session, {m.get('retrieval', {}).get('stage', '-')}): recall_any@5 "
+        f"{number(r.get('recall_any@5'), 3)}, recall_all@10 {number(r.get('recall_all@10'), 3)}"
+        f", ndcg_any@10 {number(r.get('ndcg_any@10'), 3)}",
+        file=out,
+    )
+    print(
+        f"judge errors {m['judge_errors']}, reader errors {m.get('reader_errors', 0)}, "
+        f"refusal rate {pct(m['refusal_rate'])}%, cost ${m['cost_usd']:.4f}",
+        file=out,
+    )
     for line in bench.judge_lines(m):
         print(line.replace("**", "").replace("`", ""), file=out)

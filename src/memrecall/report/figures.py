@@ -19,8 +19,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 from ..artifacts import atomic_write_bytes  # noqa: E402
 
 
-def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accuracy by type",
-                 short_names: dict | None = None) -> Path:
+def by_type_bars(
+    runs: list[dict],
+    path: str | Path,
+    *,
+    title: str = "QA accuracy by type",
+    short_names: dict | None = None,
+) -> Path:
     """`runs`: [{"name", "by_type": {type: acc|None}, "ci": {type: (lo, hi)|None}}, ...].
     Groups are the types of the first run, then "overall" and "task-avg" if present;
     `short_names`: a type's label on the axis (the benchmark's)."""
@@ -40,8 +45,15 @@ def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accurac
             ys.append(100 * acc)
             lo.append(100 * (acc - ci[0]) if ci else 0.0)
             hi.append(100 * (ci[1] - acc) if ci else 0.0)
-        ax.bar(xs, ys, width=width * 0.95, label=run["name"], yerr=[lo, hi], capsize=3,
-               error_kw={"elinewidth": 1, "ecolor": "0.25"})
+        ax.bar(
+            xs,
+            ys,
+            width=width * 0.95,
+            label=run["name"],
+            yerr=[lo, hi],
+            capsize=3,
+            error_kw={"elinewidth": 1, "ecolor": "0.25"},
+        )
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([short_names.get(g, g) for g in groups], fontsize=8)
     ax.set_ylim(0, 105)
@@ -57,9 +69,12 @@ def by_type_bars(runs: list[dict], path: str | Path, *, title: str = "QA accurac
     return atomic_write_bytes(path, buf.getvalue())
 
 
-
-def refusal_rate_lines(series: dict[str, list[tuple[str, float]]], path: str | Path, *,
-                       title: str = "Refusal rate by thinking budget") -> Path:
+def refusal_rate_lines(
+    series: dict[str, list[tuple[str, float]]],
+    path: str | Path,
+    *,
+    title: str = "Refusal rate by thinking budget",
+) -> Path:
     """`series`: {model: [(budget label, refusal rate in [0, 1]), ...]}, budgets in order; one
     line per model over the union of budget labels (first-seen order)."""
     labels: list[str] = []

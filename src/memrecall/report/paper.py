@@ -46,26 +46,37 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import benchmarks
 from ..artifacts import atomic_write_text
 from ..config import load_yaml_file
 from ..errors import MemrecallError
-from ..experiments import question_set
 from ..eval.agreement import judge_agreement
-from .. import benchmarks
 from ..eval.qa_metrics import type_order
 from ..eval.stats import compare_runs
+from ..experiments import question_set
 from ..hashing import sha256_json
 from .agreement import agreement_markdown
 from .figures import by_type_bars, refusal_rate_lines
+from .tables import (
+    Column,
+    Table,
+    integer,
+    number,
+    pct,
+    pvalue,
+    signed_ci_pct,
+    signed_pct,
+    text,
+    usd,
+)
 from .thinking import refusal_series, thinking_table
-from .tables import (Column, Table, integer, number, pct, pvalue, signed_ci_pct, signed_pct,
-                     text, usd)
 
 PAPER_DIR = "reports/paper"
 GROUPS = ("readers", "ablation", "negative", "thinking")
 
 
 # ---- records --------------------------------------------------------------------------------
+
 
 def group_of(sweep: str | None) -> str:
     """The table a named sweep feeds, from its recorded name (`meta.sweep`)."""
@@ -95,8 +106,10 @@ class QuestionSets:
                 self.info[key] = (dataset, n)
         plain = {k: (d, n) for k, (d, n) in self.info.items()}
         clash = {v for v in plain.values() if list(plain.values()).count(v) > 1}
-        self.labels = {k: f"{d} ({n} q, {k[:6]})" if (d, n) in clash else f"{d} ({n} q)"
-                       for k, (d, n) in plain.items()}
+        self.labels = {
+            k: f"{d} ({n} q, {k[:6]})" if (d, n) in clash else f"{d} ({n} q)"
+            for k, (d, n) in plain.items()
+        }
 
     def label(self, record: dict) -> str:
         return self.labels[record["qset"][0]]
@@ -106,8 +119,10 @@ class QuestionSets:
         if not keys:
             return []
         sets = "; ".join(f"{self.labels[k]} = set {k}" for k in keys)
-        return [f"Questions: {sets}." + (" Runs on different sets are not compared with each "
-                                         "other." if len(keys) > 1 else "")]
+        return [
+            f"Questions: {sets}."
+            + (" Runs on different sets are not compared with each other." if len(keys) > 1 else "")
+        ]
 
 
 # Judge params that name a file (which differs between checkouts) rather than what it holds:
@@ -121,12 +136,22 @@ def judge_of(record: dict) -> tuple[str, str]:
     the official script or imported log it used."""
     p = record.get("params") or {}
     j = (record.get("metrics") or {}).get("judge") or {}
-    params = {k: v for k, v in p.items() if k.startswith("judge.") and not _is_bookkeeping(k)
-              and k not in _JUDGE_FILE_KEYS}
+    params = {
+        k: v
+        for k, v in p.items()
+        if k.startswith("judge.") and not _is_bookkeeping(k) and k not in _JUDGE_FILE_KEYS
+    }
     name = j.get("name") or p.get("judge.name") or j.get("kind") or "?"
     model = j.get("model") or p.get("judge.model")
-    key = sha256_json({"params": params, "kind": j.get("kind"), "name": name, "model": model,
-                       "files": [j.get("official_script_sha256"), j.get("log_sha256")]})[:12]
+    key = sha256_json(
+        {
+            "params": params,
+            "kind": j.get("kind"),
+            "name": name,
+            "model": model,
+            "files": [j.get("official_script_sha256"), j.get("log_sha256")],
+        }
+    )[:12]
     label = f"{name} ({model})" if model and str(model) != str(name) else str(name)
     return key, label
 
@@ -145,21 +170,36 @@ def annotate(record: dict, sweeps: dict | None = None) -> dict:
     index = None
     if spec and variant is not None and str(sweep) == spec[0] and variant in spec[1]:
         index = spec[1].index(variant)
-    return {**record, "group": group, "variant": variant, "variant_index": index,
-            "ladder": str(p.get("meta.ladder") or ""), "qset": question_set(record),
-            "judge": judge_of(record)}
+    return {
+        **record,
+        "group": group,
+        "variant": variant,
+        "variant_index": index,
+        "ladder": str(p.get("meta.ladder") or ""),
+        "qset": question_set(record),
+        "judge": judge_of(record),
+    }
 
 
 def per_question_frame(record: dict) -> pl.DataFrame:
     pq = record.get("per_question")
     if pq is None:
-        raise MemrecallError(f"run {record.get('name')!r} has no per-question results "
-                             "(reports/per_question.csv): rerun its aggregate stage")
-    df = pq if isinstance(pq, pl.DataFrame) else pl.DataFrame(
-        list(pq), schema={"question_id": pl.String, "question_type": pl.String,
-                          "correct": pl.Boolean}, strict=False)
-    return df.select("question_id", "question_type",
-                     pl.col("correct").cast(pl.Boolean, strict=False))
+        raise MemrecallError(
+            f"run {record.get('name')!r} has no per-question results "
+            "(reports/per_question.csv): rerun its aggregate stage"
+        )
+    df = (
+        pq
+        if isinstance(pq, pl.DataFrame)
+        else pl.DataFrame(
+            list(pq),
+            schema={"question_id": pl.String, "question_type": pl.String, "correct": pl.Boolean},
+            strict=False,
+        )
+    )
+    return df.select(
+        "question_id", "question_type", pl.col("correct").cast(pl.Boolean, strict=False)
+    )
 
 
 def run_label(record: dict, baseline: dict | None) -> str:
@@ -170,8 +210,7 @@ def run_label(record: dict, baseline: dict | None) -> str:
     if baseline is None or record is baseline:
         return record.get("name") or "baseline"
     p, b = record.get("params") or {}, baseline.get("params") or {}
-    changed = sorted(k for k in set(p) | set(b)
-                     if p.get(k) != b.get(k) and not _is_bookkeeping(k))
+    changed = sorted(k for k in set(p) | set(b) if p.get(k) != b.get(k) and not _is_bookkeeping(k))
     if not changed:
         return record.get("name") or "(same params)"
     parts, groups = [], set()
@@ -212,8 +251,9 @@ def _short(records: list[dict], t):
 
 
 def _types(records: list[dict]) -> list[str]:
-    seen = [t for r in records for t in ((r.get("metrics") or {}).get("qa", {})
-                                          .get("by_type") or {})]
+    seen = [
+        t for r in records for t in ((r.get("metrics") or {}).get("qa", {}).get("by_type") or {})
+    ]
     bench = _benchmark(records)
     return type_order(seen, _known(records)) or list(bench.categories if bench else ())
 
@@ -239,32 +279,52 @@ def _questions_column(records: list[dict], sets: QuestionSets) -> list[Column]:
 
 # ---- Table 1: model comparison --------------------------------------------------------------
 
+
 def model_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
     records = _annotated(records)
     sets = sets or QuestionSets(records)
-    records = sorted(_by_question_set(records, sets),  # one judge's runs together
-                     key=lambda r: (sets.order.index(r["qset"][0]), r["judge"][1]))
+    records = sorted(
+        _by_question_set(records, sets),  # one judge's runs together
+        key=lambda r: (sets.order.index(r["qset"][0]), r["judge"][1]),
+    )
     types = _types(records)
     rows = []
     for r in records:
         qa = (r.get("metrics") or {}).get("qa") or {}
         reader, provider = _reader(r)
-        row = {"run": r.get("name"), "questions": sets.label(r), "reader": reader,
-               "provider": provider, "judge": r["judge"][1],
-               "overall": qa.get("overall"), "task_averaged": qa.get("task_averaged"),
-               "cost_usd": (r.get("metrics") or {}).get("cost_usd"),
-               "n": (r.get("metrics") or {}).get("n_questions")}
+        row = {
+            "run": r.get("name"),
+            "questions": sets.label(r),
+            "reader": reader,
+            "provider": provider,
+            "judge": r["judge"][1],
+            "overall": qa.get("overall"),
+            "task_averaged": qa.get("task_averaged"),
+            "cost_usd": (r.get("metrics") or {}).get("cost_usd"),
+            "n": (r.get("metrics") or {}).get("n_questions"),
+        }
         for t in types:
             row[t] = (qa.get("by_type") or {}).get(t)
         rows.append(row)
-    cols = [Column("run", "run", align="l"), *_questions_column(records, sets),
-            Column("reader", "reader", align="l"),
-            Column("provider", "provider", align="l"), Column("judge", "judge", align="l"),
-            Column("n", "n", integer),
-            Column("overall", "overall", pct), Column("task_averaged", "task-avg", pct),
-            *_type_cols(records, types, pct), Column("cost_usd", "cost (USD)", usd)]
-    return Table("table1_models", "Model comparison: QA accuracy (%) by reader", cols, rows,
-                 notes=sets.notes(records) + _judge_notes(records))
+    cols = [
+        Column("run", "run", align="l"),
+        *_questions_column(records, sets),
+        Column("reader", "reader", align="l"),
+        Column("provider", "provider", align="l"),
+        Column("judge", "judge", align="l"),
+        Column("n", "n", integer),
+        Column("overall", "overall", pct),
+        Column("task_averaged", "task-avg", pct),
+        *_type_cols(records, types, pct),
+        Column("cost_usd", "cost (USD)", usd),
+    ]
+    return Table(
+        "table1_models",
+        "Model comparison: QA accuracy (%) by reader",
+        cols,
+        rows,
+        notes=sets.notes(records) + _judge_notes(records),
+    )
 
 
 # ---- Table 2: ablation ladder ---------------------------------------------------------------
@@ -291,34 +351,51 @@ def _left_out_notes(left_out: list[tuple[dict, str]], sets: QuestionSets) -> lis
     return [f"Not compared: {items}."]
 
 
-def ablation_table(baseline: dict, steps: list[dict], *, n_resamples: int = 2000,
-                   seed: int = 0) -> Table:
+def ablation_table(
+    baseline: dict, steps: list[dict], *, n_resamples: int = 2000, seed: int = 0
+) -> Table:
     """One ladder: each step against `baseline` (see ablation_ladders_table)."""
     return ablation_ladders_table([("", baseline, steps)], n_resamples=n_resamples, seed=seed)
 
 
-def _compare(baseline: dict, run: dict, n_resamples: int, seed: int,
-             left_out: list[tuple[dict, str]]) -> dict | None:
+def _compare(
+    baseline: dict, run: dict, n_resamples: int, seed: int, left_out: list[tuple[dict, str]]
+) -> dict | None:
     """compare_runs on the questions both judged; None (and a note) when they share none or
     did not answer the same questions."""
     if run["qset"][0] != baseline["qset"][0]:
         left_out.append((run, f"other questions than {baseline.get('name')}"))
         return None
     if run["judge"][0] != baseline["judge"][0]:
-        left_out.append((run, f"scored by {run['judge'][1]}, {baseline.get('name')} by "
-                              f"{baseline['judge'][1]}: a judge change is not a ladder step "
-                              "(reports/judge_agreement.md compares judges)"))
+        left_out.append(
+            (
+                run,
+                f"scored by {run['judge'][1]}, {baseline.get('name')} by "
+                f"{baseline['judge'][1]}: a judge change is not a ladder step "
+                "(reports/judge_agreement.md compares judges)",
+            )
+        )
         return None
-    c = compare_runs(per_question_frame(baseline), per_question_frame(run),
-                     n_resamples=n_resamples, seed=seed, known=_known([baseline, run]))
+    c = compare_runs(
+        per_question_frame(baseline),
+        per_question_frame(run),
+        n_resamples=n_resamples,
+        seed=seed,
+        known=_known([baseline, run]),
+    )
     if c["n"] == 0:
         left_out.append((run, f"no question judged in both it and {baseline.get('name')}"))
         return None
     return c
 
 
-def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
-                           seed: int = 0, left_out: list[tuple[dict, str]] = ()) -> Table:
+def ablation_ladders_table(
+    ladders: list[Ladder],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    left_out: list[tuple[dict, str]] = (),
+) -> Table:
     """Each ladder's reference run, then each step: accuracy, Δ vs the reference with a paired
     bootstrap CI, the exact McNemar p-value and per-type Δ. Several ladders (the same sweep run
     for several readers) share the table, with a `ladder` column."""
@@ -331,10 +408,15 @@ def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
     for name, baseline, steps in ladders:
         base_pq = per_question_frame(baseline)
         base_qa = (baseline.get("metrics") or {}).get("qa") or {}
-        row = {"ladder": name, "step": baseline.get("variant") or "baseline",
-               "questions": sets.label(baseline), "config": run_label(baseline, None),
-               "judge": baseline["judge"][1], "overall": base_qa.get("overall"),
-               "n": base_pq.filter(pl.col("correct").is_not_null()).height}
+        row = {
+            "ladder": name,
+            "step": baseline.get("variant") or "baseline",
+            "questions": sets.label(baseline),
+            "config": run_label(baseline, None),
+            "judge": baseline["judge"][1],
+            "overall": base_qa.get("overall"),
+            "n": base_pq.filter(pl.col("correct").is_not_null()).height,
+        }
         for t in types:  # the reference's own level, so each Δ below has its base
             level = (base_qa.get("by_type") or {}).get(t)
             row[f"d_{t}"] = None if level is None else Level(level)
@@ -343,43 +425,69 @@ def ablation_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
             c = _compare(baseline, s, n_resamples, seed, left_out)
             if c is None:
                 continue
-            row = {"ladder": name, "step": _step_name(s, i), "questions": sets.label(s),
-                   "config": run_label(s, baseline), "judge": s["judge"][1],
-                   "overall": (s.get("metrics") or {}).get("qa", {}).get("overall"),
-                   "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
-                   "p_value": c["p_value"], "n": c["n"]}
+            row = {
+                "ladder": name,
+                "step": _step_name(s, i),
+                "questions": sets.label(s),
+                "config": run_label(s, baseline),
+                "judge": s["judge"][1],
+                "overall": (s.get("metrics") or {}).get("qa", {}).get("overall"),
+                "delta": c["delta"],
+                "ci": (c["ci_low"], c["ci_high"]),
+                "p_value": c["p_value"],
+                "n": c["n"],
+            }
             for t in types:
                 row[f"d_{t}"] = c["by_type_delta"].get(t)
             rows.append(row)
     dropped = {id(r) for r, _ in left_out}
     shown = [r for _, b, steps in ladders for r in (b, *steps) if id(r) not in dropped]
-    cols = [Column("step", "step", align="l"), Column("config", "configuration", align="l"),
-            Column("judge", "judge", align="l"),
-            Column("n", "n", integer), Column("overall", "overall", pct),
-            Column("delta", "Δ", signed_pct), Column("ci", "Δ 95% CI", signed_ci_pct),
-            Column("p_value", "p", pvalue), *_type_cols(everyone, types, level_or_delta, "d_")]
+    cols = [
+        Column("step", "step", align="l"),
+        Column("config", "configuration", align="l"),
+        Column("judge", "judge", align="l"),
+        Column("n", "n", integer),
+        Column("overall", "overall", pct),
+        Column("delta", "Δ", signed_pct),
+        Column("ci", "Δ 95% CI", signed_ci_pct),
+        Column("p_value", "p", pvalue),
+        *_type_cols(everyone, types, level_or_delta, "d_"),
+    ]
     cols[1:1] = _questions_column(shown, sets)
     if any(name for name, _, _ in ladders):
         cols.insert(0, Column("ladder", "ladder", align="l"))
-    notes = [f"Δ in percentage points vs the ladder's first row, on the questions both runs "
-             f"judged (n); 95% CI: paired percentile bootstrap ({n_resamples} resamples, seed "
-             f"{seed}); p: exact McNemar test. Per-type columns: the first row of a ladder its accuracy, "
-             f"the rows below their Δ from it. Each step is scored by its reference's judge."]
-    return Table("table2_ablation", "Ablation ladder: accuracy (%) and Δ vs baseline", cols,
-                 rows, notes=notes + sets.notes(shown) + _left_out_notes(left_out, sets)
-                 + _judge_notes(shown))
+    notes = [
+        f"Δ in percentage points vs the ladder's first row, on the questions both runs "
+        f"judged (n); 95% CI: paired percentile bootstrap ({n_resamples} resamples, seed "
+        f"{seed}); p: exact McNemar test. Per-type columns: the first row of a ladder its "
+        f"accuracy, "
+        f"the rows below their Δ from it. Each step is scored by its reference's judge."
+    ]
+    return Table(
+        "table2_ablation",
+        "Ablation ladder: accuracy (%) and Δ vs baseline",
+        cols,
+        rows,
+        notes=notes + sets.notes(shown) + _left_out_notes(left_out, sets) + _judge_notes(shown),
+    )
 
 
 # ---- Table 3: negative findings -------------------------------------------------------------
 
-def negative_table(baseline: dict, candidates: list[dict], *, n_resamples: int = 2000,
-                   seed: int = 0) -> Table:
-    return negative_ladders_table([("", baseline, candidates)], n_resamples=n_resamples,
-                                  seed=seed)
+
+def negative_table(
+    baseline: dict, candidates: list[dict], *, n_resamples: int = 2000, seed: int = 0
+) -> Table:
+    return negative_ladders_table([("", baseline, candidates)], n_resamples=n_resamples, seed=seed)
 
 
-def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
-                           seed: int = 0, left_out: list[tuple[dict, str]] = ()) -> Table:
+def negative_ladders_table(
+    ladders: list[Ladder],
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    left_out: list[tuple[dict, str]] = (),
+) -> Table:
     """The runs whose accuracy fell below their reference's (Δ < 0), most harmful first, with
     the type that lost most and the exact McNemar p-value."""
     ladders = [(name, _annotated([b])[0], _annotated(c)) for name, b, c in ladders]
@@ -394,40 +502,65 @@ def negative_ladders_table(ladders: list[Ladder], *, n_resamples: int = 2000,
                 continue
             compared += [baseline, r]
             if c["delta"] is None or c["delta"] >= 0:
-                harmless.append(f"{r.get('variant') or run_label(r, baseline)} "
-                                f"({signed_pct(c['delta'])}, 95% CI "
-                                f"{signed_ci_pct((c['ci_low'], c['ci_high']))})")
+                harmless.append(
+                    f"{r.get('variant') or run_label(r, baseline)} "
+                    f"({signed_pct(c['delta'])}, 95% CI "
+                    f"{signed_ci_pct((c['ci_low'], c['ci_high']))})"
+                )
                 continue
-            worst = min(c["by_type_delta"].items(), key=lambda kv: (kv[1], kv[0]),
-                        default=(None, None))
-            rows.append({"ladder": name, "variant": r.get("variant"),
-                         "questions": sets.label(r), "judge": r["judge"][1],
-                         "config": run_label(r, baseline), "n": c["n"],
-                         "overall": (r.get("metrics") or {}).get("qa", {}).get("overall"),
-                         "delta": c["delta"], "ci": (c["ci_low"], c["ci_high"]),
-                         "worst_type": _short(everyone, worst[0]),
-                         "worst_delta": worst[1], "p_value": c["p_value"]})
+            worst = min(
+                c["by_type_delta"].items(), key=lambda kv: (kv[1], kv[0]), default=(None, None)
+            )
+            rows.append(
+                {
+                    "ladder": name,
+                    "variant": r.get("variant"),
+                    "questions": sets.label(r),
+                    "judge": r["judge"][1],
+                    "config": run_label(r, baseline),
+                    "n": c["n"],
+                    "overall": (r.get("metrics") or {}).get("qa", {}).get("overall"),
+                    "delta": c["delta"],
+                    "ci": (c["ci_low"], c["ci_high"]),
+                    "worst_type": _short(everyone, worst[0]),
+                    "worst_delta": worst[1],
+                    "p_value": c["p_value"],
+                }
+            )
     rows.sort(key=lambda r: (r["delta"], r["ladder"], r["config"]))
-    cols = [Column("config", "configuration", align="l"), Column("judge", "judge", align="l"),
-            Column("n", "n", integer),
-            Column("overall", "overall", pct), Column("delta", "Δ", signed_pct),
-            Column("ci", "Δ 95% CI", signed_ci_pct),
-            Column("worst_type", "worst type", text, align="l"),
-            Column("worst_delta", "Δ worst", signed_pct), Column("p_value", "p", pvalue)]
+    cols = [
+        Column("config", "configuration", align="l"),
+        Column("judge", "judge", align="l"),
+        Column("n", "n", integer),
+        Column("overall", "overall", pct),
+        Column("delta", "Δ", signed_pct),
+        Column("ci", "Δ 95% CI", signed_ci_pct),
+        Column("worst_type", "worst type", text, align="l"),
+        Column("worst_delta", "Δ worst", signed_pct),
+        Column("p_value", "p", pvalue),
+    ]
     cols[1:1] = _questions_column(compared, sets)
     if any(r.get("variant") for r in rows):
         cols.insert(0, Column("variant", "variant", align="l"))
     if any(name for name, _, _ in ladders):
         cols.insert(0, Column("ladder", "ladder", align="l"))
-    notes = ["Configurations whose accuracy fell below their reference's (Δ < 0), most harmful "
-             "first. A p above 0.05 means the drop is within noise for this sample size."]
+    notes = [
+        "Configurations whose accuracy fell below their reference's (Δ < 0), most harmful "
+        "first. A p above 0.05 means the drop is within noise for this sample size."
+    ]
     if harmless:
         notes.append("Compared, not below the reference: " + "; ".join(harmless) + ".")
-    return Table("table3_negative", "Negative findings: configurations that hurt", cols, rows,
-                 notes=notes + sets.notes(compared) + _left_out_notes(left_out, sets))
+    return Table(
+        "table3_negative",
+        "Negative findings: configurations that hurt",
+        cols,
+        rows,
+        notes=notes + sets.notes(compared) + _left_out_notes(left_out, sets),
+    )
 
 
 # ---- Table 4: cost --------------------------------------------------------------------------
+
 
 def cost_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
     records = _annotated(records)
@@ -439,37 +572,57 @@ def cost_table(records: list[dict], sets: QuestionSets | None = None) -> Table:
         tok = m.get("tokens") or {}
         n = m.get("n_questions")
         cost = m.get("cost_usd")
-        rows.append({"run": r.get("name"), "questions": sets.label(r), "reader": _reader(r)[0],
-                     "judge": r["judge"][1],
-                     "input_tokens": tok.get("input"), "output_tokens": tok.get("output"),
-                     "reasoning_tokens": tok.get("reasoning"), "cost_usd": cost,
-                     "cost_per_question": (cost / n) if (cost is not None and n) else None,
-                     "llm_time_s": (m.get("latency_s") or {}).get("sum"), "n": n})
-    cols = [Column("run", "run", align="l"), *_questions_column(records, sets),
-            Column("reader", "reader", align="l"), Column("judge", "judge", align="l"),
-            Column("n", "n", integer), Column("input_tokens", "tokens in", integer),
-            Column("output_tokens", "tokens out", integer),
-            Column("reasoning_tokens", "reasoning tokens", integer),
-            Column("cost_usd", "USD / run", usd), Column("cost_per_question", "USD / question",
-                                                          lambda x: number(x, 5)),
-            Column("llm_time_s", "LLM time (s)", lambda x: number(x, 1))]
-    notes = ["Reader tokens; USD includes judge calls. LLM time is the sum of the reader's call "
-             "latencies as first paid (with concurrency, wall time is shorter)."]
+        rows.append(
+            {
+                "run": r.get("name"),
+                "questions": sets.label(r),
+                "reader": _reader(r)[0],
+                "judge": r["judge"][1],
+                "input_tokens": tok.get("input"),
+                "output_tokens": tok.get("output"),
+                "reasoning_tokens": tok.get("reasoning"),
+                "cost_usd": cost,
+                "cost_per_question": (cost / n) if (cost is not None and n) else None,
+                "llm_time_s": (m.get("latency_s") or {}).get("sum"),
+                "n": n,
+            }
+        )
+    cols = [
+        Column("run", "run", align="l"),
+        *_questions_column(records, sets),
+        Column("reader", "reader", align="l"),
+        Column("judge", "judge", align="l"),
+        Column("n", "n", integer),
+        Column("input_tokens", "tokens in", integer),
+        Column("output_tokens", "tokens out", integer),
+        Column("reasoning_tokens", "reasoning tokens", integer),
+        Column("cost_usd", "USD / run", usd),
+        Column("cost_per_question", "USD / question", lambda x: number(x, 5)),
+        Column("llm_time_s", "LLM time (s)", lambda x: number(x, 1)),
+    ]
+    notes = [
+        "Reader tokens; USD includes judge calls. LLM time is the sum of the reader's call "
+        "latencies as first paid (with concurrency, wall time is shorter)."
+    ]
     return Table("table4_cost", "Cost per run", cols, rows, notes=notes + sets.notes(records))
 
 
 def _judge_notes(records: list[dict]) -> list[str]:
     judges = {((r.get("metrics") or {}).get("judge") or {}).get("kind") for r in records}
     if "rule" in judges:
-        return ["Scored (at least in part) by the rule judge: not comparable with LLM-judged "
-                "published LongMemEval numbers."]
+        return [
+            "Scored (at least in part) by the rule judge: not comparable with LLM-judged "
+            "published LongMemEval numbers."
+        ]
     return []
 
 
 # ---- the whole export -----------------------------------------------------------------------
 
-def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
-                 sweeps: dict | None = None) -> list[Table]:
+
+def build_tables(
+    records: list[dict], *, n_resamples: int = 2000, seed: int = 0, sweeps: dict | None = None
+) -> list[Table]:
     """The four tables from run records. `sweeps` ({group: (sweep name, [variant, ...])},
     from conf/sweep/) orders each ladder by its variants and takes a ladder's first variant as
     its reference; without it a ladder's runs go in name order against the HEAD run."""
@@ -483,12 +636,12 @@ def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
     readers = grouped("readers")
     ablation, abl_out = _ladders(grouped("ablation"), baseline, others)
     negative, neg_out = _ladders(grouped("negative"), baseline, others)
-    tables = [model_table(readers or [baseline, *others], sets),
-              ablation_ladders_table(ablation, n_resamples=n_resamples, seed=seed,
-                                     left_out=abl_out),
-              negative_ladders_table(negative, n_resamples=n_resamples, seed=seed,
-                                     left_out=neg_out),
-              cost_table([baseline, *others], sets)]
+    tables = [
+        model_table(readers or [baseline, *others], sets),
+        ablation_ladders_table(ablation, n_resamples=n_resamples, seed=seed, left_out=abl_out),
+        negative_ladders_table(negative, n_resamples=n_resamples, seed=seed, left_out=neg_out),
+        cost_table([baseline, *others], sets),
+    ]
     thinking = grouped("thinking")
     if thinking:  # the thinking ladder: accuracy and refusal rate per model and budget
         tables.append(thinking_table(thinking))
@@ -501,16 +654,20 @@ def build_tables(records: list[dict], *, n_resamples: int = 2000, seed: int = 0,
     return tables
 
 
-def _ladders(runs: list[dict], baseline: dict,
-             others: list[dict]) -> tuple[list[Ladder], list[tuple[dict, str]]]:
+def _ladders(
+    runs: list[dict], baseline: dict, others: list[dict]
+) -> tuple[list[Ladder], list[tuple[dict, str]]]:
     """Runs of one group → ladders, one per (`meta.sweep`, `meta.ladder`, question set), each
     with its reference: the sweep's first variant on the same questions, else the HEAD run when
     it answered the same questions. Runs with no reference on their questions are left out
     (returned with the reason)."""
     if not runs:  # no such sweep: every run is a step against the HEAD run
         same = [r for r in others if r["qset"][0] == baseline["qset"][0]]
-        out = [(r, f"other questions than {baseline.get('name')}") for r in others
-               if r["qset"][0] != baseline["qset"][0]]
+        out = [
+            (r, f"other questions than {baseline.get('name')}")
+            for r in others
+            if r["qset"][0] != baseline["qset"][0]
+        ]
         return [("", baseline, same)], out
     parts: dict[tuple[str, str, str], list[dict]] = {}
     for r in runs:  # the same sweep name, ladder and questions
@@ -522,11 +679,22 @@ def _ladders(runs: list[dict], baseline: dict,
     ladders, left_out = [], []
     for key in sorted(parts, key=lambda k: (k[0], k[1], k[2] != baseline["qset"][0], k[2])):
         sweep, ladder, qset = key
-        rs = sorted(parts[key], key=lambda r: (r["variant_index"] if r["variant_index"]
-                                               is not None else 1 << 30,
-                                               _natural(r.get("name") or "")))
-        label = " ".join(p for p in (sweep if many_sweeps else "", ladder,
-                                     QuestionSets(rs).label(rs[0]) if many_sets else "") if p)
+        rs = sorted(
+            parts[key],
+            key=lambda r: (
+                r["variant_index"] if r["variant_index"] is not None else 1 << 30,
+                _natural(r.get("name") or ""),
+            ),
+        )
+        label = " ".join(
+            p
+            for p in (
+                sweep if many_sweeps else "",
+                ladder,
+                QuestionSets(rs).label(rs[0]) if many_sets else "",
+            )
+            if p
+        )
         if rs[0]["variant_index"] == 0:
             ladders.append((label, rs[0], rs[1:]))
         elif qset == baseline["qset"][0]:
@@ -562,8 +730,9 @@ def split_baseline(records: list[dict]) -> tuple[dict, list[dict]]:
     if not records:
         raise MemrecallError("no runs to export: run the pipeline (dvc repro / dvc exp run)")
     baseline = next((r for r in records if r.get("baseline")), records[0])
-    others = sorted((r for r in records if r is not baseline),
-                    key=lambda r: _natural(r.get("name") or ""))
+    others = sorted(
+        (r for r in records if r is not baseline), key=lambda r: _natural(r.get("name") or "")
+    )
     return baseline, others
 
 
@@ -585,15 +754,18 @@ def write_tables(tables: list[Table], out_dir: str | Path = PAPER_DIR) -> list[P
 def agreement_pairs(records: list[dict]) -> list[tuple[dict, dict]]:
     """Pairs of runs on the same questions that differ only in the judge group: same answers,
     two judges."""
+
     def split(r):
         p = {k: v for k, v in (r.get("params") or {}).items() if not _is_bookkeeping(k)}
-        return ({k: v for k, v in p.items() if not k.startswith("judge.")},
-                {k: v for k, v in p.items() if k.startswith("judge.")})
+        return (
+            {k: v for k, v in p.items() if not k.startswith("judge.")},
+            {k: v for k, v in p.items() if k.startswith("judge.")},
+        )
 
     records = _annotated(records)
     pairs = []
     for i, a in enumerate(records):
-        for b in records[i + 1:]:
+        for b in records[i + 1 :]:
             (pa, ja), (pb, jb) = split(a), split(b)
             if pa == pb and ja != jb and a["qset"][0] == b["qset"][0]:
                 pairs.append((a, b))
@@ -604,17 +776,30 @@ def _as_verdicts(record: dict) -> pl.DataFrame:
     """question_id, question_type, label, is_abstention of a run's per-question results."""
     df = per_question_frame(record).rename({"correct": "label"})
     rows = record.get("per_question")
-    flags = ({r["question_id"]: r.get("is_abstention") for r in rows}
-             if isinstance(rows, list) else {})
-    return df.with_columns(pl.Series("is_abstention",
-                                     [bool(flags.get(q)) for q in df["question_id"].to_list()],
-                                     dtype=pl.Boolean))
+    flags = (
+        {r["question_id"]: r.get("is_abstention") for r in rows} if isinstance(rows, list) else {}
+    )
+    return df.with_columns(
+        pl.Series(
+            "is_abstention",
+            [bool(flags.get(q)) for q in df["question_id"].to_list()],
+            dtype=pl.Boolean,
+        )
+    )
 
 
-def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR, *,
-                        records: list[dict] | None = None, n_resamples: int | None = None,
-                        seed: int | None = None, sweeps: dict | None = None, names=None,
-                        sweep: str | None = None, revs: str | None = None) -> list[Path]:
+def export_paper_tables(
+    repo: str | None = None,
+    out_dir: str | Path = PAPER_DIR,
+    *,
+    records: list[dict] | None = None,
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    sweeps: dict | None = None,
+    names=None,
+    sweep: str | None = None,
+    revs: str | None = None,
+) -> list[Path]:
     """Collect the runs (unless given; `names`, `sweep`, `revs` select them, collect_runs),
     write the four tables, a per-type figure of the runs on the HEAD run's questions and,
     when two runs differ only in their judge, reports/judge_agreement.md."""
@@ -622,14 +807,19 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
         records = collect_runs(repo, names=names, sweep=sweep, revs=revs)
     if not Path(out_dir).is_absolute() and repo is None:
         from ..paths import project_root
+
         out_dir = project_root() / out_dir  # reports/paper of this project, from any cwd
     baseline, others = split_baseline(_annotated(records))
     if n_resamples is None or seed is None:
         p = baseline.get("params") or {}
         n_resamples = n_resamples or int(p.get("report.bootstrap_samples") or 2000)
         seed = seed if seed is not None else int(p.get("report.seed") or 0)
-    tables = build_tables(records, n_resamples=n_resamples, seed=seed,
-                          sweeps=sweep_specs(repo) if sweeps is None else sweeps)
+    tables = build_tables(
+        records,
+        n_resamples=n_resamples,
+        seed=seed,
+        sweeps=sweep_specs(repo) if sweeps is None else sweeps,
+    )
     paths = write_tables(tables, out_dir)
     runs = []
     for r in [baseline, *others]:
@@ -638,15 +828,27 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
         qa = (r.get("metrics") or {}).get("qa") or {}
         ci = (qa.get("ci") or {}).get("by_type") or {}
         by_type = qa.get("by_type") or {}
-        runs.append({"name": r.get("name"),
-                     "by_type": {t: by_type[t] for t in type_order(by_type, _known(records))},
-                     "ci": {t: (c["low"], c["high"]) for t, c in ci.items()
-                            if c and c.get("low") is not None}})
+        runs.append(
+            {
+                "name": r.get("name"),
+                "by_type": {t: by_type[t] for t in type_order(by_type, _known(records))},
+                "ci": {
+                    t: (c["low"], c["high"])
+                    for t, c in ci.items()
+                    if c and c.get("low") is not None
+                },
+            }
+        )
     if runs and runs[0]["by_type"]:
         bench = _benchmark(records)
-        paths.append(by_type_bars(runs, Path(out_dir) / "by_type.png",
-                                  title="QA accuracy by type, 95% CI",
-                                  short_names=bench.short_names if bench else None))
+        paths.append(
+            by_type_bars(
+                runs,
+                Path(out_dir) / "by_type.png",
+                title="QA accuracy by type, 95% CI",
+                short_names=bench.short_names if bench else None,
+            )
+        )
     series = refusal_series([r for r in others if r["group"] == "thinking"])
     if series:
         paths.append(refusal_rate_lines(series, Path(out_dir) / "refusal_rate.png"))
@@ -667,11 +869,15 @@ def export_paper_tables(repo: str | None = None, out_dir: str | Path = PAPER_DIR
 
 # ---- collection from DVC --------------------------------------------------------------------
 
-def collect_runs(repo: str | Path | None = None, *, names=None, sweep: str | None = None,
-                 revs: str | None = None) -> list[dict]:
+
+def collect_runs(
+    repo: str | Path | None = None, *, names=None, sweep: str | None = None, revs: str | None = None
+) -> list[dict]:
     """Run records of the HEAD run and its finished experiments, or of a selection
     (memrecall.experiments.collect: experiment names, a sweep name, a git revision range)."""
     from ..experiments import collect
 
-    return [e.record() for e in collect(Path(repo) if repo else None, names=names, sweep=sweep,
-                                        revs=revs)]
+    return [
+        e.record()
+        for e in collect(Path(repo) if repo else None, names=names, sweep=sweep, revs=revs)
+    ]

@@ -23,28 +23,42 @@ def thinking_rows(records: list[dict]) -> list[dict]:
         p, m = r.get("params") or {}, r.get("metrics") or {}
         qa = m.get("qa") or {}
         ci = (qa.get("ci") or {}).get("overall") or {}
-        rows.append({"model": p.get("reader.model") or p.get("reader.name") or "?",
-                     "budget": p.get("reader.thinking_budget"),
-                     "n": m.get("n_questions"), "overall": qa.get("overall"),
-                     "ci": (ci.get("low"), ci.get("high")) if ci else None,
-                     "refusal_rate": m.get("refusal_rate"),
-                     "reasoning_tokens": (m.get("tokens") or {}).get("reasoning")})
+        rows.append(
+            {
+                "model": p.get("reader.model") or p.get("reader.name") or "?",
+                "budget": p.get("reader.thinking_budget"),
+                "n": m.get("n_questions"),
+                "overall": qa.get("overall"),
+                "ci": (ci.get("low"), ci.get("high")) if ci else None,
+                "refusal_rate": m.get("refusal_rate"),
+                "reasoning_tokens": (m.get("tokens") or {}).get("reasoning"),
+            }
+        )
     return sorted(rows, key=lambda row: (str(row["model"]), _budget_key(row["budget"])))
 
 
 def thinking_table(records: list[dict]) -> Table:
-    rows = [{**row, "budget": "default" if row["budget"] is None else str(row["budget"])}
-            for row in thinking_rows(records)]
-    cols = [Column("model", "reader model", text, align="l"),
-            Column("budget", "thinking budget", text), Column("n", "n", integer),
-            Column("overall", "overall", pct), Column("ci", "95% CI", ci_pct),
-            Column("refusal_rate", "refusal rate", pct),
-            Column("reasoning_tokens", "reasoning tokens", integer)]
-    notes = ["Accuracy (%) and refusal rate (%, over answered questions; llm/refusal.py) per "
-             "model and thinking budget (tokens; default = the provider's own). 95% CI: "
-             "percentile bootstrap over questions."]
-    return Table("table5_thinking", "Thinking budgets: accuracy and refusal rate", cols, rows,
-                 notes=notes)
+    rows = [
+        {**row, "budget": "default" if row["budget"] is None else str(row["budget"])}
+        for row in thinking_rows(records)
+    ]
+    cols = [
+        Column("model", "reader model", text, align="l"),
+        Column("budget", "thinking budget", text),
+        Column("n", "n", integer),
+        Column("overall", "overall", pct),
+        Column("ci", "95% CI", ci_pct),
+        Column("refusal_rate", "refusal rate", pct),
+        Column("reasoning_tokens", "reasoning tokens", integer),
+    ]
+    notes = [
+        "Accuracy (%) and refusal rate (%, over answered questions; llm/refusal.py) per "
+        "model and thinking budget (tokens; default = the provider's own). 95% CI: "
+        "percentile bootstrap over questions."
+    ]
+    return Table(
+        "table5_thinking", "Thinking budgets: accuracy and refusal rate", cols, rows, notes=notes
+    )
 
 
 def refusal_series(records: list[dict]) -> dict[str, list[tuple[str, float]]]:

@@ -67,8 +67,11 @@ class BM25Scorer:
             try:
                 import Stemmer
             except ImportError:
-                raise ConfigError("retrieval.bm25_stemmer", s.stemmer, hint="needs the PyStemmer "
-                                  "package (pip install PyStemmer)") from None
+                raise ConfigError(
+                    "retrieval.bm25_stemmer",
+                    s.stemmer,
+                    hint="needs the PyStemmer package (pip install PyStemmer)",
+                ) from None
             self.stem = Stemmer.Stemmer("english").stemWords
         self.k1, self.b, self.method = s.k1, s.b, s.method
         self._tokens: dict[str, list[str]] = {}

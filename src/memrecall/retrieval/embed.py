@@ -31,10 +31,14 @@ def vectors_matrix(df: pl.DataFrame, column: str = "vector") -> np.ndarray:
     return list_matrix(df.get_column(column).to_arrow())
 
 
-def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame,
-                     embedder: dict | EmbedderSettings,
-                     encoder: CachedEncoder | None = None, *,
-                     speaker_column: str | None = None) -> pl.DataFrame:
+def build_embeddings(
+    sessions: pl.DataFrame,
+    turns: pl.DataFrame,
+    embedder: dict | EmbedderSettings,
+    encoder: CachedEncoder | None = None,
+    *,
+    speaker_column: str | None = None,
+) -> pl.DataFrame:
     """The embeddings table: unit_id, session_id, key_hash, vector (+ text, for BM25 and
     inspection), sorted by session_id and unit order. `speaker_column`: the benchmark's column
     naming who spoke (keys.session_keys)."""
@@ -43,14 +47,17 @@ def build_embeddings(sessions: pl.DataFrame, turns: pl.DataFrame,
     keys = session_keys(sessions, turns, settings, facts=facts, speaker_column=speaker_column)
     encoder = encoder or CachedEncoder(settings)
     vecs = encoder.encode(keys.get_column("text").to_list(), desc="embed")
-    tbl = pa.table({
-        "unit_id": keys.get_column("unit_id").to_arrow(),
-        "session_id": keys.get_column("session_id").to_arrow(),
-        "key_hash": pa.array([sha256_text(t) for t in keys.get_column("text").to_list()],
-                             type=pa.string()),
-        "vector": vectors_column(vecs),
-        "text": keys.get_column("text").to_arrow(),
-    })
+    tbl = pa.table(
+        {
+            "unit_id": keys.get_column("unit_id").to_arrow(),
+            "session_id": keys.get_column("session_id").to_arrow(),
+            "key_hash": pa.array(
+                [sha256_text(t) for t in keys.get_column("text").to_list()], type=pa.string()
+            ),
+            "vector": vectors_column(vecs),
+            "text": keys.get_column("text").to_arrow(),
+        }
+    )
     return pl.from_arrow(tbl)
 
 
@@ -60,11 +67,16 @@ def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dic
     sessions_df = read_table(sessions, table="sessions")
     turns_df = read_table(turns, table="turns")
     encoder = CachedEncoder(settings)
-    df = build_embeddings(sessions_df, turns_df, settings, encoder,
-                          speaker_column=bench.speaker_column)
-    write_table(df, out, stage="embed", params=identity(embedder_cfg),
-                input_files=[sessions, turns])
+    df = build_embeddings(
+        sessions_df, turns_df, settings, encoder, speaker_column=bench.speaker_column
+    )
+    write_table(
+        df, out, stage="embed", params=identity(embedder_cfg), input_files=[sessions, turns]
+    )
     s = encoder.stats
-    print(f"embed: {len(df)} units, {df.get_column('key_hash').n_unique()} unique texts, "
-          f"{s['encoded']} embedded, {s['cached']} from cache", file=sys.stderr)
+    print(
+        f"embed: {len(df)} units, {df.get_column('key_hash').n_unique()} unique texts, "
+        f"{s['encoded']} embedded, {s['cached']} from cache",
+        file=sys.stderr,
+    )
     return s

@@ -50,6 +50,7 @@ CHUNK = 1024
 # Model references and loading
 # ---------------------------------------------------------------------------------------------
 
+
 def resolve_model(ref: str) -> tuple[str, str]:
     """`embedder.model` → (path or hub id to load, identity used in cache keys)."""
     if not isinstance(ref, str) or not ref:
@@ -58,8 +59,10 @@ def resolve_model(ref: str) -> tuple[str, str]:
         pkg = ref.split(":", 1)[1]
         spec = importlib.util.find_spec(pkg)
         if spec is None or not spec.submodule_search_locations:
-            raise MemrecallError(f"model {ref!r}: Python package {pkg!r} is not installed "
-                                 f"(pip install it; see requirements.txt)")
+            raise MemrecallError(
+                f"model {ref!r}: Python package {pkg!r} is not installed "
+                f"(pip install it; see requirements.txt)"
+            )
         root = Path(list(spec.submodule_search_locations)[0])
         folder = _model_folder(root)
         if folder is None:
@@ -104,8 +107,9 @@ def check_device_visible(device: str, group: str) -> str:
         import torch
 
         if not torch.cuda.is_available():
-            raise ConfigError(f"{group}.runtime.device", device,
-                              hint="no CUDA device is visible; use cpu")
+            raise ConfigError(
+                f"{group}.runtime.device", device, hint="no CUDA device is visible; use cpu"
+            )
     return device
 
 
@@ -115,8 +119,9 @@ def fp16_setting(cfg: dict, group: str) -> bool:
     if not isinstance(fp16, bool):
         raise ConfigError(f"{group}.fp16", fp16, hint="true or false")
     if fp16 and not str(runtime(cfg, group)["device"]).startswith("cuda"):
-        raise ConfigError(f"{group}.fp16", fp16,
-                          hint=f"half precision needs {group}.runtime.device=cuda")
+        raise ConfigError(
+            f"{group}.fp16", fp16, hint=f"half precision needs {group}.runtime.device=cuda"
+        )
     return fp16
 
 
@@ -124,6 +129,7 @@ def fp16_setting(cfg: dict, group: str) -> bool:
 class EmbedderSettings:
     """The embedder group, checked (`embedder_settings`). `kind` is `model_class`. The
     expansion LLM's node is handed to the LLM layer, which checks it."""
+
     kind: str
     model: str
     pooling: str
@@ -137,7 +143,7 @@ class EmbedderSettings:
     expansion: str
     expansion_max_chars: int
     expansion_llm: dict = field(compare=False)
-    device: str = field(compare=False)      # runtime: how, not what
+    device: str = field(compare=False)  # runtime: how, not what
     batch_size: int = field(compare=False)  # runtime
 
 
@@ -148,50 +154,79 @@ def _embedder_settings(cfg: dict) -> EmbedderSettings:
         raise ConfigError("embedder.pooling", pooling, hint="BGEM3FlagModel pools by cls only")
     model = cfg["model"]
     if not isinstance(model, str) or not model:
-        raise ConfigError("embedder.model", model,
-                          hint="give package:NAME, a local folder or a hub id")
+        raise ConfigError(
+            "embedder.model", model, hint="give package:NAME, a local folder or a hub id"
+        )
     max_length = check_int(cfg["max_length"], "embedder.max_length", minimum=1)
     granularity = choice(cfg, "granularity", GRANULARITIES, group="embedder")
     # Passage windows are checked (and used) at passage granularity only.
-    tokens, overlap = (passage_window(cfg["passage_tokens"], cfg["passage_overlap"], max_length)
-                       if granularity == "passage" else (None, None))
+    tokens, overlap = (
+        passage_window(cfg["passage_tokens"], cfg["passage_overlap"], max_length)
+        if granularity == "passage"
+        else (None, None)
+    )
     return EmbedderSettings(
-        kind=kind, model=model, pooling=pooling, max_length=max_length,
-        fp16=fp16_setting(cfg, "embedder"), granularity=granularity,
+        kind=kind,
+        model=model,
+        pooling=pooling,
+        max_length=max_length,
+        fp16=fp16_setting(cfg, "embedder"),
+        granularity=granularity,
         key=choice(cfg, "key", KEYS, group="embedder"),
         max_chars=cfg["max_chars"] if granularity != "passage" else None,
-        passage_tokens=tokens, passage_overlap=overlap,
+        passage_tokens=tokens,
+        passage_overlap=overlap,
         expansion=choice(cfg, "expansion", EXPANSIONS, group="embedder"),
-        expansion_max_chars=check_int(cfg["expansion_max_chars"], "embedder.expansion_max_chars",
-                                      minimum=1),
+        expansion_max_chars=check_int(
+            cfg["expansion_max_chars"], "embedder.expansion_max_chars", minimum=1
+        ),
         expansion_llm=cfg["expansion_llm"],
         device=device_setting(cfg, "embedder"),
-        batch_size=check_int(runtime(cfg, "embedder")["batch_size"],
-                             "embedder.runtime.batch_size", minimum=1))
+        batch_size=check_int(
+            runtime(cfg, "embedder")["batch_size"], "embedder.runtime.batch_size", minimum=1
+        ),
+    )
 
 
 def _load_flag(path: str, s: EmbedderSettings):
     from FlagEmbedding import FlagModel
 
-    return FlagModel(path, pooling_method=s.pooling, normalize_embeddings=True, use_fp16=s.fp16,
-                     devices=s.device, batch_size=s.batch_size, query_max_length=s.max_length,
-                     passage_max_length=s.max_length)
+    return FlagModel(
+        path,
+        pooling_method=s.pooling,
+        normalize_embeddings=True,
+        use_fp16=s.fp16,
+        devices=s.device,
+        batch_size=s.batch_size,
+        query_max_length=s.max_length,
+        passage_max_length=s.max_length,
+    )
 
 
 def _load_bgem3(path: str, s: EmbedderSettings):
     from FlagEmbedding import BGEM3FlagModel
 
-    return BGEM3FlagModel(path, normalize_embeddings=True, use_fp16=s.fp16, devices=s.device,
-                          batch_size=s.batch_size, query_max_length=s.max_length,
-                          passage_max_length=s.max_length)
+    return BGEM3FlagModel(
+        path,
+        normalize_embeddings=True,
+        use_fp16=s.fp16,
+        devices=s.device,
+        batch_size=s.batch_size,
+        query_max_length=s.max_length,
+        passage_max_length=s.max_length,
+    )
 
 
 # `embedder.model_class` -> (its settings, the FlagEmbedding model it loads). MiniLM needs
 # `flag` with mean pooling: FlagModel's default cls pooling silently gives wrong vectors for it.
-EMBEDDERS = Registry("embedder", "model_class", {
-    "flag": Kind(_embedder_settings, _load_flag),
-    "bgem3": Kind(_embedder_settings, _load_bgem3),
-})
+EMBEDDERS = Registry(
+    "embedder",
+    "model_class",
+    {
+        "flag": Kind(_embedder_settings, _load_flag),
+        "bgem3": Kind(_embedder_settings, _load_bgem3),
+    },
+)
 MODEL_CLASSES = EMBEDDERS.names
 
 
@@ -213,16 +248,23 @@ class FlagEncoder:
         except (OSError, ValueError) as e:
             raise MemrecallError(
                 f"cannot load embedder.model {s.model!r} ({self.path}): {e}. Offline, "
-                f"point embedder.model at a local folder.") from None
+                f"point embedder.model at a local folder."
+            ) from None
 
     def encode(self, texts: list[str]) -> np.ndarray:
         if self.model_class == "bgem3":
-            out = self.model.encode(texts, batch_size=self.batch_size, max_length=self.max_length,
-                                    return_dense=True, return_sparse=False,
-                                    return_colbert_vecs=False)["dense_vecs"]
+            out = self.model.encode(
+                texts,
+                batch_size=self.batch_size,
+                max_length=self.max_length,
+                return_dense=True,
+                return_sparse=False,
+                return_colbert_vecs=False,
+            )["dense_vecs"]
         else:
-            out = self.model.encode(texts, batch_size=self.batch_size, max_length=self.max_length,
-                                    convert_to_numpy=True)
+            out = self.model.encode(
+                texts, batch_size=self.batch_size, max_length=self.max_length, convert_to_numpy=True
+            )
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
 
@@ -230,13 +272,19 @@ def embedding_space(embedder: dict | EmbedderSettings) -> dict:
     """What determines a vector besides its text: the cache namespace (no runtime keys)."""
     s = embedder_settings(embedder)
     _, model_id = resolve_model(s.model)
-    return {"model": model_id, "class": s.kind, "pooling": s.pooling,
-            "max_length": s.max_length, "fp16": s.fp16}
+    return {
+        "model": model_id,
+        "class": s.kind,
+        "pooling": s.pooling,
+        "max_length": s.max_length,
+        "fp16": s.fp16,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # The vector cache
 # ---------------------------------------------------------------------------------------------
+
 
 def _l2(v: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(v, axis=1, keepdims=True)
@@ -270,10 +318,11 @@ class CachedEncoder:
         if missing:
             # Length-sorted chunks pad less; (length, hash) keeps the order deterministic.
             missing.sort(key=lambda h: (len(text_of[h]), h))
-            with tqdm(total=len(missing), desc=desc, unit="text", file=sys.stderr,
-                      disable=False) as bar:
+            with tqdm(
+                total=len(missing), desc=desc, unit="text", file=sys.stderr, disable=False
+            ) as bar:
                 for i in range(0, len(missing), CHUNK):
-                    part = missing[i:i + CHUNK]
+                    part = missing[i : i + CHUNK]
                     # Another run sharing the cache (a queued experiment, a bench) may have
                     # stored some of these meanwhile: take them, embed only the rest.
                     stored = self.store.get_many(part)
@@ -285,8 +334,9 @@ class CachedEncoder:
                         if not part:
                             continue
                     t0 = time.perf_counter()
-                    vecs = _l2(np.asarray(self.model.encode([text_of[h] for h in part]),
-                                          dtype=np.float32))
+                    vecs = _l2(
+                        np.asarray(self.model.encode([text_of[h] for h in part]), dtype=np.float32)
+                    )
                     self.stats["encode_s"] += time.perf_counter() - t0
                     self.stats["model_calls"] += 1
                     self.stats["encoded"] += len(part)

@@ -25,10 +25,11 @@ PROMPT = (
     "Below are the user's messages from one conversation with an AI assistant.\n"
     "List every fact the user states or implies about themselves: events in their life (with "
     "dates or times if given), possessions, plans, preferences, people they know, numbers.\n"
-    "Write one short fact per line, in the third person (\"The user ...\"). "
+    'Write one short fact per line, in the third person ("The user ..."). '
     "If the user reveals nothing personal, write NONE.\n\n"
     "User messages:\n{messages}\n\nFacts:"
 )
+
 
 def fact_messages(user_turns: list[str], max_chars: int) -> list[dict]:
     text = "\n".join(f"- {t}" for t in user_turns)[:max_chars]
@@ -45,8 +46,12 @@ def parse_facts(text: str | None) -> str:
     return "\n".join(facts)
 
 
-def session_facts(sessions: pl.DataFrame | None, turns: pl.DataFrame,
-                  embedder: dict | EmbedderSettings, client=None) -> dict[str, str]:
+def session_facts(
+    sessions: pl.DataFrame | None,
+    turns: pl.DataFrame,
+    embedder: dict | EmbedderSettings,
+    client=None,
+) -> dict[str, str]:
     """{session_id: facts text} for every session with user turns; {} when expansion is none."""
     settings = embedder_settings(embedder)
     if settings.expansion == "none":
@@ -71,6 +76,9 @@ def session_facts(sessions: pl.DataFrame | None, turns: pl.DataFrame,
             continue
         facts[sid] = parse_facts(res.text)
     if failed:
-        print(f"embed: fact extraction failed for {failed} of {len(ids)} sessions "
-              f"(keys left unexpanded; retried next run)", file=sys.stderr)
+        print(
+            f"embed: fact extraction failed for {failed} of {len(ids)} sessions "
+            f"(keys left unexpanded; retried next run)",
+            file=sys.stderr,
+        )
     return facts

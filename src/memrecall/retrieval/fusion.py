@@ -39,8 +39,14 @@ def minmax(scores: np.ndarray) -> np.ndarray:
     return (scores - lo) / (hi - lo)
 
 
-def fuse(dense: np.ndarray, sparse: np.ndarray, fusion: str, *, rrf_k: float = 60.0,
-         dense_weight: float = 0.5) -> tuple[np.ndarray, np.ndarray | None]:
+def fuse(
+    dense: np.ndarray,
+    sparse: np.ndarray,
+    fusion: str,
+    *,
+    rrf_k: float = 60.0,
+    dense_weight: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """(fused scores, tiebreak or None) for the same units scored by both methods."""
     if fusion == "rrf":
         return 1.0 / (rrf_k + ranks(dense)) + 1.0 / (rrf_k + ranks(sparse)), None

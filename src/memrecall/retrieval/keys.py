@@ -43,10 +43,14 @@ def _line(role: str, content: str, key: str) -> str:
     return content if key == "user" else f"{role}: {content}"
 
 
-def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
-                 embedder: dict | EmbedderSettings,
-                 facts: dict[str, str] | None = None, *,
-                 speaker_column: str | None = None) -> pl.DataFrame:
+def session_keys(
+    sessions: pl.DataFrame | None,
+    turns: pl.DataFrame,
+    embedder: dict | EmbedderSettings,
+    facts: dict[str, str] | None = None,
+    *,
+    speaker_column: str | None = None,
+) -> pl.DataFrame:
     """Key texts for every session of `sessions` (or of `turns` when sessions is None); each
     line prefixed with its speaker's name when `speaker_column` names one.
 
@@ -58,22 +62,32 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
     granularity, key, max_chars = settings.granularity, settings.key, settings.max_chars
     splitter = None
     if granularity == "passage":
-        splitter = PassageSplitter(settings.passage_tokens, settings.passage_overlap,
-                                   model_tokenizer(resolve_model(settings.model)[0]))
+        splitter = PassageSplitter(
+            settings.passage_tokens,
+            settings.passage_overlap,
+            model_tokenizer(resolve_model(settings.model)[0]),
+        )
     facts = facts or {}
     facts_only = settings.expansion == "fact_only"
 
     missing = [c for c in ("session_id", "turn_index", "role", "content") if c not in turns.columns]
     if missing:
         raise InputError("turns table lacks columns", field=",".join(missing))
-    ids = (turns.get_column("session_id").unique() if sessions is None
-           else sessions.get_column("session_id").unique())
+    ids = (
+        turns.get_column("session_id").unique()
+        if sessions is None
+        else sessions.get_column("session_id").unique()
+    )
     by_session: dict[str, list[tuple[int, str, str]]] = {sid: [] for sid in ids.to_list()}
     named = speaker_column is not None
     speaker_of: dict[tuple[str, int], str] = {}
-    rows = turns.select("session_id", "turn_index", "role", "content",
-                        *([speaker_column] if named else [])).sort(
-        "session_id", "turn_index").iter_rows()
+    rows = (
+        turns.select(
+            "session_id", "turn_index", "role", "content", *([speaker_column] if named else [])
+        )
+        .sort("session_id", "turn_index")
+        .iter_rows()
+    )
     for sid, idx, role, content, *speaker in rows:
         if sid in by_session:
             text = content or ""
@@ -89,7 +103,7 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
             if role != "user":
                 continue
             name = speaker_of.get((sid, idx))
-            raw = text[len(name) + 2:] if name else text
+            raw = text[len(name) + 2 :] if name else text
             for sentence in user_sentences(raw):
                 said.setdefault(f"{name}: {sentence}" if name else sentence)
         return list(said)
@@ -110,8 +124,9 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
             emit(sid if granularity == "session" else f"{sid}_facts", sid, fact)
             continue
         if granularity in ("session", "passage", "sentence"):
-            body = JOINER.join(_line(r, c, key) for _, r, c in session
-                               if key == "all" or r == "user")
+            body = JOINER.join(
+                _line(r, c, key) for _, r, c in session if key == "all" or r == "user"
+            )
             text = f"{fact}{JOINER}{body}" if fact else body
             if granularity == "sentence":
                 emit(f"{sid}_s0", sid, text)
@@ -131,7 +146,7 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
             parts = [_line(role, content, key)]
             if key == "all":
                 # The assistant reply(ies) up to the next user turn belong to this round.
-                for _, r2, c2 in session[pos + 1:]:
+                for _, r2, c2 in session[pos + 1 :]:
                     if r2 == "user":
                         break
                     parts.append(_line(r2, c2, key))
@@ -140,8 +155,10 @@ def session_keys(sessions: pl.DataFrame | None, turns: pl.DataFrame,
             emit(f"{sid}_facts", sid, fact)
         if len(unit_ids) == n_before:
             emit(sid, sid, "")
-    return pl.DataFrame({"unit_id": unit_ids, "session_id": session_ids, "text": texts},
-                        schema={"unit_id": pl.String, "session_id": pl.String, "text": pl.String})
+    return pl.DataFrame(
+        {"unit_id": unit_ids, "session_id": session_ids, "text": texts},
+        schema={"unit_id": pl.String, "session_id": pl.String, "text": pl.String},
+    )
 
 
 def session_text(turns_of_session: list[tuple[str, str]], key: str, max_chars) -> str:

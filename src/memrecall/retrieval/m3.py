@@ -37,16 +37,23 @@ def m3_settings(retrieval_cfg: dict) -> M3Settings:
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
         raise ConfigError("retrieval.m3_pool", pool, hint="a positive integer (sessions)")
     w = retrieval_cfg["m3_weights"]
-    if (not isinstance(w, (list, tuple)) or len(w) != 3
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in w)):
+    if (
+        not isinstance(w, (list, tuple))
+        or len(w) != 3
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in w)
+    ):
         raise ConfigError("retrieval.m3_weights", w, hint="three numbers: dense, sparse, colbert")
     return M3Settings(pool, np.asarray(w, dtype=np.float64))
 
 
 def check_m3_embedder(embedder: EmbedderSettings) -> None:
     if embedder.kind != "bgem3":
-        raise ConfigError("retrieval.method", "m3", hint="needs embedder.model_class=bgem3 "
-                          "(embedder=bge_m3): only BGE-M3 has sparse and ColBERT outputs")
+        raise ConfigError(
+            "retrieval.method",
+            "m3",
+            hint="needs embedder.model_class=bgem3 "
+            "(embedder=bge_m3): only BGE-M3 has sparse and ColBERT outputs",
+        )
 
 
 class M3Scorer:
@@ -55,8 +62,9 @@ class M3Scorer:
     def __init__(self, embedder: dict | EmbedderSettings, model=None):
         self.settings = embedder_settings(embedder)
         space = {**embedding_space(self.settings), "scores": list(MODES)}
-        self.store = HashStore("m3", space, column_type="TEXT", encode=json.dumps,
-                               decode=json.loads)
+        self.store = HashStore(
+            "m3", space, column_type="TEXT", encode=json.dumps, decode=json.loads
+        )
         self._model = model
         self.stats = {"scored": 0, "cached": 0}
 
@@ -67,9 +75,14 @@ class M3Scorer:
         return self._model
 
     def _encode(self, texts: list[str]) -> dict:
-        return self.model.encode(texts, batch_size=self.settings.batch_size,
-                                 max_length=self.settings.max_length,
-                                 return_dense=True, return_sparse=True, return_colbert_vecs=True)
+        return self.model.encode(
+            texts,
+            batch_size=self.settings.batch_size,
+            max_length=self.settings.max_length,
+            return_dense=True,
+            return_sparse=True,
+            return_colbert_vecs=True,
+        )
 
     def scores(self, query: str, texts: list[str]) -> np.ndarray:
         qh = sha256_text(query)
@@ -86,15 +99,24 @@ class M3Scorer:
                 new[sha256_text(qh + "\0" + sha256_text(t))] = [
                     float(np.dot(qd, p["dense_vecs"][i])),
                     float(self.model.compute_lexical_matching_score(ql, p["lexical_weights"][i])),
-                    float(self.model.colbert_score(qc, p["colbert_vecs"][i]))]
+                    float(self.model.colbert_score(qc, p["colbert_vecs"][i])),
+                ]
             self.store.put_many(new.items())
             found.update(new)
             self.stats["scored"] += len(new)
         return np.asarray([found[k] for k in keys], dtype=np.float64).reshape(len(texts), 3)
 
 
-def m3_rescore(query: str, dense_sess: np.ndarray, unit_texts: list[str], unit_seg: np.ndarray,
-               pool: int, weights: np.ndarray, scorer: M3Scorer, order_fn) -> np.ndarray:
+def m3_rescore(
+    query: str,
+    dense_sess: np.ndarray,
+    unit_texts: list[str],
+    unit_seg: np.ndarray,
+    pool: int,
+    weights: np.ndarray,
+    scorer: M3Scorer,
+    order_fn,
+) -> np.ndarray:
     """Session scores: the dense top `pool` re-scored by the weighted M3 scores of their units
     (best unit), placed above every session outside the pool (which keep their dense order)."""
     top = order_fn(dense_sess)[:pool]
@@ -113,4 +135,3 @@ def m3_rescore(query: str, dense_sess: np.ndarray, unit_texts: list[str], unit_s
         span = (d.max() - d.min()) or 1.0
         out[rest] = floor - 1.0 - (d.max() - d) / span
     return out
-

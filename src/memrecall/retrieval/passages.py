@@ -50,12 +50,18 @@ def passage_window(tokens, overlap, max_length: int | None) -> tuple[int, int]:
     budget = check_int(tokens, "embedder.passage_tokens", minimum=1)
     overlap = check_int(overlap, "embedder.passage_overlap", minimum=0)
     if overlap >= budget:
-        raise ConfigError("embedder.passage_overlap", overlap,
-                          hint=f"must be below passage_tokens ({budget})")
+        raise ConfigError(
+            "embedder.passage_overlap", overlap, hint=f"must be below passage_tokens ({budget})"
+        )
     if max_length is not None and budget > int(max_length) - 2:
-        raise ConfigError("embedder.passage_tokens", budget, hint=(
-            f"must leave the 2 special tokens inside max_length ({max_length}), or the "
-            f"encoder would not read a passage whole"))
+        raise ConfigError(
+            "embedder.passage_tokens",
+            budget,
+            hint=(
+                f"must leave the 2 special tokens inside max_length ({max_length}), or the "
+                f"encoder would not read a passage whole"
+            ),
+        )
     return budget, overlap
 
 
@@ -74,6 +80,6 @@ class PassageSplitter:
         out = [key]
         stride = self.budget - self.overlap
         for start in range(stride, max(len(offsets) - self.overlap, 0), stride):
-            span = offsets[start:start + self.budget]
-            out.append(key[span[0][0]:span[-1][1]])
+            span = offsets[start : start + self.budget]
+            out.append(key[span[0][0] : span[-1][1]])
         return out

@@ -22,33 +22,48 @@ def plan_embed(ctx: PlanContext, sp: StagePlan) -> None:
 
     cfg = ctx.group("embedder")
     if not ctx.current(paths.SESSIONS, paths.TURNS):
-        sp.notes.append("sessions/turns not computed for this config yet (download runs first): "
-                        "texts unknown")
+        sp.notes.append(
+            "sessions/turns not computed for this config yet (download runs first): texts unknown"
+        )
         return
     sessions, turns = ctx.table(paths.SESSIONS), ctx.table(paths.TURNS)
     facts = {}
     if (cfg.get("expansion") or "none") != "none":
         from ..llm.dryrun import DryRunClient
 
-        dry = DryRunClient(cfg["expansion_llm"], "embed", where="embedder.expansion_llm",
-                           cache=ctx.cache)
+        dry = DryRunClient(
+            cfg["expansion_llm"], "embed", where="embedder.expansion_llm", cache=ctx.cache
+        )
         # The stage reports each call not sent as a failed extraction: by design here.
         with contextlib.redirect_stderr(io.StringIO()):
             facts = session_facts(sessions, turns, cfg, client=dry)
         work = LLMWork.from_dry_run(dry, "embed (fact expansion)")
         sp.llm.append(work)
         if work.new:
-            sp.notes.append(f"{len(work.new)} session key(s) depend on fact calls not yet made: "
-                            f"their texts are counted as new")
+            sp.notes.append(
+                f"{len(work.new)} session key(s) depend on fact calls not yet made: "
+                f"their texts are counted as new"
+            )
     from .. import benchmarks
 
-    keys = session_keys(sessions, turns, cfg, facts=facts,
-                        speaker_column=benchmarks.of_artifact(
-                            ctx.path(paths.TURNS)).speaker_column)
+    keys = session_keys(
+        sessions,
+        turns,
+        cfg,
+        facts=facts,
+        speaker_column=benchmarks.of_artifact(ctx.path(paths.TURNS)).speaker_column,
+    )
     hashes = list(dict.fromkeys(sha256_text(t) for t in keys.get_column("text").to_list()))
     found, missing = vector_store(embedding_space(cfg)).lookup(hashes)
-    sp.texts.append(TextWork("key texts", len(hashes), len(found), len(missing),
-                             estimated=bool(sp.llm and sp.llm[0].new)))
+    sp.texts.append(
+        TextWork(
+            "key texts",
+            len(hashes),
+            len(found),
+            len(missing),
+            estimated=bool(sp.llm and sp.llm[0].new),
+        )
+    )
 
 
 def plan_retrieve(ctx: PlanContext, sp: StagePlan) -> None:

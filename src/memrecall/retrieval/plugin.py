@@ -53,8 +53,12 @@ class PluginRetriever:
         self.obj = load_plugin(cfg, WHERE, methods=("index",))
         self.granularity = getattr(self.obj, "granularity", "session")
         if self.granularity not in GRANULARITIES:
-            raise PluginError(self.spec, f"granularity is {self.granularity!r}", where=WHERE,
-                              expected=f"one of {', '.join(GRANULARITIES)}")
+            raise PluginError(
+                self.spec,
+                f"granularity is {self.granularity!r}",
+                where=WHERE,
+                expected=f"one of {', '.join(GRANULARITIES)}",
+            )
         self.uses_vectors = bool(getattr(self.obj, "uses_vectors", False))
 
     def error(self, message: str, qid: str | None, expected: str | None = None) -> PluginError:
@@ -71,8 +75,11 @@ class PluginRetriever:
     def index(self, haystack: Haystack):
         idx = self._call("index()", haystack.question_id, self.obj.index, haystack)
         if not callable(getattr(idx, "search", None)):
-            raise self.error(f"index() returned a {type(idx).__name__} without a search() method",
-                             haystack.question_id, "an object with search(query, k)")
+            raise self.error(
+                f"index() returned a {type(idx).__name__} without a search() method",
+                haystack.question_id,
+                "an object with search(query, k)",
+            )
         return idx
 
     def close(self, idx) -> None:
@@ -80,26 +87,35 @@ class PluginRetriever:
         if callable(close):
             close()
 
-    def search(self, idx, haystack: Haystack, query: Query, k: int,
-               user_turns: dict[str, set[int]]) -> list[Hit]:
+    def search(
+        self, idx, haystack: Haystack, query: Query, k: int, user_turns: dict[str, set[int]]
+    ) -> list[Hit]:
         """The plug-in's answer for one query, checked, as hits in its order."""
         qid = haystack.question_id
         out = self._call("search()", qid, idx.search, query, k)
-        shape = ("a list of (id, score) pairs, id a str, score a finite number, e.g. "
-                 "[('answer_4be1b6b4_2', 0.83), ...]")
+        shape = (
+            "a list of (id, score) pairs, id a str, score a finite number, e.g. "
+            "[('answer_4be1b6b4_2', 0.83), ...]"
+        )
         if isinstance(out, (str, bytes, dict)) or not hasattr(out, "__iter__"):
             raise self.error(f"search() returned a {type(out).__name__}", qid, shape)
         hits, seen = [], set()
         in_haystack = {s.session_id for s in haystack.sessions}
         for i, item in enumerate(out):
-            if not (isinstance(item, (tuple, list)) and len(item) == 2
-                    and isinstance(item[0], str) and isinstance(item[1], Real)
-                    and not isinstance(item[1], bool) and math.isfinite(float(item[1]))):
+            if not (
+                isinstance(item, (tuple, list))
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and isinstance(item[1], Real)
+                and not isinstance(item[1], bool)
+                and math.isfinite(float(item[1]))
+            ):
                 raise self.error(f"search() result [{i}] is {item!r:.120}", qid, shape)
             uid, score = item[0], float(item[1])
             if uid in seen:
-                raise self.error(f"search() returned the id {uid!r} twice", qid,
-                                 "each id at most once")
+                raise self.error(
+                    f"search() returned the id {uid!r} twice", qid, "each id at most once"
+                )
             seen.add(uid)
             hits.append(self._hit(uid, score, qid, in_haystack, user_turns))
         return hits
@@ -107,16 +123,22 @@ class PluginRetriever:
     def _hit(self, uid, score, qid, in_haystack, user_turns) -> Hit:
         if self.granularity == "session":
             if uid not in in_haystack:
-                raise self.error(f"search() returned {uid!r}, which is not a session of this "
-                                 f"question's haystack", qid,
-                                 "session ids from haystack.sessions (granularity 'session')")
+                raise self.error(
+                    f"search() returned {uid!r}, which is not a session of this "
+                    f"question's haystack",
+                    qid,
+                    "session ids from haystack.sessions (granularity 'session')",
+                )
             return Hit(uid, score, None)
         sid, _, tail = uid.rpartition("_")
         if sid in in_haystack and tail.isdigit() and int(tail) - 1 in user_turns.get(sid, ()):
             return Hit(sid, score, int(tail) - 1)
-        raise self.error(f"search() returned {uid!r}, which is not a round of this question's "
-                         f"haystack", qid, "'<session_id>_<i+1>' with i the index of a user turn "
-                         "of a haystack session (granularity 'round')")
+        raise self.error(
+            f"search() returned {uid!r}, which is not a round of this question's haystack",
+            qid,
+            "'<session_id>_<i+1>' with i the index of a user turn "
+            "of a haystack session (granularity 'round')",
+        )
 
 
 def session_ranking(hits: list[Hit]) -> tuple[list[str], dict[str, float], dict[str, list[int]]]:
@@ -133,39 +155,69 @@ def session_ranking(hits: list[Hit]) -> tuple[list[str], dict[str, float], dict[
     return list(best), best, turns
 
 
-def plugin_retrieve(questions: pl.DataFrame, haystacks: list[list[str]], builder: HaystackBuilder,
-                    retriever: PluginRetriever, top_k: int, qvecs=None):
+def plugin_retrieve(
+    questions: pl.DataFrame,
+    haystacks: list[list[str]],
+    builder: HaystackBuilder,
+    retriever: PluginRetriever,
+    top_k: int,
+    qvecs=None,
+):
     """Per question: (session ids best first, scores, turn_indices or None), top_k of them."""
     out = []
     rows = questions.select("question_id", "question", "question_date").rows()
-    for qi, ((qid, text, qdate), hay) in enumerate(tqdm(list(zip(rows, haystacks)),
-                                                       desc="retrieve (plugin)", file=sys.stderr)):
+    for qi, ((qid, text, qdate), hay) in enumerate(
+        tqdm(list(zip(rows, haystacks)), desc="retrieve (plugin)", file=sys.stderr)
+    ):
         h = builder.haystack(qid, hay, retriever.uses_vectors)
         idx = retriever.index(h)
         try:
             query = Query(text, qid, qdate, 0, qvecs[qi] if qvecs is not None else None)
-            k = (top_k if retriever.granularity == "session"
-                 else builder.n_units(retriever.granularity, hay))
+            k = (
+                top_k
+                if retriever.granularity == "session"
+                else builder.n_units(retriever.granularity, hay)
+            )
             hits = retriever.search(idx, h, query, k, builder.user_turns)
         finally:
             retriever.close(idx)
         ids, best, turns = session_ranking(hits)
         ids = ids[:top_k]
-        out.append((qid, ids, [best[s] for s in ids],
-                    [turns.get(s, []) for s in ids] if retriever.granularity == "round" else None))
+        out.append(
+            (
+                qid,
+                ids,
+                [best[s] for s in ids],
+                [turns.get(s, []) for s in ids] if retriever.granularity == "round" else None,
+            )
+        )
     return out
 
 
-def plugin_queries(retriever: PluginRetriever, question: dict, texts: list[str], vectors
-                   ) -> list[Query]:
+def plugin_queries(
+    retriever: PluginRetriever, question: dict, texts: list[str], vectors
+) -> list[Query]:
     """The question (variant 0) and its rewrite variants as queries."""
-    return [Query(t, question["question_id"], question["question_date"], j,
-                  vectors[j] if retriever.uses_vectors else None) for j, t in enumerate(texts)]
+    return [
+        Query(
+            t,
+            question["question_id"],
+            question["question_date"],
+            j,
+            vectors[j] if retriever.uses_vectors else None,
+        )
+        for j, t in enumerate(texts)
+    ]
 
 
-def plugin_pool_scores(retriever: PluginRetriever, builder: HaystackBuilder, qid: str,
-                       haystack_ids: list[str], queries: list[Query], pool: list[str]
-                       ) -> dict[str, float]:
+def plugin_pool_scores(
+    retriever: PluginRetriever,
+    builder: HaystackBuilder,
+    qid: str,
+    haystack_ids: list[str],
+    queries: list[Query],
+    pool: list[str],
+) -> dict[str, float]:
     """Rewrite: one index of the question's haystack, searched with the question and each
     variant; a pooled session's score is its best over the queries (as the built-in rescoring
     takes the max cosine). Pooled sessions no query returned come last, in pool order."""
@@ -183,17 +235,20 @@ def plugin_pool_scores(retriever: PluginRetriever, builder: HaystackBuilder, qid
     found = [s for s in pool if s in best]
     floor = min((best[s] for s in found), default=0.0)
     # Unreturned pooled sessions: below every returned one, their pool order kept by the sort.
-    return {**{s: best[s] for s in found},
-            **{s: floor - 1.0 for s in pool if s not in best}}
+    return {**{s: best[s] for s in found}, **{s: floor - 1.0 for s in pool if s not in best}}
 
 
 def open_plugin(cfg: dict, questions: pl.DataFrame, *, sessions, turns, embeddings):
     """The retrieve stage's setup: ((retriever, builder), metadata params, input files)."""
     retriever = PluginRetriever(cfg)
-    units = (UnitIndex(read_table(embeddings), need_vectors=True, source=str(embeddings))
-             if retriever.uses_vectors else None)
-    builder = HaystackBuilder(questions, read_table(sessions, "sessions"),
-                              read_table(turns, "turns"), units)
+    units = (
+        UnitIndex(read_table(embeddings), need_vectors=True, source=str(embeddings))
+        if retriever.uses_vectors
+        else None
+    )
+    builder = HaystackBuilder(
+        questions, read_table(sessions, "sessions"), read_table(turns, "turns"), units
+    )
     inputs = [sessions, turns] + ([embeddings] if retriever.uses_vectors else [])
     # The code's identity joins the params: a plug-in edit changes this artifact's metadata,
     # so everything downstream reruns.

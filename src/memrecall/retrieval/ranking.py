@@ -45,8 +45,13 @@ def expected_max_z(n: np.ndarray) -> np.ndarray:
     return np.array([inv((k - 0.375) / (k + 0.25)) if k >= 1 else 0.0 for k in n])
 
 
-def pool_units(unit_scores: np.ndarray, unit_session: np.ndarray, n_sessions: int, how: str,
-               first: np.ndarray | None = None) -> np.ndarray:
+def pool_units(
+    unit_scores: np.ndarray,
+    unit_session: np.ndarray,
+    n_sessions: int,
+    how: str,
+    first: np.ndarray | None = None,
+) -> np.ndarray:
     """A session's score from its units' (rounds', passages') scores, `retrieval.unit_pool`:
 
     - `max`: the best unit. A session of many units gets many draws, so a long off-topic
@@ -74,9 +79,14 @@ def pool_units(unit_scores: np.ndarray, unit_session: np.ndarray, n_sessions: in
         return (best + mean) / 2
     if how == "blend":
         if first is None:
-            raise ConfigError("retrieval.unit_pool", how, hint=(
-                "blend needs a whole-session unit: use it with embedder.granularity=passage "
-                "or sentence"))
+            raise ConfigError(
+                "retrieval.unit_pool",
+                how,
+                hint=(
+                    "blend needs a whole-session unit: use it with embedder.granularity=passage "
+                    "or sentence"
+                ),
+            )
         whole = session_max(unit_scores[first], unit_session[first], n_sessions)
         return (best + whole) / 2
     raise ConfigError("retrieval.unit_pool", how, list(UNIT_POOLS))

@@ -23,8 +23,16 @@ _SQLITE_MAX_PARAMS = 900  # stay under sqlite's bound-parameter limit
 class HashStore:
     """hash → value, with `encode`/`decode` between Python values and the sqlite column."""
 
-    def __init__(self, folder: str, space: dict, *, column_type: str,
-                 encode: Callable, decode: Callable, root: Path | None = None):
+    def __init__(
+        self,
+        folder: str,
+        space: dict,
+        *,
+        column_type: str,
+        encode: Callable,
+        decode: Callable,
+        root: Path | None = None,
+    ):
         self.space = space
         self.encode, self.decode = encode, decode
         root = root or paths.cache_dir(folder)
@@ -32,15 +40,16 @@ class HashStore:
         self.con = sqlite3.connect(self.path, timeout=60)
         self.con.execute("PRAGMA journal_mode=WAL")
         self.con.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS kv (h TEXT PRIMARY KEY, "
-                         f"v {column_type} NOT NULL)")
+        self.con.execute(
+            f"CREATE TABLE IF NOT EXISTS kv (h TEXT PRIMARY KEY, v {column_type} NOT NULL)"
+        )
         self.con.execute("INSERT OR IGNORE INTO meta VALUES ('space', ?)", (json.dumps(space),))
         self.con.commit()
 
     def get_many(self, hashes: list[str]) -> dict:
         out = {}
         for i in range(0, len(hashes), _SQLITE_MAX_PARAMS):
-            part = hashes[i:i + _SQLITE_MAX_PARAMS]
+            part = hashes[i : i + _SQLITE_MAX_PARAMS]
             q = f"SELECT h, v FROM kv WHERE h IN ({','.join('?' * len(part))})"
             for h, v in self.con.execute(q, part):
                 out[h] = self.decode(v)
@@ -54,8 +63,9 @@ class HashStore:
 
     def put_many(self, items: Iterable[tuple[str, object]]) -> None:
         with self.con:
-            self.con.executemany("INSERT OR IGNORE INTO kv VALUES (?, ?)",
-                                 [(h, self.encode(v)) for h, v in items])
+            self.con.executemany(
+                "INSERT OR IGNORE INTO kv VALUES (?, ?)", [(h, self.encode(v)) for h, v in items]
+            )
 
     def __len__(self) -> int:
         return self.con.execute("SELECT COUNT(*) FROM kv").fetchone()[0]
@@ -63,9 +73,14 @@ class HashStore:
 
 def vector_store(space: dict, root: Path | None = None) -> HashStore:
     """text sha256 → float32 vector (stored as raw bytes)."""
-    return HashStore("embeddings", space, column_type="BLOB", root=root,
-                     encode=lambda v: np.asarray(v, dtype=np.float32).tobytes(),
-                     decode=lambda b: np.frombuffer(b, dtype=np.float32))
+    return HashStore(
+        "embeddings",
+        space,
+        column_type="BLOB",
+        root=root,
+        encode=lambda v: np.asarray(v, dtype=np.float32).tobytes(),
+        decode=lambda b: np.frombuffer(b, dtype=np.float32),
+    )
 
 
 def score_store(space: dict, root: Path | None = None) -> HashStore:

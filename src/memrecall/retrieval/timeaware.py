@@ -33,27 +33,53 @@ from functools import lru_cache
 import numpy as np
 
 from ..config import check_int
-from ..errors import ConfigError
 from ..dates import parse_date
+from ..errors import ConfigError
 
 UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-          "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-          "a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3}
-_NUM = (r"(?P<n>\d{1,3}|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|"
-        r"seven|eight|nine|ten|eleven|twelve)")
+_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}
+_NUM = (
+    r"(?P<n>\d{1,3}|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve)"
+)
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _MONTHS = "|".join(calendar.month_name[1:])
 _WEEKDAYS = "|".join(calendar.day_name)
 PATTERNS = {
     "ago": re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.I),
     # "the last day of the trip" / "the last week of June" name no time relative to the question
-    "past": re.compile(rf"\b(?:the\s+)?(?:last|past|previous)\s+(?:{_NUM}\s+)?{_UNIT}\b"
-                       rf"(?!\s+of\b)", re.I),
+    "past": re.compile(
+        rf"\b(?:the\s+)?(?:last|past|previous)\s+(?:{_NUM}\s+)?{_UNIT}\b"
+        rf"(?!\s+of\b)",
+        re.I,
+    ),
     "yesterday": re.compile(r"\byesterday\b", re.I),
     "weekday": re.compile(rf"\b(?:last|this\s+past)\s+(?P<wd>{_WEEKDAYS}|weekend)\b", re.I),
-    "month": re.compile(rf"\b(?:in|during|last|this\s+past)\s+(?P<month>{_MONTHS})"
-                        rf"(?:\s+(?:of\s+)?(?P<year>\d{{4}}))?\b", re.I),
+    "month": re.compile(
+        rf"\b(?:in|during|last|this\s+past)\s+(?P<month>{_MONTHS})"
+        rf"(?:\s+(?:of\s+)?(?P<year>\d{{4}}))?\b",
+        re.I,
+    ),
 }
 
 
@@ -93,8 +119,15 @@ def _dateparser():
 
 
 def _resolve(phrase: str, base: datetime) -> datetime | None:
-    return _dateparser().parse(phrase, languages=["en"], settings={
-        "RELATIVE_BASE": base, "PREFER_DATES_FROM": "past", "RETURN_AS_TIMEZONE_AWARE": False})
+    return _dateparser().parse(
+        phrase,
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "past",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+        },
+    )
 
 
 def _count(text: str | None) -> int:
@@ -131,8 +164,12 @@ def time_ranges(question: str, question_date: str | None, pad_days: int) -> list
             elif kind in ("yesterday", "weekday"):
                 day = "yesterday" if kind == "yesterday" else m.group("wd").lower()
                 weekend = day == "weekend"  # the Saturday and Sunday before the question date
-                anchor = _resolve("yesterday" if kind == "yesterday"
-                                  else f"last {'saturday' if weekend else day}", base)
+                anchor = _resolve(
+                    "yesterday"
+                    if kind == "yesterday"
+                    else f"last {'saturday' if weekend else day}",
+                    base,
+                )
                 if anchor is not None:
                     end = anchor.date() + timedelta(days=1 if weekend else 0)
                     out.append(DateRange(anchor.date() - pad, end + pad, expr))
@@ -155,8 +192,9 @@ def _month_start(month: str, year: str | None, base: datetime) -> date | None:
     return date(when.year, when.month, 1)
 
 
-def question_time_ranges(questions, settings: TimeSettings
-                         ) -> dict[str, tuple[list[DateRange], dict[str, str]]]:
+def question_time_ranges(
+    questions, settings: TimeSettings
+) -> dict[str, tuple[list[DateRange], dict[str, str]]]:
     """question_id -> (its ranges, {session_id: date in its haystack}) for the questions that
     name a time. Needs `question_date`; without `haystack_dates` no session can be placed in a
     range, so nothing fires."""
@@ -164,8 +202,8 @@ def question_time_ranges(questions, settings: TimeSettings
         return {}
     out = {}
     for qid, text, asked, ids, dates in questions.select(
-            "question_id", "question", "question_date", "haystack_session_ids",
-            "haystack_dates").iter_rows():
+        "question_id", "question", "question_date", "haystack_session_ids", "haystack_dates"
+    ).iter_rows():
         ranges = time_ranges(text, asked, settings.pad_days)
         if ranges:
             out[qid] = (ranges, dict(zip(ids or [], dates or [])))

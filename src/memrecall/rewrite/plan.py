@@ -21,12 +21,15 @@ def plan_rewrite(ctx: PlanContext, sp: StagePlan) -> None:
     if not ctx.current(paths.QUESTIONS):
         w = LLMWork.from_dry_run(dry, "rewrite")
         w.unknown = True
-        w.notes.append("questions not computed for this config yet: calls unknown (at most "
-                       "one or two per question of the rewrite types)")
+        w.notes.append(
+            "questions not computed for this config yet: calls unknown (at most "
+            "one or two per question of the rewrite types)"
+        )
         sp.llm.append(w)
         return
-    rows = {r["question_id"]: r
-            for r in ctx.table(paths.QUESTIONS, "questions").iter_rows(named=True)}
+    rows = {
+        r["question_id"]: r for r in ctx.table(paths.QUESTIONS, "questions").iter_rows(named=True)
+    }
     for _, msgs in llm_requests(settings, rows).values():
         dry.complete_many(msgs)
     sp.llm.append(LLMWork.from_dry_run(dry, "rewrite"))

@@ -46,8 +46,10 @@ class VariantPrompt:
         msgs = [{"role": "system", "content": self.system.format(n=n)}]
         if self.example:
             q, a = self.example
-            msgs += [{"role": "user", "content": f"Question: {q}"},
-                     {"role": "assistant", "content": "\n".join(a.split("\n")[:n])}]
+            msgs += [
+                {"role": "user", "content": f"Question: {q}"},
+                {"role": "assistant", "content": "\n".join(a.split("\n")[:n])},
+            ]
         msgs.append({"role": "user", "content": f"Question: {question}"})
         return msgs
 
@@ -67,9 +69,11 @@ def get_variant_prompt(name) -> VariantPrompt:
 
 
 _FENCE = re.compile(r"```[a-zA-Z]*")
-_LEAD = re.compile(r"^\s*(?:[-*\u2022>#]+|\(?\d{1,2}\s*[.):\]]|"
-                   r"(?:variant|rewrite|query|question|search query)\s*\d*\s*[:.)\-])\s*",
-                   re.IGNORECASE)
+_LEAD = re.compile(
+    r"^\s*(?:[-*\u2022>#]+|\(?\d{1,2}\s*[.):\]]|"
+    r"(?:variant|rewrite|query|question|search query)\s*\d*\s*[:.)\-])\s*",
+    re.IGNORECASE,
+)
 _PREAMBLE = re.compile(r"^(?:here (?:are|is)|sure|okay|ok|certainly|of course)\b", re.IGNORECASE)
 MAX_VARIANT_CHARS = 300
 ECHO_JACCARD = 0.6  # word overlap above which a line counts as a copy of an excluded one
@@ -84,7 +88,7 @@ def _candidates(text: str) -> list[str]:
     start, end = body.find("["), body.rfind("]")
     if 0 <= start < end:
         try:
-            data = json.loads(body[start:end + 1])
+            data = json.loads(body[start : end + 1])
             if isinstance(data, list) and all(isinstance(x, str) for x in data):
                 return data
         except json.JSONDecodeError:
@@ -102,8 +106,9 @@ def _candidates(text: str) -> list[str]:
     return out
 
 
-def parse_variants(text: str | None, question: str, n: int,
-                   exclude=()) -> tuple[list[str], str | None]:
+def parse_variants(
+    text: str | None, question: str, n: int, exclude=()
+) -> tuple[list[str], str | None]:
     """Up to n distinct usable variants (not the question itself, nor any `exclude` line), and
     an error when there is none to use."""
     if not text or not text.strip():
@@ -131,19 +136,28 @@ def parse_variants(text: str | None, question: str, n: int,
 
 TIME_SYSTEM = (
     "You will see a question a user asks about their own past, and the date the question is "
-    "asked. If the question points to a period of time (\"last week\", \"in June\", \"two "
-    "months ago\"), give the date range in which the events it asks about most likely "
-    "happened, as a JSON object {\"start\": \"YYYY/MM/DD\", \"end\": \"YYYY/MM/DD\"}. If the "
+    'asked. If the question points to a period of time ("last week", "in June", "two '
+    'months ago"), give the date range in which the events it asks about most likely '
+    'happened, as a JSON object {"start": "YYYY/MM/DD", "end": "YYYY/MM/DD"}. If the '
     "question has no such time reference, do not guess: answer N/A. Output nothing else."
 )
 TIME_EXAMPLES = [
-    ("2023/08/14 (Mon) 10:02", "Which restaurant did I try last week?",
-     '{"start": "2023/08/07", "end": "2023/08/13"}'),
-    ("2023/03/02 (Thu) 18:40", "How much did I pay for the concert tickets in February?",
-     '{"start": "2023/02/01", "end": "2023/02/28"}'),
+    (
+        "2023/08/14 (Mon) 10:02",
+        "Which restaurant did I try last week?",
+        '{"start": "2023/08/07", "end": "2023/08/13"}',
+    ),
+    (
+        "2023/03/02 (Thu) 18:40",
+        "How much did I pay for the concert tickets in February?",
+        '{"start": "2023/02/01", "end": "2023/02/28"}',
+    ),
     ("2023/10/20 (Fri) 09:15", "How many plants do I have on my balcony now?", "N/A"),
-    ("2023/06/05 (Mon) 21:30", "What did I cook for my parents three weekends ago?",
-     '{"start": "2023/05/12", "end": "2023/05/16"}'),
+    (
+        "2023/06/05 (Mon) 21:30",
+        "What did I cook for my parents three weekends ago?",
+        '{"start": "2023/05/12", "end": "2023/05/16"}',
+    ),
     ("2023/01/09 (Mon) 08:00", "How long have I been learning Spanish?", "N/A"),
 ]
 
@@ -155,8 +169,7 @@ def prompt_records(variant_prompt: str | None, n_variants: int, time_range: bool
 
     used = {}
     if variant_prompt is not None:
-        used[variant_prompt] = get_variant_prompt(variant_prompt).messages("{question}",
-                                                                            n_variants)
+        used[variant_prompt] = get_variant_prompt(variant_prompt).messages("{question}", n_variants)
     if time_range:
         used["time_range"] = time_range_messages("{question}", "{question_date}")
     out = {}
@@ -169,10 +182,13 @@ def prompt_records(variant_prompt: str | None, n_variants: int, time_range: bool
 def time_range_messages(question: str, question_date: str) -> list[dict]:
     msgs = [{"role": "system", "content": TIME_SYSTEM}]
     for qdate, q, a in TIME_EXAMPLES:
-        msgs += [{"role": "user", "content": f"Question date: {qdate}\nQuestion: {q}"},
-                 {"role": "assistant", "content": a}]
-    msgs.append({"role": "user",
-                 "content": f"Question date: {question_date}\nQuestion: {question}"})
+        msgs += [
+            {"role": "user", "content": f"Question date: {qdate}\nQuestion: {q}"},
+            {"role": "assistant", "content": a},
+        ]
+    msgs.append(
+        {"role": "user", "content": f"Question date: {question_date}\nQuestion: {question}"}
+    )
     return msgs
 
 

@@ -19,15 +19,50 @@ One module per concern:
 from ..pipeline import Stage, load_stages
 from .comparison import comparison, format_table
 from .hydra_glue import CALLBACK, SweepCallback, hydra_argv, hydra_job
-from .planning import (DRIVER_KEY, ExpSpec, SweepOptions, check_unique, expand_named_sweep,
-                       experiment_name, is_driver_override, merge_overrides, override_key,
-                       plan_experiments, slug, slug_text)
+from .planning import (
+    DRIVER_KEY,
+    ExpSpec,
+    SweepOptions,
+    check_unique,
+    expand_named_sweep,
+    experiment_name,
+    is_driver_override,
+    merge_overrides,
+    override_key,
+    plan_experiments,
+    slug,
+    slug_text,
+)
 from .project import DvcProject
 from .runner import SweepResult, run_inline, run_queued, run_sweep
 from .scheduling import schedule_waves, stage_signatures
 
-__all__ = ["CALLBACK", "DRIVER_KEY", "DvcProject", "ExpSpec", "Stage", "SweepCallback",
-           "SweepOptions", "SweepResult", "check_unique", "comparison", "expand_named_sweep",
-           "experiment_name", "format_table", "hydra_argv", "hydra_job", "is_driver_override",
-           "load_stages", "merge_overrides", "override_key", "plan_experiments", "run_inline",
-           "run_queued", "run_sweep", "schedule_waves", "slug", "slug_text", "stage_signatures"]
+__all__ = [
+    "CALLBACK",
+    "DRIVER_KEY",
+    "DvcProject",
+    "ExpSpec",
+    "Stage",
+    "SweepCallback",
+    "SweepOptions",
+    "SweepResult",
+    "check_unique",
+    "comparison",
+    "expand_named_sweep",
+    "experiment_name",
+    "format_table",
+    "hydra_argv",
+    "hydra_job",
+    "is_driver_override",
+    "load_stages",
+    "merge_overrides",
+    "override_key",
+    "plan_experiments",
+    "run_inline",
+    "run_queued",
+    "run_sweep",
+    "schedule_waves",
+    "slug",
+    "slug_text",
+    "stage_signatures",
+]

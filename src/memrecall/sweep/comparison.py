@@ -19,11 +19,13 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def comparison(root: Path, specs: list[ExpSpec], states: dict[str, str], opts: SweepOptions,
-               baseline: str) -> tuple[list[str], list[dict]]:
+def comparison(
+    root: Path, specs: list[ExpSpec], states: dict[str, str], opts: SweepOptions, baseline: str
+) -> tuple[list[str], list[dict]]:
     """Header and rows: experiment, state, the overrides that differ, the chosen metrics."""
-    refs = {r.name: r for r in list_experiments(root, names=[s.name for s in specs],
-                                                baseline=baseline)}
+    refs = {
+        r.name: r for r in list_experiments(root, names=[s.name for s in specs], baseline=baseline)
+    }
     metrics = {}
     for s in specs:
         if s.name in refs and states.get(s.name) in ("Success", "Kept"):
@@ -34,11 +36,18 @@ def comparison(root: Path, specs: list[ExpSpec], states: dict[str, str], opts: S
             k = override_key(ov)
             if k not in keys:
                 keys.append(k)
-    values = {s.name: {override_key(o): (o.split("=", 1)[1] if "=" in o else "(deleted)")
-                       for o in s.overrides} for s in specs}
+    values = {
+        s.name: {
+            override_key(o): (o.split("=", 1)[1] if "=" in o else "(deleted)") for o in s.overrides
+        }
+        for s in specs
+    }
     varying = [k for k in keys if len({values[s.name].get(k, "") for s in specs}) > 1]
-    shown = [m for m in opts.metrics if any(get_dotted(metrics.get(s.name, {}), m)
-                                            is not None for s in specs)]
+    shown = [
+        m
+        for m in opts.metrics
+        if any(get_dotted(metrics.get(s.name, {}), m) is not None for s in specs)
+    ]
     if not shown:  # not the memrecall metrics.json: show the first numeric ones found
         seen: list[str] = []
         for m in metrics.values():
@@ -63,5 +72,10 @@ def format_table(header: list[str], rows: list[dict]) -> str:
     def line(vals):
         return "| " + " | ".join(v.ljust(w) for v, w in zip(vals, widths)) + " |"
 
-    return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|",
-                      *(line(c) for c in cells)])
+    return "\n".join(
+        [
+            line(header),
+            "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+            *(line(c) for c in cells),
+        ]
+    )

@@ -26,8 +26,14 @@ def compose(request: dict) -> list[dict]:
         path = Path(tmp, "params.yaml")
         for overrides in request["overrides"]:
             try:
-                compose_and_dump(str(path), request["conf_dir"], None, request["config_name"],
-                                 request["plugins_path"], list(overrides))
+                compose_and_dump(
+                    str(path),
+                    request["conf_dir"],
+                    None,
+                    request["config_name"],
+                    request["plugins_path"],
+                    list(overrides),
+                )
             except (HydraException, OmegaConfBaseException) as e:
                 out.append({"error": str(e)})
                 continue

@@ -44,8 +44,10 @@ def hydra_argv(argv: list[str]) -> list[str]:
             out.append(f"++{DRIVER_KEY}.jobs={arg.split('=', 1)[1]}")
         else:
             out.append(arg)
-    if not any(a.startswith(("+hydra.callbacks.memrecall_sweep", "hydra.callbacks.memrecall_sweep"))
-               for a in out):
+    if not any(
+        a.startswith(("+hydra.callbacks.memrecall_sweep", "hydra.callbacks.memrecall_sweep"))
+        for a in out
+    ):
         out.append(f"+hydra.callbacks.memrecall_sweep._target_={CALLBACK}")
     return out
 
@@ -79,8 +81,7 @@ def _write_record(folder: Path, num: int, data: dict) -> None:
 
 
 def _specs(record: dict) -> list[ExpSpec]:
-    return [ExpSpec(n, tuple(o), tuple(tuple(m) for m in meta))
-            for n, o, meta in record["specs"]]
+    return [ExpSpec(n, tuple(o), tuple(tuple(m) for m in meta)) for n, o, meta in record["specs"]]
 
 
 def _read_records(folder: Path) -> list[dict]:
@@ -95,20 +96,24 @@ def _wait_for_job(folder: Path, num: int, opts: SweepOptions) -> None:
         if path.exists() and json.loads(path.read_text(encoding="utf-8")).get("finished"):
             return
         if opts.timeout_s and time.monotonic() - start > opts.timeout_s:
-            print(f"sweep: job {num} not finished after {opts.timeout_s:.0f}s; going ahead",
-                  file=sys.stderr)
+            print(
+                f"sweep: job {num} not finished after {opts.timeout_s:.0f}s; going ahead",
+                file=sys.stderr,
+            )
             return
         time.sleep(opts.poll_s)
 
 
 def _user_errors(fn):
     """MemrecallError -> `error: ...` and exit 1 (Hydra would print a traceback)."""
+
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except MemrecallError as e:
             print(f"error: {e}", file=sys.stderr)
             raise SystemExit(1) from None
+
     wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
     return wrapped
 
@@ -127,14 +132,20 @@ def hydra_job(cfg) -> None:
     mode = _mode(opts, hc.launcher.get("_target_"))
     root = project_root(Path(hc.runtime.cwd))
     if hc.mode != RunMode.MULTIRUN:
-        raise_if_failed(run_sweep(root, specs, opts, _abs(hc.runtime.output_dir,
-                                                          hc.runtime.cwd), mode))
+        raise_if_failed(
+            run_sweep(root, specs, opts, _abs(hc.runtime.output_dir, hc.runtime.cwd), mode)
+        )
         return
     project = DvcProject(root)
     folder = _records_dir(hc)
-    record = {"job": hc.job.num, "mode": mode, "options": asdict(opts),
-              "specs": [[s.name, list(s.overrides), [list(m) for m in s.meta]] for s in specs],
-              "states": None, "finished": mode == "queue"}
+    record = {
+        "job": hc.job.num,
+        "mode": mode,
+        "options": asdict(opts),
+        "specs": [[s.name, list(s.overrides), [list(m) for m in s.meta]] for s in specs],
+        "states": None,
+        "finished": mode == "queue",
+    }
     _write_record(folder, hc.job.num, record)
     if mode == "queue":  # the callback checks every job's overrides, then queues them all
         return
@@ -144,8 +155,11 @@ def hydra_job(cfg) -> None:
     from ..plan.sweep import sweep_gate
 
     if not sweep_gate(project, specs, opts):  # per job: each launcher job plans its own share
-        _write_record(folder, hc.job.num, {**record, "finished": True,
-                                           "states": {s.name: "Planned" for s in specs}})
+        _write_record(
+            folder,
+            hc.job.num,
+            {**record, "finished": True, "states": {s.name: "Planned" for s in specs}},
+        )
         return
     try:
         states = run_inline(project, specs, opts, out_dir, head_rev(project.root))

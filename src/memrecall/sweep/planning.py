@@ -19,11 +19,18 @@ from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
 
 DRIVER_KEY = "sweep"  # the driver's own config node: never passed on to DVC
-META_KEY = "meta"     # what a run belongs to, recorded in its params
+META_KEY = "meta"  # what a run belongs to, recorded in its params
 SPEC_KEYS = ("name", "description", "overrides", "variants", "grid")
-DEFAULT_METRICS = ("qa.overall", "qa.task_averaged", "qa.abstention",
-                   "retrieval.session.recall_any@5", "retrieval.session.ndcg_any@10",
-                   "cost_usd", "refusal_rate", "judge_errors")
+DEFAULT_METRICS = (
+    "qa.overall",
+    "qa.task_averaged",
+    "qa.abstention",
+    "retrieval.session.recall_any@5",
+    "retrieval.session.ndcg_any@10",
+    "cost_usd",
+    "refusal_rate",
+    "judge_errors",
+)
 EXECUTE = ("auto", "queue", "inline")
 ON_EXISTS = ("replace", "skip", "error")
 MAX_NAME = 96
@@ -32,16 +39,17 @@ MAX_NAME = 96
 @dataclass
 class SweepOptions:
     """The driver's knobs, set in a named sweep file or as `++sweep.KEY=VALUE` (`--jobs N`)."""
-    jobs: int = 2                 # parallel DVC queue workers
-    execute: str = "auto"         # queue | inline (dvc exp run --temp in each Hydra job) | auto
-    on_exists: str = "replace"    # an experiment of that name exists at HEAD: replace|skip|error
-    waves: bool = True            # schedule so shared upstream stages are computed once
-    track: bool = True            # sync the finished experiments into MLflow
+
+    jobs: int = 2  # parallel DVC queue workers
+    execute: str = "auto"  # queue | inline (dvc exp run --temp in each Hydra job) | auto
+    on_exists: str = "replace"  # an experiment of that name exists at HEAD: replace|skip|error
+    waves: bool = True  # schedule so shared upstream stages are computed once
+    track: bool = True  # sync the finished experiments into MLflow
     metrics: tuple = DEFAULT_METRICS  # metrics.json keys shown in the table
-    prefix: str = ""              # prepended to every experiment name
+    prefix: str = ""  # prepended to every experiment name
     poll_s: float = 3.0
     timeout_s: float | None = None
-    plan: bool = False            # print what every experiment would run and cost; run nothing
+    plan: bool = False  # print what every experiment would run and cost; run nothing
     max_cost_usd: float | None = None  # refuse a sweep whose plan costs more; cap its spend
 
     @classmethod
@@ -50,8 +58,9 @@ class SweepOptions:
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(cfg) - known - set(SPEC_KEYS))
         if unknown:
-            raise ConfigError(f"{DRIVER_KEY}.{unknown[0]}", "override",
-                              sorted(known | set(SPEC_KEYS)))
+            raise ConfigError(
+                f"{DRIVER_KEY}.{unknown[0]}", "override", sorted(known | set(SPEC_KEYS))
+            )
         opts = cls(**{k: v for k, v in cfg.items() if k in known})
         if not isinstance(opts.jobs, int) or isinstance(opts.jobs, bool) or opts.jobs < 1:
             raise ConfigError(f"{DRIVER_KEY}.jobs", opts.jobs, hint="a positive integer")
@@ -63,11 +72,16 @@ class SweepOptions:
             opts.metrics = (opts.metrics,)
         opts.metrics = tuple(opts.metrics)
         opts.prefix = slug_text(opts.prefix) if opts.prefix else ""
-        if opts.max_cost_usd is not None and (isinstance(opts.max_cost_usd, bool) or not
-                                              isinstance(opts.max_cost_usd, (int, float))
-                                              or opts.max_cost_usd < 0):
-            raise ConfigError(f"{DRIVER_KEY}.max_cost_usd", opts.max_cost_usd,
-                              hint="a number of USD >= 0, or null")
+        if opts.max_cost_usd is not None and (
+            isinstance(opts.max_cost_usd, bool)
+            or not isinstance(opts.max_cost_usd, (int, float))
+            or opts.max_cost_usd < 0
+        ):
+            raise ConfigError(
+                f"{DRIVER_KEY}.max_cost_usd",
+                opts.max_cost_usd,
+                hint="a number of USD >= 0, or null",
+            )
         return opts
 
 
@@ -80,8 +94,7 @@ class ExpSpec:
     @property
     def dvc_overrides(self) -> tuple[str, ...]:
         """What `dvc exp run -S` gets: the config overrides, then the meta.* record."""
-        return (*self.overrides,
-                *(f"++{META_KEY}.{k}={hydra_quote(v)}" for k, v in self.meta))
+        return (*self.overrides, *(f"++{META_KEY}.{k}={hydra_quote(v)}" for k, v in self.meta))
 
 
 def hydra_quote(value: str) -> str:
@@ -90,6 +103,7 @@ def hydra_quote(value: str) -> str:
 
 
 # ---------------------------------------------------------------- overrides and names
+
 
 def override_key(override: str) -> str:
     """The key an override sets: '+reader.top_k=3' -> 'reader.top_k', '~rewrite' -> 'rewrite'."""
@@ -149,11 +163,12 @@ def experiment_name(*parts: str) -> str:
     if name.endswith(".lock"):
         name = name[: -len(".lock")] + "-lock"
     if len(name) > MAX_NAME:  # keep it readable and unique
-        name = f"{name[:MAX_NAME - 9].rstrip('-._')}-{sha256_text(name)[:8]}"
+        name = f"{name[: MAX_NAME - 9].rstrip('-._')}-{sha256_text(name)[:8]}"
     return name
 
 
 # ---------------------------------------------------------------- named sweeps
+
 
 def _as_override_list(value, where: str) -> list[str]:
     if value is None:
@@ -185,33 +200,50 @@ def expand_named_sweep(spec: dict) -> list[tuple[str, tuple[str, ...]]]:
     where = f"conf/sweep/{name}.yaml"
     unknown = sorted(set(spec) - set(SPEC_KEYS) - set(SweepOptions.__dataclass_fields__))
     if unknown:
-        raise ConfigError(f"{DRIVER_KEY}.{unknown[0]}", "override", SPEC_KEYS,
-                          hint=f"in {where}")
+        raise ConfigError(f"{DRIVER_KEY}.{unknown[0]}", "override", SPEC_KEYS, hint=f"in {where}")
     common = _as_override_list(spec.get("overrides"), f"{DRIVER_KEY}.overrides ({where})")
     variants = spec.get("variants")
     grid = spec.get("grid")
     if not variants and not grid:
-        raise ConfigError(f"{DRIVER_KEY}.variants", variants,
-                          hint=f"{where} needs `variants` (name -> overrides) or `grid`")
+        raise ConfigError(
+            f"{DRIVER_KEY}.variants",
+            variants,
+            hint=f"{where} needs `variants` (name -> overrides) or `grid`",
+        )
     if variants is not None and not isinstance(variants, dict):
-        raise ConfigError(f"{DRIVER_KEY}.variants", variants,
-                          hint=f"{where}: a mapping of variant name to a list of overrides")
-    var_list = [(str(v), _as_override_list(o, f"{DRIVER_KEY}.variants.{v} ({where})"))
-                for v, o in (variants or {"": []}).items()]
+        raise ConfigError(
+            f"{DRIVER_KEY}.variants",
+            variants,
+            hint=f"{where}: a mapping of variant name to a list of overrides",
+        )
+    var_list = [
+        (str(v), _as_override_list(o, f"{DRIVER_KEY}.variants.{v} ({where})"))
+        for v, o in (variants or {"": []}).items()
+    ]
     grid_list: list[tuple[str, list[str]]] = [("", [])]
     if grid:
-        if not isinstance(grid, dict) or not all(isinstance(v, (list, tuple)) and v
-                                                 for v in grid.values()):
-            raise ConfigError(f"{DRIVER_KEY}.grid", grid,
-                              hint=f"{where}: a mapping of config key to a non-empty list")
+        if not isinstance(grid, dict) or not all(
+            isinstance(v, (list, tuple)) and v for v in grid.values()
+        ):
+            raise ConfigError(
+                f"{DRIVER_KEY}.grid",
+                grid,
+                hint=f"{where}: a mapping of config key to a non-empty list",
+            )
         axes = [[f"{k}={_hydra_value(v)}" for v in values] for k, values in grid.items()]
         single = len(grid) == 1
-        grid_list = [(slug_text(combo[0].split("=", 1)[1]) if single else slug(combo), list(combo))
-                     for combo in itertools.product(*axes)]
+        grid_list = [
+            (slug_text(combo[0].split("=", 1)[1]) if single else slug(combo), list(combo))
+            for combo in itertools.product(*axes)
+        ]
     out = []
     for (vname, vovs), (gname, govs) in itertools.product(var_list, grid_list):
-        out.append(("_".join(p for p in (slug_text(vname), gname) if p),
-                    merge_overrides(common, vovs, govs)))
+        out.append(
+            (
+                "_".join(p for p in (slug_text(vname), gname) if p),
+                merge_overrides(common, vovs, govs),
+            )
+        )
     names = [n for n, _ in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -219,8 +251,9 @@ def expand_named_sweep(spec: dict) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-def plan_experiments(task_overrides: Iterable[str], sweep_cfg: dict | None = None,
-                     prefix: str = "") -> list[ExpSpec]:
+def plan_experiments(
+    task_overrides: Iterable[str], sweep_cfg: dict | None = None, prefix: str = ""
+) -> list[ExpSpec]:
     """The experiments one Hydra job stands for: its own overrides, crossed with the variants of
     a named sweep when `+sweep=NAME` was given. Driver overrides (`sweep.*`) never reach DVC;
     a named sweep's runs record sweep, variant and ladder (the prefix and the command-line
@@ -235,10 +268,18 @@ def plan_experiments(task_overrides: Iterable[str], sweep_cfg: dict | None = Non
         # name only the command-line overrides the variant does not replace
         own = [o for o in job if override_key(o) not in {override_key(v) for v in vovs}]
         ladder = "_".join(p for p in (prefix, slug(own)) if p)
-        meta = (("sweep", str(sweep_name)), ("variant", vname),
-                *((("ladder", ladder),) if ladder else ()))
-        specs.append(ExpSpec(experiment_name(prefix, sweep_name, vname, slug(own)),
-                             merge_overrides(job, vovs), meta))
+        meta = (
+            ("sweep", str(sweep_name)),
+            ("variant", vname),
+            *((("ladder", ladder),) if ladder else ()),
+        )
+        specs.append(
+            ExpSpec(
+                experiment_name(prefix, sweep_name, vname, slug(own)),
+                merge_overrides(job, vovs),
+                meta,
+            )
+        )
     return specs
 
 
@@ -246,8 +287,10 @@ def check_unique(specs: list[ExpSpec]) -> None:
     seen: dict[str, ExpSpec] = {}
     for s in specs:
         if s.name in seen and seen[s.name].overrides != s.overrides:
-            raise MemrecallError(f"two experiments of this sweep would share the name "
-                                 f"'{s.name}': {list(seen[s.name].overrides)} and "
-                                 f"{list(s.overrides)}; set {DRIVER_KEY}.prefix or rename a "
-                                 f"variant")
+            raise MemrecallError(
+                f"two experiments of this sweep would share the name "
+                f"'{s.name}': {list(seen[s.name].overrides)} and "
+                f"{list(s.overrides)}; set {DRIVER_KEY}.prefix or rename a "
+                f"variant"
+            )
         seen[s.name] = s

@@ -37,19 +37,27 @@ class DvcProject:
     def __init__(self, root: Path):
         self.root = Path(root).resolve()
         if not (self.root / ".dvc").is_dir():
-            raise MemrecallError(f"{self.root} is not a DVC project (no .dvc/): run the sweep "
-                                 f"from the project folder")
+            raise MemrecallError(
+                f"{self.root} is not a DVC project (no .dvc/): run the sweep "
+                f"from the project folder"
+            )
         from dvc.repo import Repo
 
         with Repo(str(self.root)) as repo:
             hydra = dict(repo.config.get("hydra", {}))
         if not hydra.get("enabled"):
-            raise ConfigError("hydra.enabled (DVC config)", hydra.get("enabled"),
-                              hint="sweeps let DVC compose params.yaml from conf/: run "
-                                   "`dvc config hydra.enabled true`")
+            raise ConfigError(
+                "hydra.enabled (DVC config)",
+                hydra.get("enabled"),
+                hint="sweeps let DVC compose params.yaml from conf/: run "
+                "`dvc config hydra.enabled true`",
+            )
         if hydra.get("config_module"):
-            raise ConfigError("hydra.config_module (DVC config)", hydra["config_module"],
-                              hint="sweeps need a config folder (hydra.config_dir)")
+            raise ConfigError(
+                "hydra.config_module (DVC config)",
+                hydra["config_module"],
+                hint="sweeps need a config folder (hydra.config_dir)",
+            )
         self.conf_dir = self.root / hydra.get("config_dir", "conf")
         self.config_name = hydra.get("config_name", "config")
         self.plugins_path = self.root / hydra.get("plugins_path", "")
@@ -59,28 +67,43 @@ class DvcProject:
     def compose_all(self, specs: list[ExpSpec]) -> list[dict]:
         """params.yaml as DVC will compose it for each experiment (DVC's own composer, in one
         child process for all of them). The first bad override stops with a ConfigError."""
-        todo = list(dict.fromkeys(s.dvc_overrides for s in specs
-                                  if s.dvc_overrides not in self._composed))
+        todo = list(
+            dict.fromkeys(s.dvc_overrides for s in specs if s.dvc_overrides not in self._composed)
+        )
         if todo:
-            request = {"conf_dir": str(self.conf_dir), "config_name": self.config_name,
-                       "plugins_path": str(self.plugins_path), "overrides": [list(o) for o in todo]}
+            request = {
+                "conf_dir": str(self.conf_dir),
+                "config_name": self.config_name,
+                "plugins_path": str(self.plugins_path),
+                "overrides": [list(o) for o in todo],
+            }
             env = dvc_env()  # the child imports this very copy of memrecall
             src = str(Path(__file__).resolve().parents[2])
             env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
-            proc = subprocess.run([sys.executable, "-m", "memrecall.sweep.composer"],
-                                  input=json.dumps(request), capture_output=True, text=True,
-                                  cwd=self.root, env=env)
+            proc = subprocess.run(
+                [sys.executable, "-m", "memrecall.sweep.composer"],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                cwd=self.root,
+                env=env,
+            )
             try:
                 results = json.loads(proc.stdout)
             except json.JSONDecodeError:
-                raise MemrecallError(f"composing {self.conf_dir} failed (exit {proc.returncode}):"
-                                     f" {(proc.stderr or proc.stdout).strip()[-2000:]}") from None
+                raise MemrecallError(
+                    f"composing {self.conf_dir} failed (exit {proc.returncode}):"
+                    f" {(proc.stderr or proc.stdout).strip()[-2000:]}"
+                ) from None
             for overrides, res in zip(todo, results):
                 if "error" in res:
                     spec = next(s for s in specs if s.dvc_overrides == overrides)
-                    raise ConfigError(" ".join(spec.overrides) or "(no overrides)", "override",
-                                      hint=f"experiment '{spec.name}': cannot compose "
-                                           f"{self.conf_dir}: {res['error']}")
+                    raise ConfigError(
+                        " ".join(spec.overrides) or "(no overrides)",
+                        "override",
+                        hint=f"experiment '{spec.name}': cannot compose "
+                        f"{self.conf_dir}: {res['error']}",
+                    )
                 self._composed[overrides] = res["params"]
         return [self._composed[s.dvc_overrides] for s in specs]
 
@@ -104,15 +127,16 @@ class DvcProject:
             with open(log, "a", encoding="utf-8") as f:
                 f.write(f"[{time.strftime('%H:%M:%S')}] $ dvc {' '.join(args)}\n")
                 f.flush()
-                proc = subprocess.run(cmd, cwd=self.root, env=dvc_env(), stdout=f,
-                                      stderr=subprocess.STDOUT, text=True)
+                proc = subprocess.run(
+                    cmd, cwd=self.root, env=dvc_env(), stdout=f, stderr=subprocess.STDOUT, text=True
+                )
         else:
-            proc = subprocess.run(cmd, cwd=self.root, env=dvc_env(), capture_output=True,
-                                  text=True)
+            proc = subprocess.run(cmd, cwd=self.root, env=dvc_env(), capture_output=True, text=True)
         if check and proc.returncode != 0:
             detail = (proc.stderr or proc.stdout or "").strip() if log is None else f"see {log}"
-            raise MemrecallError(f"`dvc {' '.join(args)}` failed in {self.root} "
-                                 f"(exit {proc.returncode}): {detail}")
+            raise MemrecallError(
+                f"`dvc {' '.join(args)}` failed in {self.root} (exit {proc.returncode}): {detail}"
+            )
         return proc
 
     @staticmethod
@@ -123,24 +147,30 @@ class DvcProject:
         return args
 
     # -- existing experiments
-    def resolve_existing(self, specs: list[ExpSpec], on_exists: str, baseline: str,
-                         log: Path | None = None) -> tuple[list[ExpSpec], list[ExpSpec]]:
+    def resolve_existing(
+        self, specs: list[ExpSpec], on_exists: str, baseline: str, log: Path | None = None
+    ) -> tuple[list[ExpSpec], list[ExpSpec]]:
         """(to run, kept): handle experiments whose name exists at this baseline already."""
-        existing = {r.name: r for r in list_experiments(
-            self.root, names=[s.name for s in specs], baseline=baseline)}
+        existing = {
+            r.name: r
+            for r in list_experiments(self.root, names=[s.name for s in specs], baseline=baseline)
+        }
         clash = [s for s in specs if s.name in existing]
         if not clash:
             return specs, []
         if on_exists == "error":
-            raise MemrecallError(f"experiment '{clash[0].name}' exists at baseline "
-                                 f"{baseline[:7]} and {DRIVER_KEY}.on_exists=error; use "
-                                 f"++{DRIVER_KEY}.on_exists=replace (or skip), or "
-                                 f"++{DRIVER_KEY}.prefix=NEW")
+            raise MemrecallError(
+                f"experiment '{clash[0].name}' exists at baseline "
+                f"{baseline[:7]} and {DRIVER_KEY}.on_exists=error; use "
+                f"++{DRIVER_KEY}.on_exists=replace (or skip), or "
+                f"++{DRIVER_KEY}.prefix=NEW"
+            )
         if on_exists == "skip":
             return [s for s in specs if s.name not in existing], clash
         # replace: the run-cache makes re-running unchanged stages cheap
-        self.dvc("--wait-for-lock", "exp", "remove", *[existing[s.name].git_ref for s in clash],
-                 log=log)
+        self.dvc(
+            "--wait-for-lock", "exp", "remove", *[existing[s.name].git_ref for s in clash], log=log
+        )
         return specs, []
 
     # -- the queue
@@ -159,8 +189,11 @@ class DvcProject:
             q = repo.experiments.celery_queue
             entries = [*q.iter_queued(), *q.iter_active(), *(e for e, _ in q.iter_done())]
         by_name = {s.name: s for s in specs}
-        revs = {e.stash_rev: by_name[e.name] for e in entries
-                if e.stash_rev not in before and e.name in by_name}
+        revs = {
+            e.stash_rev: by_name[e.name]
+            for e in entries
+            if e.stash_rev not in before and e.name in by_name
+        }
         missing = set(by_name) - {s.name for s in revs.values()}
         if missing:
             raise MemrecallError(f"DVC did not queue experiment(s) {sorted(missing)}; see {log}")
@@ -186,6 +219,7 @@ class DvcProject:
 
     def run_temp(self, spec: ExpSpec, log: Path) -> bool:
         """Run one experiment now, in a temp clone (`dvc exp run --temp`)."""
-        proc = self.dvc("--wait-for-lock", "exp", "run", "--temp", *self._set_args(spec),
-                        log=log, check=False)
+        proc = self.dvc(
+            "--wait-for-lock", "exp", "run", "--temp", *self._set_args(spec), log=log, check=False
+        )
         return proc.returncode == 0

@@ -35,8 +35,11 @@ class SweepResult:
 
     @property
     def failed(self) -> list[str]:
-        return [s.name for s in self.specs
-                if self.states.get(s.name) not in ("Success", "Kept", "Planned")]
+        return [
+            s.name
+            for s in self.specs
+            if self.states.get(s.name) not in ("Success", "Kept", "Planned")
+        ]
 
 
 def _progress(total: int, desc: str):
@@ -53,8 +56,9 @@ def plan_waves(project: DvcProject, specs: list[ExpSpec], opts: SweepOptions) ->
     return schedule_waves(specs, sigs, computed)
 
 
-def run_queued(project: DvcProject, specs: list[ExpSpec], opts: SweepOptions, out_dir: Path,
-               baseline: str) -> dict[str, str]:
+def run_queued(
+    project: DvcProject, specs: list[ExpSpec], opts: SweepOptions, out_dir: Path, baseline: str
+) -> dict[str, str]:
     """Queue the experiments (in waves) and run them with `opts.jobs` workers; wait."""
     log = out_dir / "dvc.log"
     project.compose_all(specs)  # every config error before anything is queued
@@ -63,9 +67,11 @@ def run_queued(project: DvcProject, specs: list[ExpSpec], opts: SweepOptions, ou
     if not to_run:
         return states
     waves = plan_waves(project, to_run, opts)
-    print(f"sweep: {len(to_run)} experiment(s) in {len(waves)} wave(s) of "
-          f"{[len(w) for w in waves]}, {opts.jobs} worker(s); DVC output in {log}",
-          file=sys.stderr)
+    print(
+        f"sweep: {len(to_run)} experiment(s) in {len(waves)} wave(s) of "
+        f"{[len(w) for w in waves]}, {opts.jobs} worker(s); DVC output in {log}",
+        file=sys.stderr,
+    )
     start = time.monotonic()
     with _progress(len(to_run), "sweep") as bar:
         for wave in waves:
@@ -90,15 +96,23 @@ def _workers_gone(project: DvcProject, opts: SweepOptions, start: float, bar) ->
     empty). False when the sweep's timeout ran out first."""
     while project.workers_alive():
         if _timed_out(opts, start):
-            bar.write(f"sweep: timed out after {opts.timeout_s:.0f}s waiting for the queue "
-                      f"workers of the last wave to exit (`dvc queue status`)")
+            bar.write(
+                f"sweep: timed out after {opts.timeout_s:.0f}s waiting for the queue "
+                f"workers of the last wave to exit (`dvc queue status`)"
+            )
             return False
         time.sleep(opts.poll_s)
     return True
 
 
-def _wait(project: DvcProject, revs: dict[str, ExpSpec], opts: SweepOptions, bar, start: float,
-          out_dir: Path) -> dict[str, str]:
+def _wait(
+    project: DvcProject,
+    revs: dict[str, ExpSpec],
+    opts: SweepOptions,
+    bar,
+    start: float,
+    out_dir: Path,
+) -> dict[str, str]:
     pending = dict(revs)
     states: dict[str, str] = {}
     while pending:
@@ -113,23 +127,29 @@ def _wait(project: DvcProject, revs: dict[str, ExpSpec], opts: SweepOptions, bar
                 # keep every experiment's output with the sweep (stage logs, counters)
                 project.queue_logs(rev, out_dir / "logs" / f"{spec.name}.log")
                 if st == "Failed":
-                    bar.write(f"sweep: experiment '{spec.name}' failed; log in "
-                              f"{out_dir / 'logs' / (spec.name + '.log')}")
+                    bar.write(
+                        f"sweep: experiment '{spec.name}' failed; log in "
+                        f"{out_dir / 'logs' / (spec.name + '.log')}"
+                    )
         if pending and _timed_out(opts, start):
             for rev, spec in pending.items():
                 states[spec.name] = now.get(rev, "Unknown")
-            bar.write(f"sweep: timed out after {opts.timeout_s:.0f}s; still pending: "
-                      f"{sorted(s.name for s in pending.values())} (`dvc queue status`)")
+            bar.write(
+                f"sweep: timed out after {opts.timeout_s:.0f}s; still pending: "
+                f"{sorted(s.name for s in pending.values())} (`dvc queue status`)"
+            )
             break
     return states
 
 
-def run_inline(project: DvcProject, specs: list[ExpSpec], opts: SweepOptions, out_dir: Path,
-               baseline: str) -> dict[str, str]:
+def run_inline(
+    project: DvcProject, specs: list[ExpSpec], opts: SweepOptions, out_dir: Path, baseline: str
+) -> dict[str, str]:
     """Run the experiments here, one after another (`dvc exp run --temp`)."""
     project.compose_all(specs)
-    to_run, kept = project.resolve_existing(specs, opts.on_exists, baseline,
-                                            log=out_dir / "dvc.log")
+    to_run, kept = project.resolve_existing(
+        specs, opts.on_exists, baseline, log=out_dir / "dvc.log"
+    )
     states = {s.name: "Kept" for s in kept}
     with _progress(len(to_run), "sweep (inline)") as bar:
         for spec in to_run:
@@ -139,8 +159,14 @@ def run_inline(project: DvcProject, specs: list[ExpSpec], opts: SweepOptions, ou
     return states
 
 
-def finish(root: Path, specs: list[ExpSpec], states: dict[str, str], opts: SweepOptions,
-           out_dir: Path, baseline: str) -> SweepResult:
+def finish(
+    root: Path,
+    specs: list[ExpSpec],
+    states: dict[str, str],
+    opts: SweepOptions,
+    out_dir: Path,
+    baseline: str,
+) -> SweepResult:
     """Table (printed, and written to out_dir as comparison.md/.csv), then the MLflow sync."""
     header, rows = comparison(root, specs, states, opts, baseline)
     table = format_table(header, rows)
@@ -155,14 +181,17 @@ def finish(root: Path, specs: list[ExpSpec], states: dict[str, str], opts: Sweep
     ok = [s.name for s in specs if states.get(s.name) in ("Success", "Kept")]
     if opts.track and ok:
         result.synced = tracking.sync_experiments(root, names=ok, baseline=baseline)
-    print(f"sweep: {len(ok)} of {len(specs)} experiment(s) succeeded; table in "
-          f"{out_dir / 'comparison.md'}; compare with `dvc exp show --only-changed`",
-          file=sys.stderr)
+    print(
+        f"sweep: {len(ok)} of {len(specs)} experiment(s) succeeded; table in "
+        f"{out_dir / 'comparison.md'}; compare with `dvc exp show --only-changed`",
+        file=sys.stderr,
+    )
     return result
 
 
-def run_sweep(root: Path, specs: list[ExpSpec], opts: SweepOptions, out_dir: Path,
-              mode: str = "queue") -> SweepResult:
+def run_sweep(
+    root: Path, specs: list[ExpSpec], opts: SweepOptions, out_dir: Path, mode: str = "queue"
+) -> SweepResult:
     """The whole sweep in this process: queue (or run inline), wait, table, MLflow."""
     check_unique(specs)
     project = DvcProject(root)
@@ -180,5 +209,7 @@ def run_sweep(root: Path, specs: list[ExpSpec], opts: SweepOptions, out_dir: Pat
 
 def raise_if_failed(result: SweepResult) -> None:
     if result.failed:
-        raise MemrecallError(f"{len(result.failed)} of {len(result.specs)} experiment(s) did not "
-                             f"succeed: {', '.join(result.failed)}")
+        raise MemrecallError(
+            f"{len(result.failed)} of {len(result.specs)} experiment(s) did not "
+            f"succeed: {', '.join(result.failed)}"
+        )

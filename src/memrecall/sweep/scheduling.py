@@ -37,13 +37,20 @@ def stage_signatures(stages: dict[str, Stage], params_of: ParamsOf) -> dict[str,
             if name in visiting:
                 raise MemrecallError(f"dvc.yaml: stage '{name}' depends on itself")
             st = stages[name]
-            values = {file: ({k: params_of(st, file, k) for k in keys} if keys
-                             else params_of(st, file, None))
-                      for file, keys in sorted(st.params.items())}
-            memo[name] = sha256_json({
-                "stage": name, "cmd": st.cmd, "params": values,
-                "upstream": sorted(sig(u, (*visiting, name)) for u in st.upstream),
-            })[:16]
+            values = {
+                file: (
+                    {k: params_of(st, file, k) for k in keys} if keys else params_of(st, file, None)
+                )
+                for file, keys in sorted(st.params.items())
+            }
+            memo[name] = sha256_json(
+                {
+                    "stage": name,
+                    "cmd": st.cmd,
+                    "params": values,
+                    "upstream": sorted(sig(u, (*visiting, name)) for u in st.upstream),
+                }
+            )[:16]
         return memo[name]
 
     return {name: sig(name) for name in stages}
@@ -58,10 +65,12 @@ def locked_values(stage: Stage, file: str, key: str | None):
 def experiment_values(composed: dict) -> ParamsOf:
     """Param values as an experiment will see them: params.yaml composed for it; other params
     files are the workspace's (the same for every experiment of a sweep)."""
+
     def params_of(stage: Stage, file: str, key: str | None):
         if file == PARAMS_FILE:
             return composed if key is None else get_dotted(composed, key)
         return locked_values(stage, file, key)
+
     return params_of
 
 
@@ -71,8 +80,9 @@ def computed_signatures(stages: dict[str, Stage], up_to_date: set[str]) -> set[s
     return {sigs[n] for n in up_to_date}
 
 
-def schedule_waves(specs: list[ExpSpec], sigs: dict[str, dict[str, str]],
-                   computed: set[str] = frozenset()) -> list[list[ExpSpec]]:
+def schedule_waves(
+    specs: list[ExpSpec], sigs: dict[str, dict[str, str]], computed: set[str] = frozenset()
+) -> list[list[ExpSpec]]:
     """Split `specs` into waves (run one after the other, each in parallel) so that no stage
     identity that is not yet computed is computed by two experiments of one wave."""
     todo = list(specs)

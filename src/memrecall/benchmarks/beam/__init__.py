@@ -20,29 +20,36 @@ from .formats import ABILITIES, SHORT_NAMES
 from .official import PINNED_MODEL, REPOSITORY
 
 EXTRA_COLUMNS = {
-    "questions": pa.schema([
-        ("conversation_id", pa.string()),
-        ("tier", pa.string()),
-        ("rubric", pa.list_(pa.string())),
-        ("source_message_ids", pa.list_(pa.int32())),
-        ("answer_turn_ids", pa.list_(pa.string())),
-        ("details", pa.string()),         # the question's other released fields, JSON
-    ]),
+    "questions": pa.schema(
+        [
+            ("conversation_id", pa.string()),
+            ("tier", pa.string()),
+            ("rubric", pa.list_(pa.string())),
+            ("source_message_ids", pa.list_(pa.int32())),
+            ("answer_turn_ids", pa.list_(pa.string())),
+            ("details", pa.string()),  # the question's other released fields, JSON
+        ]
+    ),
     "sessions": pa.schema([("conversation_id", pa.string())]),
     "turns": pa.schema([("message_id", pa.int32()), ("message_kind", pa.string())]),
     # the question's score in [0, 1] (the released per-ability score; label = a full score),
     # the rubric judge's mean, and event ordering's parts (judges.ORDERING_PARTS)
-    "verdicts": pa.schema([
-        ("score", pa.float64()), ("rubric_score", pa.float64()),
-        ("eo_precision", pa.float64()), ("eo_recall", pa.float64()), ("eo_f1", pa.float64()),
-        ("eo_tau_norm", pa.float64()), ("eo_final_score", pa.float64()),
-        ("tau_undefined", pa.bool_()),
-    ]),
+    "verdicts": pa.schema(
+        [
+            ("score", pa.float64()),
+            ("rubric_score", pa.float64()),
+            ("eo_precision", pa.float64()),
+            ("eo_recall", pa.float64()),
+            ("eo_f1", pa.float64()),
+            ("eo_tau_norm", pa.float64()),
+            ("eo_final_score", pa.float64()),
+            ("tau_undefined", pa.bool_()),
+        ]
+    ),
 }
 
 
 class Beam(Benchmark):
-
     @property
     def report_order(self) -> tuple[str, ...]:
         return self.categories
@@ -62,11 +69,15 @@ class Beam(Benchmark):
     def input_files(self, path: Path) -> list[Path]:
         from .formats import QUESTIONS, chat_file, chat_folders
 
-        return [f for folder in chat_folders(Path(path))
-                for f in (folder / QUESTIONS, chat_file(folder))]
+        return [
+            f
+            for folder in chat_folders(Path(path))
+            for f in (folder / QUESTIONS, chat_file(folder))
+        ]
 
-    def prepare(self, cfg: dict, source: dict, file: Path, *, turns_out: Path,
-                write_kw: dict) -> Prepared:
+    def prepare(
+        self, cfg: dict, source: dict, file: Path, *, turns_out: Path, write_kw: dict
+    ) -> Prepared:
         from ...artifacts import write_table_parts
         from ...data.subset import select
         from ...errors import InputError
@@ -76,24 +87,33 @@ class Beam(Benchmark):
 
         folders = chat_folders(Path(file))
         if not folders:
-            raise InputError("no BEAM chat folder here (a folder with probing_questions/"
-                             "probing_questions.json and chat.json)", file=str(file),
-                             field="dataset.path")
+            raise InputError(
+                "no BEAM chat folder here (a folder with probing_questions/"
+                "probing_questions.json and chat.json)",
+                file=str(file),
+                field="dataset.path",
+            )
         if cfg["chats"] is not None:  # chat folders are named by number in both layouts
             names = [str(c) for c in cfg["chats"]]
             unknown = sorted(set(names) - {f.name for f in folders})
             if unknown:
-                raise InputError(f"chat folders not found: {unknown}", file=str(file),
-                                 field="dataset.chats")
+                raise InputError(
+                    f"chat folders not found: {unknown}", file=str(file), field="dataset.chats"
+                )
             folders = [f for f in folders if f.name in names]
         tier = cfg["tier"] if source.get("kind") == "release" else None
         chats = read_chats(folders, tier)
         flat = flat_records(chats)
         chosen, steps = select(flat, cfg, str(file), types=self.categories)
-        tables, parts = normalise(chats, {r["question_id"] for r in chosen},
-                                  self.polars_schema("questions"), self.polars_schema("sessions"))
-        write_table_parts(parts, turns_out, table="turns", **write_kw,
-                          extra_columns=self.extra_columns["turns"])
+        tables, parts = normalise(
+            chats,
+            {r["question_id"] for r in chosen},
+            self.polars_schema("questions"),
+            self.polars_schema("sessions"),
+        )
+        write_table_parts(
+            parts, turns_out, table="turns", **write_kw, extra_columns=self.extra_columns["turns"]
+        )
         summary = summarise(tables)
         card = render_card(cfg, source, tables, summary, steps, len(flat))
         return Prepared(tables.questions, tables.sessions, card, summary, len(flat))
@@ -112,8 +132,12 @@ class Beam(Benchmark):
         from ...eval.gold import question_gold
 
         own = dict(questions.select("question_id", "answer_turn_ids").iter_rows())
-        return question_gold(questions, turns, rule="answer_sessions",
-                             turn_gold=lambda qid, ev: tuple(own[qid] or ()))
+        return question_gold(
+            questions,
+            turns,
+            rule="answer_sessions",
+            turn_gold=lambda qid, ev: tuple(own[qid] or ()),
+        )
 
     # ---- read ----------------------------------------------------------------------------
 
@@ -125,8 +149,11 @@ class Beam(Benchmark):
     # ---- judge ---------------------------------------------------------------------------
 
     def judge_item(self, question: dict) -> dict:
-        return {"rubric": list(question["rubric"] or []),
-                "conversation_id": question["conversation_id"], "tier": question["tier"]}
+        return {
+            "rubric": list(question["rubric"] or []),
+            "conversation_id": question["conversation_id"],
+            "tier": question["tier"],
+        }
 
     def rule_verdict(self, item: dict):
         from ...judge.rules.verdict import RuleVerdict
@@ -134,8 +161,9 @@ class Beam(Benchmark):
 
         got = judge(item["question_type"], item["question"], item["rubric"], item["hypothesis"])
         if got is None:
-            return RuleVerdict(None, f"the rule judge cannot judge {item['question_type']}",
-                               score=None)
+            return RuleVerdict(
+                None, f"the rule judge cannot judge {item['question_type']}", score=None
+            )
         return RuleVerdict(got["score"] >= 1.0, got["reason"], score=got["score"])
 
     @property
@@ -153,8 +181,9 @@ class Beam(Benchmark):
         from .prompts import TEMPLATES
 
         kind, text, _ = own_prompt(item)
-        return JudgePrompt([{"role": "user", "content": text}], kind,
-                           sha256_text(TEMPLATES[kind])[:12])
+        return JudgePrompt(
+            [{"role": "user", "content": text}], kind, sha256_text(TEMPLATES[kind])[:12]
+        )
 
     def judge_llm(self, items: list[dict], judge_cfg: dict, client=None):
         from .judges import judge_own
@@ -190,15 +219,22 @@ class Beam(Benchmark):
 
     def trace_fields(self, question: dict) -> tuple[dict, dict]:
         inputs = {"ability": question["question_type"], "rubric": list(question["rubric"] or [])}
-        return inputs, {"memrecall.ability": question["question_type"],
-                        "memrecall.tier": str(question.get("tier")),
-                        "memrecall.conversation": str(question.get("conversation_id"))}
+        return inputs, {
+            "memrecall.ability": question["question_type"],
+            "memrecall.tier": str(question.get("tier")),
+            "memrecall.conversation": str(question.get("conversation_id")),
+        }
 
 
 BENCHMARK = Beam(
-    name="beam", title="BEAM", categories=ABILITIES, short_names=SHORT_NAMES,
+    name="beam",
+    title="BEAM",
+    categories=ABILITIES,
+    short_names=SHORT_NAMES,
     extra_columns=EXTRA_COLUMNS,
-    official_judge=OfficialJudge(repository=REPOSITORY, script_key="official_script",
-                                 pinned_model=PINNED_MODEL),
+    official_judge=OfficialJudge(
+        repository=REPOSITORY, script_key="official_script", pinned_model=PINNED_MODEL
+    ),
     retrieval_title="# Retrieval (LongMemEval's metric definitions; gold = BEAM's "
-                    "source_chat_ids, abstention excluded)")
+    "source_chat_ids, abstention excluded)",
+)

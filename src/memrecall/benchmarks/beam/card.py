@@ -12,14 +12,19 @@ def summarise(tables: Tables) -> dict:
     q, s = tables.questions, tables.sessions
     hay = q["haystack_session_ids"].list.len().sum() if q.height else 0
     msgs_per_chat = tables.stats["messages"]
-    return {"n_questions": q.height, "n_abstention": int(q["is_abstention"].sum()),
-            "sessions_total": int(hay), "sessions_unique": s.height,
-            # every question of a chat sees all of its messages
-            "turns_total": int(sum(
-                n * k for n, k in _messages_times_questions(tables))) if q.height else 0,
-            "turns_unique": int(msgs_per_chat),
-            "chats": tables.stats["chats"],
-            "by_ability": {a: int((q["question_type"] == a).sum()) for a in ABILITIES}}
+    return {
+        "n_questions": q.height,
+        "n_abstention": int(q["is_abstention"].sum()),
+        "sessions_total": int(hay),
+        "sessions_unique": s.height,
+        # every question of a chat sees all of its messages
+        "turns_total": int(sum(n * k for n, k in _messages_times_questions(tables)))
+        if q.height
+        else 0,
+        "turns_unique": int(msgs_per_chat),
+        "chats": tables.stats["chats"],
+        "by_ability": {a: int((q["question_type"] == a).sum()) for a in ABILITIES},
+    }
 
 
 def _messages_times_questions(tables: Tables):
@@ -28,13 +33,15 @@ def _messages_times_questions(tables: Tables):
     return [(per_chat_m.get(c, 0), n) for c, n in per_chat_q.items()]
 
 
-def render_card(cfg: dict, source: dict, tables: Tables, summary: dict, steps: list[str],
-                n_in_files: int) -> str:
+def render_card(
+    cfg: dict, source: dict, tables: Tables, summary: dict, steps: list[str], n_in_files: int
+) -> str:
     q, st = tables.questions, tables.stats
     tiers = sorted(set(q["tier"].drop_nulls().to_list())) if q.height else []
     ev = q.filter(~pl.col("is_abstention"))
     lines = [
-        "# Data card: BEAM", "",
+        "# Data card: BEAM",
+        "",
         f"Source: {source.get('shown') or source.get('file')} "
         f"(verified by: {source.get('verified_by')}).",
     ]
@@ -51,9 +58,13 @@ def render_card(cfg: dict, source: dict, tables: Tables, summary: dict, steps: l
         f"Sessions (released exchanges): {summary['sessions_unique']:,}; messages: "
         f"{st['messages']:,}; sessions without a date: {st['sessions_undated']}.",
         "",
-        "| ability | questions |", "|---|---:|",
-        *[f"| {a} ({SHORT_NAMES[a]}) | {summary['by_ability'][a]} |" for a in ABILITIES
-          if summary["by_ability"][a]],
+        "| ability | questions |",
+        "|---|---:|",
+        *[
+            f"| {a} ({SHORT_NAMES[a]}) | {summary['by_ability'][a]} |"
+            for a in ABILITIES
+            if summary["by_ability"][a]
+        ],
         "",
         f"Evidence (source_chat_ids): {st['evidence_ids']} ids over {ev.height} answerable "
         f"questions; {st['evidence_unresolved']} name no message of their chat and "

@@ -26,23 +26,41 @@ from ...errors import InputError
 
 # The ten abilities, in the column order of the released report_results.py.
 ABILITIES = (
-    "abstention", "contradiction_resolution", "event_ordering", "information_extraction",
-    "instruction_following", "knowledge_update", "multi_session_reasoning",
-    "preference_following", "summarization", "temporal_reasoning",
+    "abstention",
+    "contradiction_resolution",
+    "event_ordering",
+    "information_extraction",
+    "instruction_following",
+    "knowledge_update",
+    "multi_session_reasoning",
+    "preference_following",
+    "summarization",
+    "temporal_reasoning",
 )
 SHORT_NAMES = {
-    "abstention": "ABS", "contradiction_resolution": "CR", "event_ordering": "EO",
-    "information_extraction": "IE", "instruction_following": "IF", "knowledge_update": "KU",
-    "multi_session_reasoning": "MR", "preference_following": "PF", "summarization": "SUM",
+    "abstention": "ABS",
+    "contradiction_resolution": "CR",
+    "event_ordering": "EO",
+    "information_extraction": "IE",
+    "instruction_following": "IF",
+    "knowledge_update": "KU",
+    "multi_session_reasoning": "MR",
+    "preference_following": "PF",
+    "summarization": "SUM",
     "temporal_reasoning": "TR",
 }
 # Each ability's reference-answer field (the released files name it differently per ability).
 GOLD_FIELD = {
-    "abstention": "ideal_response", "contradiction_resolution": "ideal_answer",
-    "event_ordering": "answer", "information_extraction": "answer",
-    "instruction_following": "expected_compliance", "knowledge_update": "answer",
-    "multi_session_reasoning": "answer", "preference_following": "expected_compliance",
-    "summarization": "ideal_summary", "temporal_reasoning": "answer",
+    "abstention": "ideal_response",
+    "contradiction_resolution": "ideal_answer",
+    "event_ordering": "answer",
+    "information_extraction": "answer",
+    "instruction_following": "expected_compliance",
+    "knowledge_update": "answer",
+    "multi_session_reasoning": "answer",
+    "preference_following": "expected_compliance",
+    "summarization": "ideal_summary",
+    "temporal_reasoning": "answer",
 }
 # The paper's tier names -> the repository's folder names (the 128K tier lives in chats/100K).
 TIERS = {"128K": "100K", "500K": "500K", "1M": "1M", "10M": "10M"}
@@ -73,8 +91,7 @@ def chat_folders(path: Path) -> list[Path]:
     if not path.is_dir():
         return []
     subs = [p for p in path.iterdir() if is_chat_folder(p)]
-    return sorted(subs, key=lambda p: (0, int(p.name), "") if p.name.isdigit()
-                  else (1, 0, p.name))
+    return sorted(subs, key=lambda p: (0, int(p.name), "") if p.name.isdigit() else (1, 0, p.name))
 
 
 def tier_of(folder: Path) -> str | None:
@@ -102,20 +119,22 @@ def anchor_date(value) -> str | None:
 
 # ---- the conversation --------------------------------------------------------------------------
 
+
 @dataclass
 class Message:
     id: int
     role: str
     content: str
-    kind: str | None          # the user message's question_type (main_question, ...)
+    kind: str | None  # the user message's question_type (main_question, ...)
 
 
 @dataclass
 class Exchange:
     """One released "turn": a main question, the answers and the follow-ups that go with it."""
-    batch: int                # 1-based position of its batch in the chat (plans concatenated)
-    number: int               # 1-based position in its batch
-    date: str | None          # its batch's time anchor
+
+    batch: int  # 1-based position of its batch in the chat (plans concatenated)
+    number: int  # 1-based position in its batch
+    date: str | None  # its batch's time anchor
     messages: list[Message]
 
 
@@ -127,11 +146,18 @@ def _shape(file: Path) -> str:
         for item in ijson.items(f, "item"):
             if isinstance(item, dict) and "turns" in item:
                 return "batches"
-            if isinstance(item, dict) and len(item) == 1 \
-                    and isinstance(next(iter(item.values())), list):
+            if (
+                isinstance(item, dict)
+                and len(item) == 1
+                and isinstance(next(iter(item.values())), list)
+            ):
                 return "plans"
-            raise InputError("expected a list of batches ({batch_number, turns}) or of plans "
-                             "({name: [batch, ...]})", file=str(file), field="[0]")
+            raise InputError(
+                "expected a list of batches ({batch_number, turns}) or of plans "
+                "({name: [batch, ...]})",
+                file=str(file),
+                field="[0]",
+            )
     raise InputError("the chat has no batches", file=str(file), field="[0]")
 
 
@@ -149,17 +175,22 @@ def _batches(file: Path) -> Iterator[tuple[str, int, dict]]:
             else:
                 for p, plan in enumerate(ijson.items(f, "item", use_float=True)):
                     if not isinstance(plan, dict) or len(plan) != 1:
-                        raise InputError("a plan must be an object with one key", file=str(file),
-                                         field=f"[{p}]")
-                    (name, batches), = plan.items()
+                        raise InputError(
+                            "a plan must be an object with one key", file=str(file), field=f"[{p}]"
+                        )
+                    ((name, batches),) = plan.items()
                     if not isinstance(batches, list):
-                        raise InputError("a plan's value must be a list of batches",
-                                         file=str(file), field=f"[{p}].{name}")
+                        raise InputError(
+                            "a plan's value must be a list of batches",
+                            file=str(file),
+                            field=f"[{p}].{name}",
+                        )
                     for b, batch in enumerate(batches):
                         yield f"[{p}].{name}[{b}]", p, batch
     except ijson.JSONError as e:
-        raise InputError(f"malformed JSON: {str(e).splitlines()[0][:200]}",
-                         file=str(file)) from None
+        raise InputError(
+            f"malformed JSON: {str(e).splitlines()[0][:200]}", file=str(file)
+        ) from None
 
 
 def exchanges(file: Path) -> Iterator[Exchange]:
@@ -171,14 +202,18 @@ def exchanges(file: Path) -> Iterator[Exchange]:
     last: str | None = None  # a batch without an anchor continues at the previous one's date
     for b, (where, plan, batch) in enumerate(_batches(file), start=1):
         if not isinstance(batch, dict) or not isinstance(batch.get("turns"), list):
-            raise InputError("a batch must be an object with a 'turns' list", file=str(file),
-                             field=f"{where}.turns")
+            raise InputError(
+                "a batch must be an object with a 'turns' list",
+                file=str(file),
+                field=f"{where}.turns",
+            )
         date = anchor_date(batch.get("time_anchor"))
         out: list[Exchange] = []
         for t, turn in enumerate(batch["turns"]):
             if not isinstance(turn, list):
-                raise InputError("a turn must be a list of messages", file=str(file),
-                                 field=f"{where}.turns[{t}]")
+                raise InputError(
+                    "a turn must be a list of messages", file=str(file), field=f"{where}.turns[{t}]"
+                )
             msgs = []
             for m, msg in enumerate(turn):
                 fld = f"{where}.turns[{t}][{m}]"
@@ -188,18 +223,24 @@ def exchanges(file: Path) -> Iterator[Exchange]:
                 if isinstance(mid, float) and mid.is_integer():
                     mid = int(mid)
                 if not isinstance(mid, int) or isinstance(mid, bool):
-                    raise InputError("missing or non-integer message id", file=str(file),
-                                     field=f"{fld}.id")
+                    raise InputError(
+                        "missing or non-integer message id", file=str(file), field=f"{fld}.id"
+                    )
                 if (plan, mid) in seen:
-                    raise InputError(f"duplicate message id {mid}", file=str(file),
-                                     field=f"{fld}.id")
+                    raise InputError(
+                        f"duplicate message id {mid}", file=str(file), field=f"{fld}.id"
+                    )
                 seen.add((plan, mid))
                 if role not in ("user", "assistant"):
-                    raise InputError(f"role must be user or assistant, not {role!r}",
-                                     file=str(file), field=f"{fld}.role")
+                    raise InputError(
+                        f"role must be user or assistant, not {role!r}",
+                        file=str(file),
+                        field=f"{fld}.role",
+                    )
                 if not isinstance(content, str):
-                    raise InputError("missing or non-string content", file=str(file),
-                                     field=f"{fld}.content")
+                    raise InputError(
+                        "missing or non-string content", file=str(file), field=f"{fld}.content"
+                    )
                 date = date or anchor_date(msg.get("time_anchor"))
                 kind = msg.get("question_type")
                 msgs.append(Message(mid, role, content, kind if isinstance(kind, str) else None))
@@ -212,6 +253,7 @@ def exchanges(file: Path) -> Iterator[Exchange]:
 
 
 # ---- the probing questions ---------------------------------------------------------------------
+
 
 def source_ids(value) -> list[int] | None:
     """source_chat_ids as a flat list of message ids (a list, or an object of lists), None when
@@ -243,14 +285,18 @@ def read_questions(file: Path, question_id) -> list[dict]:
     try:
         data = orjson.loads(file.read_bytes())
     except orjson.JSONDecodeError as e:
-        raise InputError(f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}",
-                         file=str(file)) from None
+        raise InputError(
+            f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}", file=str(file)
+        ) from None
     if not isinstance(data, dict):
         raise InputError("expected an object {ability: [question, ...]}", file=str(file))
     unknown = sorted(set(data) - set(ABILITIES))
     if unknown:
-        raise InputError(f"unknown abilities {unknown}; BEAM has {list(ABILITIES)}",
-                         file=str(file), field=unknown[0])
+        raise InputError(
+            f"unknown abilities {unknown}; BEAM has {list(ABILITIES)}",
+            file=str(file),
+            field=unknown[0],
+        )
     out = []
     for ability in ABILITIES:
         items = data.get(ability, [])
@@ -267,8 +313,11 @@ def read_questions(file: Path, question_id) -> list[dict]:
             if not isinstance(q.get("question"), str) or not q["question"].strip():
                 raise bad("missing or empty question", "question")
             rubric = q.get("rubric")
-            if not isinstance(rubric, list) or not rubric \
-                    or not all(isinstance(r, str) for r in rubric):
+            if (
+                not isinstance(rubric, list)
+                or not rubric
+                or not all(isinstance(r, str) for r in rubric)
+            ):
                 raise bad("rubric must be a non-empty list of strings", "rubric")
             gold = q.get(GOLD_FIELD[ability])
             if isinstance(gold, list):
@@ -277,11 +326,22 @@ def read_questions(file: Path, question_id) -> list[dict]:
                 raise bad(f"missing {GOLD_FIELD[ability]}", GOLD_FIELD[ability])
             ids = source_ids(q.get("source_chat_ids"))
             if ids is None:
-                raise bad("source_chat_ids must be message ids (a list, or an object of lists)",
-                          "source_chat_ids")
-            details = {k: v for k, v in q.items()
-                       if k not in ("question", "rubric", GOLD_FIELD[ability])}
-            out.append({"ability": ability, "index": i, "question": q["question"],
-                        "answer": gold, "rubric": list(rubric), "source_ids": ids,
-                        "details": details})
+                raise bad(
+                    "source_chat_ids must be message ids (a list, or an object of lists)",
+                    "source_chat_ids",
+                )
+            details = {
+                k: v for k, v in q.items() if k not in ("question", "rubric", GOLD_FIELD[ability])
+            }
+            out.append(
+                {
+                    "ability": ability,
+                    "index": i,
+                    "question": q["question"],
+                    "answer": gold,
+                    "rubric": list(rubric),
+                    "source_ids": ids,
+                    "details": details,
+                }
+            )
     return out

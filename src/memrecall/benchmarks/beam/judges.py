@@ -22,10 +22,21 @@ USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "laten
 
 
 def _row(item: dict, model: str, prompt_hash: str) -> dict:
-    return {"question_id": item["question_id"], "label": None, "score": None,
-            "judge_model": model, "raw": None, "error": None, "prompt_hash": prompt_hash,
-            "request_hash": None, "input_tokens": 0, "output_tokens": 0,
-            "reasoning_tokens": 0, "cost_usd": 0.0, "latency_s": 0.0}
+    return {
+        "question_id": item["question_id"],
+        "label": None,
+        "score": None,
+        "judge_model": model,
+        "raw": None,
+        "error": None,
+        "prompt_hash": prompt_hash,
+        "request_hash": None,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "reasoning_tokens": 0,
+        "cost_usd": 0.0,
+        "latency_s": 0.0,
+    }
 
 
 def _add_usage(row: dict, res) -> None:
@@ -66,6 +77,7 @@ def _client(judge_cfg: dict, client):
 
 # ---- the released judge ----------------------------------------------------------------------
 
+
 def _align_rounds(client, official: OfficialBeam, jobs: list[dict]) -> None:
     """Run the released alignment of every event-ordering job at once, round by round.
     A job: {rubric, lines, row}; sets job["aligned"] or job["error"]."""
@@ -86,8 +98,10 @@ def _align_rounds(client, official: OfficialBeam, jobs: list[dict]) -> None:
                 asks.append(j)
         if not asks:
             continue
-        msgs = [official.equivalence_messages(j["rubric"][j["ref"]], j["lines"][j["line"]])
-                for j in asks]
+        msgs = [
+            official.equivalence_messages(j["rubric"][j["ref"]], j["lines"][j["line"]])
+            for j in asks
+        ]
         for j, res in zip(asks, client.complete_many(msgs, desc="judge (event order)")):
             _add_usage(j["row"], res)
             if res.error:
@@ -108,11 +122,18 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
     phash = sha256_text(official.rubric_template)[:12]
     rows = {it["question_id"]: _row(it, model, phash) for it in items}
     # every rubric item of every question: one user message each
-    calls = [(it, k, official.rubric_prompt(it["question_type"], r, it["hypothesis"],
-                                            it["question"]))
-             for it in items for k, r in enumerate(it["rubric"])]
-    results = client.complete_many([[{"role": "user", "content": p}] for _, _, p in calls],
-                                   desc="judge (rubric items)") if calls else []
+    calls = [
+        (it, k, official.rubric_prompt(it["question_type"], r, it["hypothesis"], it["question"]))
+        for it in items
+        for k, r in enumerate(it["rubric"])
+    ]
+    results = (
+        client.complete_many(
+            [[{"role": "user", "content": p}] for _, _, p in calls], desc="judge (rubric items)"
+        )
+        if calls
+        else []
+    )
     per: dict[str, list] = {it["question_id"]: [None] * len(it["rubric"]) for it in items}
     errors: dict[str, str] = {}
     for (it, k, _), res in zip(calls, results):
@@ -122,19 +143,24 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             errors.setdefault(qid, f"judge call failed: {res.error}")
             continue
         try:
-            per[qid][k] = scoring.item_score(res.text,
-                                             official.fillings[it["question_type"]].cast)
+            per[qid][k] = scoring.item_score(res.text, official.fillings[it["question_type"]].cast)
         except scoring.ReplyError as e:
             errors.setdefault(qid, f"rubric item {k + 1}: {e}")
-    order_jobs = [{"rubric": it["rubric"], "lines": scoring.answer_lines(it["hypothesis"]),
-                   "row": rows[it["question_id"]], "item": it}
-                  for it in items if it["question_type"] == "event_ordering"]
+    order_jobs = [
+        {
+            "rubric": it["rubric"],
+            "lines": scoring.answer_lines(it["hypothesis"]),
+            "row": rows[it["question_id"]],
+            "item": it,
+        }
+        for it in items
+        if it["question_type"] == "event_ordering"
+    ]
     _align_rounds(client, official, order_jobs)
     ordering = {j["item"]["question_id"]: j for j in order_jobs}
     for it in items:
         qid = it["question_id"]
-        rubric_score = (None if qid in errors
-                        else scoring.rubric_score(per[qid], len(it["rubric"])))
+        rubric_score = None if qid in errors else scoring.rubric_score(per[qid], len(it["rubric"]))
         detail = {"items": per[qid], "rubric_score": rubric_score}
         error = errors.get(qid)
         score = rubric_score
@@ -148,13 +174,19 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             else:
                 score = None
         _finish(rows[qid], None if error else score, detail, error)
-    stats = {**client.stats, "official_script_sha256": official.files[next(iter(official.files))],
-             "official_files": official.files, "official_model": official.model,
-             "official_temperature": official.temperature, **provenance_of(client)}
+    stats = {
+        **client.stats,
+        "official_script_sha256": official.files[next(iter(official.files))],
+        "official_files": official.files,
+        "official_model": official.model,
+        "official_temperature": official.temperature,
+        **provenance_of(client),
+    }
     return [rows[it["question_id"]] for it in items], stats
 
 
 # ---- the own-wording judge -------------------------------------------------------------------
+
 
 def own_prompt(item: dict) -> tuple[str, str, list[str] | None]:
     """(kind, prompt, answer lines) of the own-wording judge for one answer: event ordering maps
@@ -163,8 +195,11 @@ def own_prompt(item: dict) -> tuple[str, str, list[str] | None]:
     if item["question_type"] == "event_ordering":
         lines = [x for x in scoring.answer_lines(item["hypothesis"]) if x.strip()]
         return "event_ordering", prompts.order_prompt(item["rubric"], lines), lines
-    return "rubric", prompts.rubric_prompt(item["question"], item["rubric"],
-                                           item["hypothesis"]), None
+    return (
+        "rubric",
+        prompts.rubric_prompt(item["question"], item["rubric"], item["hypothesis"]),
+        None,
+    )
 
 
 def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
@@ -182,8 +217,11 @@ def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dic
             _finish(row, value, {"ordering": scores, "tau_undefined": undefined}, None)
             continue
         asks.append((it, row, lines, text))
-    results = client.complete_many([[{"role": "user", "content": p}] for *_, p in asks],
-                                   desc="judge") if asks else []
+    results = (
+        client.complete_many([[{"role": "user", "content": p}] for *_, p in asks], desc="judge")
+        if asks
+        else []
+    )
     for (it, row, lines, _), res in zip(asks, results):
         _add_usage(row, res)
         if res.error:
@@ -198,12 +236,22 @@ def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dic
                 aligned = prompts.parse_order(res.text, lines, it["rubric"])
                 scores = scoring.ordering_score(it["rubric"], aligned)
                 value, undefined = scoring.ordering_value(scores)
-                _finish(row, value, {"ordering": scores, "aligned": aligned,
-                                     "tau_undefined": undefined}, None)
+                _finish(
+                    row,
+                    value,
+                    {"ordering": scores, "aligned": aligned, "tau_undefined": undefined},
+                    None,
+                )
         except scoring.ReplyError as e:
             _finish(row, None, {"reply": res.text}, f"unreadable judge reply: {e}")
-    kinds = sorted({"event_ordering" if it["question_type"] == "event_ordering" else "rubric"
-                    for it in items})
-    return rows, {**client.stats, **provenance_of(client), "prompts": {
-        f"{k}:{hashes[k]}": {"stage": "judge", "name": k, "template": prompts.TEMPLATES[k]}
-        for k in kinds}}
+    kinds = sorted(
+        {"event_ordering" if it["question_type"] == "event_ordering" else "rubric" for it in items}
+    )
+    return rows, {
+        **client.stats,
+        **provenance_of(client),
+        "prompts": {
+            f"{k}:{hashes[k]}": {"stage": "judge", "name": k, "template": prompts.TEMPLATES[k]}
+            for k in kinds
+        },
+    }

@@ -84,27 +84,42 @@ class Tables:
     stats: dict = field(default_factory=dict)
 
 
-TURN_SCHEMA = pa.schema([
-    ("session_id", pa.string()), ("turn_index", pa.int32()), ("role", pa.string()),
-    ("content", pa.string()), ("has_answer", pa.bool_()), ("message_id", pa.int32()),
-    ("message_kind", pa.string()),
-])
+TURN_SCHEMA = pa.schema(
+    [
+        ("session_id", pa.string()),
+        ("turn_index", pa.int32()),
+        ("role", pa.string()),
+        ("content", pa.string()),
+        ("has_answer", pa.bool_()),
+        ("message_id", pa.int32()),
+        ("message_kind", pa.string()),
+    ]
+)
 
 
 def _session_hash(messages) -> str:
     return hashlib.sha256(orjson.dumps([(m.role, m.content) for m in messages])).hexdigest()
 
 
-def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
-              sessions_schema: dict) -> tuple[Tables, Iterator[pa.Table]]:
+def normalise(
+    chats: list[Chat], selected: set[str], questions_schema: dict, sessions_schema: dict
+) -> tuple[Tables, Iterator[pa.Table]]:
     """The questions and sessions tables of the selected questions' chats, and their turns as
     an iterator of one table per chat (in session-id order), computed while it is consumed.
     The questions/sessions frames are complete only once the iterator is exhausted."""
     q_rows: dict[str, list] = {k: [] for k in questions_schema}
     s_rows: dict[str, list] = {k: [] for k in sessions_schema}
-    stats = {"chats": 0, "messages": 0, "evidence_ids": 0, "evidence_unresolved": 0,
-             "evidence_ambiguous": 0, "no_evidence": 0, "sessions_undated": 0, "files": [],
-             "messages_by_chat": {}}
+    stats = {
+        "chats": 0,
+        "messages": 0,
+        "evidence_ids": 0,
+        "evidence_unresolved": 0,
+        "evidence_ambiguous": 0,
+        "no_evidence": 0,
+        "sessions_undated": 0,
+        "files": [],
+        "messages_by_chat": {},
+    }
     tables = Tables(pl.DataFrame(), pl.DataFrame(), stats)
 
     def parts() -> Iterator[pa.Table]:
@@ -145,8 +160,9 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
                     t_rows["message_id"].append(m.id)
                     t_rows["message_kind"].append(m.kind)
                 stats["messages"] += len(ex.messages)
-            t_rows["has_answer"] = [i in evidence and i not in repeated
-                                    for i in t_rows["message_id"]]
+            t_rows["has_answer"] = [
+                i in evidence and i not in repeated for i in t_rows["message_id"]
+            ]
             stats["messages_by_chat"][chat.conv] = len(t_rows["session_id"])
             last_date = next((d for d in reversed(hay_dates) if d), None)
             for q in chosen:
@@ -158,26 +174,38 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
                 stats["evidence_unresolved"] += len(ids) - len(found) - ambiguous
                 stats["no_evidence"] += bool(not found and not q["is_abstention"])
                 row = {
-                    "question_id": q["question_id"], "question_type": q["ability"],
-                    "is_abstention": q["is_abstention"], "question": q["question"],
-                    "answer": q["answer"], "question_date": last_date,
-                    "haystack_session_ids": hay, "answer_session_ids":
-                        list(dict.fromkeys(where[i][0] for i in found)),
-                    "haystack_dates": hay_dates, "conversation_id": chat.conv,
-                    "tier": chat.tier, "rubric": q["rubric"], "source_message_ids": ids,
-                    "answer_turn_ids": list(dict.fromkeys(
-                        gold_turn_id(where[i][0], round_of[i]) for i in found)),
+                    "question_id": q["question_id"],
+                    "question_type": q["ability"],
+                    "is_abstention": q["is_abstention"],
+                    "question": q["question"],
+                    "answer": q["answer"],
+                    "question_date": last_date,
+                    "haystack_session_ids": hay,
+                    "answer_session_ids": list(dict.fromkeys(where[i][0] for i in found)),
+                    "haystack_dates": hay_dates,
+                    "conversation_id": chat.conv,
+                    "tier": chat.tier,
+                    "rubric": q["rubric"],
+                    "source_message_ids": ids,
+                    "answer_turn_ids": list(
+                        dict.fromkeys(gold_turn_id(where[i][0], round_of[i]) for i in found)
+                    ),
                     "details": json.dumps(q["details"], ensure_ascii=False, sort_keys=True),
                 }
                 for k in q_rows:
                     q_rows[k].append(row[k])
-            order = sorted(range(len(t_rows["session_id"])),
-                           key=lambda r: (t_rows["session_id"][r], t_rows["turn_index"][r]))
-            yield pa.table({k: [t_rows[k][r] for r in order] for k in TURN_SCHEMA.names},
-                           schema=TURN_SCHEMA)
+            order = sorted(
+                range(len(t_rows["session_id"])),
+                key=lambda r: (t_rows["session_id"][r], t_rows["turn_index"][r]),
+            )
+            yield pa.table(
+                {k: [t_rows[k][r] for r in order] for k in TURN_SCHEMA.names}, schema=TURN_SCHEMA
+            )
         if stats["evidence_unresolved"]:
-            log.warning("%d source_chat_ids name no message of their chat (dropped)",
-                        stats["evidence_unresolved"])
+            log.warning(
+                "%d source_chat_ids name no message of their chat (dropped)",
+                stats["evidence_unresolved"],
+            )
         tables.questions = pl.DataFrame(q_rows, schema=questions_schema).sort("question_id")
         tables.sessions = pl.DataFrame(s_rows, schema=sessions_schema).sort("session_id")
 
@@ -187,7 +215,13 @@ def normalise(chats: list[Chat], selected: set[str], questions_schema: dict,
 def flat_records(chats: list[Chat]) -> list[dict]:
     """One record per question (for data.subset.select), in conversation then ability order."""
     rank = {a: i for i, a in enumerate(ABILITIES)}
-    return [{"question_id": q["question_id"], "question_type": q["ability"],
-             "is_abstention": q["is_abstention"], "conversation_id": c.conv}
-            for c in chats for q in sorted(c.questions, key=lambda q: (rank[q["ability"]],
-                                                                       q["index"]))]
+    return [
+        {
+            "question_id": q["question_id"],
+            "question_type": q["ability"],
+            "is_abstention": q["is_abstention"],
+            "conversation_id": c.conv,
+        }
+        for c in chats
+        for q in sorted(c.questions, key=lambda q: (rank[q["ability"]], q["index"]))
+    ]

@@ -42,29 +42,30 @@ VALUES = {"item": "rubric_item", "llm_response": "response", "probing_question":
 
 
 def _where() -> str:
-    return (f"Clone the BEAM repository ({REPOSITORY}) and set judge.official_script to its "
-            f"{METRICS_FILES[0]} (or {METRICS_FILES[1]} in a checkout of the first release), "
-            f"an absolute path.")
+    return (
+        f"Clone the BEAM repository ({REPOSITORY}) and set judge.official_script to its "
+        f"{METRICS_FILES[0]} (or {METRICS_FILES[1]} in a checkout of the first release), "
+        f"an absolute path."
+    )
 
 
 @dataclass
 class Filling:
-    placeholders: list[tuple[str, str]]   # (placeholder, which value), in the order applied
-    cast: str                              # "int" or "float"
+    placeholders: list[tuple[str, str]]  # (placeholder, which value), in the order applied
+    cast: str  # "int" or "float"
 
 
 @dataclass
 class OfficialBeam:
     rubric_template: str
-    fillings: dict[str, Filling]          # ability -> how its rubric prompt is filled
+    fillings: dict[str, Filling]  # ability -> how its rubric prompt is filled
     equivalence_system: str
-    equivalence_user: str                  # with {first} and {second}
+    equivalence_user: str  # with {first} and {second}
     model: str
     temperature: float | None
-    files: dict[str, str] = field(default_factory=dict)   # path in the checkout -> sha256
+    files: dict[str, str] = field(default_factory=dict)  # path in the checkout -> sha256
 
-    def rubric_prompt(self, ability: str, rubric_item: str, response: str,
-                      question: str) -> str:
+    def rubric_prompt(self, ability: str, rubric_item: str, response: str, question: str) -> str:
         values = {"rubric_item": rubric_item, "response": response, "question": question}
         text = self.rubric_template
         for placeholder, what in self.fillings[ability].placeholders:
@@ -72,17 +73,19 @@ class OfficialBeam:
         return text
 
     def equivalence_messages(self, first: str, second: str) -> list[dict]:
-        return [{"role": "system", "content": self.equivalence_system},
-                {"role": "user", "content": self.equivalence_user.format(first=first,
-                                                                         second=second)}]
+        return [
+            {"role": "system", "content": self.equivalence_system},
+            {"role": "user", "content": self.equivalence_user.format(first=first, second=second)},
+        ]
 
 
 def _parse(path: Path) -> ast.Module:
     try:
         return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (OSError, SyntaxError, UnicodeDecodeError) as e:
-        raise MemrecallError(f"judge.official_script: cannot read {path} as Python ({e}). "
-                             f"{_where()}") from None
+        raise MemrecallError(
+            f"judge.official_script: cannot read {path} as Python ({e}). {_where()}"
+        ) from None
 
 
 def _find(root: Path, rel: str, what: str) -> Path:
@@ -96,15 +99,18 @@ def _layout(script: Path) -> tuple[Path, int]:
     for i, rel in enumerate(METRICS_FILES):
         if script.as_posix().endswith("/" + rel):
             return script.parents[len(Path(rel).parts) - 1], i
-    raise MemrecallError(f"judge.official_script: {script} is not {' or '.join(METRICS_FILES)}"
-                         f" of a BEAM checkout. {_where()}")
+    raise MemrecallError(
+        f"judge.official_script: {script} is not {' or '.join(METRICS_FILES)}"
+        f" of a BEAM checkout. {_where()}"
+    )
 
 
 def _string_assignment(tree: ast.Module, name: str) -> str | None:
     found = None
     for node in tree.body:  # the last assignment wins, as Python would bind it
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
             if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
                 found = node.value.value
     return found
@@ -120,8 +126,12 @@ def _filling(fn: ast.FunctionDef, path: Path) -> Filling:
         if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
             continue
         call, steps = node.value, []
-        while isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                and call.func.attr == "replace" and len(call.args) == 2:
+        while (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "replace"
+            and len(call.args) == 2
+        ):
             ph, val = call.args
             if not (isinstance(ph, ast.Constant) and isinstance(val, ast.Name)):
                 break
@@ -130,17 +140,24 @@ def _filling(fn: ast.FunctionDef, path: Path) -> Filling:
         if steps and isinstance(call, ast.Name) and call.id == PROMPT_VARIABLE:
             chain = list(reversed(steps))
             break
-    casts = {node.func.id for node in ast.walk(fn)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-             and node.func.id in ("int", "float") and node.args
-             and isinstance(node.args[0], ast.Subscript)
-             and isinstance(node.args[0].slice, ast.Constant)
-             and node.args[0].slice.value == "score"}
+    casts = {
+        node.func.id
+        for node in ast.walk(fn)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("int", "float")
+        and node.args
+        and isinstance(node.args[0], ast.Subscript)
+        and isinstance(node.args[0].slice, ast.Constant)
+        and node.args[0].slice.value == "score"
+    }
     unknown = [w for _, w in chain if w not in ("rubric_item", "response", "question")]
     if not chain or unknown or len(casts) != 1:
-        raise MemrecallError(f"{path}: {fn.name} does not fill {PROMPT_VARIABLE} and cast "
-                             f"response['score'] the way the released code does (placeholders "
-                             f"{chain}, casts {sorted(casts)}): memrecall cannot reproduce it")
+        raise MemrecallError(
+            f"{path}: {fn.name} does not fill {PROMPT_VARIABLE} and cast "
+            f"response['score'] the way the released code does (placeholders "
+            f"{chain}, casts {sorted(casts)}): memrecall cannot reproduce it"
+        )
     return Filling(chain, casts.pop())
 
 
@@ -148,45 +165,60 @@ def _equivalence(fn: ast.FunctionDef, path: Path) -> tuple[str, str]:
     contents: dict[str, ast.expr] = {}
     for node in ast.walk(fn):
         if isinstance(node, ast.Dict):
-            d = {k.value: v for k, v in zip(node.keys, node.values)
-                 if isinstance(k, ast.Constant)}
+            d = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
             role = d.get("role")
             if isinstance(role, ast.Constant) and "content" in d:
                 contents[role.value] = d["content"]
-    yes_test = any(isinstance(n, ast.Compare) and isinstance(n.left, ast.Constant)
-                   and n.left.value == "yes" and isinstance(n.ops[0], ast.In)
-                   for n in ast.walk(fn))
+    yes_test = any(
+        isinstance(n, ast.Compare)
+        and isinstance(n.left, ast.Constant)
+        and n.left.value == "yes"
+        and isinstance(n.ops[0], ast.In)
+        for n in ast.walk(fn)
+    )
     system, user = contents.get("system"), contents.get("user")
     if not (isinstance(system, ast.Constant) and isinstance(user, ast.JoinedStr) and yes_test):
-        raise MemrecallError(f"{path}: llm_equivalence is not a system message, a user message "
-                             f"with the two snippets and a 'yes' test: memrecall cannot "
-                             f"reproduce it")
+        raise MemrecallError(
+            f"{path}: llm_equivalence is not a system message, a user message "
+            f"with the two snippets and a 'yes' test: memrecall cannot "
+            f"reproduce it"
+        )
     names = {a.arg: slot for a, slot in zip(fn.args.args, ("first", "second"))}
     parts = []
     for v in user.values:
         if isinstance(v, ast.Constant):
             parts.append(str(v.value).replace("{", "{{").replace("}", "}}"))
-        elif isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) \
-                and v.value.id in names and v.conversion == -1 and v.format_spec is None:
+        elif (
+            isinstance(v, ast.FormattedValue)
+            and isinstance(v.value, ast.Name)
+            and v.value.id in names
+            and v.conversion == -1
+            and v.format_spec is None
+        ):
             parts.append("{" + names[v.value.id] + "}")
         else:
-            raise MemrecallError(f"{path}: llm_equivalence's user message has a part memrecall "
-                                 f"cannot reproduce")
+            raise MemrecallError(
+                f"{path}: llm_equivalence's user message has a part memrecall cannot reproduce"
+            )
     return system.value, "".join(parts)
 
 
 def _judge_model(tree: ast.Module, path: Path) -> tuple[str, float | None]:
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "gpt_llm_obj"
-                                                for t in node.targets) \
-                and isinstance(node.value, ast.Call):
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "gpt_llm_obj" for t in node.targets)
+            and isinstance(node.value, ast.Call)
+        ):
             kw = {k.arg: k.value for k in node.value.keywords}
             model, temp = kw.get("model_name"), kw.get("temperature")
             if isinstance(model, ast.Constant) and isinstance(model.value, str):
                 t = temp.value if isinstance(temp, ast.Constant) else None
                 return model.value, (float(t) if t is not None else None)
-    raise MemrecallError(f"{path}: no gpt_llm_obj = BuildLLm(model_name=..., temperature=...): "
-                         f"cannot tell the released judge model")
+    raise MemrecallError(
+        f"{path}: no gpt_llm_obj = BuildLLm(model_name=..., temperature=...): "
+        f"cannot tell the released judge model"
+    )
 
 
 def read_checkout(script) -> OfficialBeam:
@@ -201,8 +233,10 @@ def read_checkout(script) -> OfficialBeam:
     llm = _find(root, LLM_FILES[layout], "LLM settings file")
     template = _string_assignment(_parse(prompts), PROMPT_VARIABLE)
     if template is None or "<rubric_item>" not in template or "<llm_response>" not in template:
-        raise MemrecallError(f"{prompts}: no string {PROMPT_VARIABLE} with <rubric_item> and "
-                             f"<llm_response>. {_where()}")
+        raise MemrecallError(
+            f"{prompts}: no string {PROMPT_VARIABLE} with <rubric_item> and "
+            f"<llm_response>. {_where()}"
+        )
     fns = _functions(_parse(p))
     missing = [f"evaluate_{a}" for a in ABILITIES if f"evaluate_{a}" not in fns]
     if missing or "llm_equivalence" not in fns:

@@ -40,7 +40,8 @@ _INTRO = (
     "- Work out dates and durations from the exchanges' dates and the dates the user gave.\n"
     "- Follow every standing instruction and preference the user stated earlier in the "
     "conversation (formats, things to always or never do, what they prefer), as if they had "
-    "repeated it with this question.")
+    "repeated it with this question."
+)
 
 _BODY = "\n\nConversation history:\n{history}\n\nToday is {today}.\nQuestion: {question}\n"
 
@@ -50,8 +51,9 @@ CON_TEMPLATE = (
     _INTRO + "\nWork in two steps.\n"
     "Step 1 - Notes: list what the history says that bears on the question, with dates, "
     "including any standing instructions or preferences that apply.\n"
-    "Step 2 - Answer: write a final part that starts with \"Answer:\" and answers the user "
-    "directly." + "{guidance}" + _BODY + "Notes:")
+    'Step 2 - Answer: write a final part that starts with "Answer:" and answers the user '
+    "directly." + "{guidance}" + _BODY + "Notes:"
+)
 
 READER_PROMPTS: dict[str, ReaderPrompt] = {
     "default": ReaderPrompt("beam_default", DEFAULT_TEMPLATE),
@@ -69,7 +71,8 @@ RUBRIC_TEMPLATE = (
     "wrong), 0 = not met.\n\n"
     "Question: {question}\n\nRubric items:\n{items}\n\nAnswer to grade:\n{response}\n\n"
     "Reply with a JSON list of {n} numbers, one per item in order, e.g. [1, 0.5, 0], and "
-    "nothing else.")
+    "nothing else."
+)
 
 ORDER_TEMPLATE = (
     "An assistant was asked to list events in the order they came up. Below are the "
@@ -78,7 +81,8 @@ ORDER_TEMPLATE = (
     "fact, in any wording), or 0 if it describes none. Use each reference event at most once.\n\n"
     "Reference events:\n{items}\n\nAnswer lines:\n{lines}\n\n"
     "Reply with a JSON list of {n} integers, one per answer line in order, e.g. [2, 0, 1], "
-    "and nothing else.")
+    "and nothing else."
+)
 
 TEMPLATES = {"rubric": RUBRIC_TEMPLATE, "event_ordering": ORDER_TEMPLATE}
 
@@ -88,8 +92,9 @@ def numbered(items: list[str]) -> str:
 
 
 def rubric_prompt(question: str, rubric: list[str], response: str) -> str:
-    return RUBRIC_TEMPLATE.format(question=question, items=numbered(rubric), response=response,
-                                  n=len(rubric))
+    return RUBRIC_TEMPLATE.format(
+        question=question, items=numbered(rubric), response=response, n=len(rubric)
+    )
 
 
 def order_prompt(rubric: list[str], lines: list[str]) -> str:

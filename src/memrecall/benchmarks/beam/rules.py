@@ -30,14 +30,27 @@ from ...judge.rules.containment import containment_verdict
 from ...judge.rules.normalise import content_tokens
 from . import scoring
 
-CHECKABLE = ("abstention", "event_ordering", "information_extraction", "knowledge_update",
-             "multi_session_reasoning", "temporal_reasoning")
-NOT_CHECKABLE = ("contradiction_resolution", "instruction_following", "preference_following",
-                 "summarization")
-_ITEM = re.compile(r"^\s*LLM response should (?:state|mention|contain|include)\s*:\s*(.*)$",
-                   re.IGNORECASE | re.DOTALL)
-RULES_HASH = sha256_text(Path(__file__).read_text(encoding="utf-8")
-                         + Path(scoring.__file__).read_text(encoding="utf-8"))[:12]
+CHECKABLE = (
+    "abstention",
+    "event_ordering",
+    "information_extraction",
+    "knowledge_update",
+    "multi_session_reasoning",
+    "temporal_reasoning",
+)
+NOT_CHECKABLE = (
+    "contradiction_resolution",
+    "instruction_following",
+    "preference_following",
+    "summarization",
+)
+_ITEM = re.compile(
+    r"^\s*LLM response should (?:state|mention|contain|include)\s*:\s*(.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+RULES_HASH = sha256_text(
+    Path(__file__).read_text(encoding="utf-8") + Path(scoring.__file__).read_text(encoding="utf-8")
+)[:12]
 
 
 def item_target(item: str) -> str:
@@ -68,15 +81,26 @@ def judge(ability: str, question: str, rubric: list[str], response: str) -> dict
     if ability == "abstention":
         met = abstains(response)
         items = [1.0 if met else 0.0] * len(rubric)
-        return {"score": scoring.rubric_score(items, len(rubric)), "items": items,
-                "reason": "says the information is missing" if met else "answers instead"}
+        return {
+            "score": scoring.rubric_score(items, len(rubric)),
+            "items": items,
+            "reason": "says the information is missing" if met else "answers instead",
+        }
     if ability == "event_ordering":
         aligned = scoring.align(rubric, scoring.answer_lines(response), _words_in)
         scores = scoring.ordering_score(rubric, aligned)
         value, undefined = scoring.ordering_value(scores)
-        return {"score": value, "items": [], "ordering": scores, "tau_undefined": undefined,
-                "reason": f"{scores['recall'] * len(rubric):.0f}/{len(rubric)} items found, "
-                          f"tau_norm {scores['tau_norm']:.2f}"}
+        return {
+            "score": value,
+            "items": [],
+            "ordering": scores,
+            "tau_undefined": undefined,
+            "reason": f"{scores['recall'] * len(rubric):.0f}/{len(rubric)} items found, "
+            f"tau_norm {scores['tau_norm']:.2f}",
+        }
     items = [1.0 if _holds(question, item_target(r), response) else 0.0 for r in rubric]
-    return {"score": scoring.rubric_score(items, len(rubric)), "items": items,
-            "reason": f"{int(sum(items))}/{len(items)} rubric items found in the response"}
+    return {
+        "score": scoring.rubric_score(items, len(rubric)),
+        "items": items,
+        "reason": f"{int(sum(items))}/{len(items)} rubric items found in the response",
+    }

@@ -71,16 +71,18 @@ def answer_lines(response: str) -> list[str]:
     return response.split("\n")
 
 
-def align(reference: list[str], system: list[str],
-          equivalent: Callable[[str, str], bool]) -> list[str]:
+def align(
+    reference: list[str], system: list[str], equivalent: Callable[[str, str], bool]
+) -> list[str]:
     """Each answer line, in order, replaced by the first still-unused reference item the
     equivalence test accepts (`equivalent(reference_item, line)`), else kept as it is.
     Sequential: which items are used depends on every earlier match."""
     used: set[int] = set()
     out = []
     for line in system:
-        hit = next((i for i, ref in enumerate(reference)
-                    if i not in used and equivalent(ref, line)), None)
+        hit = next(
+            (i for i, ref in enumerate(reference) if i not in used and equivalent(ref, line)), None
+        )
         if hit is None:
             out.append(line)
         else:
@@ -110,11 +112,18 @@ def ordering_score(reference: list[str], aligned: list[str]) -> dict:
 
     with warnings.catch_warnings():  # a single ranked item: nan, handled by ordering_value
         warnings.simplefilter("ignore")
-        tau_b = float(kendalltau(ranks(reference), ranks(aligned), variant="b",
-                                 method="auto").statistic)
+        tau_b = float(
+            kendalltau(ranks(reference), ranks(aligned), variant="b", method="auto").statistic
+        )
     tau_norm = (tau_b + 1) / 2
-    return {"precision": precision, "recall": recall, "f1": f1, "tau_b": tau_b,
-            "tau_norm": tau_norm, "final_score": tau_norm * f1}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1,
+        "tau_b": tau_b,
+        "tau_norm": tau_norm,
+        "final_score": tau_norm * f1,
+    }
 
 
 def ordering_value(scores: dict) -> tuple[float, bool]:

@@ -38,8 +38,7 @@ ABSENT = "absent"  # the pin of a file the repository does not have (a chat with
 
 
 def base_url(cfg: dict) -> str:
-    return (cfg["url"] or f"{RAW_BASE}/{REPOSITORY}/{cfg['revision'] or COMMIT}"
-            ).rstrip("/")
+    return (cfg["url"] or f"{RAW_BASE}/{REPOSITORY}/{cfg['revision'] or COMMIT}").rstrip("/")
 
 
 def tier(cfg: dict) -> str:
@@ -66,9 +65,11 @@ def chats(cfg: dict) -> list[str]:
 
 
 def _hint(cfg: dict) -> str:
-    return (f"Supply the chats yourself: clone https://github.com/{REPOSITORY} (commit "
-            f"{cfg['revision'] or COMMIT}) on a machine with access, then run with "
-            f"`dataset=local dataset.path=/path/to/BEAM/chats/{TIERS[tier(cfg)]}`.")
+    return (
+        f"Supply the chats yourself: clone https://github.com/{REPOSITORY} (commit "
+        f"{cfg['revision'] or COMMIT}) on a machine with access, then run with "
+        f"`dataset=local dataset.path=/path/to/BEAM/chats/{TIERS[tier(cfg)]}`."
+    )
 
 
 def _exists(url: str, hint: str) -> bool:
@@ -82,8 +83,9 @@ def _exists(url: str, hint: str) -> bool:
             return False
         raise MemrecallError(f"HTTP {e.code} for {url}. {hint}") from None
     except (urllib.error.URLError, OSError) as e:
-        raise MemrecallError(f"cannot reach {url} ({type(e).__name__}: "
-                             f"{getattr(e, 'reason', e)}). {hint}") from None
+        raise MemrecallError(
+            f"cannot reach {url} ({type(e).__name__}: {getattr(e, 'reason', e)}). {hint}"
+        ) from None
 
 
 def _read_pins(path: Path) -> dict:
@@ -102,7 +104,8 @@ def fetch(cfg: dict, raw_dir: str | Path) -> dict:
             f"the {t} tier is not in the BEAM repository (its chats are only on the hub, "
             f"Mohammadta/BEAM-10M): run the released download_dataset.py "
             f"(create_10M_conversations) and then `dataset=local dataset.path=<its "
-            f"test_chats/10M folder>`.")
+            f"test_chats/10M folder>`."
+        )
     rev = cfg["revision"] or COMMIT
     root = Path(raw_dir) / "beam" / rev
     folder = root / "chats" / TIERS[t]
@@ -127,17 +130,20 @@ def fetch(cfg: dict, raw_dir: str | Path) -> dict:
                 files[key] = want
                 continue
             _offline_stop(cfg, f"{base}/{key}", hint)
-            part = url_download.partial_path(root, f"{base}/{key}", want or "unpinned",
-                                             Path(rel.name))
+            part = url_download.partial_path(
+                root, f"{base}/{key}", want or "unpinned", Path(rel.name)
+            )
             part.parent.mkdir(parents=True, exist_ok=True)
             url_download.download(f"{base}/{key}", part, hint)
             got = sha256_file(part)
             if want and got != want:
                 part.unlink()
-                raise MemrecallError(f"sha256 mismatch for {base}/{key}: pinned {want} in "
-                                     f"{pins_path}, downloaded {got}. The download was deleted. "
-                                     f"If the file changed upstream on purpose, check it and "
-                                     f"delete its pin.")
+                raise MemrecallError(
+                    f"sha256 mismatch for {base}/{key}: pinned {want} in "
+                    f"{pins_path}, downloaded {got}. The download was deleted. "
+                    f"If the file changed upstream on purpose, check it and "
+                    f"delete its pin."
+                )
             dest.parent.mkdir(parents=True, exist_ok=True)
             part.replace(dest)
             pins[key] = files[key] = got
@@ -145,16 +151,27 @@ def fetch(cfg: dict, raw_dir: str | Path) -> dict:
             atomic_write_text(pins_path, json.dumps(pins, indent=2, sort_keys=True) + "\n")
     atomic_write_text(pins_path, json.dumps(pins, indent=2, sort_keys=True) + "\n")
     if downloaded:
-        print(f"download: {downloaded} BEAM file(s) of {t} at commit {rev} -> {folder} "
-              f"(sha256 recorded in {pins_path})", file=sys.stderr)
-    return {"kind": "release", "file": folder, "shown": f"{REPOSITORY}@{rev} chats/{TIERS[t]}",
-            "sha256": None, "verified_by": f"sha256 pins recorded at first download ({pins_path})",
-            "commit": rev, "url": base, "files": files,
-            "chats": [str(PurePosixPath("chats", TIERS[t], n)) for n in chats(cfg)]}
+        print(
+            f"download: {downloaded} BEAM file(s) of {t} at commit {rev} -> {folder} "
+            f"(sha256 recorded in {pins_path})",
+            file=sys.stderr,
+        )
+    return {
+        "kind": "release",
+        "file": folder,
+        "shown": f"{REPOSITORY}@{rev} chats/{TIERS[t]}",
+        "sha256": None,
+        "verified_by": f"sha256 pins recorded at first download ({pins_path})",
+        "commit": rev,
+        "url": base,
+        "files": files,
+        "chats": [str(PurePosixPath("chats", TIERS[t], n)) for n in chats(cfg)],
+    }
 
 
 def _offline_stop(cfg: dict, url: str, hint: str) -> None:
     var = url_download.offline_switch()
     if var:
-        raise MemrecallError(f"{var} is set, so {url} is not downloaded. Unset it to download, "
-                             f"or: {hint}")
+        raise MemrecallError(
+            f"{var} is set, so {url} is not downloaded. Unset it to download, or: {hint}"
+        )

@@ -22,7 +22,6 @@ from .subtasks import CODES
 
 
 class EverMemBench(Benchmark):
-
     def recognises(self, path: Path) -> bool:
         from .layouts import layout_of
 
@@ -35,13 +34,17 @@ class EverMemBench(Benchmark):
         if parts is not None:
             # YAML reads 01 as the number 1: a number names the folder of that number
             names = [f.name for f in unit_folders(Path(path))]
-            parts = [next((n for n in names if n.isdigit() and int(n) == p), f"{p:02d}")
-                     if isinstance(p, int) and not isinstance(p, bool) else str(p)
-                     for p in ([parts] if isinstance(parts, (str, int)) else list(parts))]
+            parts = [
+                next((n for n in names if n.isdigit() and int(n) == p), f"{p:02d}")
+                if isinstance(p, int) and not isinstance(p, bool)
+                else str(p)
+                for p in ([parts] if isinstance(parts, (str, int)) else list(parts))
+            ]
         return read_dataset(Path(path), parts)
 
-    def prepare(self, cfg: dict, source: dict, file: Path, *, turns_out: Path,
-                write_kw: dict) -> Prepared:
+    def prepare(
+        self, cfg: dict, source: dict, file: Path, *, turns_out: Path, write_kw: dict
+    ) -> Prepared:
         from ...artifacts import write_table
         from ...data.subset import select
         from . import data
@@ -75,8 +78,12 @@ class EverMemBench(Benchmark):
         own = dict(questions.select("question_id", "answer_turn_ids").iter_rows())
 
         def turn_gold(qid: str, evidence: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(turn_id(s, turn_at[s][t]) for s in evidence for t in own[qid] or []
-                         if t in turn_at[s])
+            return tuple(
+                turn_id(s, turn_at[s][t])
+                for s in evidence
+                for t in own[qid] or []
+                if t in turn_at[s]
+            )
 
         return question_gold(questions, turns, turn_gold=turn_gold)
 
@@ -131,8 +138,9 @@ class EverMemBench(Benchmark):
 
     def comparability(self, judge: dict) -> tuple[bool, str]:
         ok, why = super().comparability(judge)
-        return ok, why + ("; multiple choice is scored by the released letter rule under "
-                          "every judge")
+        return ok, why + (
+            "; multiple choice is scored by the released letter rule under every judge"
+        )
 
     def judge_lines(self, metrics: dict) -> list[str]:
         from .report import judge_lines
@@ -153,15 +161,22 @@ class EverMemBench(Benchmark):
         inputs = {"form": question["form"], "topic": question["topic"]}
         if question.get("options"):
             inputs["options"] = list(question["options"])
-        return inputs, {"memrecall.subtask": question["question_type"],
-                        "memrecall.form": question["form"]}
+        return inputs, {
+            "memrecall.subtask": question["question_type"],
+            "memrecall.form": question["form"],
+        }
 
 
 BENCHMARK = EverMemBench(
-    name="evermembench", title="EverMemBench", categories=CODES,
-    extra_columns=EXTRA_COLUMNS, speaker_column="speaker",
-    official_judge=OfficialJudge(repository=REPOSITORY, script_key="official_script",
-                                 pinned_model=PINNED_MODEL),
+    name="evermembench",
+    title="EverMemBench",
+    categories=CODES,
+    extra_columns=EXTRA_COLUMNS,
+    speaker_column="speaker",
+    official_judge=OfficialJudge(
+        repository=REPOSITORY, script_key="official_script", pinned_model=PINNED_MODEL
+    ),
     parts="topics",
     retrieval_title="# Retrieval (LongMemEval's metric definitions; gold = EverMemBench "
-                    "evidence R)")
+    "evidence R)",
+)

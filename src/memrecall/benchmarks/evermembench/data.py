@@ -58,9 +58,17 @@ def options_shown(options: dict[str, str] | None) -> list[str]:
 
 def flatten(units: list[Unit]) -> list[dict]:
     """One record per question for the subset step (question_id, question_type), file order."""
-    return [{"question_id": q.question_id, "question_type": q.subtask, "is_abstention": False,
-             "_unit": ui, "_q": qi}
-            for ui, u in enumerate(units) for qi, q in enumerate(u.questions)]
+    return [
+        {
+            "question_id": q.question_id,
+            "question_type": q.subtask,
+            "is_abstention": False,
+            "_unit": ui,
+            "_q": qi,
+        }
+        for ui, u in enumerate(units)
+        for qi, q in enumerate(u.questions)
+    ]
 
 
 def normalise(units: list[Unit], selected: list[dict]) -> Normalised:
@@ -70,8 +78,13 @@ def normalise(units: list[Unit], selected: list[dict]) -> Normalised:
     q_rows: dict[str, list] = {k: [] for k in table_schema("questions")}
     s_rows: dict[str, list] = {k: [] for k in table_schema("sessions")}
     t_rows: dict[str, list] = {k: [] for k in table_schema("turns")}
-    stats = {"topics": [], "layout": units[0].layout if units else None, "no_evidence": 0,
-             "evidence_turns": 0, "quirk": 0}
+    stats = {
+        "topics": [],
+        "layout": units[0].layout if units else None,
+        "no_evidence": 0,
+        "evidence_turns": 0,
+        "quirk": 0,
+    }
     for ui, unit in enumerate(units):
         if not any((ui, qi) in chosen for qi in range(len(unit.questions))):
             continue
@@ -83,37 +96,57 @@ def normalise(units: list[Unit], selected: list[dict]) -> Normalised:
         for qi, q in enumerate(unit.questions):
             if (ui, qi) not in chosen:
                 continue
-            turns = [turn_id(by_key[(e.date, e.group)], i)
-                     for e in q.evidence or [] for i in e.indices]
+            turns = [
+                turn_id(by_key[(e.date, e.group)], i) for e in q.evidence or [] for i in e.indices
+            ]
             turns = list(dict.fromkeys(turns))
             marked.update(turns)
             stats["no_evidence"] += not turns
             stats["evidence_turns"] += len(turns)
             ev_sessions = list(dict.fromkeys(t.rsplit("#", 1)[0] for t in turns))
-            row = {"question_id": q.question_id, "question_type": q.subtask,
-                   "is_abstention": False, "question": q.question, "answer": q.answer,
-                   "question_date": max(dates), "haystack_session_ids": sids,
-                   "answer_session_ids": ev_sessions, "haystack_dates": dates,
-                   "topic": unit.name, "form": MULTIPLE_CHOICE if q.options else OPEN,
-                   "options": options_shown(q.options), "task_id": q.task_id,
-                   "has_evidence": bool(turns), "answer_turn_ids": turns}
+            row = {
+                "question_id": q.question_id,
+                "question_type": q.subtask,
+                "is_abstention": False,
+                "question": q.question,
+                "answer": q.answer,
+                "question_date": max(dates),
+                "haystack_session_ids": sids,
+                "answer_session_ids": ev_sessions,
+                "haystack_dates": dates,
+                "topic": unit.name,
+                "form": MULTIPLE_CHOICE if q.options else OPEN,
+                "options": options_shown(q.options),
+                "task_id": q.task_id,
+                "has_evidence": bool(turns),
+                "answer_turn_ids": turns,
+            }
             for k in q_rows:
                 q_rows[k].append(row[k])
         for chat, sid, date in zip(unit.chats, sids, dates):
             s_rows["session_id"].append(sid)
             s_rows["date"].append(date)
-            s_rows["content_hash"].append(hashlib.sha256(orjson.dumps(
-                [(m.speaker, m.text) for m in chat.messages])).hexdigest())
+            s_rows["content_hash"].append(
+                hashlib.sha256(
+                    orjson.dumps([(m.speaker, m.text) for m in chat.messages])
+                ).hexdigest()
+            )
             s_rows["topic"].append(unit.name)
             s_rows["day"].append(chat.date)
             s_rows["group"].append(chat.group)
             for j, m in enumerate(chat.messages):
                 tid = turn_id(sid, m.index)
-                for k, v in (("session_id", sid), ("turn_index", j), ("role", ROLE),
-                             ("content", m.text), ("has_answer", tid in marked),
-                             ("speaker", m.speaker), ("message_index", m.index),
-                             ("time", m.time.strftime("%Y-%m-%d %H:%M:%S") if m.time else None),
-                             ("turn_id", tid)):
+                for k, v in (
+                    ("session_id", sid),
+                    ("turn_index", j),
+                    ("role", ROLE),
+                    ("content", m.text),
+                    ("has_answer", tid in marked),
+                    ("speaker", m.speaker),
+                    ("message_index", m.index),
+                    ("time", m.time.strftime("%Y-%m-%d %H:%M:%S") if m.time else None),
+                    ("turn_id", tid),
+                ):
                     t_rows[k].append(v)
     questions = pl.DataFrame(q_rows, schema=table_schema("questions")).sort("question_id")
     sessions = pl.DataFrame(s_rows, schema=table_schema("sessions")).sort("session_id")
@@ -130,23 +163,29 @@ def summary(ds: Normalised) -> dict:
     def mmm(xs):
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}
 
-    return {"n_questions": q.height, "n_abstention": 0,
-            "by_subtask": {c: types.count(c) for c in CODES},
-            "by_form": {f: forms.count(f) for f in (MULTIPLE_CHOICE, OPEN)},
-            "messages_per_session": mmm(per_session),
-            "evidence_turns_per_question": mmm(q["answer_turn_ids"].list.len().to_list()),
-            "speakers": ds.turns["speaker"].n_unique(),
-            "sessions_unique": ds.sessions.height, "turns_unique": ds.turns.height,
-            "sessions_total": int(q["haystack_session_ids"].list.len().sum()),
-            "turns_total": ds.turns.height, **ds.stats}
+    return {
+        "n_questions": q.height,
+        "n_abstention": 0,
+        "by_subtask": {c: types.count(c) for c in CODES},
+        "by_form": {f: forms.count(f) for f in (MULTIPLE_CHOICE, OPEN)},
+        "messages_per_session": mmm(per_session),
+        "evidence_turns_per_question": mmm(q["answer_turn_ids"].list.len().to_list()),
+        "speakers": ds.turns["speaker"].n_unique(),
+        "sessions_unique": ds.sessions.height,
+        "turns_unique": ds.turns.height,
+        "sessions_total": int(q["haystack_session_ids"].list.len().sum()),
+        "turns_total": ds.turns.height,
+        **ds.stats,
+    }
 
 
-def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
-                n_in_file: int) -> str:
+def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str], n_in_file: int) -> str:
     """reports/data_card.md for an EverMemBench run (deterministic text)."""
-    layout = {"topic": "hub topic folders (0N/dialogue.json, qa_0N.json; evidence R)",
-              "batch": "batch folders of the released evaluator (dialogue_en.json, "
-                       "qa_NNN.json; no evidence)"}.get(s["layout"], s["layout"])
+    layout = {
+        "topic": "hub topic folders (0N/dialogue.json, qa_0N.json; evidence R)",
+        "batch": "batch folders of the released evaluator (dialogue_en.json, "
+        "qa_NNN.json; no evidence)",
+    }.get(s["layout"], s["layout"])
     lines = [
         f"# Data card: {cfg['name']}",
         "",
@@ -187,8 +226,10 @@ def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
         "| | min | median | max |",
         "|---|---:|---:|---:|",
     ]
-    for name, key in (("messages per session (day x group)", "messages_per_session"),
-                      ("evidence messages per question", "evidence_turns_per_question")):
+    for name, key in (
+        ("messages per session (day x group)", "messages_per_session"),
+        ("evidence messages per question", "evidence_turns_per_question"),
+    ):
         m = s[key]
         if m:
             lines.append(f"| {name} | {num(m['min'])} | {num(m['median'])} | {num(m['max'])} |")

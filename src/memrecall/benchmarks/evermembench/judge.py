@@ -22,8 +22,9 @@ from ...judge.rules.verdict import RULES_HASH
 from .schema import MULTIPLE_CHOICE
 from .scoring import official_mc, parse_letter
 
-RULE_HASH = sha256_text(RULES_HASH + sha256_file(__file__)
-                        + sha256_file(__file__.replace("judge.py", "scoring.py")))[:12]
+RULE_HASH = sha256_text(
+    RULES_HASH + sha256_file(__file__) + sha256_file(__file__.replace("judge.py", "scoring.py"))
+)[:12]
 EXACT_MATCH = "exact-match"
 
 _OPEN = """You are checking an answer to a question about a company's multi-person group chats.
@@ -36,7 +37,7 @@ Response: {hypothesis}
 
 Say yes if the response contains the key information of the gold answer; it may be longer or add detail, as long as it does not contradict the gold answer. A date or time written in another format counts as the same one ("May 7th", "7 May", "2025-05-07"), and a date that is off by one day is accepted. When the gold answer gives a duration or a count, the response must give the same one. Say no if the response gives a different answer, only part of what the gold answer asks for, or says the information is not available.
 
-Is the response correct? Reply with one word: yes or no."""
+Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (prompt text)
 
 TEMPLATES = {"evermembench": _OPEN}
 PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}
@@ -53,8 +54,9 @@ def mc_verdict(answer: str, hypothesis: str | None) -> RuleVerdict:
 
 
 def fixed_verdict(item: dict) -> RuleVerdict | None:
-    return mc_verdict(item["answer"], item["hypothesis"]) if item["form"] == MULTIPLE_CHOICE \
-        else None
+    return (
+        mc_verdict(item["answer"], item["hypothesis"]) if item["form"] == MULTIPLE_CHOICE else None
+    )
 
 
 def rule_verdict(item: dict) -> RuleVerdict:
@@ -65,8 +67,13 @@ def rule_verdict(item: dict) -> RuleVerdict:
 
 
 def build_prompt(question: str, answer: str, hypothesis: str | None) -> JudgePrompt:
-    values = {"question": question.strip(), "answer": answer.strip(),
-              "hypothesis": (hypothesis or "").strip()}
-    return JudgePrompt([{"role": "user", "content": fill(_OPEN, values)}], "evermembench",
-                       PROMPT_HASHES["evermembench"])
-
+    values = {
+        "question": question.strip(),
+        "answer": answer.strip(),
+        "hypothesis": (hypothesis or "").strip(),
+    }
+    return JudgePrompt(
+        [{"role": "user", "content": fill(_OPEN, values)}],
+        "evermembench",
+        PROMPT_HASHES["evermembench"],
+    )

@@ -33,24 +33,29 @@ from .subtasks import subtask_of
 
 TOPIC, BATCH = "topic", "batch"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f",
-                 "%Y-%m-%dT%H:%M:%S.%f")
+_TIME_FORMATS = (
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d %H:%M:%S.%f",
+    "%Y-%m-%dT%H:%M:%S.%f",
+)
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 LETTERS = ("A", "B", "C", "D")
 
 
 @dataclass(frozen=True)
 class Message:
-    index: int              # 1-based within its day's group
+    index: int  # 1-based within its day's group
     speaker: str
-    time: datetime | None   # None when the file's `time` does not parse (the day is used)
+    time: datetime | None  # None when the file's `time` does not parse (the day is used)
     text: str
 
 
 @dataclass
 class Chat:
     """One group's messages on one day: a session."""
-    date: str               # YYYY-MM-DD
+
+    date: str  # YYYY-MM-DD
     group: str
     messages: list[Message]
 
@@ -68,14 +73,14 @@ class Question:
     subtask: str
     question: str
     answer: str
-    options: dict[str, str] | None      # None: an open question
-    evidence: list[Evidence] | None     # None: the layout carries no evidence
+    options: dict[str, str] | None  # None: an open question
+    evidence: list[Evidence] | None  # None: the layout carries no evidence
     task_id: str | None = None
 
 
 @dataclass
 class Unit:
-    name: str               # the folder's name: "01" (topic) or "004" (batch)
+    name: str  # the folder's name: "01" (topic) or "004" (batch)
     layout: str
     dialogue_file: Path
     qa_file: Path
@@ -84,6 +89,7 @@ class Unit:
 
 
 # ---- recognising ----------------------------------------------------------------------------
+
 
 def _dialogue_file(folder: Path) -> Path | None:
     for name in ("dialogue.json", "dialogue_en.json"):
@@ -137,14 +143,16 @@ def layout_of(path: Path) -> str | None:
 
 # ---- reading --------------------------------------------------------------------------------
 
+
 def _load(path: Path):
     import orjson
 
     try:
         return orjson.loads(read_bytes(path))
     except orjson.JSONDecodeError as e:
-        raise InputError(f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}",
-                         file=str(path)) from None
+        raise InputError(
+            f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}", file=str(path)
+        ) from None
 
 
 def parse_time(value, date: str) -> datetime | None:
@@ -161,8 +169,11 @@ def _messages(raw, file: Path, where: str) -> list[Message]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise InputError(f"messages of {where} are a JSON {type(raw).__name__}, not a list",
-                         file=str(file), field=where)
+        raise InputError(
+            f"messages of {where} are a JSON {type(raw).__name__}, not a list",
+            file=str(file),
+            field=where,
+        )
     out, seen = [], set()
     for pos, m in enumerate(raw, start=1):
         at = f"{where}[{pos - 1}]"
@@ -170,8 +181,9 @@ def _messages(raw, file: Path, where: str) -> list[Message]:
             raise InputError("message is not an object", file=str(file), field=at)
         text = m.get("dialogue") if m.get("dialogue") is not None else m.get("text")
         if not isinstance(text, str):
-            raise InputError("message has no `dialogue` text", file=str(file),
-                             field=f"{at}.dialogue")
+            raise InputError(
+                "message has no `dialogue` text", file=str(file), field=f"{at}.dialogue"
+            )
         speaker = m.get("speaker")
         if not isinstance(speaker, str) or not speaker.strip():
             raise InputError("message has no `speaker`", file=str(file), field=f"{at}.speaker")
@@ -179,8 +191,11 @@ def _messages(raw, file: Path, where: str) -> list[Message]:
         if isinstance(index, str) and index.strip().isdigit():  # "3" as well as 3
             index = int(index)
         if isinstance(index, bool) or not isinstance(index, int) or index < 1 or index in seen:
-            raise InputError(f"message_index {index!r} is not a new positive integer",
-                             file=str(file), field=f"{at}.message_index")
+            raise InputError(
+                f"message_index {index!r} is not a new positive integer",
+                file=str(file),
+                field=f"{at}.message_index",
+            )
         seen.add(index)
         out.append(Message(index, speaker.strip(), parse_time(m.get("time"), where), text))
     return out
@@ -198,8 +213,9 @@ def read_dialogue(path: Path, layout: str) -> list[Chat]:
     days: list[tuple[str, dict, str]] = []
     if layout == TOPIC:
         if not isinstance(data, list):
-            raise InputError(f"expected a JSON list of days, got a JSON {type(data).__name__}",
-                             file=str(path))
+            raise InputError(
+                f"expected a JSON list of days, got a JSON {type(data).__name__}", file=str(path)
+            )
         for i, day in enumerate(data):
             if not isinstance(day, dict):
                 raise InputError("day is not an object", file=str(path), field=f"[{i}]")
@@ -208,11 +224,13 @@ def read_dialogue(path: Path, layout: str) -> list[Chat]:
     else:
         groups_by_day = data.get("dialogues") if isinstance(data, dict) else None
         if not isinstance(groups_by_day, dict):
-            raise InputError("missing the `dialogues` object of dates", file=str(path),
-                             field="dialogues")
+            raise InputError(
+                "missing the `dialogues` object of dates", file=str(path), field="dialogues"
+            )
         for date, groups in groups_by_day.items():
-            days.append((_check_date(date, path, f"dialogues[{date!r}]"), groups,
-                         f"dialogues[{date!r}]"))
+            days.append(
+                (_check_date(date, path, f"dialogues[{date!r}]"), groups, f"dialogues[{date!r}]")
+            )
     chats, seen = [], set()
     for date, groups, at in sorted(days, key=lambda d: d[0]):
         if groups is None:
@@ -221,8 +239,7 @@ def read_dialogue(path: Path, layout: str) -> list[Chat]:
             raise InputError("groups are not an object", file=str(path), field=at)
         for group, raw in groups.items():
             if (date, group) in seen:
-                raise InputError(f"day {date} has group {group!r} twice", file=str(path),
-                                 field=at)
+                raise InputError(f"day {date} has group {group!r} twice", file=str(path), field=at)
             seen.add((date, group))
             msgs = _messages(raw, path, f"{at}[{group!r}]")
             if msgs:
@@ -231,7 +248,7 @@ def read_dialogue(path: Path, layout: str) -> list[Chat]:
 
 
 def parse_indices(value) -> tuple[int, ...]:
-    """"1, 4-5" -> (1, 4, 5); an int is itself. ValueError for anything else."""
+    """ "1, 4-5" -> (1, 4, 5); an int is itself. ValueError for anything else."""
     if isinstance(value, bool):
         raise ValueError(value)
     if isinstance(value, int):
@@ -268,19 +285,24 @@ def _question(q, i: int, path: Path, layout: str) -> Question:
 
     subtask = subtask_of(qid)
     if subtask is None:
-        raise err("the id names none of the nine sub-tasks (F_SH, F_MH, F_TP, MA_C, MA_P, MA_U, "
-                  "P_Style, P_Skill, P_Role) before `_Top`", "id")
+        raise err(
+            "the id names none of the nine sub-tasks (F_SH, F_MH, F_TP, MA_C, MA_P, MA_U, "
+            "P_Style, P_Skill, P_Role) before `_Top`",
+            "id",
+        )
     for key in ("Q", "A"):
         if not isinstance(q.get(key), str) or not q[key].strip():
             raise err(f"missing or empty `{key}`", key)
     options = q.get("options")
     if options is not None and not isinstance(options, dict):
-        raise err(f"`options` is a JSON {type(options).__name__}, not an object or null",
-                  "options")
+        raise err(f"`options` is a JSON {type(options).__name__}, not an object or null", "options")
     if options:
         keys = sorted(options)
-        if not all(k in LETTERS for k in keys) or len(keys) < 2 \
-                or not all(isinstance(v, str) for v in options.values()):
+        if (
+            not all(k in LETTERS for k in keys)
+            or len(keys) < 2
+            or not all(isinstance(v, str) for v in options.values())
+        ):
             raise err("`options` must map letters A-D to option texts", "options")
         if q["A"].strip().upper()[:1] not in keys:
             raise err(f"answer {q['A']!r} is not one of the options {keys}", "A")
@@ -304,12 +326,16 @@ def _question(q, i: int, path: Path, layout: str) -> Question:
             try:
                 idx = parse_indices(r.get("message_index"))
             except ValueError:
-                raise err(f"message_index {r.get('message_index')!r} is not a list of indices "
-                          f"or ranges (\"1, 4-5\")", f"{at}.message_index") from None
+                raise err(
+                    f"message_index {r.get('message_index')!r} is not a list of indices "
+                    f'or ranges ("1, 4-5")',
+                    f"{at}.message_index",
+                ) from None
             evidence.append(Evidence(date, group, idx))
     task = q.get("task_id")
-    return Question(qid, subtask, q["Q"], q["A"], options, evidence,
-                    task if isinstance(task, str) else None)
+    return Question(
+        qid, subtask, q["Q"], q["A"], options, evidence, task if isinstance(task, str) else None
+    )
 
 
 def read_questions(path: Path, layout: str) -> list[Question]:
@@ -317,14 +343,19 @@ def read_questions(path: Path, layout: str) -> list[Question]:
     if layout == TOPIC:
         items = data
         if not isinstance(items, list):
-            raise InputError(f"expected a JSON list of questions, got a JSON "
-                             f"{type(data).__name__}", file=str(path))
+            raise InputError(
+                f"expected a JSON list of questions, got a JSON {type(data).__name__}",
+                file=str(path),
+            )
     else:
         items = data.get("qars") if isinstance(data, dict) else None
         if not isinstance(items, list):
-            raise InputError("missing the `qars` list (the released evaluator's format 1; its "
-                             "legacy `questions` format names no sub-task and is not read)",
-                             file=str(path), field="qars")
+            raise InputError(
+                "missing the `qars` list (the released evaluator's format 1; its "
+                "legacy `questions` format names no sub-task and is not read)",
+                file=str(path),
+                field="qars",
+            )
     return [_question(q, i, path, layout) for i, q in enumerate(items)]
 
 
@@ -336,17 +367,23 @@ def check_evidence(unit: Unit) -> None:
             known = have.get((ev.date, ev.group))
             missing = [i for i in ev.indices if known is None or i not in known]
             if missing:
-                raise InputError(f"evidence names message(s) {missing} of {ev.group} on "
-                                 f"{ev.date}, which {unit.dialogue_file.name} does not have",
-                                 file=str(unit.qa_file), question_id=q.question_id,
-                                 field=f"R[{j}]")
+                raise InputError(
+                    f"evidence names message(s) {missing} of {ev.group} on "
+                    f"{ev.date}, which {unit.dialogue_file.name} does not have",
+                    file=str(unit.qa_file),
+                    question_id=q.question_id,
+                    field=f"R[{j}]",
+                )
 
 
 def read_unit(folder: Path) -> Unit:
     layout = unit_layout(folder)
     if layout is None:
-        raise InputError("not an EverMemBench folder (a dialogue.json or dialogue_en.json and "
-                         "one qa_*.json)", file=str(folder), field="dataset.path")
+        raise InputError(
+            "not an EverMemBench folder (a dialogue.json or dialogue_en.json and one qa_*.json)",
+            file=str(folder),
+            field="dataset.path",
+        )
     unit = Unit(folder.name, layout, _dialogue_file(folder), _qa_file(folder))
     unit.chats = read_dialogue(unit.dialogue_file, layout)
     unit.questions = read_questions(unit.qa_file, layout)
@@ -358,25 +395,37 @@ def read_dataset(path: Path, units: list[str] | None = None) -> list[Unit]:
     """The dataset's units (all, or those named), validated; ids unique across them."""
     folders = unit_folders(Path(path))
     if not folders:
-        raise InputError("no EverMemBench data here: expected a topic folder (dialogue.json, "
-                         "qa_NN.json), a batch folder (dialogue_en.json, qa_NNN.json) or a "
-                         "folder of them", file=str(path), field="dataset.path")
+        raise InputError(
+            "no EverMemBench data here: expected a topic folder (dialogue.json, "
+            "qa_NN.json), a batch folder (dialogue_en.json, qa_NNN.json) or a "
+            "folder of them",
+            file=str(path),
+            field="dataset.path",
+        )
     names = [f.name for f in folders]
     if units is not None:
         unknown = [u for u in units if u not in names]
         if unknown:
-            raise InputError(f"topics {unknown} are not in the dataset (it has {names})",
-                             file=str(path), field="dataset.parts")
+            raise InputError(
+                f"topics {unknown} are not in the dataset (it has {names})",
+                file=str(path),
+                field="dataset.parts",
+            )
         folders = [f for f in folders if f.name in units]
     out = [read_unit(f) for f in folders]
     if len({u.layout for u in out}) > 1:
-        raise InputError("the folder mixes the topic and the batch layouts", file=str(path),
-                         field="dataset.path")
+        raise InputError(
+            "the folder mixes the topic and the batch layouts", file=str(path), field="dataset.path"
+        )
     seen: dict[str, str] = {}
     for u in out:
         for q in u.questions:
             if q.question_id in seen:
-                raise InputError(f"duplicate question id (also in {seen[q.question_id]})",
-                                 file=str(u.qa_file), question_id=q.question_id, field="id")
+                raise InputError(
+                    f"duplicate question id (also in {seen[q.question_id]})",
+                    file=str(u.qa_file),
+                    question_id=q.question_id,
+                    field="id",
+                )
             seen[q.question_id] = str(u.qa_file)
     return out

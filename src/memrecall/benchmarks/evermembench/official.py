@@ -32,7 +32,7 @@ FIELDS = ("question", "golden_answer", "generated_answer")
 class OfficialPrompts:
     system: str
     user: str
-    sha256: str                 # of prompts.yaml
+    sha256: str  # of prompts.yaml
     path: str
     released_model: str | None  # pipeline.yaml evaluate.model, when the file is there
 
@@ -42,8 +42,10 @@ class OfficialPrompts:
 
 
 def _where() -> str:
-    return (f"Clone the released EverMemBench code ({REPOSITORY}) and set "
-            f"judge.official_script to its {PROMPTS_IN_REPO} (an absolute path).")
+    return (
+        f"Clone the released EverMemBench code ({REPOSITORY}) and set "
+        f"judge.official_script to its {PROMPTS_IN_REPO} (an absolute path)."
+    )
 
 
 def load(path) -> OfficialPrompts:
@@ -57,21 +59,28 @@ def load(path) -> OfficialPrompts:
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
-        raise MemrecallError(f"judge.official_script: {p} is not YAML ({e}). {_where()}") \
-            from None
+        raise MemrecallError(f"judge.official_script: {p} is not YAML ({e}). {_where()}") from None
     block = data.get(BLOCK) if isinstance(data, dict) else None
-    if not isinstance(block, dict) or not all(isinstance(block.get(k), str)
-                                              for k in (SYSTEM, USER)):
-        raise MemrecallError(f"judge.official_script: {p} has no {BLOCK}.{SYSTEM} and "
-                             f"{BLOCK}.{USER}. {_where()}")
+    if not isinstance(block, dict) or not all(
+        isinstance(block.get(k), str) for k in (SYSTEM, USER)
+    ):
+        raise MemrecallError(
+            f"judge.official_script: {p} has no {BLOCK}.{SYSTEM} and {BLOCK}.{USER}. {_where()}"
+        )
     try:
         block[USER].format(**{f: "" for f in FIELDS})
     except (KeyError, IndexError, ValueError) as e:
-        raise MemrecallError(f"judge.official_script: {p}: {BLOCK}.{USER} does not format with "
-                             f"{', '.join(FIELDS)} ({type(e).__name__}: {e}). {_where()}") \
-            from None
-    return OfficialPrompts(block[SYSTEM], block[USER], sha256_file(p), str(p),
-                           released_model(p.parent / Path(PIPELINE_IN_REPO).name))
+        raise MemrecallError(
+            f"judge.official_script: {p}: {BLOCK}.{USER} does not format with "
+            f"{', '.join(FIELDS)} ({type(e).__name__}: {e}). {_where()}"
+        ) from None
+    return OfficialPrompts(
+        block[SYSTEM],
+        block[USER],
+        sha256_file(p),
+        str(p),
+        released_model(p.parent / Path(PIPELINE_IN_REPO).name),
+    )
 
 
 def released_model(pipeline: Path) -> str | None:
@@ -101,8 +110,9 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
 
     prompts = load(judge_cfg["official_script"])
     open_items = [it for it in items if it["form"] != MULTIPLE_CHOICE]
-    messages = [prompts.messages(it["question"], it["answer"], it["hypothesis"] or "")
-                for it in open_items]
+    messages = [
+        prompts.messages(it["question"], it["answer"], it["hypothesis"] or "") for it in open_items
+    ]
     if client is None and open_items:
         from ...llm import LLMClient
 
@@ -113,9 +123,16 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
     for it in items:
         if it["question_id"] not in by_id:
             v = mc_verdict(it["answer"], it["hypothesis"])
-            rows.append({"question_id": it["question_id"], "label": v.label,
-                         "judge_model": "exact-match", "raw": v.reason, "error": None,
-                         "strict_label": v.label})
+            rows.append(
+                {
+                    "question_id": it["question_id"],
+                    "label": v.label,
+                    "judge_model": "exact-match",
+                    "raw": v.reason,
+                    "error": None,
+                    "strict_label": v.label,
+                }
+            )
             continue
         msgs, res = by_id[it["question_id"]]
         if res.error:
@@ -124,20 +141,34 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
             label, error = None, "judge returned an empty reply"
         else:
             label, error = official_judge_label(res.text), None
-        rows.append({
-            "question_id": it["question_id"], "label": label,
-            "strict_label": json_label(res.text) if label is not None else None,
-            "judge_model": res.model or judge_cfg["model"], "raw": res.text, "error": error,
-            "prompt_hash": sha256_text(msgs[0]["content"] + msgs[1]["content"])[:12],
-            "request_hash": res.request_hash, "input_tokens": int(res.input_tokens or 0),
-            "output_tokens": int(res.output_tokens or 0),
-            "reasoning_tokens": int(res.reasoning_tokens or 0),
-            "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
-        })
+        rows.append(
+            {
+                "question_id": it["question_id"],
+                "label": label,
+                "strict_label": json_label(res.text) if label is not None else None,
+                "judge_model": res.model or judge_cfg["model"],
+                "raw": res.text,
+                "error": error,
+                "prompt_hash": sha256_text(msgs[0]["content"] + msgs[1]["content"])[:12],
+                "request_hash": res.request_hash,
+                "input_tokens": int(res.input_tokens or 0),
+                "output_tokens": int(res.output_tokens or 0),
+                "reasoning_tokens": int(res.reasoning_tokens or 0),
+                "cost_usd": float(res.cost_usd or 0.0),
+                "latency_s": float(res.latency_s or 0.0),
+            }
+        )
     stats = dict(client.stats) if client is not None else {"calls": 0, "cached": 0, "failed": 0}
-    record = {"stage": "judge", "name": "official-evermembench",
-              "template": {"system": prompts.system, "user": prompts.user},
-              "script_sha256": prompts.sha256, "released_model": prompts.released_model}
-    return rows, {**stats, "official_script_sha256": prompts.sha256,
-                  "released_model": prompts.released_model,
-                  "prompts": {f"official-evermembench:{prompts.sha256[:12]}": record}}
+    record = {
+        "stage": "judge",
+        "name": "official-evermembench",
+        "template": {"system": prompts.system, "user": prompts.user},
+        "script_sha256": prompts.sha256,
+        "released_model": prompts.released_model,
+    }
+    return rows, {
+        **stats,
+        "official_script_sha256": prompts.sha256,
+        "released_model": prompts.released_model,
+        "prompts": {f"official-evermembench:{prompts.sha256[:12]}": record},
+    }

@@ -19,18 +19,25 @@ from ...schema import polars_schema
 MULTIPLE_CHOICE, OPEN = "multiple_choice", "open"
 
 EXTRA_COLUMNS = {
-    "questions": pa.schema([
-        ("topic", pa.string()),
-        ("form", pa.string()),
-        ("options", pa.list_(pa.string())),
-        ("task_id", pa.string()),
-        ("has_evidence", pa.bool_()),
-        ("answer_turn_ids", pa.list_(pa.string())),
-    ]),
-    "sessions": pa.schema([("topic", pa.string()), ("day", pa.string()),
-                           ("group", pa.string())]),
-    "turns": pa.schema([("speaker", pa.string()), ("message_index", pa.int32()),
-                        ("time", pa.string()), ("turn_id", pa.string())]),
+    "questions": pa.schema(
+        [
+            ("topic", pa.string()),
+            ("form", pa.string()),
+            ("options", pa.list_(pa.string())),
+            ("task_id", pa.string()),
+            ("has_evidence", pa.bool_()),
+            ("answer_turn_ids", pa.list_(pa.string())),
+        ]
+    ),
+    "sessions": pa.schema([("topic", pa.string()), ("day", pa.string()), ("group", pa.string())]),
+    "turns": pa.schema(
+        [
+            ("speaker", pa.string()),
+            ("message_index", pa.int32()),
+            ("time", pa.string()),
+            ("turn_id", pa.string()),
+        ]
+    ),
 }
 
 

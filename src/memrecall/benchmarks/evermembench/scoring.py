@@ -75,12 +75,12 @@ def official_judge_label(reply: str) -> bool:
     try:
         if "```json" in content:
             start = content.find("```json") + 7
-            text = content[start:content.find("```", start)].strip()
+            text = content[start : content.find("```", start)].strip()
         elif "```" in content:
             start = content.find("```") + 3
-            text = content[start:content.find("```", start)].strip()
+            text = content[start : content.find("```", start)].strip()
         elif "{" in content and "}" in content:
-            text = content[content.find("{"):content.rfind("}") + 1]
+            text = content[content.find("{") : content.rfind("}") + 1]
         else:
             text = content
         result = json.loads(text)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SubTask:
-    code: str        # the question_type value and report column ("F_SH")
-    dimension: str   # fine-grained recall | memory awareness | profile understanding
-    name: str        # display name ("single-hop")
+    code: str  # the question_type value and report column ("F_SH")
+    dimension: str  # fine-grained recall | memory awareness | profile understanding
+    name: str  # display name ("single-hop")
 
 
 SUBTASKS = (
@@ -48,6 +48,6 @@ def subtask_of(question_id: str) -> str | None:
 
 
 def label(code: str) -> str:
-    """"F_SH (single-hop)": the column label of a sub-task in reports."""
+    """ "F_SH (single-hop)": the column label of a sub-task in reports."""
     s = BY_CODE.get(code)
     return f"{code} ({s.name})" if s else code

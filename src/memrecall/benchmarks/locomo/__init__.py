@@ -16,7 +16,6 @@ from .schema import CATEGORIES, EXTRA_COLUMNS
 
 
 class LoCoMo(Benchmark):
-
     @property
     def report_order(self) -> tuple[str, ...]:
         """Category names alphabetically, as the reports' intervals have always been drawn
@@ -29,8 +28,9 @@ class LoCoMo(Benchmark):
 
         return is_conversation(first_item(path))
 
-    def prepare(self, cfg: dict, source: dict, file: Path, *, turns_out: Path,
-                write_kw: dict) -> Prepared:
+    def prepare(
+        self, cfg: dict, source: dict, file: Path, *, turns_out: Path, write_kw: dict
+    ) -> Prepared:
         from ...artifacts import write_table
         from ...data.jsonfile import load_records
         from ...data.subset import select
@@ -68,8 +68,12 @@ class LoCoMo(Benchmark):
         own = dict(questions.select("question_id", "answer_turn_ids").iter_rows())
 
         def turn_gold(qid: str, evidence: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(turn_id(s, turn_at[s][t]) for s in evidence for t in own[qid] or []
-                         if t in turn_at[s])
+            return tuple(
+                turn_id(s, turn_at[s][t])
+                for s in evidence
+                for t in own[qid] or []
+                if t in turn_at[s]
+            )
 
         return question_gold(questions, turns, turn_gold=turn_gold)
 
@@ -79,14 +83,21 @@ class LoCoMo(Benchmark):
         return PROMPTS
 
     def judge_item(self, question: dict) -> dict:
-        return {"category": question["category"],
-                "adversarial_answer": question.get("adversarial_answer")}
+        return {
+            "category": question["category"],
+            "adversarial_answer": question.get("adversarial_answer"),
+        }
 
     def rule_verdict(self, item: dict):
         from .judge import rule_verdict
 
-        return rule_verdict(item["category"], item["question_type"], item["question"],
-                            item["answer"], item["hypothesis"])
+        return rule_verdict(
+            item["category"],
+            item["question_type"],
+            item["question"],
+            item["answer"],
+            item["hypothesis"],
+        )
 
     @property
     def rule_hash(self) -> str:
@@ -97,8 +108,13 @@ class LoCoMo(Benchmark):
     def judge_prompt(self, item: dict):
         from .judge import build_prompt
 
-        return build_prompt(item["category"], item["question"], item["answer"],
-                            item["hypothesis"], item.get("adversarial_answer"))
+        return build_prompt(
+            item["category"],
+            item["question"],
+            item["answer"],
+            item["hypothesis"],
+            item.get("adversarial_answer"),
+        )
 
     def judge_templates(self) -> dict[str, str]:
         from .judge import TEMPLATES
@@ -129,8 +145,10 @@ class LoCoMo(Benchmark):
         from .report import LLM_NOTE, RULE_CAVEAT
 
         j = metrics["judge"]
-        return [f"Judge: `{j['name']}` ({j['model']}).",
-                RULE_CAVEAT if j["kind"] == "rule" else LLM_NOTE]
+        return [
+            f"Judge: `{j['name']}` ({j['model']}).",
+            RULE_CAVEAT if j["kind"] == "rule" else LLM_NOTE,
+        ]
 
     def by_type_markdown(self, metrics: dict, qa: dict) -> str:
         from .report import by_category_markdown
@@ -150,6 +168,10 @@ class LoCoMo(Benchmark):
 
 
 BENCHMARK = LoCoMo(
-    name="locomo", title="LoCoMo", categories=tuple(CATEGORIES.values()),
-    extra_columns=EXTRA_COLUMNS, speaker_column="speaker",
-    retrieval_title="# Retrieval (LongMemEval's metric definitions; gold = LoCoMo evidence)")
+    name="locomo",
+    title="LoCoMo",
+    categories=tuple(CATEGORIES.values()),
+    extra_columns=EXTRA_COLUMNS,
+    speaker_column="speaker",
+    retrieval_title="# Retrieval (LongMemEval's metric definitions; gold = LoCoMo evidence)",
+)

@@ -46,11 +46,20 @@ log = logging.getLogger(__name__)
 UNANSWERABLE_REPLY = "Not mentioned in the conversation"
 ROLE = "user"
 
-_DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?"
-                   r"\s+(\d{4})\s*$", re.IGNORECASE)
-_MONTHS = {m: i for i, m in enumerate(
-    ("january february march april may june "
-     "july august september october november december").split(), start=1)}
+_DATE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?"
+    r"\s+(\d{4})\s*$",
+    re.IGNORECASE,
+)
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january february march april may june july august september october november december"
+        ).split(),
+        start=1,
+    )
+}
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D(\d+):(\d+)")
 
@@ -67,7 +76,8 @@ def parse_date(value: str) -> datetime | None:
     hh, mm, ampm, day, month, year = m.groups()
     mon = _MONTHS.get(month.lower()) or next(
         (i for name, i in _MONTHS.items() if len(month) >= 3 and name.startswith(month.lower())),
-        None)
+        None,
+    )
     if mon is None:
         return None
     hour = int(hh) % 12 + (12 if ampm.lower() == "p" else 0)
@@ -80,8 +90,11 @@ def parse_date(value: str) -> datetime | None:
 def session_numbers(conv: dict) -> list[int]:
     """The N of every `session_N` list, in order (date-only keys without turns are ignored:
     the released file has `session_N_date_time` for sessions it does not contain)."""
-    return sorted(int(m.group(1)) for k, v in conv.items()
-                  if (m := _SESSION_KEY.fullmatch(k)) and isinstance(v, list))
+    return sorted(
+        int(m.group(1))
+        for k, v in conv.items()
+        if (m := _SESSION_KEY.fullmatch(k)) and isinstance(v, list)
+    )
 
 
 def evidence_ids(evidence) -> list[str]:
@@ -94,14 +107,19 @@ def evidence_ids(evidence) -> list[str]:
 
 # ---- validation -----------------------------------------------------------------------------
 
+
 def _where(conv_id) -> str:
     return f"conversation {conv_id!r}"
 
 
 def _err(msg: str, file: str, conv_id, field: str, q: int | None = None) -> InputError:
     where = _where(conv_id) + (f", question #{q}" if q is not None else "")
-    return InputError(f"{msg} ({where})", file=file, field=field,
-                      question_id=question_id(conv_id, q) if q is not None else None)
+    return InputError(
+        f"{msg} ({where})",
+        file=file,
+        field=field,
+        question_id=question_id(conv_id, q) if q is not None else None,
+    )
 
 
 def validate(records: list, file: str) -> None:
@@ -109,8 +127,12 @@ def validate(records: list, file: str) -> None:
     seen: set[str] = set()
     for ci, conv in enumerate(records):
         if not isinstance(conv, dict):
-            raise _err(f"item is a JSON {type(conv).__name__}, not a conversation object", file,
-                       f"#{ci}", f"[{ci}]")
+            raise _err(
+                f"item is a JSON {type(conv).__name__}, not a conversation object",
+                file,
+                f"#{ci}",
+                f"[{ci}]",
+            )
         cid = conv.get("sample_id")
         if not isinstance(cid, str) or not cid:
             raise _err("missing or non-string sample_id", file, f"#{ci}", "sample_id")
@@ -129,8 +151,13 @@ def validate(records: list, file: str) -> None:
         for n in nums:
             dkey = f"session_{n}_date_time"
             if parse_date(c.get(dkey)) is None:
-                raise _err(f"missing or unparseable date {c.get(dkey)!r} (expected like "
-                           f"'1:56 pm on 8 May, 2023')", file, cid, f"conversation.{dkey}")
+                raise _err(
+                    f"missing or unparseable date {c.get(dkey)!r} (expected like "
+                    f"'1:56 pm on 8 May, 2023')",
+                    file,
+                    cid,
+                    f"conversation.{dkey}",
+                )
             for j, turn in enumerate(c[f"session_{n}"]):
                 fld = f"conversation.session_{n}[{j}]"
                 if not isinstance(turn, dict):
@@ -167,7 +194,8 @@ def check_category_mapping(records: list, file: str) -> None:
     for conv in records:
         for qi, q in enumerate(conv["qa"]):
             by_cat.setdefault(q["category"], []).append(
-                ((question_id(conv["sample_id"], qi), f"qa[{qi}].category"), q))
+                ((question_id(conv["sample_id"], qi), f"qa[{qi}].category"), q)
+            )
     sized = {c: qs for c, qs in by_cat.items() if len(qs) >= _MIN_FOR_MAPPING_CHECK}
     if len(sized) < 2:
         return
@@ -175,10 +203,20 @@ def check_category_mapping(records: list, file: str) -> None:
     def share(qs, pred):
         return sum(1 for _, q in qs if pred(q)) / len(qs)
 
-    checks = (("temporal", TEMPORAL, lambda q: bool(_WHEN.search(q["question"])),
-               "holds most 'When did ...?' questions"),
-              ("adversarial", ADVERSARIAL, lambda q: "answer" not in q,
-               "holds most questions without an answer"))
+    checks = (
+        (
+            "temporal",
+            TEMPORAL,
+            lambda q: bool(_WHEN.search(q["question"])),
+            "holds most 'When did ...?' questions",
+        ),
+        (
+            "adversarial",
+            ADVERSARIAL,
+            lambda q: "answer" not in q,
+            "holds most questions without an answer",
+        ),
+    )
     for name, want, pred, what in checks:
         shares = {c: share(qs, pred) for c, qs in sized.items()}
         top = max(shares, key=lambda c: (shares[c], -c))
@@ -188,8 +226,11 @@ def check_category_mapping(records: list, file: str) -> None:
                 f"category ids do not follow LoCoMo's official mapping ({CATEGORY_MAPPING_SOURCE}"
                 f": {', '.join(f'{k} {v}' for k, v in CATEGORIES.items())}): category {top} "
                 f"{what} ({shares[top]:.0%}), which is {name} ({want}). The file looks "
-                f"renumbered; use the released locomo10.json", file=file, question_id=qid,
-                field=field)
+                f"renumbered; use the released locomo10.json",
+                file=file,
+                question_id=qid,
+                field=field,
+            )
 
 
 def _validate_question(q, qi: int, file: str, cid: str) -> None:
@@ -199,20 +240,30 @@ def _validate_question(q, qi: int, file: str, cid: str) -> None:
         raise _err("missing or empty question text", file, cid, f"qa[{qi}].question", qi)
     cat = q.get("category")
     if isinstance(cat, bool) or cat not in CATEGORIES:
-        raise _err(f"category must be one of {sorted(CATEGORIES)}, got {cat!r}", file, cid,
-                   f"qa[{qi}].category", qi)
+        raise _err(
+            f"category must be one of {sorted(CATEGORIES)}, got {cat!r}",
+            file,
+            cid,
+            f"qa[{qi}].category",
+            qi,
+        )
     key = "adversarial_answer" if cat == ADVERSARIAL else "answer"
     ans = q.get(key, q.get("answer") if cat == ADVERSARIAL else None)
     if isinstance(ans, bool) or not isinstance(ans, (str, int, float)):
-        raise _err(f"expected a string or number, got {type(ans).__name__}", file, cid,
-                   f"qa[{qi}].{key}", qi)
+        raise _err(
+            f"expected a string or number, got {type(ans).__name__}",
+            file,
+            cid,
+            f"qa[{qi}].{key}",
+            qi,
+        )
     ev = q.get("evidence")
     if not isinstance(ev, list) or not all(isinstance(e, str) for e in ev):
-        raise _err("evidence must be a list of dia_id strings", file, cid,
-                   f"qa[{qi}].evidence", qi)
+        raise _err("evidence must be a list of dia_id strings", file, cid, f"qa[{qi}].evidence", qi)
 
 
 # ---- flattening (for the subset step) and normalising ---------------------------------------
+
 
 def question_id(conv_id: str, index: int) -> str:
     return f"{conv_id}_q{index:03d}"
@@ -224,9 +275,15 @@ def flatten(records: list[dict]) -> list[dict]:
     out = []
     for ci, conv in enumerate(records):
         for qi, q in enumerate(conv["qa"]):
-            out.append({"question_id": question_id(conv["sample_id"], qi),
-                        "question_type": CATEGORIES[q["category"]],
-                        "is_abstention": q["category"] == ADVERSARIAL, "_conv": ci, "_q": qi})
+            out.append(
+                {
+                    "question_id": question_id(conv["sample_id"], qi),
+                    "question_type": CATEGORIES[q["category"]],
+                    "is_abstention": q["category"] == ADVERSARIAL,
+                    "_conv": ci,
+                    "_q": qi,
+                }
+            )
     return out
 
 
@@ -252,16 +309,39 @@ def normalise(records: list[dict], selected: list[dict]) -> Normalised:
     Only the conversations with a selected question are kept."""
     keep_convs = sorted({r["_conv"] for r in selected})
     chosen = {(r["_conv"], r["_q"]) for r in selected}
-    q_rows: dict[str, list] = {k: [] for k in (
-        "question_id", "question_type", "is_abstention", "question", "answer", "question_date",
-        "haystack_session_ids", "answer_session_ids", "haystack_dates", "category",
-        "conversation_id", "answer_turn_ids", "adversarial_answer")}
-    s_rows: dict[str, list] = {k: [] for k in ("session_id", "date", "content_hash",
-                                                "conversation_id")}
-    t_rows: dict[str, list] = {k: [] for k in ("session_id", "turn_index", "role", "content",
-                                                "has_answer", "speaker", "turn_id")}
-    stats = {"conversations": len(keep_convs), "image_turns": 0, "evidence_unresolved": 0,
-             "evidence_malformed": 0, "adversarial_with_answer": 0, "no_evidence": 0}
+    q_rows: dict[str, list] = {
+        k: []
+        for k in (
+            "question_id",
+            "question_type",
+            "is_abstention",
+            "question",
+            "answer",
+            "question_date",
+            "haystack_session_ids",
+            "answer_session_ids",
+            "haystack_dates",
+            "category",
+            "conversation_id",
+            "answer_turn_ids",
+            "adversarial_answer",
+        )
+    }
+    s_rows: dict[str, list] = {
+        k: [] for k in ("session_id", "date", "content_hash", "conversation_id")
+    }
+    t_rows: dict[str, list] = {
+        k: []
+        for k in ("session_id", "turn_index", "role", "content", "has_answer", "speaker", "turn_id")
+    }
+    stats = {
+        "conversations": len(keep_convs),
+        "image_turns": 0,
+        "evidence_unresolved": 0,
+        "evidence_malformed": 0,
+        "adversarial_with_answer": 0,
+        "no_evidence": 0,
+    }
     for ci in keep_convs:
         conv = records[ci]
         cid, c = conv["sample_id"], conv["conversation"]
@@ -302,15 +382,19 @@ def normalise(records: list[dict], selected: list[dict]) -> Normalised:
             q_rows["conversation_id"].append(cid)
             q_rows["answer_turn_ids"].append(found)
             q_rows["adversarial_answer"].append(
-                _answer_text(q.get("adversarial_answer", q.get("answer"))) if adv else None)
+                _answer_text(q.get("adversarial_answer", q.get("answer"))) if adv else None
+            )
         for n in nums:
             sid = session_id(cid, n)
             turns = c[f"session_{n}"]
             contents = [turn_content(t) for t in turns]
             s_rows["session_id"].append(sid)
             s_rows["date"].append(dates[n])
-            s_rows["content_hash"].append(hashlib.sha256(orjson.dumps(
-                [(t["speaker"], x) for t, x in zip(turns, contents)])).hexdigest())
+            s_rows["content_hash"].append(
+                hashlib.sha256(
+                    orjson.dumps([(t["speaker"], x) for t, x in zip(turns, contents)])
+                ).hexdigest()
+            )
             s_rows["conversation_id"].append(cid)
             for j, (t, x) in enumerate(zip(turns, contents)):
                 t_rows["session_id"].append(sid)
@@ -322,8 +406,10 @@ def normalise(records: list[dict], selected: list[dict]) -> Normalised:
                 t_rows["turn_id"].append(t["dia_id"])
                 stats["image_turns"] += bool((t.get("blip_caption") or "").strip())
     if stats["evidence_unresolved"]:
-        log.warning("%d evidence dia_ids name no turn of their conversation (dropped)",
-                    stats["evidence_unresolved"])
+        log.warning(
+            "%d evidence dia_ids name no turn of their conversation (dropped)",
+            stats["evidence_unresolved"],
+        )
     questions = pl.DataFrame(q_rows, schema=table_schema("questions")).sort("question_id")
     sessions = pl.DataFrame(s_rows, schema=table_schema("sessions")).sort("session_id")
     turns = pl.DataFrame(t_rows, schema=table_schema("turns")).sort("session_id", "turn_index")
@@ -340,19 +426,23 @@ def summary(ds: Normalised) -> dict:
     def mmm(xs):
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}
 
-    return {"n_questions": q.height, "n_abstention": int(q["is_abstention"].sum()),
-            "by_category": {c: cats.count(c) for c in CATEGORIES},
-            "questions_per_conversation": mmm(per_conv),
-            "sessions_per_conversation": mmm(sess_per_conv),
-            "evidence_turns_per_question": mmm(ev),
-            "sessions_unique": ds.sessions.height, "turns_unique": ds.turns.height,
-            # printed by the download stage like LongMemEval's (a haystack is its conversation)
-            "sessions_total": int(q["haystack_session_ids"].list.len().sum()),
-            "turns_total": ds.turns.height, **ds.stats}
+    return {
+        "n_questions": q.height,
+        "n_abstention": int(q["is_abstention"].sum()),
+        "by_category": {c: cats.count(c) for c in CATEGORIES},
+        "questions_per_conversation": mmm(per_conv),
+        "sessions_per_conversation": mmm(sess_per_conv),
+        "evidence_turns_per_question": mmm(ev),
+        "sessions_unique": ds.sessions.height,
+        "turns_unique": ds.turns.height,
+        # printed by the download stage like LongMemEval's (a haystack is its conversation)
+        "sessions_total": int(q["haystack_session_ids"].list.len().sum()),
+        "turns_total": ds.turns.height,
+        **ds.stats,
+    }
 
 
-def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
-                n_in_file: int) -> str:
+def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str], n_in_file: int) -> str:
     """reports/data_card.md for a LoCoMo run (deterministic text)."""
     lines = [
         f"# Data card: {cfg['name']}",
@@ -387,9 +477,11 @@ def render_card(cfg: dict, source: dict, s: dict, subset_steps: list[str],
         "| | min | median | max |",
         "|---|---:|---:|---:|",
     ]
-    for label, key in (("questions per conversation", "questions_per_conversation"),
-                       ("sessions per conversation", "sessions_per_conversation"),
-                       ("evidence turns per question", "evidence_turns_per_question")):
+    for label, key in (
+        ("questions per conversation", "questions_per_conversation"),
+        ("sessions per conversation", "sessions_per_conversation"),
+        ("evidence turns per question", "evidence_turns_per_question"),
+    ):
         m = s[key]
         lines.append(f"| {label} | {num(m['min'])} | {num(m['median'])} | {num(m['max'])} |")
     lines += [

@@ -33,8 +33,9 @@ def gold_for(category: int, answer: str) -> str:
     return answer.split(";")[0].strip() if category == 3 else answer
 
 
-def rule_verdict(category: int, question_type: str, question: str, answer: str,
-                 hypothesis: str | None) -> RuleVerdict:
+def rule_verdict(
+    category: int, question_type: str, question: str, answer: str, hypothesis: str | None
+) -> RuleVerdict:
     hyp = (hypothesis or "").strip()
     if category == ADVERSARIAL:
         if not hyp:
@@ -73,12 +74,21 @@ TEMPLATES = {"locomo": _ANSWERABLE, "locomo-adversarial": _ADVERSARIAL}
 PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}
 
 
-def build_prompt(category: int, question: str, answer: str, hypothesis: str | None,
-                 adversarial: str | None = None) -> JudgePrompt:
+def build_prompt(
+    category: int,
+    question: str,
+    answer: str,
+    hypothesis: str | None,
+    adversarial: str | None = None,
+) -> JudgePrompt:
     adv = category == ADVERSARIAL
     kind = "locomo-adversarial" if adv else "locomo"
-    values = {"question": question.strip(), "answer": gold_for(category, answer).strip(),
-              "hypothesis": (hypothesis or "").strip(),
-              "adversarial": (adversarial or "(none given)").strip()}
-    return JudgePrompt([{"role": "user", "content": fill(TEMPLATES[kind], values)}], kind,
-                       PROMPT_HASHES[kind])
+    values = {
+        "question": question.strip(),
+        "answer": gold_for(category, answer).strip(),
+        "hypothesis": (hypothesis or "").strip(),
+        "adversarial": (adversarial or "(none given)").strip(),
+    }
+    return JudgePrompt(
+        [{"role": "user", "content": fill(TEMPLATES[kind], values)}], kind, PROMPT_HASHES[kind]
+    )

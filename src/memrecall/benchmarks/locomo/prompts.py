@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from ...read.prompts import ReaderPrompt
 
-ABSTAIN = ("If the conversations do not contain the information needed to answer, reply "
-           "\"No information available\" instead of guessing.")
+ABSTAIN = (
+    "If the conversations do not contain the information needed to answer, reply "
+    '"No information available" instead of guessing.'
+)
 
-_INTRO = ("Below are past conversations between two people, session by session in date order, "
-          "each session with its date and each line with the name of who said it. Answer the "
-          "question about them with a short phrase, using the conversations' own words where "
-          "you can. When someone refers to a time relative to the session (\"yesterday\", "
-          "\"last week\"), give the date it means, worked out from that session's date.")
+_INTRO = (
+    "Below are past conversations between two people, session by session in date order, "
+    "each session with its date and each line with the name of who said it. Answer the "
+    "question about them with a short phrase, using the conversations' own words where "
+    'you can. When someone refers to a time relative to the session ("yesterday", '
+    '"last week"), give the date it means, worked out from that session\'s date.'
+)
 
 _BODY = "\n\nConversations:\n{history}\n\nQuestion: {question}\n"
 
@@ -27,10 +31,13 @@ DEFAULT_TEMPLATE = _INTRO + " " + ABSTAIN + "{guidance}" + _BODY + "Short answer
 
 CON_TEMPLATE = (
     _INTRO + " Work in two steps.\n"
-    "Step 1 - Notes: for each session, in order, write one line \"Session N (date): ...\" with "
-    "what was said there that helps answer the question, or \"nothing relevant\".\n"
-    "Step 2 - Answer: using only your notes, write a final line that starts with \"Answer:\". "
-    + ABSTAIN + "{guidance}" + _BODY + "Notes:"
+    'Step 1 - Notes: for each session, in order, write one line "Session N (date): ..." with '
+    'what was said there that helps answer the question, or "nothing relevant".\n'
+    'Step 2 - Answer: using only your notes, write a final line that starts with "Answer:". '
+    + ABSTAIN
+    + "{guidance}"
+    + _BODY
+    + "Notes:"
 )
 
 PROMPTS: dict[str, ReaderPrompt] = {

@@ -21,12 +21,14 @@ ADVERSARIAL = 5
 HEADLINE_CATEGORIES = (1, 2, 3, 4)
 
 EXTRA_COLUMNS = {
-    "questions": pa.schema([
-        ("category", pa.int32()),
-        ("conversation_id", pa.string()),
-        ("answer_turn_ids", pa.list_(pa.string())),
-        ("adversarial_answer", pa.string()),
-    ]),
+    "questions": pa.schema(
+        [
+            ("category", pa.int32()),
+            ("conversation_id", pa.string()),
+            ("answer_turn_ids", pa.list_(pa.string())),
+            ("adversarial_answer", pa.string()),
+        ]
+    ),
     "sessions": pa.schema([("conversation_id", pa.string())]),
     "turns": pa.schema([("speaker", pa.string()), ("turn_id", pa.string())]),
 }
@@ -34,4 +36,7 @@ EXTRA_COLUMNS = {
 
 def table_schema(table: str) -> dict:
     """The table's written schema (schema.py) plus LoCoMo's own columns, as polars dtypes."""
-    return {**polars_schema(table), **dict(pl.from_arrow(EXTRA_COLUMNS[table].empty_table()).schema)}
+    return {
+        **polars_schema(table),
+        **dict(pl.from_arrow(EXTRA_COLUMNS[table].empty_table()).schema),
+    }

@@ -17,21 +17,23 @@ from .categories import QUESTION_TYPES, SHORT_NAMES
 
 OFFICIAL_REPO = "https://github.com/xiaowu0162/LongMemEval"
 OFFICIAL_MODEL = "gpt-4o-2024-08-06"
-RULE_CAVEAT = ("**This run was scored by the `rule` judge** (deterministic per-type rules). A "
-               "rule-judged score is not comparable with LLM-judged published numbers: "
-               "LongMemEval's official judge is gpt-4o-2024-08-06.")
+RULE_CAVEAT = (
+    "**This run was scored by the `rule` judge** (deterministic per-type rules). A "
+    "rule-judged score is not comparable with LLM-judged published numbers: "
+    "LongMemEval's official judge is gpt-4o-2024-08-06."
+)
 
 
 class LongMemEval(Benchmark):
-
     def recognises(self, path: Path) -> bool:
         from ...data.jsonfile import first_item
 
         item = first_item(path)
         return isinstance(item, dict) and ("question_id" in item or "haystack_sessions" in item)
 
-    def prepare(self, cfg: dict, source: dict, file: Path, *, turns_out: Path,
-                write_kw: dict) -> Prepared:
+    def prepare(
+        self, cfg: dict, source: dict, file: Path, *, turns_out: Path, write_kw: dict
+    ) -> Prepared:
         from ...data.subset import select
         from .card import render
         from .stream import normalise_file, scan
@@ -39,12 +41,17 @@ class LongMemEval(Benchmark):
         # Streamed: LongMemEval-M (2.7 GB) never sits in memory whole.
         sc = scan(file)  # every question validated, even those the subset drops
         chosen, steps = select(sc.light, cfg, str(file), types=self.categories)
-        ds = normalise_file(file, {r["question_id"] for r in chosen}, sc, turns_out=turns_out,
-                            write_kw=write_kw)
+        ds = normalise_file(
+            file, {r["question_id"] for r in chosen}, sc, turns_out=turns_out, write_kw=write_kw
+        )
         summary = ds.summary()
-        return Prepared(ds.questions, ds.sessions, render(cfg, source, summary, steps,
-                                                          len(sc.light)),
-                        summary, len(sc.light))
+        return Prepared(
+            ds.questions,
+            ds.sessions,
+            render(cfg, source, summary, steps, len(sc.light)),
+            summary,
+            len(sc.light),
+        )
 
     def question_records(self, file: Path) -> list[dict]:
         from .stream import scan
@@ -59,8 +66,13 @@ class LongMemEval(Benchmark):
     def rule_verdict(self, item: dict):
         from ...judge.rules import judge_one
 
-        return judge_one(item["question_type"], item["question"], item["answer"],
-                         item["hypothesis"], is_abstention=item["is_abstention"])
+        return judge_one(
+            item["question_type"],
+            item["question"],
+            item["answer"],
+            item["hypothesis"],
+            is_abstention=item["is_abstention"],
+        )
 
     @property
     def rule_hash(self) -> str:
@@ -71,8 +83,13 @@ class LongMemEval(Benchmark):
     def judge_prompt(self, item: dict):
         from .judge import build_prompt
 
-        return build_prompt(item["question_type"], item["question"], item["answer"],
-                            item["hypothesis"], is_abstention=item["is_abstention"])
+        return build_prompt(
+            item["question_type"],
+            item["question"],
+            item["answer"],
+            item["hypothesis"],
+            is_abstention=item["is_abstention"],
+        )
 
     def judge_templates(self) -> dict[str, str]:
         from .judge import TEMPLATES
@@ -95,14 +112,18 @@ class LongMemEval(Benchmark):
         if j["kind"] == "rule":
             lines.append(RULE_CAVEAT)
         elif not j["comparable_to_published"]:
-            lines.append(f"Comparability with published LongMemEval numbers: "
-                         f"{j.get('comparability') or 'not comparable'}. Only `judge=official` "
-                         f"(the official prompts with {OFFICIAL_MODEL}) is comparable.")
+            lines.append(
+                f"Comparability with published LongMemEval numbers: "
+                f"{j.get('comparability') or 'not comparable'}. Only `judge=official` "
+                f"(the official prompts with {OFFICIAL_MODEL}) is comparable."
+            )
         else:
-            lines.append(f"The official LongMemEval judge (script sha256 "
-                         f"{str(j.get('official_script_sha256'))[:12]}…): comparable with "
-                         f"published numbers. Its strict yes/no parse differs on "
-                         f"{j.get('strict_parse_disagreements', 0)} answers.")
+            lines.append(
+                f"The official LongMemEval judge (script sha256 "
+                f"{str(j.get('official_script_sha256'))[:12]}…): comparable with "
+                f"published numbers. Its strict yes/no parse differs on "
+                f"{j.get('strict_parse_disagreements', 0)} answers."
+            )
         return lines
 
     def by_type_markdown(self, metrics: dict, qa: dict) -> str:
@@ -112,6 +133,10 @@ class LongMemEval(Benchmark):
 
 
 BENCHMARK = LongMemEval(
-    name="longmemeval", title="LongMemEval", categories=QUESTION_TYPES, short_names=SHORT_NAMES,
+    name="longmemeval",
+    title="LongMemEval",
+    categories=QUESTION_TYPES,
+    short_names=SHORT_NAMES,
     official_judge=OfficialJudge(OFFICIAL_REPO, "official_script", OFFICIAL_MODEL),
-    retrieval_title="# Retrieval (official LongMemEval metrics)")
+    retrieval_title="# Retrieval (official LongMemEval metrics)",
+)

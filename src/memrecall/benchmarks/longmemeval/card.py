@@ -8,20 +8,22 @@ from .categories import QUESTION_TYPES
 
 RELEASES = {
     "cleaned": "LongMemEval **cleaned** release (xiaowu0162/longmemeval-cleaned, the current "
-               "official data). Numbers are not directly comparable with the paper's, which were "
-               "computed on the original release.",
+    "official data). Numbers are not directly comparable with the paper's, which were "
+    "computed on the original release.",
     "original": "LongMemEval **original** release (xiaowu0162/longmemeval), on which the "
-                "paper's numbers were computed.",
+    "paper's numbers were computed.",
 }
 
 
 def release_line(release: str | None) -> str:
-    return RELEASES.get(release or "", "**unknown** release (a local file; set "
-                        "`dataset.release=cleaned` or `original` to record which).")
+    return RELEASES.get(
+        release or "",
+        "**unknown** release (a local file; set "
+        "`dataset.release=cleaned` or `original` to record which).",
+    )
 
 
-def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
-           n_in_file: int) -> str:
+def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str], n_in_file: int) -> str:
     s = summary
     lines = [
         f"# Data card: {cfg['name']}",
@@ -62,8 +64,10 @@ def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
         "| | min | median | max |",
         "|---|---:|---:|---:|",
     ]
-    for label, key in (("sessions per haystack", "sessions_per_haystack"),
-                       ("evidence sessions per question", "evidence_per_question")):
+    for label, key in (
+        ("sessions per haystack", "sessions_per_haystack"),
+        ("evidence sessions per question", "evidence_per_question"),
+    ):
         m = s[key]
         lines.append(f"| {label} | {num(m['min'])} | {num(m['median'])} | {num(m['max'])} |")
     lines += [
@@ -88,6 +92,8 @@ def render(cfg: dict, source: dict, summary: dict, subset_steps: list[str],
     ]
     missing = s["evidence_missing_from_haystack"]
     if missing:
-        lines.append(f"- Questions whose evidence sessions are not all in their haystack: "
-                     f"{len(missing):,} ({', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}).")
+        lines.append(
+            f"- Questions whose evidence sessions are not all in their haystack: "
+            f"{len(missing):,} ({', '.join(missing[:10])}{' …' if len(missing) > 10 else ''})."
+        )
     return "\n".join(lines) + "\n"

@@ -51,66 +51,115 @@ class _Dates:
 
     def parse(self, value, qid: str, fld: str) -> datetime:
         if not isinstance(value, str):
-            raise InputError(f"expected a date string like '{DATE_EXAMPLE}', got "
-                             f"{type(value).__name__}", file=self.file, question_id=qid, field=fld)
+            raise InputError(
+                f"expected a date string like '{DATE_EXAMPLE}', got {type(value).__name__}",
+                file=self.file,
+                question_id=qid,
+                field=fld,
+            )
         try:
             return parse_longmemeval(value)
         except ValueError:
-            raise InputError(f"unparseable date {value!r} (expected like '{DATE_EXAMPLE}')",
-                             file=self.file, question_id=qid, field=fld) from None
+            raise InputError(
+                f"unparseable date {value!r} (expected like '{DATE_EXAMPLE}')",
+                file=self.file,
+                question_id=qid,
+                field=fld,
+            ) from None
 
 
 def validate_record(rec, index: int, file: str, dates: _Dates) -> None:
     """Raise InputError (file, question id, field) for the first problem in one question."""
     if not isinstance(rec, dict):
-        raise InputError(f"question #{index} is a JSON {type(rec).__name__}, not an object",
-                         file=file, field=f"[{index}]")
+        raise InputError(
+            f"question #{index} is a JSON {type(rec).__name__}, not an object",
+            file=file,
+            field=f"[{index}]",
+        )
     qid = rec.get("question_id")
     if not isinstance(qid, str) or not qid:
-        raise InputError(f"question #{index} has no string question_id", file=file,
-                         question_id=None if qid is None else str(qid), field="question_id")
+        raise InputError(
+            f"question #{index} has no string question_id",
+            file=file,
+            question_id=None if qid is None else str(qid),
+            field="question_id",
+        )
     for fld in REQUIRED:
         if fld not in rec:
             raise InputError("missing field", file=file, question_id=qid, field=fld)
     for fld in STR_FIELDS:
         if not isinstance(rec[fld], str):
-            raise InputError(f"expected a string, got {type(rec[fld]).__name__}", file=file,
-                             question_id=qid, field=fld)
+            raise InputError(
+                f"expected a string, got {type(rec[fld]).__name__}",
+                file=file,
+                question_id=qid,
+                field=fld,
+            )
     ans = rec["answer"]
     if isinstance(ans, bool) or not isinstance(ans, (str, int, float)):
-        raise InputError(f"expected a string or number, got {type(ans).__name__}", file=file,
-                         question_id=qid, field="answer")
+        raise InputError(
+            f"expected a string or number, got {type(ans).__name__}",
+            file=file,
+            question_id=qid,
+            field="answer",
+        )
     if rec["question_type"] not in QUESTION_TYPES:
-        raise InputError(f"unknown question type {rec['question_type']!r}; expected one of: "
-                         f"{', '.join(QUESTION_TYPES)}", file=file, question_id=qid,
-                         field="question_type")
+        raise InputError(
+            f"unknown question type {rec['question_type']!r}; expected one of: "
+            f"{', '.join(QUESTION_TYPES)}",
+            file=file,
+            question_id=qid,
+            field="question_type",
+        )
     for fld in LIST_FIELDS:
         if not isinstance(rec[fld], list):
-            raise InputError(f"expected a list, got {type(rec[fld]).__name__}", file=file,
-                             question_id=qid, field=fld)
+            raise InputError(
+                f"expected a list, got {type(rec[fld]).__name__}",
+                file=file,
+                question_id=qid,
+                field=fld,
+            )
     lengths = {fld: len(rec[fld]) for fld in HAYSTACK_LISTS}
     if len(set(lengths.values())) != 1:
-        raise InputError("haystack lists differ in length: " +
-                         ", ".join(f"{k}={v}" for k, v in lengths.items()), file=file,
-                         question_id=qid, field="/".join(HAYSTACK_LISTS))
+        raise InputError(
+            "haystack lists differ in length: " + ", ".join(f"{k}={v}" for k, v in lengths.items()),
+            file=file,
+            question_id=qid,
+            field="/".join(HAYSTACK_LISTS),
+        )
     dates.parse(rec["question_date"], qid, "question_date")
     for fld in ("haystack_session_ids", "answer_session_ids"):
         for i, sid in enumerate(rec[fld]):
             if not isinstance(sid, str) or not sid:
-                raise InputError("expected a non-empty session id string", file=file,
-                                 question_id=qid, field=f"{fld}[{i}]")
+                raise InputError(
+                    "expected a non-empty session id string",
+                    file=file,
+                    question_id=qid,
+                    field=f"{fld}[{i}]",
+                )
     for i, d in enumerate(rec["haystack_dates"]):
         dates.parse(d, qid, f"haystack_dates[{i}]")
     for i, sess in enumerate(rec["haystack_sessions"]):
         if not isinstance(sess, list):
-            raise InputError(f"a session must be a list of turns, got {type(sess).__name__}",
-                             file=file, question_id=qid, field=f"haystack_sessions[{i}]")
+            raise InputError(
+                f"a session must be a list of turns, got {type(sess).__name__}",
+                file=file,
+                question_id=qid,
+                field=f"haystack_sessions[{i}]",
+            )
         for j, turn in enumerate(sess):
-            if (not isinstance(turn, dict) or not isinstance(turn.get("role"), str)
-                    or not isinstance(turn.get("content"), str)
-                    or not isinstance(turn.get("has_answer", False), bool)):
-                raise InputError(_turn_problem(turn), file=file, question_id=qid,
-                                 field=f"haystack_sessions[{i}][{j}]")
+            if (
+                not isinstance(turn, dict)
+                or not isinstance(turn.get("role"), str)
+                or not isinstance(turn.get("content"), str)
+                or not isinstance(turn.get("has_answer", False), bool)
+            ):
+                raise InputError(
+                    _turn_problem(turn),
+                    file=file,
+                    question_id=qid,
+                    field=f"haystack_sessions[{i}][{j}]",
+                )
 
 
 def _turn_problem(turn) -> str:
@@ -133,8 +182,12 @@ def validated(records: Iterable, file: str) -> Iterator[dict]:
         validate_record(rec, i, file, dates)
         qid = rec["question_id"]
         if qid in seen:
-            raise InputError(f"duplicate question_id (also question #{seen[qid]})", file=file,
-                             question_id=qid, field="question_id")
+            raise InputError(
+                f"duplicate question_id (also question #{seen[qid]})",
+                file=file,
+                question_id=qid,
+                field="question_id",
+            )
         seen[qid] = i
         yield rec
 
@@ -156,7 +209,7 @@ class _Session:
     hash: str
     first_qid: str
     date: str
-    best: tuple          # (datetime, question_id) of the date kept
+    best: tuple  # (datetime, question_id) of the date kept
     roles: list
     has_answer: list
     dates: set
@@ -180,9 +233,9 @@ class HaystackMerger:
         qid = rec["question_id"]
         ids, hdates = [], []
         seen_here: set[str] = set()
-        for i, (sid, date, turns) in enumerate(zip(rec["haystack_session_ids"],
-                                                   rec["haystack_dates"],
-                                                   rec["haystack_sessions"])):
+        for i, (sid, date, turns) in enumerate(
+            zip(rec["haystack_session_ids"], rec["haystack_dates"], rec["haystack_sessions"])
+        ):
             self._merge(qid, i, sid, date, turns)
             if sid in seen_here:  # same session listed twice in one haystack: keep the first
                 self.dup_in_haystack += 1
@@ -193,11 +246,17 @@ class HaystackMerger:
         if not set(rec["answer_session_ids"]) <= seen_here:
             self.evidence_missing.append(qid)
         ans = rec["answer"]
-        return {"question_id": qid, "question_type": rec["question_type"],
-                "is_abstention": is_abstention_id(qid), "question": rec["question"],
-                "answer": ans if isinstance(ans, str) else str(ans),
-                "question_date": rec["question_date"], "haystack_session_ids": ids,
-                "answer_session_ids": list(rec["answer_session_ids"]), "haystack_dates": hdates}
+        return {
+            "question_id": qid,
+            "question_type": rec["question_type"],
+            "is_abstention": is_abstention_id(qid),
+            "question": rec["question"],
+            "answer": ans if isinstance(ans, str) else str(ans),
+            "question_date": rec["question_date"],
+            "haystack_session_ids": ids,
+            "answer_session_ids": list(rec["answer_session_ids"]),
+            "haystack_dates": hdates,
+        }
 
     def _merge(self, qid: str, i: int, sid: str, date: str, turns: list[dict]) -> None:
         self.total_sessions += 1
@@ -207,16 +266,21 @@ class HaystackMerger:
         best = (self.dates.parse(date, qid, f"haystack_dates[{i}]"), qid)
         s = self.sessions.get(sid)
         if s is None:
-            self.sessions[sid] = _Session(h, qid, date, best, [t["role"] for t in turns], flags,
-                                          {date})
+            self.sessions[sid] = _Session(
+                h, qid, date, best, [t["role"] for t in turns], flags, {date}
+            )
             if self.on_new is not None:
                 self.on_new(sid, turns)
             return
         if s.hash != h:
             a, b = sorted((s.first_qid, qid))
-            raise InputError(f"session {sid!r} has different content here than in the haystack "
-                             f"of question {a!r}", file=self.file, question_id=b,
-                             field=f"haystack_sessions[{i}]")
+            raise InputError(
+                f"session {sid!r} has different content here than in the haystack "
+                f"of question {a!r}",
+                file=self.file,
+                question_id=b,
+                field=f"haystack_sessions[{i}]",
+            )
         if flags != s.has_answer:
             self.has_answer_merged.add(sid)
             s.has_answer = [x or y for x, y in zip(s.has_answer, flags)]
@@ -225,16 +289,23 @@ class HaystackMerger:
             s.date, s.best = date, best
 
     def sessions_table(self, sids: list[str]) -> pl.DataFrame:
-        return pl.DataFrame({"session_id": sids,
-                             "date": [self.sessions[s].date for s in sids],
-                             "content_hash": [self.sessions[s].hash for s in sids]},
-                            schema=polars_schema("sessions"))
+        return pl.DataFrame(
+            {
+                "session_id": sids,
+                "date": [self.sessions[s].date for s in sids],
+                "content_hash": [self.sessions[s].hash for s in sids],
+            },
+            schema=polars_schema("sessions"),
+        )
 
     def stats(self) -> dict:
         self.evidence_missing.sort()
         if self.evidence_missing:
-            log.warning("%d questions name evidence sessions missing from their haystack "
-                        "(e.g. %s)", len(self.evidence_missing), self.evidence_missing[0])
+            log.warning(
+                "%d questions name evidence sessions missing from their haystack (e.g. %s)",
+                len(self.evidence_missing),
+                self.evidence_missing[0],
+            )
         return {
             "sessions_total": self.total_sessions,
             "sessions_unique": len(self.sessions),
@@ -252,8 +323,9 @@ def normalise(records: list[dict], file: str) -> Normalised:
     Everything in memory: the download stage streams instead (stream.normalise_file); this is
     the small-data path and the reference the streaming one is tested against."""
     contents: dict[str, list[str]] = {}
-    merger = HaystackMerger(file, lambda sid, turns: contents.setdefault(
-        sid, [t["content"] for t in turns]))
+    merger = HaystackMerger(
+        file, lambda sid, turns: contents.setdefault(sid, [t["content"] for t in turns])
+    )
     rows = [merger.add(rec) for rec in sorted(records, key=lambda r: r["question_id"])]
     stats = merger.stats()
     questions = pl.DataFrame(rows, schema=polars_schema("questions"))
@@ -268,9 +340,15 @@ def normalise(records: list[dict], file: str) -> Normalised:
         t_content.extend(contents[sid])
         t_ans.extend(s.has_answer)
     turns_df = pl.DataFrame(
-        {"session_id": t_sid, "turn_index": t_idx, "role": t_role, "content": t_content,
-         "has_answer": t_ans},
-        schema=polars_schema("turns"))
+        {
+            "session_id": t_sid,
+            "turn_index": t_idx,
+            "role": t_role,
+            "content": t_content,
+            "has_answer": t_ans,
+        },
+        schema=polars_schema("turns"),
+    )
     return Normalised(questions, merger.sessions_table(sids), turns_df, stats)
 
 
@@ -291,13 +369,20 @@ def summarise(q: pl.DataFrame, turns: pl.DataFrame, stats: dict) -> dict:
 
     # Evidence sessions in the haystack that the official rule does not count as gold (no user
     # turn marked has_answer); evidence missing from the haystack is counted apart, in stats.
-    non_gold = sum(len(g.evidence) - len(g.sessions)
-                   for g in question_gold(q, turns).values() if g is not None)
+    non_gold = sum(
+        len(g.evidence) - len(g.sessions) for g in question_gold(q, turns).values() if g is not None
+    )
 
     def mmm(xs):
         return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)} if xs else {}
 
-    return {"n_questions": q.height, "n_abstention": int(q["is_abstention"].sum()),
-            "by_type": by_type, "sessions_per_haystack": mmm(hay),
-            "evidence_per_question": mmm(ev), "evidence_total": sum(ev),
-            "evidence_not_gold": non_gold, **stats}
+    return {
+        "n_questions": q.height,
+        "n_abstention": int(q["is_abstention"].sum()),
+        "by_type": by_type,
+        "sessions_per_haystack": mmm(hay),
+        "evidence_per_question": mmm(ev),
+        "evidence_total": sum(ev),
+        "evidence_not_gold": non_gold,
+        **stats,
+    }

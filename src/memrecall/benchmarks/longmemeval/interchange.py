@@ -19,12 +19,21 @@ def official_metrics(eval_results: str | Path, question_types: dict[str, str]) -
     by_type: dict[str, list[int]] = {}
     for r in rows:
         if r["question_id"] not in question_types:
-            raise InputError("question_id not in the reference", file=str(eval_results),
-                             line=r["line"], question_id=r["question_id"], field="question_id")
+            raise InputError(
+                "question_id not in the reference",
+                file=str(eval_results),
+                line=r["line"],
+                question_id=r["question_id"],
+                field="question_id",
+            )
         by_type.setdefault(question_types[r["question_id"]], []).append(int(r["label"]))
     means = {t: sum(v) / len(v) for t, v in by_type.items()}
     abstention = [int(r["label"]) for r in rows if is_abstention_id(r["question_id"])]
-    return {"by_type": means, "task_averaged": sum(means.values()) / len(means),
-            "overall": sum(int(r["label"]) for r in rows) / len(rows),
-            "abstention": sum(abstention) / len(abstention) if abstention else None,
-            "n": len(rows), "models": sorted({r["model"] for r in rows})}
+    return {
+        "by_type": means,
+        "task_averaged": sum(means.values()) / len(means),
+        "overall": sum(int(r["label"]) for r in rows) / len(rows),
+        "abstention": sum(abstention) / len(abstention) if abstention else None,
+        "n": len(rows),
+        "models": sorted({r["model"] for r in rows}),
+    }

@@ -48,8 +48,10 @@ _INSTRUCTIONS = {
         "said instead. Say no if the response commits to an answer."
     ),
 }
-_REFERENCE_LABEL = {"single-session-preference": "Rubric", "abstention": "Explanation of why "
-                    "it cannot be answered"}
+_REFERENCE_LABEL = {
+    "single-session-preference": "Rubric",
+    "abstention": "Explanation of why it cannot be answered",
+}
 
 _TEMPLATE = """You are checking whether a chat assistant answered a user's question correctly.
 {instructions}
@@ -71,18 +73,28 @@ def prompt_kind(question_type: str, is_abstention: bool) -> str:
 
 def _template(kind: str) -> str:
     return _TEMPLATE.replace("{instructions}", _INSTRUCTIONS[kind]).replace(
-        "{reference_label}", _REFERENCE_LABEL.get(kind, "Reference answer"))
+        "{reference_label}", _REFERENCE_LABEL.get(kind, "Reference answer")
+    )
 
 
 TEMPLATES = {kind: _template(kind) for kind in _INSTRUCTIONS}
 PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}
 
 
-
-def build_prompt(question_type: str, question: str, answer: str, hypothesis: str | None, *,
-                 is_abstention: bool = False) -> JudgePrompt:
+def build_prompt(
+    question_type: str,
+    question: str,
+    answer: str,
+    hypothesis: str | None,
+    *,
+    is_abstention: bool = False,
+) -> JudgePrompt:
     kind = prompt_kind(question_type, is_abstention)
-    values = {"question": question.strip(), "answer": str(answer).strip(),
-              "hypothesis": (hypothesis or "").strip()}
-    return JudgePrompt([{"role": "user", "content": fill(TEMPLATES[kind], values)}], kind,
-                       PROMPT_HASHES[kind])
+    values = {
+        "question": question.strip(),
+        "answer": str(answer).strip(),
+        "hypothesis": (hypothesis or "").strip(),
+    }
+    return JudgePrompt(
+        [{"role": "user", "content": fill(TEMPLATES[kind], values)}], kind, PROMPT_HASHES[kind]
+    )

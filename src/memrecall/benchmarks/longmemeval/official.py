@@ -33,8 +33,10 @@ PINNED_MODEL = "gpt-4o-2024-08-06"
 
 
 def _where() -> str:
-    return (f"Clone the official LongMemEval repository ({OFFICIAL_REPO}) and set "
-            f"judge.official_script to its {SCRIPT_IN_REPO} (an absolute path).")
+    return (
+        f"Clone the official LongMemEval repository ({OFFICIAL_REPO}) and set "
+        f"judge.official_script to its {SCRIPT_IN_REPO} (an absolute path)."
+    )
 
 
 def load_prompt_function(path) -> tuple:
@@ -48,17 +50,22 @@ def load_prompt_function(path) -> tuple:
     try:
         tree = ast.parse(source, filename=str(p))
     except SyntaxError as e:
-        raise MemrecallError(f"judge.official_script: {p} is not Python (line {e.lineno}: "
-                             f"{e.msg}). {_where()}") from None
+        raise MemrecallError(
+            f"judge.official_script: {p} is not Python (line {e.lineno}: {e.msg}). {_where()}"
+        ) from None
     found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == FUNCTION]
     if not found:
-        raise MemrecallError(f"judge.official_script: {p} has no top-level function "
-                             f"{FUNCTION}{SIGNATURE}. {_where()}")
+        raise MemrecallError(
+            f"judge.official_script: {p} has no top-level function "
+            f"{FUNCTION}{SIGNATURE}. {_where()}"
+        )
     fn = found[-1]  # as Python would bind it
     names = tuple(a.arg for a in fn.args.args)
     if names[:5] != SIGNATURE:
-        raise MemrecallError(f"judge.official_script: {p}: {FUNCTION} takes {names}, expected "
-                             f"{SIGNATURE}. {_where()}")
+        raise MemrecallError(
+            f"judge.official_script: {p}: {FUNCTION} takes {names}, expected "
+            f"{SIGNATURE}. {_where()}"
+        )
     fn.decorator_list = []
     module = ast.Module(body=[fn], type_ignores=[])
     namespace: dict = {"__builtins__": builtins, "__name__": "memrecall_official_prompt"}
@@ -75,15 +82,23 @@ def build_prompts(items: list[dict], fn) -> list[str]:
     out = []
     for it in items:
         try:
-            prompt = fn(it["question_type"], it["question"], it["answer"], it["hypothesis"],
-                        abstention=is_abstention_id(it["question_id"]))
+            prompt = fn(
+                it["question_type"],
+                it["question"],
+                it["answer"],
+                it["hypothesis"],
+                abstention=is_abstention_id(it["question_id"]),
+            )
         except Exception as e:  # noqa: BLE001 - the user's script: say which question broke it
-            raise MemrecallError(f"{FUNCTION} failed for question_id {it['question_id']!r} "
-                                 f"(type {it['question_type']!r}): {type(e).__name__}: {e}") \
-                from None
+            raise MemrecallError(
+                f"{FUNCTION} failed for question_id {it['question_id']!r} "
+                f"(type {it['question_type']!r}): {type(e).__name__}: {e}"
+            ) from None
         if not isinstance(prompt, str):
-            raise MemrecallError(f"{FUNCTION} returned {type(prompt).__name__}, not a prompt "
-                                 f"string, for question_id {it['question_id']!r}")
+            raise MemrecallError(
+                f"{FUNCTION} returned {type(prompt).__name__}, not a prompt "
+                f"string, for question_id {it['question_id']!r}"
+            )
         out.append(prompt)
     return out
 
@@ -94,8 +109,9 @@ def prompt_records(items: list[dict], fn, script_sha: str) -> dict:
     question, gold answer and response. Only what the script returned is kept (no key can be
     in it: the script is called alone, with no client)."""
     out = {}
-    for task, abstention in sorted({(it["question_type"], is_abstention_id(it["question_id"]))
-                                    for it in items}):
+    for task, abstention in sorted(
+        {(it["question_type"], is_abstention_id(it["question_id"])) for it in items}
+    ):
         name = f"official-{task}" + ("-abstention" if abstention else "")
         try:
             text = fn(task, "{question}", "{answer}", "{response}", abstention=abstention)
@@ -103,9 +119,12 @@ def prompt_records(items: list[dict], fn, script_sha: str) -> dict:
             text = None
         if not isinstance(text, str):
             text = f"(the template of {FUNCTION} in the official script, sha256 {script_sha})"
-        out[f"{name}:{sha256_text(text)[:12]}"] = {"stage": "judge", "name": name,
-                                                   "template": text,
-                                                   "script_sha256": script_sha}
+        out[f"{name}:{sha256_text(text)[:12]}"] = {
+            "stage": "judge",
+            "name": name,
+            "template": text,
+            "script_sha256": script_sha,
+        }
     return out
 
 
@@ -131,16 +150,27 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
         else:
             label, error = official_label(res.text), None
             strict, _ = parse_verdict(res.text)
-        rows.append({
-            "question_id": it["question_id"], "label": label, "strict_label": strict,
-            "judge_model": res.model or judge_cfg["model"], "raw": res.text, "error": error,
-            "prompt_hash": sha256_text(p)[:12], "request_hash": res.request_hash,
-            "input_tokens": int(res.input_tokens or 0),
-            "output_tokens": int(res.output_tokens or 0),
-            "reasoning_tokens": int(res.reasoning_tokens or 0),
-            "cost_usd": float(res.cost_usd or 0.0), "latency_s": float(res.latency_s or 0.0),
-        })
+        rows.append(
+            {
+                "question_id": it["question_id"],
+                "label": label,
+                "strict_label": strict,
+                "judge_model": res.model or judge_cfg["model"],
+                "raw": res.text,
+                "error": error,
+                "prompt_hash": sha256_text(p)[:12],
+                "request_hash": res.request_hash,
+                "input_tokens": int(res.input_tokens or 0),
+                "output_tokens": int(res.output_tokens or 0),
+                "reasoning_tokens": int(res.reasoning_tokens or 0),
+                "cost_usd": float(res.cost_usd or 0.0),
+                "latency_s": float(res.latency_s or 0.0),
+            }
+        )
     log = getattr(client, "provenance", None)  # none on the plan's dry-run client
-    return rows, {**client.stats, "official_script_sha256": script_sha,
-                  "prompts": prompt_records(items, fn, script_sha),
-                  **({"provenance": log.summary()} if log is not None else {})}
+    return rows, {
+        **client.stats,
+        "official_script_sha256": script_sha,
+        "prompts": prompt_records(items, fn, script_sha),
+        **({"provenance": log.summary()} if log is not None else {}),
+    }

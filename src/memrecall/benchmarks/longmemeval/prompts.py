@@ -16,12 +16,16 @@ from __future__ import annotations
 
 from ...read.prompts import ReaderPrompt
 
-ABSTAIN = ("If the chat history does not contain the information needed to answer, say that "
-           "the information is not available instead of guessing.")
+ABSTAIN = (
+    "If the chat history does not contain the information needed to answer, say that "
+    "the information is not available instead of guessing."
+)
 
-_INTRO = ("I will give you several past chat sessions between you (the assistant) and a user, "
-          "each with its date, in date order. Answer the user's question based on the relevant "
-          "chat history.")
+_INTRO = (
+    "I will give you several past chat sessions between you (the assistant) and a user, "
+    "each with its date, in date order. Answer the user's question based on the relevant "
+    "chat history."
+)
 
 _BODY = "\n\nHistory Chats:\n{history}\n\nCurrent Date: {today}\nQuestion: {question}\n"
 
@@ -29,10 +33,13 @@ DEFAULT_TEMPLATE = _INTRO + " " + ABSTAIN + "{guidance}" + _BODY + "Answer:"
 
 CON_TEMPLATE = (
     _INTRO + " Work in two steps.\n"
-    "Step 1 - Notes: for each session, in order, write one line \"Session N (date): ...\" with "
-    "the facts from that session that help answer the question, or \"nothing relevant\".\n"
-    "Step 2 - Answer: using only your notes, write a final line that starts with \"Answer:\". "
-    + ABSTAIN + "{guidance}" + _BODY + "Notes:"
+    'Step 1 - Notes: for each session, in order, write one line "Session N (date): ..." with '
+    'the facts from that session that help answer the question, or "nothing relevant".\n'
+    'Step 2 - Answer: using only your notes, write a final line that starts with "Answer:". '
+    + ABSTAIN
+    + "{guidance}"
+    + _BODY
+    + "Notes:"
 )
 
 MULTI_SESSION = (
@@ -56,11 +63,12 @@ _TYPE_AWARE = {"multi-session": MULTI_SESSION, "knowledge-update": KNOWLEDGE_UPD
 PROMPTS: dict[str, ReaderPrompt] = {
     "default": ReaderPrompt("default", DEFAULT_TEMPLATE),
     "type_aware": ReaderPrompt("type_aware", DEFAULT_TEMPLATE, dict(_TYPE_AWARE)),
-    "multi_session": ReaderPrompt("multi_session", DEFAULT_TEMPLATE,
-                                  {"multi-session": MULTI_SESSION}),
+    "multi_session": ReaderPrompt(
+        "multi_session", DEFAULT_TEMPLATE, {"multi-session": MULTI_SESSION}
+    ),
     "recency": ReaderPrompt("recency", DEFAULT_TEMPLATE, {"knowledge-update": KNOWLEDGE_UPDATE}),
     "con": ReaderPrompt("con", CON_TEMPLATE, answer_marker="Answer"),
-    "preference": ReaderPrompt("preference", DEFAULT_TEMPLATE,
-                               {**_TYPE_AWARE, "single-session-preference": PREFERENCE}),
+    "preference": ReaderPrompt(
+        "preference", DEFAULT_TEMPLATE, {**_TYPE_AWARE, "single-session-preference": PREFERENCE}
+    ),
 }
-

@@ -36,8 +36,9 @@ def choose(records: list[dict], per_type: int = 2, abstention: int = 2) -> list[
     key = {r["question_id"]: (haystack_chars(r), r["question_id"]) for r in records}
     is_abs = {r["question_id"]: is_abstention_id(r["question_id"]) for r in records}
     picked: dict[str, list[dict]] = {t: [] for t in QUESTION_TYPES}
-    for r in sorted((r for r in records if is_abs[r["question_id"]]),
-                    key=lambda r: key[r["question_id"]]):
+    for r in sorted(
+        (r for r in records if is_abs[r["question_id"]]), key=lambda r: key[r["question_id"]]
+    ):
         if sum(map(len, picked.values())) == abstention:
             break
         if not picked[r["question_type"]] and per_type > 0:
@@ -45,8 +46,10 @@ def choose(records: list[dict], per_type: int = 2, abstention: int = 2) -> list[
     if sum(map(len, picked.values())) < abstention:
         raise MemrecallError(f"source has abstention questions in fewer than {abstention} types")
     for t in QUESTION_TYPES:
-        pool = sorted((r for r in records if r["question_type"] == t and not is_abs[r["question_id"]]),
-                      key=lambda r: key[r["question_id"]])
+        pool = sorted(
+            (r for r in records if r["question_type"] == t and not is_abs[r["question_id"]]),
+            key=lambda r: key[r["question_id"]],
+        )
         need = per_type - len(picked[t])
         if len(pool) < need:
             raise MemrecallError(f"source has only {len(pool)} non-abstention '{t}' questions")
@@ -61,8 +64,9 @@ def write_gzip_json(records: list[dict], out: str | Path) -> Path:
     return atomic_write_bytes(out, data)
 
 
-def build_sample(src: str | Path, out: str | Path, per_type: int = 2,
-                 abstention: int = 2) -> list[dict]:
+def build_sample(
+    src: str | Path, out: str | Path, per_type: int = 2, abstention: int = 2
+) -> list[dict]:
     records = load_records(src)
     validate_records(records, str(src))
     chosen = choose(records, per_type, abstention)
@@ -79,11 +83,14 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     chosen = build_sample(a.src, a.out, a.per_type, a.abstention)
     for r in chosen:
-        print(f"{r['question_id']:<16} {r['question_type']:<26} {len(r['haystack_sessions']):>3} "
-              f"sessions {haystack_chars(r):>9,} chars")
+        print(
+            f"{r['question_id']:<16} {r['question_type']:<26} {len(r['haystack_sessions']):>3} "
+            f"sessions {haystack_chars(r):>9,} chars"
+        )
     print(f"wrote {len(chosen)} questions to {a.out} ({Path(a.out).stat().st_size:,} bytes)")
 
 
 if __name__ == "__main__":
     from ...stage import run_stage
+
     run_stage(main)

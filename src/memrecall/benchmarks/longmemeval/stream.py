@@ -34,13 +34,14 @@ from ...schema import polars_schema
 from .categories import is_abstention_id
 from .data import HaystackMerger, summarise, validated
 
-SPILL_BYTES = 256e6          # text per spill file (memory while it is sorted)
-FLUSH_ROWS = 20_000          # turns buffered before a write to a spill file
+SPILL_BYTES = 256e6  # text per spill file (memory while it is sorted)
+FLUSH_ROWS = 20_000  # turns buffered before a write to a spill file
 
 
 @dataclass
 class Scan:
     """Pass 1: every question validated; what subsets and pass 2 need."""
+
     light: list = field(default_factory=list)  # {question_id, question_type, is_abstention}
     sessions_of: dict = field(default_factory=dict)  # question_id -> haystack session ids
     json_bytes: int = 0
@@ -51,8 +52,13 @@ def scan(path: str | Path) -> Scan:
     sizes: dict = {}
     for rec in validated(iter_records(path, sizes), str(path)):
         qid = rec["question_id"]
-        out.light.append({"question_id": qid, "question_type": rec["question_type"],
-                          "is_abstention": is_abstention_id(qid)})
+        out.light.append(
+            {
+                "question_id": qid,
+                "question_type": rec["question_type"],
+                "is_abstention": is_abstention_id(qid),
+            }
+        )
         out.sessions_of[qid] = rec["haystack_session_ids"]
     out.json_bytes = sizes.get("json_bytes", 0)
     return out
@@ -66,8 +72,14 @@ class _Spill:
         self.paths = [folder / f"spill-{i:04d}.arrow" for i in range(k)]
         self.writers: list = [None] * k
         self.buf = [{"rank": [], "turn_index": [], "role": [], "content": []} for _ in range(k)]
-        self.schema = pa.schema([("rank", pa.int32()), ("turn_index", pa.int32()),
-                                 ("role", pa.string()), ("content", pa.string())])
+        self.schema = pa.schema(
+            [
+                ("rank", pa.int32()),
+                ("turn_index", pa.int32()),
+                ("role", pa.string()),
+                ("content", pa.string()),
+            ]
+        )
 
     def bucket(self, rank: int) -> int:
         return rank * self.k // self.n
@@ -110,6 +122,7 @@ class _Spill:
 @dataclass
 class Streamed:
     """The streaming normaliser's result: small tables in memory, turns already on disk."""
+
     questions: pl.DataFrame
     sessions: pl.DataFrame
     stats: dict
@@ -119,8 +132,15 @@ class Streamed:
         return summarise(self.questions, self.marked, self.stats)
 
 
-def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_out: str | Path,
-                   write_kw: dict, tmp_dir: str | None = None) -> Streamed:
+def normalise_file(
+    path: str | Path,
+    keep: set[str] | None,
+    sc: Scan,
+    *,
+    turns_out: str | Path,
+    write_kw: dict,
+    tmp_dir: str | None = None,
+) -> Streamed:
     """Pass 2 (see module docstring): normalise the questions in `keep` (None: all), write
     turns.parquet to `turns_out` (artifacts.write_table_parts with `write_kw`), return the
     questions and sessions tables and the stats normalise() gives."""
@@ -152,25 +172,42 @@ def normalise_file(path: str | Path, keep: set[str] | None, sc: Scan, *, turns_o
                 for r, n in _runs(ranks):
                     flags.extend(sessions[sids[r]].has_answer)
                 sid_col = pa.array([sids[r] for r in ranks.tolist()], pa.string())
-                yield pa.table({"session_id": sid_col, "turn_index": tbl.column("turn_index"),
-                                "role": tbl.column("role"), "content": tbl.column("content"),
-                                "has_answer": pa.array(flags, pa.bool_())})
+                yield pa.table(
+                    {
+                        "session_id": sid_col,
+                        "turn_index": tbl.column("turn_index"),
+                        "role": tbl.column("role"),
+                        "content": tbl.column("content"),
+                        "has_answer": pa.array(flags, pa.bool_()),
+                    }
+                )
                 del tbl
 
         write_table_parts(parts(), turns_out, table="turns", **write_kw)
 
     stats = merger.stats()
-    questions = pl.DataFrame([q_rows[q] for q in sorted(q_rows)],
-                             schema=polars_schema("questions"))
+    questions = pl.DataFrame([q_rows[q] for q in sorted(q_rows)], schema=polars_schema("questions"))
     sessions_df = merger.sessions_table(sids)
-    marked = [(s, i) for s in sids for i, (f, r) in enumerate(zip(sessions[s].has_answer,
-                                                                   sessions[s].roles))
-              if f and r == "user"]
+    marked = [
+        (s, i)
+        for s in sids
+        for i, (f, r) in enumerate(zip(sessions[s].has_answer, sessions[s].roles))
+        if f and r == "user"
+    ]
     marked_df = pl.DataFrame(
-        {"session_id": [m[0] for m in marked], "turn_index": [m[1] for m in marked],
-         "role": ["user"] * len(marked), "has_answer": [True] * len(marked)},
-        schema={"session_id": pl.String, "turn_index": pl.Int32, "role": pl.String,
-                "has_answer": pl.Boolean})
+        {
+            "session_id": [m[0] for m in marked],
+            "turn_index": [m[1] for m in marked],
+            "role": ["user"] * len(marked),
+            "has_answer": [True] * len(marked),
+        },
+        schema={
+            "session_id": pl.String,
+            "turn_index": pl.Int32,
+            "role": pl.String,
+            "has_answer": pl.Boolean,
+        },
+    )
     return Streamed(questions, sessions_df, stats, marked_df)
 
 
@@ -182,4 +219,3 @@ def _runs(values) -> Iterator[tuple[int, int]]:
         if i == len(vals) or vals[i] != vals[start]:
             yield vals[start], i - start
             start = i
-

@@ -61,5 +61,15 @@ from .normalise import content_tokens, normalize, stem, tokens
 from .numbers import Quantity, quantities
 from .verdict import RULES_VERSION, RuleVerdict
 
-__all__ = ["RULES_VERSION", "Quantity", "RuleVerdict", "abstains", "content_tokens", "judge_one",
-           "normalize", "quantities", "stem", "tokens"]
+__all__ = [
+    "RULES_VERSION",
+    "Quantity",
+    "RuleVerdict",
+    "abstains",
+    "content_tokens",
+    "judge_one",
+    "normalize",
+    "quantities",
+    "stem",
+    "tokens",
+]

@@ -11,25 +11,31 @@ from ...abstention import plain, says_missing
 from .normalise import conclusion, content_tokens, normalize, tokens
 from .verdict import RuleVerdict
 
+
 def polarity(text: str) -> str | None:
     """The response's yes or no, read from its conclusion when it reasons first. "no" as a
     determiner ("there is no mention of ...") is not an answer: an answering "no" stands alone
     ("No, ...", "no.") or opens a line."""
     s = normalize(conclusion(text))
     for m in re.finditer(r"\b(yes|no)\b", s):
-        if m.group(1) == "yes" or re.match(r"\s*(?:[,.!;:]|$)", s[m.end():]) or \
-                re.search(r"(?:^|\n)[\W_]*$", s[:m.start()]):
+        if (
+            m.group(1) == "yes"
+            or re.match(r"\s*(?:[,.!;:]|$)", s[m.end() :])
+            or re.search(r"(?:^|\n)[\W_]*$", s[: m.start()])
+        ):
             return m.group(1)
     return None
 
 
 def yes_no_gold(answer: str) -> str | None:
     words = re.findall(r"[a-z]+", normalize(answer))
-    if words and words[0] in ("yes", "no") and (len(words) <= 4 or re.match(
-            r"\s*(?:yes|no)\s*[,.;:!]", answer.lower())):
+    if (
+        words
+        and words[0] in ("yes", "no")
+        and (len(words) <= 4 or re.match(r"\s*(?:yes|no)\s*[,.;:!]", answer.lower()))
+    ):
         return words[0]
     return None
-
 
 
 def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
@@ -37,7 +43,7 @@ def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
     idx = q.lower().rfind(" or ")
     if idx < 0:
         return None
-    left, right = q[:idx], q[idx + 4:]
+    left, right = q[:idx], q[idx + 4 :]
     if "," in left:
         left = left.rsplit(",", 1)[1]
     else:  # "increase or decrease the limit": one word each side
@@ -66,8 +72,9 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
     right, wrong = (options[0], options[1]) if share[0] > share[1] else (options[1], options[0])
     stated = _stated_choice(question, hypothesis, right, wrong)
     if stated is not None:
-        return RuleVerdict(stated is right, f"either-or: states '{' '.join(stated)}' "
-                                            f"{_direction(question)}")
+        return RuleVerdict(
+            stated is right, f"either-or: states '{' '.join(stated)}' {_direction(question)}"
+        )
     if says_missing(re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]):
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.
@@ -84,31 +91,42 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
 # Which-came-first questions ("Which did I buy first, A or B?"): words that place an event early
 # or late. A response answers by attaching one to an option ("B came first", "A happened after
 # that", "B predates A").
-_EARLY = frozenset("first earlier earliest before sooner prior predate predated predates "
-                   "preceded precede precedes".split())
-_LATE = frozenset("last latest later after recent recently afterward afterwards newer "
-                  "subsequently".split())
+_EARLY = frozenset(
+    "first earlier earliest before sooner prior predate predated predates "
+    "preceded precede precedes".split()
+)
+_LATE = frozenset(
+    "last latest later after recent recently afterward afterwards newer subsequently".split()
+)
 _QUESTION_EARLY = re.compile(r"\b(?:first|earlier|earliest|sooner)\b", re.IGNORECASE)
-_QUESTION_LATE = re.compile(r"\b(?:last|latest|later|more recently|most recently|recent)\b",
-                            re.IGNORECASE)
+_QUESTION_LATE = re.compile(
+    r"\b(?:last|latest|later|more recently|most recently|recent)\b", re.IGNORECASE
+)
 # "last week", "the first day": a time or an adjective, not a placing.
-_TIME_NOUN = frozenset(("day days week weeks weekend month months year years summer winter "
-                              "spring fall autumn night time times session sessions "
-                              "conversation conversations monday tuesday wednesday thursday "
-                              "friday saturday sunday").split())
+_TIME_NOUN = frozenset(
+    (
+        "day days week weeks weekend month months year years summer winter "
+        "spring fall autumn night time times session sessions "
+        "conversation conversations monday tuesday wednesday thursday "
+        "friday saturday sunday"
+    ).split()
+)
 _DETERMINER = frozenset("the a an my your his her their its our this that".split())
 # An indirect question or a comparison it cannot make is not a statement ("I can't tell whether
 # A or B came first").
-_NOT_A_STATEMENT = re.compile(r"\b(?:whether|if|which|compare|comparison|determine|unclear|"
-                              r"not sure|can't|cannot|unable)\b")
+_NOT_A_STATEMENT = re.compile(
+    r"\b(?:whether|if|which|compare|comparison|determine|unclear|"
+    r"not sure|can't|cannot|unable)\b"
+)
 
 
 def _direction(question: str) -> str:
     return "came first" if _QUESTION_EARLY.search(question) else "came last"
 
 
-def _stated_choice(question: str, hypothesis: str, right: list[str],
-                   wrong: list[str]) -> list[str] | None:
+def _stated_choice(
+    question: str, hypothesis: str, right: list[str], wrong: list[str]
+) -> list[str] | None:
     """The option the response places first (or last, as the question asks), read from its
     statements: in each clause, a placing word ("first", "before", "more recent") belongs to the
     nearest option named before it. Statements with the question's own word win over synonyms
@@ -124,8 +142,7 @@ def _stated_choice(question: str, hypothesis: str, right: list[str],
     only_right = set(right) - set(wrong)
     only_wrong = set(wrong) - set(right)
     exact, other = [], []
-    for clause in re.split(r"(?<=[.!?])\s+|\n+|[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b",
-                           hypothesis):
+    for clause in re.split(r"(?<=[.!?])\s+|\n+|[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b", hypothesis):
         if not clause or _NOT_A_STATEMENT.search(normalize(clause)):
             continue
         # Raw words: normalisation would read "first" as the number 1.
@@ -137,8 +154,11 @@ def _stated_choice(question: str, hypothesis: str, right: list[str],
                 prev = words[i - 1] if i else ""
                 if last_option is None or nxt in _TIME_NOUN or prev in _DETERMINER:
                     continue
-                chosen = last_option if (w in _EARLY) == (ask == "early") else (
-                    wrong if last_option is right else right)
+                chosen = (
+                    last_option
+                    if (w in _EARLY) == (ask == "early")
+                    else (wrong if last_option is right else right)
+                )
                 (exact if w in own_words else other).append(chosen)
                 continue
             toks = set(tokens(w))
@@ -151,8 +171,10 @@ def _stated_choice(question: str, hypothesis: str, right: list[str],
 
 
 # Words that mark the sentence giving the answer to an either-or question.
-_DECISION = re.compile(r"\b(?:first|earlier|earliest|before|after|later|latest|last|recent|"
-                       r"recently|so|therefore|thus|conclude|answer|came|happened)\b")
+_DECISION = re.compile(
+    r"\b(?:first|earlier|earliest|before|after|later|latest|last|recent|"
+    r"recently|so|therefore|thus|conclude|answer|came|happened)\b"
+)
 
 
 def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
@@ -160,13 +182,19 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
     that reasons over both options answers in its last sentence naming one of them with a
     decision word ("so the train was more recent"), else its last sentence naming one."""
     sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip()) if x.strip()]
-    naming = [x for x in sentences
-              if _mentions(a, tokens(x)) is not None or _mentions(b, tokens(x)) is not None]
+    naming = [
+        x
+        for x in sentences
+        if _mentions(a, tokens(x)) is not None or _mentions(b, tokens(x)) is not None
+    ]
     if len(naming) <= 1:
         return hypothesis
     decisive = [x for x in naming if _DECISION.search(normalize(x))]
     last = (decisive or naming)[-1]
     # "X was discussed first, but the dates show Y came first": the clause after the turn.
-    clauses = [c for c in re.split(r"\b(?:but|however|actually)\b", last, flags=re.IGNORECASE)
-               if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None]
+    clauses = [
+        c
+        for c in re.split(r"\b(?:but|however|actually)\b", last, flags=re.IGNORECASE)
+        if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None
+    ]
     return clauses[-1] if clauses else last

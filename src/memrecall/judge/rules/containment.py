@@ -10,8 +10,11 @@ import re
 from .normalise import content_tokens, normalize, split_acceptable, stem, tokens
 from .verdict import RuleVerdict
 
-_OPTIONAL_PAREN = re.compile(r"^\s*(?:e\.g\.|i\.e\.|from|including|such as|for example|or|"
-                             r"about|approx|roughly|which|that|as)\b", re.IGNORECASE)
+_OPTIONAL_PAREN = re.compile(
+    r"^\s*(?:e\.g\.|i\.e\.|from|including|such as|for example|or|"
+    r"about|approx|roughly|which|that|as)\b",
+    re.IGNORECASE,
+)
 
 
 def _acronym_form(text: str, paren: re.Match) -> str | None:
@@ -19,7 +22,7 @@ def _acronym_form(text: str, paren: re.Match) -> str | None:
     acronym = paren.group(1).strip()
     if not re.fullmatch(r"[A-Z]{2,6}", acronym):
         return None
-    words = list(re.finditer(r"[A-Za-z]+", text[:paren.start()]))
+    words = list(re.finditer(r"[A-Za-z]+", text[: paren.start()]))
     picked, i = [], len(words) - 1
     for ch in reversed(acronym.lower()):
         while i >= 0 and words[i].group(0).lower() in ("of", "and", "the", "for", "de"):
@@ -28,20 +31,27 @@ def _acronym_form(text: str, paren: re.Match) -> str | None:
             return None
         picked.append(words[i])
         i -= 1
-    return text[:picked[-1].start()] + acronym + text[paren.end():]
+    return text[: picked[-1].start()] + acronym + text[paren.end() :]
 
 
 def _gold_forms(answer: str) -> list[str]:
     """The reference without its parenthetical asides, plus one form per acronym alias."""
     main, _ = split_acceptable(answer)
     # "Mod Podge or another sealant": the open alternative adds nothing to look for.
-    main = re.sub(r",?\s+or (?:another|any other|some other|other|a similar|similar)\b[^.;,]*",
-                  "", main, flags=re.IGNORECASE) or main
+    main = (
+        re.sub(
+            r",?\s+or (?:another|any other|some other|other|a similar|similar)\b[^.;,]*",
+            "",
+            main,
+            flags=re.IGNORECASE,
+        )
+        or main
+    )
     unparen = lambda t: re.sub(r"\([^()]*\)", " ", t)  # noqa: E731
     forms = [unparen(main)]
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
-        if alt and not main[p.end():].strip(" ."):
+        if alt and not main[p.end() :].strip(" ."):
             forms.append(alt.group(1))  # "25 minutes and 50 seconds (or 25:50)": another form
             continue
         if _OPTIONAL_PAREN.match(p.group(1)):
@@ -49,17 +59,20 @@ def _gold_forms(answer: str) -> list[str]:
         alias = _acronym_form(main, p)
         if alias is not None:
             forms.append(unparen(alias))
-        elif not main[p.end():].strip(" .") and len(p.group(1).split()) <= 3:
+        elif not main[p.end() :].strip(" .") and len(p.group(1).split()) <= 3:
             forms.append(p.group(1))  # "X (Y)" at the end: Y alone may name the same thing
     return forms
 
 
 # How a sentence-long reference frames its content ("I recommended X", "1:10, meaning one part
 # to ten", "A or B as examples of C"): the framing need not be repeated, the content must.
-_NARRATION = frozenset(stem(w) for w in """
+_NARRATION = frozenset(
+    stem(w)
+    for w in """
 meaning means meant example examples recommended recommend recommends suggested suggest
 suggests referring refer refers namely specifically
-""".split())
+""".split()
+)
 
 
 # How often something happens, as (count, unit): "every week" = "weekly" = (1, week);
@@ -67,9 +80,15 @@ suggests referring refer refers namely specifically
 _PERIOD_UNITS = "day|week|month|year|weekend"
 _FREQUENCY = re.compile(
     rf"\bevery (?:(other|second)|(\d+))? ?({_PERIOD_UNITS})s?\b|\b(bi-?weekly|fortnightly)\b|"
-    r"\b(daily|weekly|monthly|yearly|annually)\b")
-_ADVERB_UNIT = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year",
-                "annually": "year"}
+    r"\b(daily|weekly|monthly|yearly|annually)\b"
+)
+_ADVERB_UNIT = {
+    "daily": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "yearly": "year",
+    "annually": "year",
+}
 
 
 def _frequencies(text: str) -> set[tuple[int, str]]:
@@ -89,7 +108,7 @@ def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
     gold_freq = _frequencies(split_acceptable(answer)[0])
     if len(gold_freq) == 1:
         # "every week" is not contained in "every two weeks": compare how often, not words.
-        (n, unit), = gold_freq
+        ((n, unit),) = gold_freq
         if (n, unit) not in _frequencies(hypothesis):
             return RuleVerdict(False, f"frequency: not every {n} {unit}(s)")
         rest = _FREQUENCY.sub(" ", normalize(split_acceptable(answer)[0]))

@@ -11,8 +11,15 @@ from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
 from .verdict import RuleVerdict
 
-def judge_one(question_type: str, question: str, answer: str, hypothesis: str | None, *,
-              is_abstention: bool = False) -> RuleVerdict:
+
+def judge_one(
+    question_type: str,
+    question: str,
+    answer: str,
+    hypothesis: str | None,
+    *,
+    is_abstention: bool = False,
+) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
     hyp = (hypothesis or "").strip()
     answer = str(answer)

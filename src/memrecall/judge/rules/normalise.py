@@ -8,22 +8,34 @@ import re
 import unicodedata
 from functools import lru_cache
 
-_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * i for i, w in enumerate(
-    "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if w != "_"}
+_UNITS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {
+    w: 10 * i
+    for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+    if w != "_"
+}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b")
-_ORDINAL_WORDS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
-    "twentieth".split())}
+_ORDINAL_WORDS = {
+    w: i + 1
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split()
+    )
+}
 _ORDINAL_RUN = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r")\b")
 _SUFFIX = {1: "st", 2: "nd", 3: "rd"}
-_TRANSLATE = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": " - ", "—": " - ",
-                            "\u00a0": " "})
+_TRANSLATE = str.maketrans(
+    {"’": "'", "‘": "'", "“": '"', "”": '"', "–": " - ", "—": " - ", "\u00a0": " "}
+)
 
 
 def _words_value(run: str) -> int:
@@ -50,18 +62,21 @@ def _ordinal(n: int) -> str:
 def normalize(text: str) -> str:
     """Lower-cased text with number words as digits; punctuation is kept (quantities need it)."""
     s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
-    s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)                      # "½" alone -> 0.5
+    s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)  # "½" alone -> 0.5
     s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
-    s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)               # a.m. -> am
-    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)                        # 12,000 -> 12000
+    s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 12,000 -> 12000
     s = re.sub(r"\bonce\b", "1 time", s)
     s = re.sub(r"\btwice\b", "2 times", s)
     s = re.sub(r"\bthrice\b", "3 times", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
     s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
-    s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)          # "5 and a half" -> 5.5
-    s = re.sub(r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
-               lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]), s)
+    s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
+    s = re.sub(
+        r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
+        lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]),
+        s,
+    )
     s = re.sub(r"\bmore than\b", "over", s)
     return s
 
@@ -70,7 +85,8 @@ def fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an the and or but nor of to in on at for with from by about as into onto over under than then
 so also just very really quite some any each every all both either neither this that these those
 there here it its is are was were be been being am do does did done have has had having will would
@@ -80,11 +96,24 @@ not no yes if while during before after again further once only own same too s t
 mentioned mention said say told tell according called named recall remember remind reminded
 previous previously earlier conversation chat chats discussed answer correct
 finally next later
-""".split())
+""".split()
+)
 
-_ABBREVIATIONS = {"st": "street", "ave": "avenue", "mt": "mount", "dept": "department",
-                  "approx": "approximately", "hrs": "hours", "hr": "hour", "mins": "minutes",
-                  "min": "minute", "yrs": "years", "yr": "year", "wks": "weeks", "wk": "week"}
+_ABBREVIATIONS = {
+    "st": "street",
+    "ave": "avenue",
+    "mt": "mount",
+    "dept": "department",
+    "approx": "approximately",
+    "hrs": "hours",
+    "hr": "hour",
+    "mins": "minutes",
+    "min": "minute",
+    "yrs": "years",
+    "yr": "year",
+    "wks": "weeks",
+    "wk": "week",
+}
 
 
 @lru_cache(maxsize=16384)
@@ -122,7 +151,6 @@ def content_tokens(text: str) -> list[str]:
     return [t for t in tokens(text) if t not in STOPWORDS]
 
 
-
 def split_acceptable(answer: str) -> tuple[str, str]:
     """'30 days. 31 days (including the last day) is also acceptable.' -> (main, alternatives)."""
     parts = re.split(r"(?<=[.;])\s+", answer.strip())
@@ -136,10 +164,11 @@ def split_acceptable(answer: str) -> tuple[str, str]:
 _CONCLUSION = re.compile(
     r"(?im)^[\W_]*(?:step \d+\W+(?:\w+ ){0,3}(?:conclusion|answer)\b|(?:final )?answer\b\W|"
     r"(?:in )?conclusion\b|therefore\b|thus\b|in summary\b|to summari[sz]e\b)"
-    r"|(?:^|(?<=[.!?]\s))(?:therefore|thus|in conclusion)\b")
+    r"|(?:^|(?<=[.!?]\s))(?:therefore|thus|in conclusion)\b"
+)
 
 
 def conclusion(text: str) -> str:
     """The part of a response after its last conclusion marker; the whole text if it has none."""
     marks = list(_CONCLUSION.finditer(text or ""))
-    return text[marks[-1].start():] if marks else text
+    return text[marks[-1].start() :] if marks else text

@@ -12,32 +12,75 @@ from .normalise import conclusion, fmt, normalize, split_acceptable
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {
-    "minute": "minute", "minutes": "minute", "min": "minute", "mins": "minute",
-    "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour",
-    "day": "day", "days": "day", "week": "week", "weeks": "week", "wk": "week", "wks": "week",
-    "month": "month", "months": "month", "year": "year", "years": "year", "yr": "year",
-    "yrs": "year", "time": "time", "times": "time",
-    "dollar": "dollar", "dollars": "dollar", "usd": "dollar", "bucks": "dollar",
-    "percent": "percent", "%": "percent",
+    "minute": "minute",
+    "minutes": "minute",
+    "min": "minute",
+    "mins": "minute",
+    "hour": "hour",
+    "hours": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "day": "day",
+    "days": "day",
+    "week": "week",
+    "weeks": "week",
+    "wk": "week",
+    "wks": "week",
+    "month": "month",
+    "months": "month",
+    "year": "year",
+    "years": "year",
+    "yr": "year",
+    "yrs": "year",
+    "time": "time",
+    "times": "time",
+    "dollar": "dollar",
+    "dollars": "dollar",
+    "usd": "dollar",
+    "bucks": "dollar",
+    "percent": "percent",
+    "%": "percent",
 }
 # unit -> (family, size in the family's base unit); conversions only within a family.
-_UNIT_SCALE = {"minute": ("clock", 1), "hour": ("clock", 60), "day": ("days", 1),
-               "week": ("days", 7), "month": ("months", 1), "year": ("months", 12),
-               "time": ("times", 1), "dollar": ("money", 1), "percent": ("percent", 1)}
+_UNIT_SCALE = {
+    "minute": ("clock", 1),
+    "hour": ("clock", 60),
+    "day": ("days", 1),
+    "week": ("days", 7),
+    "month": ("months", 1),
+    "year": ("months", 12),
+    "time": ("times", 1),
+    "dollar": ("money", 1),
+    "percent": ("percent", 1),
+}
 _CALENDAR_UNITS = frozenset({"day", "week", "month", "year"})
-_FILLER_BEFORE_UNIT = frozenset({"more", "additional", "full", "whole", "straight", "consecutive",
-                                 "total", "extra", "separate", "different", "calendar"})
+_FILLER_BEFORE_UNIT = frozenset(
+    {
+        "more",
+        "additional",
+        "full",
+        "whole",
+        "straight",
+        "consecutive",
+        "total",
+        "extra",
+        "separate",
+        "different",
+        "calendar",
+    }
+)
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split())
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 
 
 @dataclass(frozen=True)
 class Quantity:
     value: float
-    unit: str | None = None      # canonical unit (see _UNIT_SCALE) or None for a bare count
-    clock: bool = False          # a time of day; value = minutes after midnight
-    ampm_known: bool = True      # False for "6:00" without am/pm (compared modulo 12 hours)
+    unit: str | None = None  # canonical unit (see _UNIT_SCALE) or None for a bare count
+    clock: bool = False  # a time of day; value = minutes after midnight
+    ampm_known: bool = True  # False for "6:00" without am/pm (compared modulo 12 hours)
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -66,21 +109,21 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             minute = int((ampm or colon).group(1) or 0)
             if ampm:
                 hour = hour % 12 + (12 if ampm.group(2) == "pm" else 0)
-            out.append(Quantity(hour * 60 + minute, clock=True,
-                                ampm_known=bool(ampm) or hour > 12))
+            out.append(Quantity(hour * 60 + minute, clock=True, ampm_known=bool(ampm) or hour > 12))
             continue
         if re.match(r"/\d", rest):
             continue  # a date or a fraction ("7/22", "3/4"), not a count
         if re.match(r"(?:st|nd|rd|th)\b", rest) or re.match(r"[a-z]", rest):
             continue  # ordinal, or glued to letters ("5k", "200mm")
-        if _word_before(s, start) in _MONTHS or re.match(r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS)
-                                                         + r")\b", rest):
+        if _word_before(s, start) in _MONTHS or re.match(
+            r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS) + r")\b", rest
+        ):
             continue  # a date
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
             out.append(Quantity(value, "percent"))
             continue
-        if prev == "$" or (start >= 2 and s[start - 2:start] == "$ "):
+        if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
             out.append(Quantity(value, "dollar"))
             continue
         unit = None
@@ -109,7 +152,9 @@ def _convert(q: Quantity, unit: str) -> float | None:
 QUANTITY_QUESTION = re.compile(
     r"\bhow (?:many|much|long|old|far)\b|\bwhat time\b|\bwhat percentage\b|"
     r"\b(?:total|combined) (?:number|amount|cost|count)\b|\bwhat (?:is|was) the (?:total|sum|"
-    r"difference|number|amount|price|cost)\b", re.IGNORECASE)
+    r"difference|number|amount|price|cost)\b",
+    re.IGNORECASE,
+)
 _QUESTION_UNIT = re.compile(r"\bhow (?:many|much) (minute|hour|day|week|month|year|time)s?\b")
 
 
@@ -123,9 +168,9 @@ def _question_unit(question: str) -> str | None:
     return None
 
 
-
-def quantity_verdict(question_type: str, question: str, answer: str,
-                      hypothesis: str) -> RuleVerdict | None:
+def quantity_verdict(
+    question_type: str, question: str, answer: str, hypothesis: str
+) -> RuleVerdict | None:
     main, alts_text = split_acceptable(answer)
     gold_qs = quantities(main, keep_years=True)
     if not gold_qs:
@@ -167,20 +212,28 @@ def quantity_verdict(question_type: str, question: str, answer: str,
             return RuleVerdict(True, f"quantity: {fmt(gold.value)}{label_unit} matched")
         for a in alts:
             if abs(v - a) < 1e-9:
-                return RuleVerdict(True, f"quantity: the reference's alternative "
-                                         f"{fmt(a)}{label_unit} matched")
+                return RuleVerdict(
+                    True, f"quantity: the reference's alternative {fmt(a)}{label_unit} matched"
+                )
         for lo, hi in ranges:
             if lo - 1e-9 <= v <= hi + 1e-9:
-                return RuleVerdict(True, f"quantity: {fmt(v)}{label_unit} in the reference's "
-                                         f"accepted range {fmt(lo)}-{fmt(hi)}")
+                return RuleVerdict(
+                    True,
+                    f"quantity: {fmt(v)}{label_unit} in the reference's "
+                    f"accepted range {fmt(lo)}-{fmt(hi)}",
+                )
         if tol and _off_by_one(q, v, gold.value, unit):
-            return RuleVerdict(True, f"quantity: {fmt(q.value)}{' ' + (q.unit or unit)} is "
-                                     f"off by one from {fmt(gold.value)}{label_unit} "
-                                     f"(temporal-reasoning allows it)")
+            return RuleVerdict(
+                True,
+                f"quantity: {fmt(q.value)}{' ' + (q.unit or unit)} is "
+                f"off by one from {fmt(gold.value)}{label_unit} "
+                f"(temporal-reasoning allows it)",
+            )
     seen = ", ".join(f"{fmt(q.value)}{' ' + q.unit if q.unit else ''}" for q in pool) or "none"
     tol_note = " ±1" if tol else ""
-    return RuleVerdict(False, f"quantity: expected {fmt(gold.value)}{label_unit}{tol_note}; "
-                              f"found {seen}")
+    return RuleVerdict(
+        False, f"quantity: expected {fmt(gold.value)}{label_unit}{tol_note}; found {seen}"
+    )
 
 
 def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[float, float]]]:

@@ -7,8 +7,11 @@ import re
 from .normalise import STOPWORDS, tokens
 from .verdict import RuleVerdict
 
-ORDER_QUESTION = re.compile(r"\border\b|\bearliest to latest\b|\bfirst,? second\b|"
-                             r"\bchronolog", re.IGNORECASE)
+ORDER_QUESTION = re.compile(
+    r"\border\b|\bearliest to latest\b|\bfirst,? second\b|"
+    r"\bchronolog",
+    re.IGNORECASE,
+)
 
 
 def _entity_groups(answer: str) -> list[list[str]]:
@@ -32,7 +35,7 @@ def _entity_groups(answer: str) -> list[list[str]]:
 
 def _find_run(run: list[str], seq: list[str]) -> int | None:
     for i in range(len(seq) - len(run) + 1):
-        if seq[i:i + len(run)] == run:
+        if seq[i : i + len(run)] == run:
             return i
     return None
 

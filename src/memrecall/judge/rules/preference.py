@@ -14,8 +14,12 @@ from .verdict import RuleVerdict
 
 _RUBRIC_NEGATIVE = re.compile(
     r"\b(?:not prefer|not be interested|not interested|would not|might not|may not|"
-    r"wouldn't|do not|does not)\b", re.IGNORECASE)
-_RUBRIC_GENERIC = frozenset(stem(w) for w in """
+    r"wouldn't|do not|does not)\b",
+    re.IGNORECASE,
+)
+_RUBRIC_GENERIC = frozenset(
+    stem(w)
+    for w in """
 user users prefer preferred preference preferences would might may also appreciate appreciated
 suggest suggests suggested suggestion suggestions suggesting recommend recommends recommended
 recommendation recommendations response responses tip tips advice idea ideas option options
@@ -33,7 +37,8 @@ using used want wants need needs step steps approach approaches explore explorin
 something someone able effort efforts goal goals set setup kind type types one ones fail ignore
 ignores overly basic simple simplistic complex familiar unfamiliar aspect aspects solely only
 desire perhaps preferably preferable additionally moreover cater regarding toward towards
-""".split())
+""".split()
+)
 
 
 def _rubric_terms(rubric: str, question: str):
@@ -67,7 +72,8 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
     hit_anchor = sorted(anchors & hyp_set) + sorted(
-        n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm))
+        n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
+    )
     if hit_anchor:
         return RuleVerdict(True, f"preference: uses the user's {', '.join(hit_anchor)}")
     if says_missing(hypothesis):
@@ -78,12 +84,13 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hyp_pairs = set(zip(content, content[1:]))
     hit_pairs = sorted(bigrams & hyp_pairs)
     if hit_pairs:
-        return RuleVerdict(True, "preference: uses the user's " + ", ".join(" ".join(p) for p in
-                                                                             hit_pairs))
+        return RuleVerdict(
+            True, "preference: uses the user's " + ", ".join(" ".join(p) for p in hit_pairs)
+        )
     hit = sorted(details & hyp_set)
     if len(hit) >= 3:
         return RuleVerdict(True, f"preference: uses the user's details {', '.join(hit)}")
     wanted = sorted(anchors) or sorted(details)[:6]
-    return RuleVerdict(False, "preference: does not use the user's details ("
-                              + ", ".join(wanted) + ")")
-
+    return RuleVerdict(
+        False, "preference: does not use the user's details (" + ", ".join(wanted) + ")"
+    )

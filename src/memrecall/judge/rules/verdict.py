@@ -9,9 +9,12 @@ from ...hashing import sha256_text
 
 RULES_VERSION = "rule-v1"
 # The rules' source (every module of this package, by name): a rule change shows in the verdicts.
-RULES_HASH = sha256_text("".join(
-    f"{f.name}\n{f.read_text(encoding='utf-8')}"
-    for f in sorted(Path(__file__).parent.glob("*.py"))))[:12]
+RULES_HASH = sha256_text(
+    "".join(
+        f"{f.name}\n{f.read_text(encoding='utf-8')}"
+        for f in sorted(Path(__file__).parent.glob("*.py"))
+    )
+)[:12]
 
 
 @dataclass(frozen=True)

@@ -60,8 +60,11 @@ def normal_form(entity: str) -> str:
 
 
 def _content_words(text: str) -> list[str]:
-    return [w for w in (w.lower() for w in _WORD.findall(text))
-            if len(w) >= 3 and w[:1].isalpha() and w not in STOPWORDS]
+    return [
+        w
+        for w in (w.lower() for w in _WORD.findall(text))
+        if len(w) >= 3 and w[:1].isalpha() and w not in STOPWORDS
+    ]
 
 
 def offline_entities(text: str) -> list[str]:
@@ -74,8 +77,9 @@ def offline_entities(text: str) -> list[str]:
         found.append(span)
     for m in _NUMBER.finditer(text):
         unit = m.group(1)
-        found.append(m.group(0) if unit and unit.lower() not in STOPWORDS
-                     else m.group(0).split()[0])
+        found.append(
+            m.group(0) if unit and unit.lower() not in STOPWORDS else m.group(0).split()[0]
+        )
     found.extend(_content_words(text))
     return found
 
@@ -107,8 +111,7 @@ class EntityExtractor:
     """entities(texts) -> [normal forms] per text; `extractor` offline or llm (`client`: an
     LLMClient, or None to build one from `llm_cfg` when first needed)."""
 
-    def __init__(self, extractor: str, max_entities: int, llm_cfg: dict | None = None,
-                 client=None):
+    def __init__(self, extractor: str, max_entities: int, llm_cfg: dict | None = None, client=None):
         self.extractor, self.max_entities = extractor, max_entities
         self.llm_cfg, self._client = llm_cfg, client
         self.failed = 0
@@ -126,8 +129,7 @@ class EntityExtractor:
             return [top_entities(offline_entities(t), self.max_entities) for t in texts]
         # Empty texts ask nothing: a session without user turns has no entities.
         asked = [i for i, t in enumerate(texts) if t.strip()]
-        results = self.client.complete_many([entity_messages(texts[i]) for i in asked],
-                                            desc=desc)
+        results = self.client.complete_many([entity_messages(texts[i]) for i in asked], desc=desc)
         out: list[list[str]] = [[] for _ in texts]
         for i, res in zip(asked, results):
             if res.error is not None:
@@ -136,6 +138,9 @@ class EntityExtractor:
                 continue
             out[i] = top_entities(parse_entities(res.text), self.max_entities)
         if self.failed:
-            print(f"rerank: entity extraction failed for {self.failed} text(s) (left without "
-                  f"entities; retried next run)", file=sys.stderr)
+            print(
+                f"rerank: entity extraction failed for {self.failed} text(s) (left without "
+                f"entities; retried next run)",
+                file=sys.stderr,
+            )
         return out

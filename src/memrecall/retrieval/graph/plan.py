@@ -14,8 +14,8 @@ import polars as pl
 
 from ... import paths
 from ...artifacts import read_table
-from ..keys import KEYS
 from ...config import check_int, choice
+from ..keys import KEYS
 from .entities import entity_messages
 from .rerank import graph_settings
 
@@ -35,16 +35,17 @@ def plan_graph_rerank(ctx, sp) -> None:
         return
     pool = check_int(cfg["pool"], "reranker.pool", minimum=1)
     key = choice(cfg, "key", KEYS, group="reranker")
-    dry = DryRunClient(cfg["graph"]["llm"], "rerank", where="reranker.graph.llm",
-                       cache=ctx.cache)
+    dry = DryRunClient(cfg["graph"]["llm"], "rerank", where="reranker.graph.llm", cache=ctx.cache)
     if ctx.current(*INPUTS):
         questions = read_table(ctx.path(paths.QUESTIONS))
         cands = read_table(ctx.path(paths.CANDIDATES_RETRIEVE)).filter(pl.col("rank") <= pool)
-        passages = session_passages(read_table(ctx.path(paths.TURNS)),
-                                    set(cands.get_column("session_id").to_list()), key,
-                                    cfg["max_chars"])
-        texts = [passages[s] for s in sorted(passages)] + questions.get_column(
-            "question").to_list()
+        passages = session_passages(
+            read_table(ctx.path(paths.TURNS)),
+            set(cands.get_column("session_id").to_list()),
+            key,
+            cfg["max_chars"],
+        )
+        texts = [passages[s] for s in sorted(passages)] + questions.get_column("question").to_list()
         dry.complete_many([entity_messages(t) for t in texts if t.strip()])
         sp.llm.append(LLMWork.from_dry_run(dry, "rerank (graph entities)"))
         return
@@ -55,6 +56,10 @@ def plan_graph_rerank(ctx, sp) -> None:
         work.notes.append(f"calls unknown: {how}")
     else:
         chars = (cfg["max_chars"] or 3500) + len(entity_messages("")[0]["content"])
-        work.estimate(n_q * (pool + 1), chars / 4, f"{n_q} questions x ({pool} pool sessions "
-                      f"+ the question), ~4 chars/token, at most; retrieval not run yet")
+        work.estimate(
+            n_q * (pool + 1),
+            chars / 4,
+            f"{n_q} questions x ({pool} pool sessions "
+            f"+ the question), ~4 chars/token, at most; retrieval not run yet",
+        )
     sp.llm.append(work)

@@ -39,12 +39,15 @@ def _unit_float(cfg: dict, key: str) -> float:
 def graph_settings(reranker_cfg: dict) -> dict:
     """The checked `reranker.graph` knobs (every option carries them: checked for all)."""
     graph_cfg = reranker_cfg["graph"]
-    return {"extractor": choice(graph_cfg, "extractor", EXTRACTORS, group="reranker.graph"),
-            "hops": check_int(graph_cfg["hops"], "reranker.graph.hops", minimum=0),
-            "decay": _unit_float(graph_cfg, "decay"),
-            "weight": _unit_float(graph_cfg, "weight"),
-            "max_entities": check_int(graph_cfg["max_entities"], "reranker.graph.max_entities",
-                                      minimum=1)}
+    return {
+        "extractor": choice(graph_cfg, "extractor", EXTRACTORS, group="reranker.graph"),
+        "hops": check_int(graph_cfg["hops"], "reranker.graph.hops", minimum=0),
+        "decay": _unit_float(graph_cfg, "decay"),
+        "weight": _unit_float(graph_cfg, "weight"),
+        "max_entities": check_int(
+            graph_cfg["max_entities"], "reranker.graph.max_entities", minimum=1
+        ),
+    }
 
 
 def minmax(x: np.ndarray) -> np.ndarray:
@@ -63,23 +66,31 @@ def blend(current: np.ndarray, graph: np.ndarray, weight: float) -> np.ndarray:
     return (1.0 - weight) * minmax(current) + weight * g
 
 
-def graph_rerank(questions: pl.DataFrame, candidates: pl.DataFrame,
-                 passages: dict[str, str], reranker_cfg: dict, top_k: int,
-                 extractor: EntityExtractor | None = None) -> pl.DataFrame:
+def graph_rerank(
+    questions: pl.DataFrame,
+    candidates: pl.DataFrame,
+    passages: dict[str, str],
+    reranker_cfg: dict,
+    top_k: int,
+    extractor: EntityExtractor | None = None,
+) -> pl.DataFrame:
     """`candidates` (each question's pool, rank order) re-scored and cut to top_k; `passages`:
     each pool session's key text."""
     s = graph_settings(reranker_cfg)
     choice(reranker_cfg, "key", KEYS, group="reranker")
-    extractor = extractor or EntityExtractor(s["extractor"], s["max_entities"],
-                                             reranker_cfg["graph"]["llm"])
+    extractor = extractor or EntityExtractor(
+        s["extractor"], s["max_entities"], reranker_cfg["graph"]["llm"]
+    )
     sids = sorted(passages)
-    session_ents = dict(zip(sids, extractor.entities([passages[i] for i in sids],
-                                                     desc="entities (sessions)")))
+    session_ents = dict(
+        zip(sids, extractor.entities([passages[i] for i in sids], desc="entities (sessions)"))
+    )
     qtext = dict(questions.select("question_id", "question").iter_rows())
     groups = list(candidates.group_by("question_id", maintain_order=True))
     qids = [k[0] for k, _ in groups]
-    q_ents = dict(zip(qids, extractor.entities([qtext[q] for q in qids],
-                                               desc="entities (questions)")))
+    q_ents = dict(
+        zip(qids, extractor.entities([qtext[q] for q in qids], desc="entities (questions)"))
+    )
     kept = []
     for (qid,), group in tqdm(groups, desc="graph rerank", unit="question", file=sys.stderr):
         pool = group.get_column("session_id").to_list()
@@ -91,7 +102,10 @@ def graph_rerank(questions: pl.DataFrame, candidates: pl.DataFrame,
         kept.append(scored[rank_order(final)[:top_k]])
     if not kept:
         return candidates.head(0)
-    return (pl.concat(kept)
-            .with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("question_id")
-                          .alias("rank"))
-            .sort("question_id", "rank"))
+    return (
+        pl.concat(kept)
+        .with_columns(
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int32).over("question_id").alias("rank")
+        )
+        .sort("question_id", "rank")
+    )

@@ -34,8 +34,9 @@ def _ladybug():
     try:
         import ladybug
     except ImportError:  # pragma: no cover - a pinned dependency (requirements.txt)
-        raise MemrecallError("reranker=graph needs the `ladybug` package (pip install "
-                             "-r requirements.txt)") from None
+        raise MemrecallError(
+            "reranker=graph needs the `ladybug` package (pip install -r requirements.txt)"
+        ) from None
     return ladybug
 
 
@@ -58,20 +59,32 @@ class SessionGraph:
             for a, b in combinations(sorted(set(ents)), 2):
                 pairs[(a, b)] = pairs.get((a, b), 0) + 1
         # Bulk loads (COPY FROM a data frame): one statement per table, not one per row.
-        entity_df = pl.DataFrame({"name": list(df), "idf": [math.log(1 + n / d)
-                                                             for d in df.values()]},
-                                 schema={"name": pl.String, "idf": pl.Float64})
+        entity_df = pl.DataFrame(
+            {"name": list(df), "idf": [math.log(1 + n / d) for d in df.values()]},
+            schema={"name": pl.String, "idf": pl.Float64},
+        )
         session_df = pl.DataFrame({"id": list(session_entities)}, schema={"id": pl.String})
         mentions_df = pl.DataFrame(
-            {"from": [s for s, ents in session_entities.items() for _ in set(ents)],
-             "to": [e for ents in session_entities.values() for e in sorted(set(ents))]},
-            schema={"from": pl.String, "to": pl.String})
-        co_df = pl.DataFrame({"from": [a for a, _ in pairs], "to": [b for _, b in pairs],
-                              "sessions": list(pairs.values())},
-                             schema={"from": pl.String, "to": pl.String,
-                                     "sessions": pl.Int64})
-        for table, frame in (("Entity", entity_df), ("Session", session_df),
-                             ("MENTIONS", mentions_df), ("CO_OCCUR", co_df)):
+            {
+                "from": [s for s, ents in session_entities.items() for _ in set(ents)],
+                "to": [e for ents in session_entities.values() for e in sorted(set(ents))],
+            },
+            schema={"from": pl.String, "to": pl.String},
+        )
+        co_df = pl.DataFrame(
+            {
+                "from": [a for a, _ in pairs],
+                "to": [b for _, b in pairs],
+                "sessions": list(pairs.values()),
+            },
+            schema={"from": pl.String, "to": pl.String, "sessions": pl.Int64},
+        )
+        for table, frame in (
+            ("Entity", entity_df),
+            ("Session", session_df),
+            ("MENTIONS", mentions_df),
+            ("CO_OCCUR", co_df),
+        ):
             if frame.height:
                 self.conn.execute(f"COPY {table} FROM frame")
         self.n_entities, self.n_edges = entity_df.height, co_df.height
@@ -86,13 +99,19 @@ class SessionGraph:
     def reached(self, names: list[str], hops: int) -> dict[str, int]:
         """{entity: shortest CO_OCCUR distance} for the question's entities present in the
         graph (distance 0) and every entity within `hops` steps of them."""
-        known = [r[0] for r in self._rows(
-            "MATCH (e:Entity) WHERE e.name IN $names RETURN e.name", {"names": names})]
+        known = [
+            r[0]
+            for r in self._rows(
+                "MATCH (e:Entity) WHERE e.name IN $names RETURN e.name", {"names": names}
+            )
+        ]
         out = {name: 0 for name in known}
         if hops > 0 and known:
             for name, dist in self._rows(
-                    f"MATCH p = (q:Entity)-[:CO_OCCUR*1..{hops}]-(e:Entity) "
-                    "WHERE q.name IN $names RETURN e.name, min(length(p))", {"names": known}):
+                f"MATCH p = (q:Entity)-[:CO_OCCUR*1..{hops}]-(e:Entity) "
+                "WHERE q.name IN $names RETURN e.name, min(length(p))",
+                {"names": known},
+            ):
                 if name not in out:  # a question entity stays at distance 0
                     out[name] = int(dist)
         return out
@@ -105,6 +124,6 @@ class SessionGraph:
         rows = self._rows(
             "UNWIND $reach AS r MATCH (s:Session)-[:MENTIONS]->(e:Entity {name: r.name}) "
             "RETURN s.id, sum(e.idf * pow($decay, r.hops))",
-            {"reach": [{"name": k, "hops": v} for k, v in reached.items()],
-             "decay": float(decay)})
+            {"reach": [{"name": k, "hops": v} for k, v in reached.items()], "decay": float(decay)},
+        )
         return {sid: float(score) for sid, score in rows}
