@@ -89,3 +89,27 @@ def question_gold(
         )
         out[qid] = Gold(ev, sessions, gold_turns)
     return out
+
+
+def own_turn_gold(
+    questions: pl.DataFrame,
+    turns: pl.DataFrame,
+    *,
+    ids_column: str = "answer_turn_ids",
+    turn_column: str = "turn_id",
+) -> dict[str, Gold | None]:
+    """question_gold whose turn-level gold is each question's own evidence turns: the ids in
+    its `ids_column` that name a turn (`turn_column`) of an evidence session. For benchmarks
+    whose questions share one conversation's sessions, so has_answer marks every question's
+    evidence at once."""
+    turn_at: dict[str, dict[str, int]] = defaultdict(dict)  # session -> turn id -> index
+    for sid, idx, tid in turns.select("session_id", "turn_index", turn_column).iter_rows():
+        turn_at[sid][tid] = int(idx)
+    own = dict(questions.select("question_id", ids_column).iter_rows())
+
+    def turn_gold(qid: str, evidence: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(
+            turn_id(s, turn_at[s][t]) for s in evidence for t in own[qid] or [] if t in turn_at[s]
+        )
+
+    return question_gold(questions, turns, turn_gold=turn_gold)

@@ -68,24 +68,9 @@ class EverMemBench(Benchmark):
 
     def gold(self, questions, turns):
         """Sessions and turns named by each question's evidence R; none without R."""
-        from collections import defaultdict
+        from ...eval.gold import own_turn_gold
 
-        from ...eval.gold import question_gold, turn_id
-
-        turn_at: dict[str, dict[str, int]] = defaultdict(dict)  # session -> turn_id -> index
-        for sid, idx, tid in turns.select("session_id", "turn_index", "turn_id").iter_rows():
-            turn_at[sid][tid] = int(idx)
-        own = dict(questions.select("question_id", "answer_turn_ids").iter_rows())
-
-        def turn_gold(qid: str, evidence: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(
-                turn_id(s, turn_at[s][t])
-                for s in evidence
-                for t in own[qid] or []
-                if t in turn_at[s]
-            )
-
-        return question_gold(questions, turns, turn_gold=turn_gold)
+        return own_turn_gold(questions, turns)
 
     def reader_prompts(self) -> dict:
         from .prompts import PROMPTS

@@ -5,8 +5,8 @@ answerer's extraction) is compared with the gold letter (scoring.py), whichever 
 configured; the verdict says "exact-match" and why. Open answers (the recall sub-tasks) go to the
 configured judge:
 - rule (offline): LongMemEval's general rules on the gold (normalised containment of its content
-  words, numbers, yes/no), as for LoCoMo; the released gold answers are short phrases, except
-  temporal ones, which state the dates and the duration ("... lasting 7 days").
+  words, numbers, yes/no), as for the other benchmarks; the released gold answers are short
+  phrases, except temporal ones, which state the dates and the duration ("... lasting 7 days").
 - llm: our own wording of the released judge's criteria (same key information as the gold,
   generous on extra detail and date formats, a date window of one day either way); the reply must
   begin with yes or no, as for the other benchmarks.
