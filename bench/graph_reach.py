@@ -17,8 +17,8 @@ sys.path.insert(0, str(REPO / "src"))
 
 import numpy as np  # noqa: E402
 
+from memrecall.benchmarks.longmemeval.data import load_records, normalise  # noqa: E402
 from memrecall.compose import compose_config  # noqa: E402
-from memrecall.data.longmemeval import load_records, normalise  # noqa: E402
 from memrecall.retrieval.graph.entities import EntityExtractor  # noqa: E402
 from memrecall.retrieval.graph.rerank import graph_settings  # noqa: E402
 from memrecall.retrieval.graph.store import SessionGraph  # noqa: E402

@@ -38,11 +38,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import polars as pl  # noqa: E402
 
+from memrecall.benchmarks.longmemeval.data import load_records, normalise, validate_records  # noqa: E402
 from memrecall.compose import compose_config  # noqa: E402
-from memrecall.data.longmemeval import load_records, normalise, validate_records  # noqa: E402
 from memrecall.eval.retrieval_metrics import retrieval_metrics  # noqa: E402
 from memrecall.eval.stats import paired_bootstrap_delta  # noqa: E402
-from memrecall.retrieval.embedders import CachedEncoder, build_embeddings  # noqa: E402
+from memrecall.retrieval.embed import build_embeddings  # noqa: E402
+from memrecall.retrieval.embedders import CachedEncoder  # noqa: E402
 from memrecall.retrieval.rerank import rerank  # noqa: E402
 from memrecall.retrieval.retrieve import retrieve  # noqa: E402
 
@@ -72,12 +73,13 @@ def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int
     whose reader context (the top_k_context sessions, shown in date order) is the same set under
     both sends the same prompt, so gets the same cached answer and verdict: its difference is 0
     by construction, and only the questions whose context differs are answered (twice)."""
+    from memrecall.benchmarks.longmemeval import BENCHMARK as LME
     from memrecall.data.subset import stratified
-    from memrecall.judge import judge_answers
+    from memrecall.judge.stage import judge_answers
     from memrecall.llm import LLMClient
     from memrecall.read.reader import answer_questions, build_contexts, reader_settings
 
-    pool = questions.select("question_id", "question_type").to_dicts()
+    pool = questions.select("question_id", "question_type", "is_abstention").to_dicts()
     ids = {
         r["question_id"]
         for r in (stratified(pool, {"per_type": per_type, "seed": 0}) if per_type > 0 else pool)
@@ -85,7 +87,7 @@ def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int
     qs = questions.filter(pl.col("question_id").is_in(list(ids)))
     params = compose_config([], root=REPO)
     reader_cfg, judge_cfg = params["reader"], params["judge"]
-    settings = reader_settings(reader_cfg)
+    settings = reader_settings(reader_cfg, LME)
     ctx = {
         name: {
             c.question_id: c
@@ -116,7 +118,7 @@ def qa_delta(questions, sessions, turns, runs: dict, variant: str, per_type: int
         if not differ:
             break
         answers, _ = answer_questions(reader_cfg, settings, [ctx[name][q] for q in differ], client)
-        verdicts = judge_answers(sub, answers, judge_cfg)
+        verdicts = judge_answers(LME, sub, answers, judge_cfg)
         correct[name] = {
             q: float(bool(v)) for q, v in verdicts.select("question_id", "label").iter_rows()
         }

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SAMPLE_FILE
-from memrecall.data.longmemeval import load_records
+from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.interchange import eval_results_path, write_eval_results, write_hypotheses
 from repo_copy import subprocess_env
 from test_locomo_data import conversation

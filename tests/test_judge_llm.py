@@ -268,7 +268,8 @@ def test_braces_in_the_data_are_not_placeholders():
 
 
 def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_cache, monkeypatch):
-    from memrecall.judge.llm_judge import TEMPLATES, judge_with_llm
+    from memrecall.benchmarks.longmemeval.judge import TEMPLATES
+    from memrecall.judge.llm_judge import judge_with_llm
 
     monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     by_id = {c["id"]: c for c in CASES}
