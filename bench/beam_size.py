@@ -234,7 +234,7 @@ STAGE_EMBED = """
 import os
 os.environ["MEMRECALL_CACHE_DIR"] = "{out}/cache"
 from memrecall.compose import compose_config
-from memrecall.retrieval.embedders import run_embed
+from memrecall.retrieval.embed import run_embed
 cfg = compose_config(["embedder=minilm", "embedder.granularity={granularity}"],
                      root=Path({repo!r}))["embedder"]
 run_embed(cfg, sessions="{out}/sessions.parquet", turns="{out}/turns.parquet",
