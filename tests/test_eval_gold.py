@@ -113,6 +113,10 @@ def test_data_card_retrieval_and_qa_agree():
     verdicts = pl.DataFrame(
         {"question_id": ["q1", "q2", "q3_abs_v2"], "label": [True, False, True]}
     )
-    pq = per_question(ds.questions.with_columns(pl.lit(False).alias("is_abstention")), verdicts)
+    # abstention is the questions table's flag (the LongMemEval normaliser set it from the id)
+    pq = per_question(ds.questions, verdicts)
     assert dict(pq.select("question_id", "is_abstention").iter_rows())["q3_abs_v2"] is True
+    unflagged = per_question(ds.questions.with_columns(pl.lit(False).alias("is_abstention")),
+                             verdicts)  # no second rule reads ids behind the table's back
+    assert not any(unflagged["is_abstention"].to_list())
     assert metrics_from_rows(pq)["abstention"] == 1.0
