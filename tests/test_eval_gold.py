@@ -116,7 +116,8 @@ def test_data_card_retrieval_and_qa_agree():
     # abstention is the questions table's flag (the LongMemEval normaliser set it from the id)
     pq = per_question(ds.questions, verdicts)
     assert dict(pq.select("question_id", "is_abstention").iter_rows())["q3_abs_v2"] is True
-    unflagged = per_question(ds.questions.with_columns(pl.lit(False).alias("is_abstention")),
-                             verdicts)  # no second rule reads ids behind the table's back
+    unflagged = per_question(
+        ds.questions.with_columns(pl.lit(False).alias("is_abstention")), verdicts
+    )  # no second rule reads ids behind the table's back
     assert not any(unflagged["is_abstention"].to_list())
     assert metrics_from_rows(pq)["abstention"] == 1.0

@@ -40,8 +40,15 @@ def pins() -> dict[str, str]:
 
 def imported_distributions(*folders: str) -> dict[str, set[str]]:
     """{distribution: files importing it} for every third-party import under `folders`."""
-    own = {"memrecall", "_bootstrap", "conftest", "confs", "repo_copy", "fake_openai_server",
-           "tables"}
+    own = {
+        "memrecall",
+        "_bootstrap",
+        "conftest",
+        "confs",
+        "repo_copy",
+        "fake_openai_server",
+        "tables",
+    }
     mods: dict[str, set[str]] = {}
     for folder in folders:
         for path in (REPO / folder).rglob("*.py"):
