@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from confs import group
 from fake_openai_server import FakeOpenAIServer, last_user
-from memrecall.artifacts import read_table, write_table
+from memrecall.artifacts import read_table
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import CallResult, LLMClient
 from memrecall.llm.client import GuardStop
 from memrecall.read.refusal_guard import RefusalGuard, refusal_guard
 from memrecall.read.stage import run_read
+from tables import write_one_session_run
 
 N = 30
 REFUSE = "I can't help with that."
@@ -59,48 +59,13 @@ def answer(messages) -> str:
 
 def write_inputs(root: Path, refuse_from: int) -> dict:
     """N questions; from question `refuse_from` on the model refuses (the cascade)."""
-    art = root / "artifacts"
-    qids = [f"q{i:02d}" for i in range(N)]
-    q = pl.DataFrame(
-        {
-            "question_id": qids,
-            "question_type": ["single-session-user"] * N,
-            "is_abstention": [False] * N,
-            "question": [("refuse " if i >= refuse_from else "where ") + str(i) for i in range(N)],
-            "answer": ["Berlin"] * N,
-            "question_date": ["2023/04/01 (Sat) 08:00"] * N,
-            "haystack_session_ids": [["a"]] * N,
-            "answer_session_ids": [["a"]] * N,
-        }
+    return write_one_session_run(
+        root,
+        [f"q{i:02d}" for i in range(N)],
+        ["single-session-user"] * N,
+        [("refuse " if i >= refuse_from else "where ") + str(i) for i in range(N)],
+        ["Berlin"] * N,
     )
-    s = pl.DataFrame(
-        {"session_id": ["a"], "date": ["2023/01/05 (Thu) 10:00"], "content_hash": ["x"]}
-    )
-    t = pl.DataFrame(
-        {
-            "session_id": ["a"],
-            "turn_index": [0],
-            "role": ["user"],
-            "content": ["I live in Berlin."],
-            "has_answer": [False],
-        }
-    )
-    c = pl.DataFrame(
-        {"question_id": qids, "rank": [1] * N, "session_id": ["a"] * N, "score": [1.0] * N}
-    )
-    paths = {}
-    for name, df in (("questions", q), ("sessions", s), ("turns", t), ("candidates", c)):
-        paths[name] = str(
-            write_table(
-                df,
-                art / f"{name}.parquet",
-                table=name,
-                stage="test",
-                extra_meta={"benchmark": "longmemeval"},
-            )
-        )
-    paths["out"] = str(art / "answers.parquet")
-    return paths
 
 
 def reader_cfg(server, **over):

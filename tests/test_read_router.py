@@ -11,63 +11,21 @@ import pytest
 
 from confs import group
 from fake_openai_server import FakeOpenAIServer
-from memrecall.artifacts import read_meta, read_table, write_table
+from memrecall.artifacts import read_meta, read_table
 from memrecall.errors import ConfigError
 from memrecall.read.router import assign, routes_of
 from memrecall.read.stage import run_read
 from memrecall.report.routes import route_metrics, routes_markdown
+from tables import write_one_session_run
 
 TYPES = ["single-session-user", "knowledge-update", "single-session-preference", "multi-session"]
 
 
 def write_inputs(root: Path) -> dict:
-    art = root / "artifacts"
     qids = [f"q{i}" for i in range(len(TYPES))]
-    q = pl.DataFrame(
-        {
-            "question_id": qids,
-            "question_type": TYPES,
-            "is_abstention": [False] * len(TYPES),
-            "question": [f"question {i}" for i in range(len(TYPES))],
-            "answer": ["x"] * len(TYPES),
-            "question_date": ["2023/04/01 (Sat) 08:00"] * len(TYPES),
-            "haystack_session_ids": [["a"]] * len(TYPES),
-            "answer_session_ids": [["a"]] * len(TYPES),
-        }
+    return write_one_session_run(
+        root, qids, TYPES, [f"question {i}" for i in range(len(TYPES))], ["x"] * len(TYPES)
     )
-    s = pl.DataFrame(
-        {"session_id": ["a"], "date": ["2023/01/05 (Thu) 10:00"], "content_hash": ["x"]}
-    )
-    t = pl.DataFrame(
-        {
-            "session_id": ["a"],
-            "turn_index": [0],
-            "role": ["user"],
-            "content": ["I live in Berlin."],
-            "has_answer": [False],
-        }
-    )
-    c = pl.DataFrame(
-        {
-            "question_id": qids,
-            "rank": [1] * len(qids),
-            "session_id": ["a"] * len(qids),
-            "score": [1.0] * len(qids),
-        }
-    )
-    paths = {}
-    for name, df in (("questions", q), ("sessions", s), ("turns", t), ("candidates", c)):
-        paths[name] = str(
-            write_table(
-                df,
-                art / f"{name}.parquet",
-                table=name,
-                stage="test",
-                extra_meta={"benchmark": "longmemeval"},
-            )
-        )
-    paths["out"] = str(art / "answers.parquet")
-    return paths
 
 
 def router_cfg(server) -> dict:
