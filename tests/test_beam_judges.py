@@ -220,7 +220,7 @@ def test_own_judge_keeps_half_points_and_maps_order_lines():
             item("summarization", ["a", "b"], "text"),
             item("event_ordering", ["x", "y"], "y first\nthen x\nnoise", qid="c_event_ordering_0"),
         ],
-        {"model": "gpt-4o"},
+        {"model": "gpt-4o", "wording": "strict"},
         client,
     )
     assert rows[0]["score"] == 0.75
@@ -301,7 +301,7 @@ def test_judge_prompt_is_what_the_own_judge_sends():
     p = BENCHMARK.judge_prompt(it)
     assert p.kind == "rubric" and "1. a\n2. b" in p.messages[0]["content"]
     client = FakeClient(lambda m: Res("[1, 1]"))
-    judge_own([it], {"model": "gpt-4o"}, client)
+    judge_own([it], {"model": "gpt-4o", "wording": "strict"}, client)
     assert client.calls == [p.messages]
     eo = BENCHMARK.judge_prompt(item("event_ordering", ["x"], "first\n\nsecond"))
     assert eo.kind == "event_ordering" and "1. first\n2. second" in eo.messages[0]["content"]

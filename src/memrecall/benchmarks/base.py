@@ -186,21 +186,27 @@ class Benchmark:
         """A hash of the rules' source: stored with every rule verdict, so a rule change shows."""
         raise NotImplementedError
 
-    def judge_prompt(self, item: dict) -> JudgePrompt:
-        """The own-wording LLM judge's prompt for one answer (judge/prompt.py's JudgePrompt)."""
+    def judge_prompt(self, item: dict, wording: str = "strict") -> JudgePrompt:
+        """The own-wording LLM judge's prompt for one answer (judge/llm_judge.py's JudgePrompt)
+        in one of its wordings (`judge.wording`): `strict`, the benchmark's judging rules in our
+        own words, or `lenient`, a deliberately generous judge (an answer about the same thing
+        as the gold counts unless it contradicts it) that shows how much a score depends on
+        its judge. A benchmark without a wording raises ConfigError naming the ones it has."""
         raise NotImplementedError
 
     def judge_llm(self, items: list[dict], judge_cfg: dict, client=None) -> tuple[list, dict]:
         """An LLM judge in our own wording: (verdict rows, stats). Default: one judge_prompt per
-        answer and a yes/no label (judge.llm_judge.judge_with_llm). A benchmark that scores an
+        answer, in the wording `judge_cfg["wording"]` names, and a yes/no label
+        (judge.llm_judge.judge_with_llm). A benchmark that scores an
         answer otherwise (rubric items giving a score in [0, 1]) overrides it; its rows may
         carry `score` (a verdicts column of its extra_columns)."""
         from ..judge.llm_judge import judge_with_llm
 
         return judge_with_llm(self, items, judge_cfg, client)
 
-    def judge_templates(self) -> dict[str, str]:
-        """{prompt kind: template} of the own-wording judge, for the run's prompt record."""
+    def judge_templates(self, wording: str = "strict") -> dict[str, str]:
+        """{prompt kind: template} of the own-wording judge in `wording`, for the run's prompt
+        record."""
         raise NotImplementedError
 
     def judge_official(self, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:

@@ -18,6 +18,15 @@ from dataclasses import dataclass
 
 from ..hashing import sha256_text
 
+# judge.wording of the own-wording LLM judge: each benchmark's rules in our words, or a
+# deliberately generous reading (conf/judge/lenient.yaml) that is never comparable.
+WORDINGS = ("strict", "lenient")
+LENIENT_NOT_COMPARABLE = (
+    "lenient wording: a deliberately generous judge (an answer about the same topic as the "
+    "gold counts), run to show how much a score depends on its judge; never comparable with "
+    "published numbers"
+)
+
 
 @dataclass(frozen=True)
 class JudgePrompt:
@@ -46,11 +55,15 @@ def judge_with_llm(
     is_abstention, question, answer, hypothesis and the benchmark's judge_item fields), in the
     same order, with the benchmark's own-wording prompts. Calls go through the shared client:
     cached, retried, costed (or the plan's dry-run client: cache only)."""
+    from ..config import choice
+
+    wording = choice(judge_cfg, "wording", WORDINGS, group="judge")
+    bench.judge_templates(wording)  # a wording the benchmark lacks stops before any call
     if client is None:
         from ..llm import LLMClient
 
         client = LLMClient(judge_cfg, stage="judge")
-    prompts = [bench.judge_prompt(it) for it in items]
+    prompts = [bench.judge_prompt(it, wording) for it in items]
     results = client.complete_many([p.messages for p in prompts], desc="judge") if items else []
     rows = []
     for it, p, res in zip(items, prompts, results):
@@ -76,7 +89,7 @@ def judge_with_llm(
         )
     return rows, {
         **client.stats,
-        "prompts": prompt_records(bench, (p.kind for p in prompts)),
+        "prompts": prompt_records(bench, (p.kind for p in prompts), wording),
         **provenance_of(client),
     }
 
@@ -88,10 +101,11 @@ def provenance_of(client) -> dict:
     return {"provenance": log.summary()} if log is not None else {}
 
 
-def prompt_records(bench, kinds) -> dict:
-    """{prompt id: {stage, name, template}} of the benchmark's own-wording templates a run used:
-    the judge stage records them with its verdicts (MLflow's prompt registry reads them back)."""
-    templates = bench.judge_templates()
+def prompt_records(bench, kinds, wording: str = "strict") -> dict:
+    """{prompt id: {stage, name, template}} of the benchmark's own-wording templates (in
+    `wording`) a run used: the judge stage records them with its verdicts (MLflow's prompt
+    registry reads them back)."""
+    templates = bench.judge_templates(wording)
     return {
         f"{k}:{template_hash(templates[k])}": {
             "stage": "judge",

@@ -48,6 +48,7 @@ LLM_ONLY_KEYS = (
     "thinking_budget",
     "input_cost_per_mtok",
     "output_cost_per_mtok",
+    "wording",
 )
 
 
@@ -62,6 +63,13 @@ def judge_kind(judge_cfg: dict) -> str:
                     hint=f"a {kind} judge calls no model: leave it null, or pick "
                     "an LLM judge (judge=gpt4o, ...)",
                 )
+    if kind == "official" and judge_cfg["wording"] is not None:
+        raise ConfigError(
+            "judge.wording",
+            judge_cfg["wording"],
+            hint="the official judge sends the official prompts: leave it null, or pick an "
+            "own-wording judge (judge=gpt4o, judge=lenient)",
+        )
     return kind
 
 

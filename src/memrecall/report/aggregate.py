@@ -34,6 +34,7 @@ from ..eval.qa_metrics import metrics_from_rows, per_question
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
 from ..eval.stats import qa_intervals
 from ..interchange import MISSING, eval_results_path, write_eval_results, write_hypotheses
+from ..judge.llm_judge import LENIENT_NOT_COMPARABLE
 from ..llm.provenance import official_host
 from ..llm.provenance import problems as provenance_problems
 from .figures import by_type_bars
@@ -100,7 +101,9 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
         {"kind": kind, "model": ", ".join(models) if kind == "file" else model}
     )
     reasons = official_problems(bench, kind, model, provenance)
-    if reasons:
+    if params.get("wording") == "lenient":  # whatever its model: generous by design
+        comparable, why = False, LENIENT_NOT_COMPARABLE
+    elif reasons:
         comparable, why = False, "official prompts, but not comparable: " + "; ".join(reasons)
     elif comparable:
         oj = bench.official_judge

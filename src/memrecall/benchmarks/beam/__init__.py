@@ -172,13 +172,15 @@ class Beam(Benchmark):
 
         return RULES_HASH
 
-    def judge_prompt(self, item: dict):
+    def judge_prompt(self, item: dict, wording: str = "strict"):
         """The own-wording judge's prompt for one answer (judge_llm sends it and scores the
         reply; the planner counts its tokens)."""
         from ...hashing import sha256_text
         from ...judge.llm_judge import JudgePrompt
-        from .judges import own_prompt
+        from .judges import check_wording, own_prompt
         from .prompts import TEMPLATES
+
+        check_wording(wording)
 
         kind, text, _ = own_prompt(item)
         return JudgePrompt(
@@ -190,9 +192,11 @@ class Beam(Benchmark):
 
         return judge_own(items, judge_cfg, client)
 
-    def judge_templates(self) -> dict[str, str]:
+    def judge_templates(self, wording: str = "strict") -> dict[str, str]:
+        from .judges import check_wording
         from .prompts import TEMPLATES
 
+        check_wording(wording)
         return TEMPLATES
 
     def judge_official(self, items: list[dict], judge_cfg: dict, client=None):

@@ -202,7 +202,22 @@ def own_prompt(item: dict) -> tuple[str, str, list[str] | None]:
     )
 
 
+def check_wording(wording) -> None:
+    """BEAM's own judge scores rubric items: it has the strict wording only."""
+    if wording != "strict":
+        from ...errors import ConfigError
+
+        raise ConfigError(
+            "judge.wording",
+            wording,
+            ["strict"],
+            hint="BEAM's own-wording judge scores rubric items (0, 0.5 or 1 each): it has no "
+            "lenient wording (judge=lenient judges LongMemEval, LoCoMo and EverMemBench)",
+        )
+
+
 def judge_own(items: list[dict], judge_cfg: dict, client=None) -> tuple[list[dict], dict]:
+    check_wording(judge_cfg["wording"])
     client = _client(judge_cfg, client)
     model = str(judge_cfg["model"])
     hashes = {k: sha256_text(t)[:12] for k, t in prompts.TEMPLATES.items()}

@@ -101,15 +101,15 @@ class EverMemBench(Benchmark):
 
         return RULE_HASH
 
-    def judge_prompt(self, item: dict):
+    def judge_prompt(self, item: dict, wording: str = "strict"):
         from .judge import build_prompt
 
-        return build_prompt(item["question"], item["answer"], item["hypothesis"])
+        return build_prompt(item["question"], item["answer"], item["hypothesis"], wording)
 
-    def judge_templates(self) -> dict[str, str]:
-        from .judge import TEMPLATES
+    def judge_templates(self, wording: str = "strict") -> dict[str, str]:
+        from .judge import templates
 
-        return TEMPLATES
+        return templates(wording)
 
     def judge_official(self, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
         from .official import judge_official

@@ -42,6 +42,31 @@ Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (promp
 TEMPLATES = {"evermembench": _OPEN}
 PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}
 
+# The lenient wording (judge=lenient): an answer about the same topic as the gold counts unless
+# it contradicts it. It shows how much a score depends on its judge; it is never comparable.
+_LENIENT = """You are grading an answer to a question about a company's multi-person group chats. Be generous.
+
+Question: {question}
+
+Gold answer: {answer}
+
+Response: {hypothesis}
+
+The response does not have to match the gold answer. Say yes if it is about the same topic as the gold answer and does not plainly contradict it: other wording, a longer or vaguer answer, part of what the gold gives, or a date or time in another format or only roughly the same all count. Say no only if the response is about something else, plainly contradicts the gold answer, or gives no answer.
+
+Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (prompt text)
+
+WORDINGS = {"strict": TEMPLATES, "lenient": {"evermembench-lenient": _LENIENT}}
+
+
+def templates(wording: str = "strict") -> dict[str, str]:
+    """{prompt kind: template} of one wording (strict: the default own-wording judge)."""
+    from ...errors import ConfigError
+
+    if wording not in WORDINGS:
+        raise ConfigError("judge.wording", wording, sorted(WORDINGS))
+    return WORDINGS[wording]
+
 
 def mc_verdict(answer: str, hypothesis: str | None) -> RuleVerdict:
     """The released multiple-choice rule: extract the letter, compare it with the gold."""
@@ -66,14 +91,13 @@ def rule_verdict(item: dict) -> RuleVerdict:
     return judge_one(item["question_type"], item["question"], item["answer"], item["hypothesis"])
 
 
-def build_prompt(question: str, answer: str, hypothesis: str | None) -> JudgePrompt:
+def build_prompt(
+    question: str, answer: str, hypothesis: str | None, wording: str = "strict"
+) -> JudgePrompt:
+    ((kind, text),) = templates(wording).items()
     values = {
         "question": question.strip(),
         "answer": answer.strip(),
         "hypothesis": (hypothesis or "").strip(),
     }
-    return JudgePrompt(
-        [{"role": "user", "content": fill(_OPEN, values)}],
-        "evermembench",
-        PROMPT_HASHES["evermembench"],
-    )
+    return JudgePrompt([{"role": "user", "content": fill(text, values)}], kind, template_hash(text))

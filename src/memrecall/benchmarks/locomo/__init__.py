@@ -90,7 +90,7 @@ class LoCoMo(Benchmark):
 
         return RULE_HASH
 
-    def judge_prompt(self, item: dict):
+    def judge_prompt(self, item: dict, wording: str = "strict"):
         from .judge import build_prompt
 
         return build_prompt(
@@ -99,12 +99,13 @@ class LoCoMo(Benchmark):
             item["answer"],
             item["hypothesis"],
             item.get("adversarial_answer"),
+            wording=wording,
         )
 
-    def judge_templates(self) -> dict[str, str]:
-        from .judge import TEMPLATES
+    def judge_templates(self, wording: str = "strict") -> dict[str, str]:
+        from .judge import templates
 
-        return TEMPLATES
+        return templates(wording)
 
     def errata_makers(self) -> dict:
         from .errata import main_audit

@@ -73,6 +73,48 @@ Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (promp
 TEMPLATES = {"locomo": _ANSWERABLE, "locomo-adversarial": _ADVERSARIAL}
 PROMPT_HASHES = {kind: template_hash(text) for kind, text in TEMPLATES.items()}
 
+# The lenient wording (judge=lenient): generous in the way the judge prompt common in LoCoMo
+# evaluations is (an answer about the same topic as the gold counts), in our own words. It shows
+# how much a LoCoMo score depends on its judge; it is never comparable.
+_LENIENT = """You are grading an answer to a question about a long conversation between two people. Be generous.
+
+Question: {question}
+
+Gold answer: {answer}
+
+Response: {hypothesis}
+
+The response does not have to match the gold answer. Say yes if it is about the same topic as the gold answer and does not plainly contradict it: other wording, a longer or vaguer answer, part of a list, or a date or period in another format or only roughly the same all count. Say no only if the response is about something else, plainly contradicts the gold answer, or gives no answer.
+
+Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (prompt text)
+
+_LENIENT_ADVERSARIAL = """You are grading an answer to a question about a long conversation between two people. Be generous.
+
+Question: {question}
+
+This question cannot be answered from the conversation: it presupposes something the conversation does not say. A misleading answer it invites is: {adversarial}
+
+Response: {hypothesis}
+
+Say yes if the response shows in any way that the information may be missing, uncertain or not in the conversation. Say no only if it states an answer with no doubt at all.
+
+Is the response correct? Reply with one word: yes or no."""  # noqa: E501 (prompt text)
+
+LENIENT_TEMPLATES = {
+    "locomo-lenient": _LENIENT,
+    "locomo-adversarial-lenient": _LENIENT_ADVERSARIAL,
+}
+WORDINGS = {"strict": TEMPLATES, "lenient": LENIENT_TEMPLATES}
+
+
+def templates(wording: str = "strict") -> dict[str, str]:
+    """{prompt kind: template} of one wording (strict: the default own-wording judge)."""
+    from ...errors import ConfigError
+
+    if wording not in WORDINGS:
+        raise ConfigError("judge.wording", wording, sorted(WORDINGS))
+    return WORDINGS[wording]
+
 
 def build_prompt(
     category: int,
@@ -80,9 +122,13 @@ def build_prompt(
     answer: str,
     hypothesis: str | None,
     adversarial: str | None = None,
+    wording: str = "strict",
 ) -> JudgePrompt:
+    texts = templates(wording)
     adv = category == ADVERSARIAL
     kind = "locomo-adversarial" if adv else "locomo"
+    if wording != "strict":
+        kind += f"-{wording}"
     values = {
         "question": question.strip(),
         "answer": gold_for(category, answer).strip(),
@@ -90,5 +136,5 @@ def build_prompt(
         "adversarial": (adversarial or "(none given)").strip(),
     }
     return JudgePrompt(
-        [{"role": "user", "content": fill(TEMPLATES[kind], values)}], kind, PROMPT_HASHES[kind]
+        [{"role": "user", "content": fill(texts[kind], values)}], kind, template_hash(texts[kind])
     )

@@ -80,7 +80,7 @@ class LongMemEval(Benchmark):
 
         return RULES_HASH
 
-    def judge_prompt(self, item: dict):
+    def judge_prompt(self, item: dict, wording: str = "strict"):
         from .judge import build_prompt
 
         return build_prompt(
@@ -89,12 +89,13 @@ class LongMemEval(Benchmark):
             item["answer"],
             item["hypothesis"],
             is_abstention=item["is_abstention"],
+            wording=wording,
         )
 
-    def judge_templates(self) -> dict[str, str]:
-        from .judge import TEMPLATES
+    def judge_templates(self, wording: str = "strict") -> dict[str, str]:
+        from .judge import templates
 
-        return TEMPLATES
+        return templates(wording)
 
     def judge_official(self, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
         from .official import judge_official
