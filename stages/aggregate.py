@@ -21,6 +21,8 @@ def main():
         answers=paths.ANSWERS,
         verdicts=paths.VERDICTS,
         rewrites=paths.REWRITES,
+        errata=paths.ERRATA,
+        verdicts_errata=paths.VERDICTS_ERRATA,
         out_dir=paths.REPORTS,
     )
 

@@ -220,4 +220,4 @@ def test_report_command(tmp_path, capsys):
     )
     s = json.loads((tmp_path / "out" / "errata.json").read_text())
     assert s["overall"]["raw"] == pytest.approx(2 / 3) and s["overall"]["corrected"] == 0.5
-    assert "| **all** | 3 | 1 | 66.7 | 50.0 | 66.7 | 1 |" in capsys.readouterr().out
+    assert "| **all** | 3 | 1 | 66.7 | 2 | 50.0 | 66.7 | 1 | 0 (0 / 0) |" in capsys.readouterr().out

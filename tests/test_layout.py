@@ -23,6 +23,7 @@ STAGES = [
     "rewrite",
     "read",
     "judge",
+    "errata",
     "aggregate",
 ]
 GROUPS = {
@@ -97,6 +98,7 @@ STAGE_PACKAGES = {
     "rewrite": "rewrite",
     "read": "read",
     "judge": "judge",
+    "errata": "errata",
     "aggregate": "report",
 }
 

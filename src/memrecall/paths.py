@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 SOURCES = "artifacts/sources.json"
+ERRATA = "artifacts/errata.json"  # the sources stage: the overlay dataset.errata names
 QUESTIONS = "artifacts/questions.parquet"
 SESSIONS = "artifacts/sessions.parquet"
 TURNS = "artifacts/turns.parquet"
@@ -19,6 +20,7 @@ CANDIDATES_REWRITE = "artifacts/candidates_rewrite.parquet"
 REWRITES = "artifacts/rewrites.parquet"
 ANSWERS = "artifacts/answers.parquet"
 VERDICTS = "artifacts/verdicts.parquet"
+VERDICTS_ERRATA = "artifacts/verdicts_errata.parquet"  # judged again against corrected gold
 PROMPTS = "reports/prompts.json"  # the read stage: the prompts it rendered
 DATA_CARD = "reports/data_card.md"
 REPORTS = "reports"  # the aggregate stage writes its reports under here

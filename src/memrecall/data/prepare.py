@@ -130,7 +130,11 @@ def run_download(
         "release": cfg["release"],
         benchmarks.META_KEY: bench.name,
     }
-    kw = dict(stage="download", params=cfg, input_files=bench.input_files(file), extra_meta=meta)
+    # dataset.errata is applied after judging (errata stage): the tables never depend on it
+    recorded = {k: v for k, v in cfg.items() if k != "errata"}
+    kw = dict(
+        stage="download", params=recorded, input_files=bench.input_files(file), extra_meta=meta
+    )
     prepared = bench.prepare(cfg, src, file, turns_out=Path(turns), write_kw=kw)
     write_table(prepared.questions, questions, table="questions", **kw)
     write_table(prepared.sessions, sessions, table="sessions", **kw)

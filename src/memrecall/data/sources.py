@@ -1,5 +1,6 @@
 """The content of the files that params name, as a small fingerprint the download stage
-depends on.
+depends on; and the errata overlay `dataset.errata` names, checked, for the errata stage
+(artifacts/errata.json: errata/stage.py), which download does not read.
 
 DVC reruns a stage when a dep or a declared param changes, but `dataset.path` and
 `dataset.question_ids` only name files: editing such a file changes no param. DVC templating
@@ -43,7 +44,15 @@ def sources_json(dataset_cfg: dict) -> str:
     return json.dumps(fingerprint(dataset_cfg), sort_keys=True, indent=2) + "\n"
 
 
-def run_sources(dataset_cfg: dict, *, out: str | Path) -> dict:
-    text = sources_json(dataset_cfg)
+def errata_json(dataset_cfg: dict) -> str:
+    """artifacts/errata.json: the overlay `dataset.errata` names, checked, with its sha256."""
+    from ..errata.source import overlay_record
+
+    return json.dumps(overlay_record(dataset_cfg), sort_keys=True, indent=1) + "\n"
+
+
+def run_sources(dataset_cfg: dict, *, out: str | Path, errata: str | Path) -> dict:
+    text, overlay = sources_json(dataset_cfg), errata_json(dataset_cfg)
     atomic_write_text(out, text)
+    atomic_write_text(errata, overlay)
     return json.loads(text)

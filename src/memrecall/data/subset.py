@@ -23,6 +23,8 @@ from ..errors import ConfigError, InputError, MemrecallError
 from ..paths import project_root
 
 KEYS = ("question_ids", "question_types", "stratified", "limit")
+# every dataset key that keeps part of a file's questions (a benchmark's parts or chats too)
+SUBSET_KEYS = ("parts", "chats", *KEYS)
 
 
 def _pos_int(value, key: str) -> int:

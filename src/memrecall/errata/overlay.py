@@ -17,10 +17,15 @@ An errata file (YAML or JSON):
                  # or "<file> sha256 <...>", "<repo> <path> @ <commit>"
         note: "..."
 
-Scores: `raw` counts every judged question as the run's judge scored it; `corrected` leaves
-out the questions whose gold answer is wrong (a run cannot be credited or blamed against a wrong
-gold), and `ceiling` is the share of judged questions whose gold is right: the best a run scored
-strictly against the raw gold can honestly reach.
+Scores: `raw` counts every judged question as the run's judge scored it. `corrected` scores
+the corrected data: a question whose answer, question text or type a correction changed is
+judged again, by the run's own judge, against the corrected gold (`dataset.errata` in the
+pipeline: the `errata` stage); a question whose gold is wrong and has no corrected answer, or
+that the corrections remove, is left out. Without verdicts against the corrected gold
+(`memrecall errata report`, imported labels) every question whose gold is wrong is left out (a
+run cannot be credited or blamed against a wrong gold). `ceiling` is the share of judged
+questions whose gold is right: the best a run scored strictly against the raw gold can honestly
+reach.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ import polars as pl
 from ..errors import InputError
 
 FIELDS = ("answer", "question", "question_type", "answer_session_ids", "answer_turn_ids", "present")
+# the fields of a question every judge reads: a correction to one is judged again
+JUDGED_FIELDS = ("answer", "question", "question_type")
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,11 @@ class Errata:
     def gold_wrong(self) -> set[str]:
         return {c.question_id for c in self.corrections if c.gold_wrong}
 
+    @property
+    def removed(self) -> set[str]:
+        """Questions the corrections take out of the data (`present` set to false)."""
+        return {c.question_id for c in self.corrections if c.field == "present" and c.new is False}
+
     def to_dict(self) -> dict:
         return {
             "name": self.name,
@@ -74,11 +86,19 @@ def load_errata(path: str | Path) -> Errata:
 
     path = Path(path)
     file = str(path)
-    raw = (
-        load_yaml_file(path)
-        if path.suffix in (".yaml", ".yml")
-        else json.loads(path.read_text(encoding="utf-8"))
-    )
+    if path.suffix in (".yaml", ".yml"):
+        raw = load_yaml_file(path)
+    else:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise InputError(f"not JSON: {e}", file=file) from None
+    return parse_errata(raw, file)
+
+
+def parse_errata(raw, file: str) -> Errata:
+    """An errata overlay from its mapping (an errata file's content, or Errata.to_dict()),
+    checked; errors name `file`, the question id and the field."""
     if not isinstance(raw, dict):
         raise InputError(
             "an errata file is a mapping with name, version, dataset, corrections", file=file
@@ -186,26 +206,72 @@ def _acc(df: pl.DataFrame) -> float | None:
     return float(v.cast(pl.Float64).mean()) if v.len() else None
 
 
-def errata_scores(per_question: pl.DataFrame, errata: Errata) -> dict:
+def rejudged_questions(questions: pl.DataFrame, corrected: pl.DataFrame) -> list[str]:
+    """The questions to judge again against the corrected gold: still in the corrected data
+    (`corrected`: apply_errata of `questions`), with a judged field (JUDGED_FIELDS) changed and
+    a gold answer left (a wrong gold without a corrected answer is only left out)."""
+    before = {r["question_id"]: r for r in questions.iter_rows(named=True)}
+    out = []
+    for r in corrected.iter_rows(named=True):
+        old = before[r["question_id"]]
+        if str(r["answer"] or "").strip() and any(
+            not _same(r[f], old[f]) for f in JUDGED_FIELDS if f in r
+        ):
+            out.append(r["question_id"])
+    return sorted(out)
+
+
+def errata_scores(
+    per_question: pl.DataFrame, errata: Errata, corrected: pl.DataFrame | None = None
+) -> dict:
     """Raw and corrected accuracy and the ceiling, overall and per type, from a run's
-    per-question results (question_id, question_type, correct)."""
+    per-question results (question_id, question_type, correct). `corrected`: the same columns
+    for the questions judged again against the corrected gold (rejudged_questions; their
+    question_type as corrected); None: no such verdicts, every question whose gold is wrong is
+    left out of the corrected score."""
     wrong = errata.gold_wrong
     judged = per_question.filter(pl.col("correct").is_not_null())
     flagged = judged.filter(pl.col("question_id").is_in(sorted(wrong)))
+    cols = ["question_id", "question_type", "correct"]
+    rejudged = (
+        corrected.select(cols)
+        if corrected is not None
+        else pl.DataFrame(schema={c: judged.schema[c] for c in cols})
+    ).cast({c: judged.schema[c] for c in cols})
+    # the corrected data's verdicts: each question judged again where a correction changed
+    # what a judge reads, the run's verdict where none did; removed questions, and wrong golds
+    # that were not judged again, are left out
+    out = sorted(wrong | errata.removed | set(rejudged["question_id"].to_list()))
+    fixed = pl.concat(
+        [
+            judged.select(cols).filter(~pl.col("question_id").is_in(out)),
+            rejudged.filter(pl.col("correct").is_not_null()),
+        ]
+    )
+    before = dict(zip(judged["question_id"].to_list(), judged["correct"].to_list()))
+    now = dict(zip(rejudged["question_id"].to_list(), rejudged["correct"].to_list()))
+    changed = {q: (before[q], v) for q, v in now.items() if q in before and v is not None}
 
-    def block(df: pl.DataFrame) -> dict:
+    def block(df: pl.DataFrame, fixed_df: pl.DataFrame) -> dict:
         bad = df.filter(pl.col("question_id").is_in(sorted(wrong)))
-        ok = df.filter(~pl.col("question_id").is_in(sorted(wrong)))
+        ids = set(df["question_id"].to_list()) | set(fixed_df["question_id"].to_list())
+        flips = [changed[q] for q in ids if q in changed and changed[q][0] != changed[q][1]]
         return {
             "n": df.height,
             "n_gold_wrong": bad.height,
+            "n_corrected": fixed_df.height,
+            "n_rejudged": sum(1 for q in ids if q in now),
             "raw": _acc(df),
-            "corrected": _acc(ok),
-            "ceiling": (ok.height / df.height) if df.height else None,
+            "corrected": _acc(fixed_df),
+            "ceiling": ((df.height - bad.height) / df.height) if df.height else None,
             "credited_on_wrong_gold": int(bad["correct"].sum()) if bad.height else 0,
+            "flips_to_correct": sum(1 for a, b in flips if b and not a),
+            "flips_to_wrong": sum(1 for a, b in flips if a and not b),
         }
 
-    types = sorted({t for t in judged["question_type"].to_list() if t is not None})
+    types = sorted(
+        {t for t in judged["question_type"].to_list() + fixed["question_type"].to_list() if t}
+    )
     return {
         "errata": {
             "name": errata.name,
@@ -214,10 +280,18 @@ def errata_scores(per_question: pl.DataFrame, errata: Errata) -> dict:
             "corrections": len(errata.corrections),
             "gold_wrong": len(wrong),
             "sources": sorted({c.source for c in errata.corrections}),
+            "rejudged": corrected is not None,
         },
-        "overall": block(judged),
-        "by_type": {t: block(judged.filter(pl.col("question_type") == t)) for t in types},
+        "overall": block(judged, fixed),
+        "by_type": {
+            t: block(
+                judged.filter(pl.col("question_type") == t),
+                fixed.filter(pl.col("question_type") == t),
+            )
+            for t in types
+        },
         "flagged_questions": sorted(flagged["question_id"].to_list()),
+        "rejudged_questions": sorted(now),
     }
 
 
@@ -225,26 +299,35 @@ def _pct(x) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
 
 
-def errata_markdown(scores: dict) -> str:
+def errata_markdown(scores: dict, heading: str = "#") -> str:
     e = scores["errata"]
+    corrected = (
+        "Corrected: the corrected data, each question a correction changed judged again "
+        "against the corrected gold by the run's own judge (n corrected: the questions "
+        "it holds); wrong golds without a corrected answer and removed questions left out."
+        if e["rejudged"]
+        else "Corrected: the questions with a wrong gold left out (no verdicts against the "
+        "corrected gold)."
+    )
     lines = [
-        f"# Scores with errata `{e['name']}` (version {e['version']})",
+        f"{heading} Scores with errata `{e['name']}` (version {e['version']})",
         "",
         f"{e['corrections']} corrections to {e['dataset']}, {e['gold_wrong']} of them "
         f"questions whose gold answer is wrong. Raw: every judged question as judged. "
-        "Corrected: the questions with a wrong gold left out. Ceiling: the share of "
-        "judged questions whose gold is right. Credited on wrong gold: questions judged "
-        "correct against a gold answer that is wrong.",
+        f"{corrected} Ceiling: the share of judged questions whose gold is right. Credited "
+        "on wrong gold: questions judged correct against a gold answer that is wrong.",
         "",
-        "| type | n | wrong gold | raw | corrected | ceiling | credited on wrong gold |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| type | n | wrong gold | raw | n corrected | corrected | ceiling "
+        "| credited on wrong gold | judged again (flips →✓ / →✗) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     rows = [*scores["by_type"].items(), ("**all**", scores["overall"])]
     for t, b in rows:
         lines.append(
             f"| {t} | {b['n']} | {b['n_gold_wrong']} | {_pct(b['raw'])} | "
-            f"{_pct(b['corrected'])} | {_pct(b['ceiling'])} | "
-            f"{b['credited_on_wrong_gold']} |"
+            f"{b['n_corrected']} | {_pct(b['corrected'])} | {_pct(b['ceiling'])} | "
+            f"{b['credited_on_wrong_gold']} | {b['n_rejudged']} "
+            f"({b['flips_to_correct']} / {b['flips_to_wrong']}) |"
         )
     lines += ["", "Sources: " + "; ".join(e["sources"]) + "."]
     return "\n".join(lines) + "\n"

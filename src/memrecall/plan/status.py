@@ -30,9 +30,16 @@ def _sources(params: dict) -> str:
     return sources_json(section(params, "dataset"))
 
 
+def _errata(params: dict) -> str:
+    from ..config import section
+    from ..data.sources import errata_json
+
+    return errata_json(section(params, "dataset"))
+
+
 # Outputs of always_changed stages the plan can compute from the params, as the stage would
 # write them (run in the project root, as DVC runs stages): output path -> params -> text.
-PREDICTABLE: dict[str, Callable[[dict], str]] = {paths.SOURCES: _sources}
+PREDICTABLE: dict[str, Callable[[dict], str]] = {paths.SOURCES: _sources, paths.ERRATA: _errata}
 
 
 @dataclass

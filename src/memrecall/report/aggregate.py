@@ -29,6 +29,8 @@ from .. import benchmarks
 from ..artifacts import atomic_write_text, read_meta, read_table
 from ..benchmarks.base import Benchmark
 from ..config import check_int
+from ..errata.overlay import errata_markdown
+from ..errata.report import run_scores
 from ..eval.panel import panel_labels, panel_markdown, panel_stats
 from ..eval.qa_metrics import metrics_from_rows, per_question
 from ..eval.retrieval_metrics import retrieval_metrics, retrieval_table
@@ -269,11 +271,15 @@ def run_aggregate(
     answers,
     verdicts,
     rewrites=None,
+    errata=None,
+    verdicts_errata=None,
     out_dir: str | Path = DEFAULT_OUT,
 ) -> dict:
     """Compute and write every report of one run; returns the metrics.json content.
     `candidates`: {stage: path} for the stages to report (retrieve, rerank, rewrite);
-    `rewrites`: the rewrite stage's rewrites.parquet, for the cost of its LLM calls."""
+    `rewrites`: the rewrite stage's rewrites.parquet, for the cost of its LLM calls;
+    `errata`, `verdicts_errata`: the sources stage's artifacts/errata.json and the errata
+    stage's verdicts against the corrected gold (dataset.errata: errata/stage.py)."""
     n_boot = report_cfg["bootstrap_samples"]
     seed = report_cfg["seed"]
     check_int(n_boot, "report.bootstrap_samples", minimum=100, hint="an integer >= 100")
@@ -369,6 +375,9 @@ def run_aggregate(
     panel = panel_labels(v)
     if panel is not None:  # judge=panel: every member's labels of the same answers
         metrics["panel"] = panel_stats(*panel)
+    fixed = run_scores(errata, verdicts_errata, pq) if errata is not None else None
+    if fixed is not None:  # dataset.errata: raw and corrected scores, and the ceiling
+        metrics["errata"] = fixed
     extra, extra_columns = bench.extra_metrics(q, a, pq)
     for key, value in extra.items():  # the benchmark's own metrics, beside the contract keys
         if isinstance(value, dict) and isinstance(metrics.get(key), dict):
@@ -380,7 +389,10 @@ def run_aggregate(
     metrics = json.loads(dump_json(metrics))
 
     atomic_write_text(out / "metrics.json", dump_json(metrics))
-    atomic_write_text(out / "by_type.md", bench.by_type_markdown(metrics, qa))
+    by_type = bench.by_type_markdown(metrics, qa)
+    if "errata" in metrics:
+        by_type += "\n" + errata_markdown(metrics["errata"], heading="##")
+    atomic_write_text(out / "by_type.md", by_type)
     if by_stage:
         atomic_write_text(
             out / "retrieval.md", bench.retrieval_title + "\n\n" + retrieval_table(by_stage)
