@@ -120,6 +120,7 @@ ALL_STAGES = [
     "rewrite",
     "read",
     "judge",
+    "errata",
     "aggregate",
 ]
 

@@ -221,3 +221,109 @@ def test_report_command(tmp_path, capsys):
     s = json.loads((tmp_path / "out" / "errata.json").read_text())
     assert s["overall"]["raw"] == pytest.approx(2 / 3) and s["overall"]["corrected"] == 0.5
     assert "| **all** | 3 | 1 | 66.7 | 2 | 50.0 | 66.7 | 1 | 0 (0 / 0) |" in capsys.readouterr().out
+
+
+# ---- dataset.errata: the overlay in the pipeline ---------------------------------------------
+
+
+def test_corrected_scores_judge_again_against_the_corrected_gold():
+    """a: untouched; b: gold wrong, judged again (wrong -> right); c: gold wrong, no corrected
+    answer (left out); d: type corrected, judged again under its new type; e: removed."""
+    pq = pl.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d", "e"],
+            "question_type": ["x", "x", "x", "y", "y"],
+            "correct": [True, False, True, True, False],
+        }
+    )
+    e = errata(
+        Correction("b", "answer", "1", "2", True, SRC),
+        Correction("c", "answer", "3", None, True, SRC),
+        Correction("d", "question_type", "y", "x", False, SRC),
+        Correction("e", "present", True, False, False, SRC),
+    )
+    again = pl.DataFrame(
+        {"question_id": ["b", "d"], "question_type": ["x", "x"], "correct": [True, False]}
+    )
+    s = errata_scores(pq, e, again)
+    o = s["overall"]
+    assert (o["n"], o["n_gold_wrong"], o["raw"], o["ceiling"]) == (5, 2, 0.6, 0.6)
+    # corrected data: a (T), b (T, again), d (F, again); c and e left out
+    assert (o["n_corrected"], o["corrected"], o["n_rejudged"]) == (3, 2 / 3, 2)
+    assert (o["flips_to_correct"], o["flips_to_wrong"]) == (1, 1)
+    x, y = s["by_type"]["x"], s["by_type"]["y"]
+    assert (x["n"], x["n_corrected"], x["corrected"]) == (3, 3, 2 / 3)  # a, b and d now
+    assert (y["n"], y["n_corrected"], y["corrected"], y["raw"]) == (2, 0, None, 0.5)
+    assert s["errata"]["rejudged"] is True and s["rejudged_questions"] == ["b", "d"]
+    # without verdicts against the corrected gold: wrong golds and removed questions left out
+    plain = errata_scores(pq, e)["overall"]
+    assert (plain["n_corrected"], plain["corrected"], plain["n_rejudged"]) == (2, 1.0, 0)
+
+
+def test_only_questions_whose_judged_fields_changed_are_judged_again():
+    q = pl.DataFrame(
+        {
+            "question_id": ["a", "b", "c", "d"],
+            "question_type": ["x"] * 4,
+            "question": ["A?", "B?", "C?", "D?"],
+            "answer": ["1", "2", "3", "4"],
+            "answer_session_ids": [["s"]] * 4,
+        }
+    )
+    e = errata(
+        Correction("a", "answer", "1", "one", True, SRC),
+        Correction("b", "answer_session_ids", ["s"], ["t"], False, SRC),  # evidence only
+        Correction("c", "answer", "3", None, True, SRC),  # no corrected gold: left out
+        Correction("d", "question", "D?", "Dee?", False, SRC),
+    )
+    from memrecall.errata.overlay import rejudged_questions
+
+    assert rejudged_questions(q, apply_errata(q, e)) == ["a", "d"]
+
+
+def test_the_overlay_a_name_or_path_gives(tmp_path, monkeypatch):
+    from memrecall.errata.source import overlay_file, overlay_record
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DVC_ROOT", str(tmp_path))
+    assert overlay_record({"errata": None}) == {"errata": None}
+    e = errata(Correction("q1", "answer", "x", "y", True, SRC))
+    write_errata(e, tmp_path / "errata" / "mine.json")
+    assert overlay_file("mine") == "errata/mine.json"
+    rec = overlay_record({"errata": "mine"})
+    assert rec["file"] == "errata/mine.json" and rec["overlay"] == e.to_dict()
+    write_errata(e, tmp_path / "elsewhere.json")
+    assert overlay_record({"errata": "elsewhere.json"})["file"] == "elsewhere.json"
+    with pytest.raises(InputError) as err:
+        overlay_record({"errata": "nosuch"})
+    assert err.value.file == "errata/nosuch.json" and err.value.field == "dataset.errata"
+    (tmp_path / "errata" / "bad.json").write_text('{"name": "b", "version": 1, "dataset": "d",')
+    with pytest.raises(InputError, match="not JSON") as err:
+        overlay_record({"errata": "bad"})
+    assert err.value.file.endswith("bad.json")
+    from memrecall.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="dataset.errata"):
+        overlay_record({"errata": ["a"]})
+
+
+def test_ids_outside_the_run_are_errors_only_on_the_whole_dataset():
+    from memrecall.errata.stage import check_ids
+
+    q = pl.DataFrame({"question_id": ["a"], "answer": ["1"]})
+    e = Errata(
+        "t",
+        "1",
+        "mydata",
+        [
+            Correction("a", "answer", "1", "2", True, SRC),
+            Correction("zz", "answer", "?", "!", True, SRC),
+            Correction("new", "present", False, True, False, SRC),  # added later: never here
+        ],
+    )
+    whole = {"name": "mydata", "limit": None, "question_ids": None}
+    with pytest.raises(InputError, match="this run holds all of it") as err:
+        check_ids(q, e, "e.json", whole)
+    assert (err.value.question_id, err.value.field) == ("zz", "corrections[1].question_id")
+    assert check_ids(q, e, "e.json", {**whole, "limit": 1}) == ["zz"]
+    assert check_ids(q, e, "e.json", {**whole, "name": "sample"}) == ["zz"]

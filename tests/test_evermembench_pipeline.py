@@ -41,6 +41,7 @@ def test_topic_folders_run_the_whole_dag(tmp_path):
         "rewrite",
         "read",
         "judge",
+        "errata",
         "aggregate",
     ]
     m = json.loads((repo / "reports/metrics.json").read_text())

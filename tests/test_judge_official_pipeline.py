@@ -67,7 +67,12 @@ def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
             "-S",
             "judge.runtime.api_key_env=MEMRECALL_FAKE_KEY",
         )
-        assert stages_run(out) == ALWAYS + ["read", "judge", "aggregate"]  # on the seeded DAG
+        assert stages_run(out) == ALWAYS + [
+            "read",
+            "judge",
+            "errata",
+            "aggregate",
+        ]  # on the seeded DAG
         bodies = list(srv.bodies)
         fn, sha = load_prompt_function(script)
         questions = read_table(repo / "artifacts/questions.parquet", "questions")
@@ -114,11 +119,16 @@ def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
             ],
         )
         changed = changed_stages(repo)
-        assert set(changed) == {"read", "judge"}
+        assert set(changed) == {"read", "judge", "errata"}
         assert str(script) in json.dumps(changed["judge"]) and str(hyp) in json.dumps(
             changed["read"]
         )
-        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + ["read", "judge", "aggregate"]
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + [
+            "read",
+            "judge",
+            "errata",
+            "aggregate",
+        ]
         assert any("edited 0" in b["messages"][0]["content"] for b in srv.bodies)
         m2 = json.loads((repo / "reports/metrics.json").read_text())
         assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha

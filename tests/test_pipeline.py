@@ -1,7 +1,8 @@
 """The whole DAG on a 2-question slice (the session's seeded project): every stage runs, a no-op
 repro runs nothing (but the `sources` fingerprint, which runs every time), a runtime knob
-changes no stage, a reader-prompt change reruns only read → judge → aggregate, a judge change
-only judge → aggregate, and an unchanged request is never sent to the model twice."""
+changes no stage, a reader-prompt change reruns only read → judge → errata → aggregate, a judge
+change only judge → errata → aggregate, and an unchanged request is never sent to the model
+twice."""
 
 from __future__ import annotations
 
@@ -61,12 +62,13 @@ def test_dag_reruns_only_what_changed(project):
     # (Chain-of-Note changes every request; type_aware equals default for these two types,
     # so it would rerun read with 0 calls.)
     set_params(repo, **{"reader.prompt": "con"})
-    assert repro() == ALWAYS + ["read", "judge", "aggregate"]
+    assert repro() == ALWAYS + ["read", "judge", "errata", "aggregate"]
     assert len(project.llm_calls()) == 4
     assert read_meta(repo / "artifacts/answers.parquet")["params"]["prompt"] == "con"
 
-    # A judge change reruns judge and aggregate only (and the rule judge calls no model).
+    # A judge change reruns judge, errata (the run's judge on corrected golds, none here) and
+    # aggregate only (and the rule judge calls no model).
     set_params(repo, **{"judge.model": "rule-v1-renamed"})
-    assert set(changed_stages(repo)) == {"judge"}  # aggregate follows from its outputs
-    assert repro() == ALWAYS + ["judge", "aggregate"]
+    assert set(changed_stages(repo)) == {"judge", "errata"}  # aggregate follows their outputs
+    assert repro() == ALWAYS + ["judge", "errata", "aggregate"]
     assert len(project.llm_calls()) == 4

@@ -14,7 +14,7 @@ from memrecall.artifacts import read_meta, read_table
 from repo_copy import ALWAYS, changed_stages, dvc, git, set_params, stages_run
 
 pytestmark = pytest.mark.slow
-AFTER_RETRIEVE = ["retrieve", "rerank", "rewrite", "read", "judge", "aggregate"]
+AFTER_RETRIEVE = ["retrieve", "rerank", "rewrite", "read", "judge", "errata", "aggregate"]
 
 
 def _answer(messages) -> str:
@@ -81,7 +81,12 @@ def test_plugins_as_a_dvc_experiment_and_code_changes_rerun_exactly(project):
         # The reader's code changes: read, judge, aggregate, with new requests.
         path = repo / "examples/openai_reader.py"
         path.write_text(path.read_text() + "\n# tuned\n")
-        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + ["read", "judge", "aggregate"]
+        assert stages_run(dvc(repo, env, "repro")) == ALWAYS + [
+            "read",
+            "judge",
+            "errata",
+            "aggregate",
+        ]
         assert srv.total_requests == 4
 
         # An operational knob (under reader.runtime, not a declared param): no stage changes.

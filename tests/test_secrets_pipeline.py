@@ -40,7 +40,12 @@ def test_api_key_never_written_by_an_experiment_or_mlflow(project):
             "reader.runtime.api_key_env=MEMRECALL_TEST_API_KEY",
         )
         outputs += [proc.stdout, proc.stderr]
-        assert stages_run(proc) == ALWAYS + ["read", "judge", "aggregate"]  # on the seeded DAG
+        assert stages_run(proc) == ALWAYS + [
+            "read",
+            "judge",
+            "errata",
+            "aggregate",
+        ]  # on the seeded DAG
         assert srv.auth_headers == {f"Bearer {SECRET}"}  # the key was really used
         assert srv.total_requests == 2
     answers = read_table(repo / "artifacts/answers.parquet", "answers")
