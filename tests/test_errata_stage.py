@@ -14,7 +14,7 @@ from confs import group
 from fake_openai_server import FakeOpenAIServer, last_user
 from memrecall.artifacts import read_meta, read_table
 from memrecall.data.sources import errata_json
-from memrecall.errata import Correction, Errata, write_errata
+from memrecall.errata import Correction, Errata, errata_markdown, write_errata
 from memrecall.errata.report import run_scores
 from memrecall.errata.stage import run_errata
 from memrecall.errors import InputError
@@ -110,6 +110,7 @@ def test_imported_labels_cannot_judge_a_corrected_gold(tmp_path):
     )
     s = run_scores(rec, out, pq)
     assert s["overall"]["corrected"] == 1.0 and s["errata"]["why_not_rejudged"] == meta["why"]
+    assert f"Not judged again: {meta['why']}." in errata_markdown(s)
 
 
 def test_no_overlay_writes_an_empty_table(tmp_path):

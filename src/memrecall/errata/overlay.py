@@ -329,5 +329,9 @@ def errata_markdown(scores: dict, heading: str = "#") -> str:
             f"{b['credited_on_wrong_gold']} | {b['n_rejudged']} "
             f"({b['flips_to_correct']} / {b['flips_to_wrong']}) |"
         )
+    if e.get("outside_run"):  # the pipeline's count (errata/stage.py)
+        lines += ["", f"{e['outside_run']} corrections name questions outside this run."]
+    if e.get("why_not_rejudged"):
+        lines += ["", f"Not judged again: {e['why_not_rejudged']}."]
     lines += ["", "Sources: " + "; ".join(e["sources"]) + "."]
     return "\n".join(lines) + "\n"
