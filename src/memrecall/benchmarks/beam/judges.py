@@ -212,7 +212,7 @@ def check_wording(wording) -> None:
             wording,
             ["strict"],
             hint="BEAM's own-wording judge scores rubric items (0, 0.5 or 1 each): it has no "
-            "lenient wording (judge=lenient judges LongMemEval, LoCoMo and EverMemBench)",
+            "lenient wording (judge=lenient is for benchmarks judged by a yes or a no)",
         )
 
 
