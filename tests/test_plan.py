@@ -410,7 +410,7 @@ stages:
     outs: [{paths.VERDICTS}]
 """)
     p = {
-        "dataset": {"name": "tiny", "path": "data.json", "question_ids": None},
+        "dataset": {"name": "tiny", "path": "data.json", "question_ids": None, "errata": None},
         "reader": group("reader", "deepseek"),
         "judge": group("judge", "gpt4o"),
     }
