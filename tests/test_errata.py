@@ -253,7 +253,9 @@ def test_corrected_scores_judge_again_against_the_corrected_gold():
     assert (o["flips_to_correct"], o["flips_to_wrong"]) == (1, 1)
     x, y = s["by_type"]["x"], s["by_type"]["y"]
     assert (x["n"], x["n_corrected"], x["corrected"]) == (3, 3, 2 / 3)  # a, b and d now
+    assert (x["n_rejudged"], x["flips_to_correct"], x["flips_to_wrong"]) == (2, 1, 1)
     assert (y["n"], y["n_corrected"], y["corrected"], y["raw"]) == (2, 0, None, 0.5)
+    assert (y["n_rejudged"], y["flips_to_wrong"]) == (0, 0)  # d is judged under its new type
     assert s["errata"]["rejudged"] is True and s["rejudged_questions"] == ["b", "d"]
     # without verdicts against the corrected gold: wrong golds and removed questions left out
     plain = errata_scores(pq, e)["overall"]

@@ -252,15 +252,17 @@ def errata_scores(
     now = dict(zip(rejudged["question_id"].to_list(), rejudged["correct"].to_list()))
     changed = {q: (before[q], v) for q, v in now.items() if q in before and v is not None}
 
-    def block(df: pl.DataFrame, fixed_df: pl.DataFrame) -> dict:
+    def block(df: pl.DataFrame, fixed_df: pl.DataFrame, again: pl.DataFrame) -> dict:
+        """df: the raw verdicts, fixed_df: the corrected data's, again: those judged again
+        (the last two under their corrected type)."""
         bad = df.filter(pl.col("question_id").is_in(sorted(wrong)))
-        ids = set(df["question_id"].to_list()) | set(fixed_df["question_id"].to_list())
+        ids = again["question_id"].to_list()
         flips = [changed[q] for q in ids if q in changed and changed[q][0] != changed[q][1]]
         return {
             "n": df.height,
             "n_gold_wrong": bad.height,
             "n_corrected": fixed_df.height,
-            "n_rejudged": sum(1 for q in ids if q in now),
+            "n_rejudged": again.height,
             "raw": _acc(df),
             "corrected": _acc(fixed_df),
             "ceiling": ((df.height - bad.height) / df.height) if df.height else None,
@@ -282,12 +284,9 @@ def errata_scores(
             "sources": sorted({c.source for c in errata.corrections}),
             "rejudged": corrected is not None,
         },
-        "overall": block(judged, fixed),
+        "overall": block(judged, fixed, rejudged),
         "by_type": {
-            t: block(
-                judged.filter(pl.col("question_type") == t),
-                fixed.filter(pl.col("question_type") == t),
-            )
+            t: block(*(df.filter(pl.col("question_type") == t) for df in (judged, fixed, rejudged)))
             for t in types
         },
         "flagged_questions": sorted(flagged["question_id"].to_list()),
