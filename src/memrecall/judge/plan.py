@@ -55,7 +55,7 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
             q = ctx.table(paths.QUESTIONS, "questions")
             w.estimate(
                 q.height,
-                _judge_tokens(w, bench, q, reader_cfg, answer_tokens),
+                _judge_tokens(w, bench, q, reader_cfg, answer_tokens, cfg["wording"]),
                 "one per question; answers not known yet",
             )
         else:
@@ -86,6 +86,7 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
             ),
             reader_cfg,
             answer_tokens,
+            cfg["wording"],
         )
         w.estimate(
             pending.height, tok, "answers the read stage has not paid for yet (assumed to succeed)"
@@ -94,9 +95,15 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
 
 
 def _judge_tokens(
-    w: LLMWork, bench, questions: pl.DataFrame, reader_cfg: dict, answer_tokens: float | None = None
+    w: LLMWork,
+    bench,
+    questions: pl.DataFrame,
+    reader_cfg: dict,
+    answer_tokens: float | None = None,
+    wording: str | None = None,
 ) -> float:
-    """Mean input tokens of the benchmark's own-wording judge prompts for these questions, with
+    """Mean input tokens of the benchmark's own-wording judge prompts (in `wording`; the
+    official judge's, which are not read here, as the strict ones) for these questions, with
     a hypothesis as long as the reader's expected output (else its max_tokens, at most 64)."""
     from ..llm.pricing import count_tokens
 
@@ -106,7 +113,8 @@ def _judge_tokens(
         count_tokens(
             w.litellm_model,
             bench.judge_prompt(
-                {**r, "answer": str(r["answer"]), "hypothesis": hyp, **bench.judge_item(r)}
+                {**r, "answer": str(r["answer"]), "hypothesis": hyp, **bench.judge_item(r)},
+                "strict" if wording is None else wording,
             ).messages,
         )
         for r in questions.head(50).iter_rows(named=True)
