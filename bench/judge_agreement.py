@@ -50,7 +50,11 @@ def _frame(rows, label_key):
 def _types(rows):
     return pl.DataFrame(
         [
-            {"question_id": f"{r['run']}|{r['question_id']}", "question_type": r["question_type"]}
+            {
+                "question_id": f"{r['run']}|{r['question_id']}",
+                "question_type": r["question_type"],
+                "is_abstention": is_abstention_id(r["question_id"]),
+            }
             for r in rows
         ]
     )

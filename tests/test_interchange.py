@@ -271,11 +271,8 @@ def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
     )
     v = judge_answers(LME, QS, a, group("judge", "file", path=str(log)))
     out = tmp_path / "reports"
-    (out).mkdir()
-    (out / "hypotheses.jsonl.eval-results-old-judge").write_text("stale\n")
     files = export_official_files(a, v, {"kind": "file", "model": "gpt-4o-2024-08-06"}, out)
     assert [f.name for f in files] == ["hypotheses.jsonl", "hypotheses.jsonl.eval-results-gpt-4o"]
-    assert not (out / "hypotheses.jsonl.eval-results-old-judge").exists()
     assert [r["question_id"] for r in read_hypotheses(files[0])] == ["a1", "a2", "a3_abs"]
     back = read_eval_results(files[1])
     assert [(r["question_id"], r["label"]) for r in back] == [
@@ -290,9 +287,8 @@ def test_exported_files_round_trip_and_skip_unanswered(tmp_path):
         {k: x for k, x in ours["by_type"].items() if x is not None}
     )
     # The rule judge writes the hypotheses only (no LLM labels to export).
-    files = export_official_files(a, v, {"kind": "rule", "model": "rule-v1"}, out)
+    files = export_official_files(a, v, {"kind": "rule", "model": "rule-v1"}, tmp_path / "rule")
     assert [f.name for f in files] == ["hypotheses.jsonl"]
-    assert not list(out.glob("*.eval-results-*"))
     write_hypotheses(tmp_path / "x.jsonl", [{"question_id": "a1", "hypothesis": "é"}])
     assert (tmp_path / "x.jsonl").read_text(
         encoding="utf-8"

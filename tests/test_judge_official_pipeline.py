@@ -18,7 +18,7 @@ from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.benchmarks.longmemeval.official import load_prompt_function
 from memrecall.hashing import sha256_file
 from memrecall.interchange import read_eval_results, write_hypotheses
-from repo_copy import ALWAYS, changed_stages, dvc, stages_run
+from repo_copy import ALWAYS, changed_stages, dvc, git, stages_run
 
 pytestmark = pytest.mark.slow
 STANDIN = (
@@ -104,7 +104,7 @@ def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
         assert "127.0.0.1" in (repo / "reports/by_type.md").read_text()
         assert m["judge"]["official_script_sha256"] == sha == sha256_file(script)
         assert m["judge"]["strict_parse_disagreements"] == 0 and m["qa"]["overall"] == 1.0
-        log = read_eval_results(repo / "reports/hypotheses.jsonl.eval-results-gpt-4o")
+        log = read_eval_results(repo / "reports/judge/hypotheses.jsonl.eval-results-gpt-4o")
         assert {r["model"] for r in log} == {"gpt-4o-2024-08-06"} and len(log) == 2
 
         # The script is the judge stage's dep, the hypothesis file the read stage's (reader.code):
@@ -132,3 +132,11 @@ def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
         assert any("edited 0" in b["messages"][0]["content"] for b in srv.bodies)
         m2 = json.loads((repo / "reports/metrics.json").read_text())
         assert m2["judge"]["official_script_sha256"] == sha256_file(script) != sha
+
+    # Back to the default as the README says: the official judge's eval-results file goes with
+    # it (reports/judge/ is one DVC output), and the seeded run's files come back.
+    assert (repo / "reports/judge/hypotheses.jsonl.eval-results-gpt-4o").exists()
+    git(repo, "checkout", "--", "params.yaml", "dvc.lock", "reports")
+    dvc(repo, env, "checkout")
+    assert sorted(f.name for f in (repo / "reports/judge").iterdir()) == ["hypotheses.jsonl"]
+    assert changed_stages(repo) == {}

@@ -207,3 +207,16 @@ def test_conclusion_of_a_reasoning_transcript():
     assert conclusion("You took 3 trips in May. Therefore, it was 4.") == "Therefore, it was 4."
     plain_answer = "You took 4 trips, so you are well travelled."
     assert conclusion(plain_answer) is plain_answer  # no marker: the whole response
+
+
+def test_after_retraction():
+    from memrecall.judge.rules.normalise import after_retraction
+
+    assert after_retraction("It was 4. Actually, no, that's not right: it was 5.") == (
+        "it was 5",
+        True,
+    )
+    assert after_retraction("It was 4. Scratch that.") == ("", True)
+    # "actually" alone is emphasis, not a retraction
+    plain = "Actually, you went there twice."
+    assert after_retraction(plain) == (plain, False)

@@ -414,6 +414,9 @@ def test_a_panel_run_reports_every_judge_and_the_band(arts, tmp_path):
     assert p["judges"] == ["rule", "lenient"] and p["n_common"] == 6
     assert p["band"]["low"] == pytest.approx(4 / 6) and p["band"]["high"] == 1.0
     assert p["pairs"][0]["flips_no_to_yes"] == 2
-    assert "**Band: 66.7–100.0%**" in (arts["out_dir"] / "panel.md").read_text()
-    run(arts)  # back to a single judge: no stale panel report
-    assert not (arts["out_dir"] / "panel.md").exists()
+    judge_dir = arts["out_dir"] / "judge"
+    assert "**Band: 66.7–100.0%**" in (judge_dir / "panel.md").read_text()
+    (judge_dir / "hypotheses.jsonl.eval-results-old-judge").write_text("stale\n")
+    run(arts)  # back to a single judge: the folder is replaced whole, nothing stale is left
+    assert sorted(f.name for f in judge_dir.iterdir()) == ["hypotheses.jsonl"]
+    assert not list(arts["out_dir"].glob(".judge.*"))  # no temporary folder left behind

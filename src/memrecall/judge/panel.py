@@ -9,7 +9,7 @@ overrides: "official judge.official_script=PATH"); it runs through the judge sta
 so an LLM member's calls go through the cached client and a panel never pays again for a verdict
 it already has. The first member's verdicts are the run's verdicts (its label is the headline);
 every member's label is kept beside them as a column `label:<member>`, which the aggregate stage
-turns into reports/panel.md (eval/panel.py: accuracies, the band, kappa and flips).
+turns into reports/judge/panel.md (eval/panel.py: accuracies, the band, kappa and flips).
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ Writes (all deterministic: same artifacts and params → same bytes):
 - reports/per_question.csv     one row per question (used by `memrecall export` for paired tests)
 - reports/plots/by_type.json, reports/plots/retrieval_at_k.json   DVC plots data
 - reports/figures/by_type.png  per-type bars with CI whiskers
+- reports/judge/               what depends on the judge, replaced whole each run:
+                               hypotheses.jsonl and, for LLM judges, its
+                               .eval-results-<model> twin (LongMemEval's official formats);
+                               panel.md for judge=panel
 
 The retrieval numbers of the contract's "retrieval" key are the retrieve stage's top-50; every
 stage's are under "retrieval_by_stage". The error matrix asks whether all gold sessions were in
@@ -26,7 +30,7 @@ from pathlib import Path
 import polars as pl
 
 from .. import benchmarks
-from ..artifacts import atomic_write_text, read_meta, read_table
+from ..artifacts import atomic_dir, atomic_write_text, read_meta, read_table
 from ..benchmarks.base import Benchmark
 from ..config import check_int
 from ..errata.overlay import errata_markdown
@@ -56,6 +60,10 @@ from .tables import (
 
 DEFAULT_OUT = "reports"
 HYPOTHESES_FILE = "hypotheses.jsonl"
+# The files whose set depends on the judge (an eval-results twin per LLM judge model, panel.md
+# for judge=panel): one folder that DVC owns as a whole (cached), so a repro, `dvc checkout` or
+# `dvc exp apply` leaves exactly this run's files in it and none of an earlier configuration's.
+JUDGE_DIR = "judge"
 
 
 # ---- helpers --------------------------------------------------------------------------------
@@ -167,15 +175,13 @@ def _strict_disagreements(verdicts: pl.DataFrame) -> int:
 def export_official_files(
     answers: pl.DataFrame, verdicts: pl.DataFrame, judge: dict, out_dir: str | Path
 ) -> list[Path]:
-    """reports/hypotheses.jsonl and, for LLM-labelled runs, its .eval-results-<model> twin, in
-    the official formats: LongMemEval's print_qa_metrics.py reproduces our table from them.
+    """hypotheses.jsonl and, for LLM-labelled runs, its .eval-results-<model> twin, in the
+    official formats: LongMemEval's print_qa_metrics.py reproduces our table from them.
     Answers that are missing or failed are not written (the official files hold answers only);
     a verdict without a label (judge error) is left out of the eval-results, as it is left out of
     our accuracy."""
     out = Path(out_dir)
     hyp_path = out / HYPOTHESES_FILE
-    for stale in out.glob(f"{HYPOTHESES_FILE}.eval-results-*"):
-        stale.unlink()  # from a judge this run no longer uses
     answered = answers.filter(pl.col("error").is_null() & pl.col("hypothesis").is_not_null()).sort(
         "question_id"
     )
@@ -407,16 +413,16 @@ def run_aggregate(
         out / "cost.md",
         cost_markdown(metrics, usage) + (routes_markdown(routes) if routes is not None else ""),
     )
-    panel_md = out / "panel.md"
-    if "panel" in metrics:
-        atomic_write_text(panel_md, panel_markdown(metrics["panel"]))
-    elif panel_md.exists():
-        panel_md.unlink()  # from a panel this run no longer uses
     atomic_write_text(
         out / "per_question.csv",
         per_question_csv(pq, a, [] if extra_columns is None else extra_columns.columns[1:]),
     )
-    export_official_files(a, v, judge, out)
+    # Filled aside and swapped in whole: no file of an earlier judge survives, and a failure
+    # leaves the previous folder as it was.
+    with atomic_dir(out / JUDGE_DIR, complete=lambda _: False) as judge_dir:
+        export_official_files(a, v, judge, judge_dir)
+        if "panel" in metrics:
+            atomic_write_text(judge_dir / "panel.md", panel_markdown(metrics["panel"]))
     atomic_write_text(out / "plots" / "by_type.json", dump_json(by_type_plot(metrics, bench)))
     atomic_write_text(out / "plots" / "retrieval_at_k.json", dump_json(retrieval_plot(by_stage)))
     by_type_bars(

@@ -16,9 +16,12 @@ These rules follow the same per-type policy without a model, so the default pipe
   determine that. The messages mention ...") is wrong, whatever facts it lists.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
   "there is no mention", is not one).
-- reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is"):
-  numbers, yes/no and contained words are read from the conclusion, not from the evidence
-  listed before it.
+- reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is",
+  "..., so my final answer is X"): numbers, yes/no and contained words are read from the
+  conclusion, not from the evidence listed before it.
+- retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the
+  response is read from after its last retraction; one that takes its answer back and gives no
+  other is wrong.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
   hours↔minutes); dates ("7/22"), ordinals and years are not read as counts, and "how many

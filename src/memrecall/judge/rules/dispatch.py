@@ -5,7 +5,7 @@ from __future__ import annotations
 from .abstention import abstains, opens_by_declining
 from .choice import either_or_verdict, polarity, yes_no_gold
 from .containment import containment_verdict
-from .normalise import conclusion, content_tokens, split_acceptable
+from .normalise import after_retraction, conclusion, content_tokens, split_acceptable
 from .numbers import QUANTITY_QUESTION, quantity_verdict
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
@@ -25,6 +25,9 @@ def judge_one(
     answer = str(answer)
     if not hyp:
         return RuleVerdict(False, "empty response")
+    hyp, retracted = after_retraction(hyp)
+    if retracted and not content_tokens(hyp):
+        return RuleVerdict(False, "retracts its answer and gives no other")
     if is_abstention:
         if abstains(hyp):
             return RuleVerdict(True, "abstention: says the information is missing")

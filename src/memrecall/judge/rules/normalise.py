@@ -165,6 +165,8 @@ _CONCLUSION = re.compile(
     r"(?im)^[\W_]*(?:step \d+\W+(?:\w+ ){0,3}(?:conclusion|answer)\b|(?:final )?answer\b\W|"
     r"(?:in )?conclusion\b|therefore\b|thus\b|in summary\b|to summari[sz]e\b)"
     r"|(?:^|(?<=[.!?]\s))(?:therefore|thus|in conclusion)\b"
+    # "..., so my final answer is: X" names its answer mid-sentence
+    r"|\b(?:my|the) final answer\b"
 )
 
 
@@ -172,3 +174,21 @@ def conclusion(text: str) -> str:
     """The part of a response after its last conclusion marker; the whole text if it has none."""
     marks = list(_CONCLUSION.finditer(text or ""))
     return text[marks[-1].start() :] if marks else text
+
+
+# Taking back what was just said ("Actually, no, that's not right: it was X", "scratch that",
+# "I was wrong"): what follows the last retraction is the answer, and a retraction with nothing
+# after it leaves none. A correction of the question's premise reads the same way ("you said
+# 2021, but that is not correct: it was 2022").
+_RETRACTION = re.compile(
+    r"(?i)\b(?:actually,? no\b|no,? wait\b|wait,? no\b|scratch that\b|i was wrong\b|"
+    r"i misspoke\b|(?:that|this|it)(?:'s|’s| is| was) (?:not|n't) (?:right|correct)\b)"
+)
+
+
+def after_retraction(text: str) -> tuple[str, bool]:
+    """(what the response says after its last retraction, whether it retracts anything)."""
+    marks = list(_RETRACTION.finditer(text or ""))
+    if not marks:
+        return text, False
+    return text[marks[-1].end() :].strip(" \t\n:;,.-—–"), True
