@@ -32,8 +32,10 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# one pytest worker per core (pytest-xdist); a worker that runs out of tests takes some of the
+# other's queue
 test: install lint
-	. $(BIN)/activate && python -m pytest
+	. $(BIN)/activate && python -m pytest -n auto --dist worksteal
 
 bench: install
 	. $(BIN)/activate && python bench/retrieval.py --data ../shared/data/longmemeval/longmemeval_s_cleaned_dev100.json.gz

@@ -31,6 +31,18 @@ def shared_file(path: Path) -> Path:
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# One torch thread per process: `make test` runs one pytest worker per core (pytest-xdist), and
+# each stage a test starts is a process of its own. Two spinning torch threads per process on a
+# shared 2-core machine made the bundled reader 6x slower (17 s vs 103 s for one read stage).
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "MEMRECALL_LOCAL_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+
+def _shared_root(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this run sees (the run's base temp folder), or this
+    process's base temp folder when there are no workers."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -40,17 +52,33 @@ def _session_cache_dir(tmp_path_factory):
     if "MEMRECALL_CACHE_DIR" not in os.environ:
         os.environ["MEMRECALL_CACHE_DIR"] = str(tmp_path_factory.mktemp("memrecall_cache"))
     if "MEMRECALL_MODELS_DIR" not in os.environ:
-        os.environ["MEMRECALL_MODELS_DIR"] = str(Path(os.environ["MEMRECALL_CACHE_DIR"]) / "models")
+        # converted once for all workers (the conversion is safe against concurrent writers)
+        os.environ["MEMRECALL_MODELS_DIR"] = str(_shared_root(tmp_path_factory) / "models")
     yield
 
 
-@pytest.fixture(scope="session")
-def seeded_project(tmp_path_factory):
-    """The whole DAG, computed once per test session on SEED_OVERRIDES in a committed copy of
-    the repo (repo_copy.seed_project). Read it; change only a clone (`project`)."""
-    from repo_copy import seed_project
+@pytest.fixture(scope="session", autouse=True)
+def _seeding(request, tmp_path_factory, _session_cache_dir):
+    """Starts seeding the shared project in the background as the session starts, when any
+    collected test needs it: the worker that seeds goes on with other tests meanwhile, and the
+    others find it done or wait on its lock only when a test of theirs needs it."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    return seed_project(tmp_path_factory.mktemp("seeded_project"))
+    from repo_copy import shared_seed
+
+    if not any("seeded_project" in item.fixturenames for item in request.session.items):
+        yield None
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="seeding") as pool:
+        yield pool.submit(shared_seed, _shared_root(tmp_path_factory) / "seeded_project")
+
+
+@pytest.fixture(scope="session")
+def seeded_project(_seeding):
+    """The whole DAG, computed once per test run on SEED_OVERRIDES in a committed copy of the
+    repo (repo_copy.seed_project, repo_copy.shared_seed), shared by every pytest-xdist worker.
+    Read it; change only a clone (`project`)."""
+    return _seeding.result()
 
 
 @pytest.fixture

@@ -160,6 +160,26 @@ def seed_project(root: Path) -> SeededProject:
     return SeededProject(repo, cache, proc)
 
 
+def shared_seed(root: Path) -> SeededProject:
+    """seed_project(root), once per test run however many pytest-xdist workers ask: the first
+    seeds under a file lock and records the seeding's output, the others wait and read it."""
+    import json
+
+    from filelock import FileLock
+
+    done = root / "seeding.json"
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(root) + ".lock"):
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)  # a worker that failed half-way
+            root.mkdir()
+            proc = seed_project(root).seeding
+            done.write_text(json.dumps([proc.args, proc.returncode, proc.stdout, proc.stderr]))
+    args, returncode, stdout, stderr = json.loads(done.read_text())
+    seeding = subprocess.CompletedProcess(args, returncode, stdout, stderr)
+    return SeededProject(root / "repo", root / "cache", seeding)
+
+
 def clone_project(seed: Project, dst: Path) -> Project:
     """A private copy of `seed` (workspace, git history, DVC cache and run-cache) and of its
     memrecall cache, so a test's reruns, model calls and edits stay its own. DVC's state under

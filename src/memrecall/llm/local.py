@@ -59,11 +59,21 @@ def converted_dir(name: str = "smollm2-135m") -> Path:
 
 
 def ensure_converted(name: str = "smollm2-135m") -> Path:
-    """Convert the GGUF once into a normal transformers folder (safe against concurrent runs:
-    each writes a private temp folder and renames it into place)."""
+    """Convert the GGUF once into a normal transformers folder. Concurrent runs (parallel
+    experiments, test workers) convert it once: the first holds a lock file beside the folder
+    while the others wait, and the folder is written aside and renamed into place."""
     target = converted_dir(name)
     if (target / CONVERTED_MARK).exists():
         return target
+    from filelock import FileLock
+
+    with FileLock(f"{target}.lock"):
+        if not (target / CONVERTED_MARK).exists():
+            _convert(name, target)
+    return target
+
+
+def _convert(name: str, target: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -84,7 +94,6 @@ def ensure_converted(name: str = "smollm2-135m") -> Path:
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         (tmp / CONVERTED_MARK).write_text(f"from {src_dir / gguf}\n")
-    return target
 
 
 class LocalModel:
