@@ -2,7 +2,7 @@
 
     python bench/full_run.py --data FILE [--limit N] [--warm K] [--keep DIR]
 
-Runs download → embed → retrieve → rerank → rewrite → read → judge → aggregate in a throwaway
+Runs every stage of dvc.yaml (sources → download → … → judge → errata → aggregate) in a throwaway
 copy of this project, each stage script in its own process exactly as `dvc repro` runs it, with
 the bundled models (MiniLM embedder; no reranker, rewrite off: the default config) and a local
 OpenAI-compatible server (tests/fake_openai_server.py: latency U(1, 3) s, 5% 429s) standing in
@@ -36,7 +36,6 @@ from pathlib import Path
 
 from _env import REPO
 
-STAGES = ("download", "embed", "retrieve", "rerank", "rewrite", "read", "judge", "aggregate")
 KEY_ENV = "MEMRECALL_STANDIN_KEY"
 READER_PRICES = (0.27, 1.10)
 JUDGE_PRICES = (2.50, 10.0)
@@ -208,7 +207,13 @@ def main() -> None:
         os.chdir(root)
         results: dict[str, dict] = {}
         checks: list[str] = []
-        for stage in STAGES[:5]:
+        from memrecall.pipeline import read_pipeline
+
+        # dvc.yaml's stages, upstream first as `dvc repro` runs them: those before read, then
+        # read and judge against the plan, then those after
+        order = list(read_pipeline(root, status=False).stages)
+        first, last = order[: order.index("read")], order[order.index("judge") + 1 :]
+        for stage in first:
             results[stage] = run_stage(root, stage, env)
             print(
                 f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
@@ -258,12 +263,13 @@ def main() -> None:
                 f"{err:.1%} off{'' if stage != 'read' else ' (target <10%)'}"
                 f": {'OK' if err < 0.10 else 'OVER'}"
             )
-        results["aggregate"] = run_stage(root, "aggregate", env)
-        print(
-            f"aggregate  {results['aggregate']['wall_s']:7.1f} s  peak RSS "
-            f"{results['aggregate']['peak_rss_mb']:>5} MB",
-            flush=True,
-        )
+        for stage in last:
+            results[stage] = run_stage(root, stage, env)
+            print(
+                f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
+                f"{results[stage]['peak_rss_mb']:>5} MB",
+                flush=True,
+            )
         print(f"\nserver: {json.dumps(srv.stats())}")
     print("\nchecks:\n  " + "\n  ".join(checks))
     total = sum(r["wall_s"] for r in results.values())

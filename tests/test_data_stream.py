@@ -18,7 +18,7 @@ from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval import stream
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id
 from memrecall.benchmarks.longmemeval.data import load_records, normalise, summary, validate_records
-from memrecall.data.prepare import run_download
+from memrecall.data.prepare import recorded_params, run_download
 from memrecall.data.subset import select
 from memrecall.errors import InputError
 from memrecall.hashing import sha256_file
@@ -45,7 +45,7 @@ def in_memory(path, cfg, out):
     ds = normalise([r for r in records if r["question_id"] in ids], str(path))
     kw = dict(
         stage="download",
-        params=cfg,
+        params=recorded_params(cfg),
         input_files=[str(path)],
         extra_meta={
             "source_sha256": sha256_file(path),

@@ -103,6 +103,12 @@ def resolve_source(cfg: dict, raw_dir: str | Path = hub.RAW_DIR) -> dict:
     return SOURCES[kind](kind, cfg, Path(raw_dir))
 
 
+def recorded_params(dataset_cfg: dict) -> dict:
+    """The dataset params the download tables record: all but `errata`, which is applied after
+    judging (the errata stage), so naming an overlay leaves the tables byte-identical."""
+    return {k: v for k, v in dataset_cfg.items() if k != "errata"}
+
+
 def run_download(
     cfg: dict,
     *,
@@ -130,10 +136,11 @@ def run_download(
         "release": cfg["release"],
         benchmarks.META_KEY: bench.name,
     }
-    # dataset.errata is applied after judging (errata stage): the tables never depend on it
-    recorded = {k: v for k, v in cfg.items() if k != "errata"}
     kw = dict(
-        stage="download", params=recorded, input_files=bench.input_files(file), extra_meta=meta
+        stage="download",
+        params=recorded_params(cfg),
+        input_files=bench.input_files(file),
+        extra_meta=meta,
     )
     prepared = bench.prepare(cfg, src, file, turns_out=Path(turns), write_kw=kw)
     write_table(prepared.questions, questions, table="questions", **kw)
