@@ -70,14 +70,22 @@ def _seeding(request, tmp_path_factory, _session_cache_dir):
         yield None
         return
     with ThreadPoolExecutor(1, thread_name_prefix="seeding") as pool:
-        yield pool.submit(shared_seed, _shared_root(tmp_path_factory) / "seeded_project")
+        yield pool.submit(shared_seed, _seed_root(tmp_path_factory))
+
+
+def _seed_root(tmp_path_factory) -> Path:
+    return _shared_root(tmp_path_factory) / "seeded_project"
 
 
 @pytest.fixture(scope="session")
-def seeded_project(_seeding):
+def seeded_project(_seeding, tmp_path_factory):
     """The whole DAG, computed once per test run on SEED_OVERRIDES in a committed copy of the
     repo (repo_copy.seed_project, repo_copy.shared_seed), shared by every pytest-xdist worker.
     Read it; change only a clone (`project`)."""
+    if _seeding is None:  # asked for by getfixturevalue only (not known up front): seed now
+        from repo_copy import shared_seed
+
+        return shared_seed(_seed_root(tmp_path_factory))
     return _seeding.result()
 
 
