@@ -5,6 +5,7 @@ conf/ is read, and code holds no defaults of its own for them."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import shutil
 from pathlib import Path
@@ -185,10 +186,12 @@ def _stage_modules(stage: str) -> set[Path]:
     return mods
 
 
-def _group_cfgs(group: str) -> list[dict]:
+@functools.lru_cache(maxsize=None)
+def _group_cfgs(group: str) -> tuple[dict, ...]:
+    """Every option of the group, composed once per test run (read, never changed)."""
     if (REPO / "conf" / group).is_dir():
-        return [compose_option(group, o) for o in options(group)]
-    return [composed()[group]]
+        return tuple(compose_option(group, o) for o in options(group))
+    return (composed()[group],)
 
 
 def _names(groups) -> set[str]:

@@ -1,6 +1,7 @@
 """EverMemBench through the whole DAG offline, the way a user runs it: `dvc exp run -S
-dataset=local -S dataset.path=<a folder of topic folders>` in a committed copy of the repo, on
-the bundled models. The folder's shape selects EverMemBench; a rerun recomputes nothing."""
+dataset=local -S dataset.path=<a folder of topic folders>` in a clone of the seeded project (a
+LongMemEval slice: every stage reruns), on the bundled models. The folder's shape selects
+EverMemBench; a rerun recomputes nothing."""
 
 from __future__ import annotations
 
@@ -10,16 +11,14 @@ from pathlib import Path
 import pytest
 
 from memrecall.artifacts import read_table
-from repo_copy import ALWAYS, copy_repo, dvc, pipeline_env, stages_run
+from repo_copy import ALWAYS, dvc, stages_run
 
 pytestmark = pytest.mark.slow
 FIX = Path(__file__).parent / "fixtures" / "evermembench" / "topics"
 
 
-def test_topic_folders_run_the_whole_dag(tmp_path):
-    repo = copy_repo(tmp_path / "repo", commit=True)
-    cache = tmp_path / "cache"
-    env = pipeline_env(cache)
+def test_topic_folders_run_the_whole_dag(project):
+    repo, env = project.repo, project.env()
     args = (
         "exp",
         "run",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -192,12 +194,16 @@ def test_malformed_params_file(tmp_path):
 NOT_RESULT_AFFECTING = {"errors", "config", "stage", "paths", "timings", "__init__"}
 
 
-def _memrecall_imports(path, seen):
+@functools.lru_cache(maxsize=None)
+def _direct_memrecall_imports(path: Path) -> tuple[Path, ...]:
+    """The memrecall modules `path` imports itself (lazy imports inside functions too); parsed
+    once per file, however many stages reach it."""
     import ast
 
     src = REPO / "src"
     tree = ast.parse(path.read_text())
     pkg = path.relative_to(src).with_suffix("").parts[:-1] if path.is_relative_to(src) else ()
+    out = []
     for node in ast.walk(tree):
         names = []
         if isinstance(node, ast.Import):
@@ -214,9 +220,17 @@ def _memrecall_imports(path, seen):
                 src.joinpath(*parts).with_suffix(".py"),
                 src.joinpath(*parts, "__init__.py"),
             ):
-                if cand.exists() and cand not in seen:
-                    seen.add(cand)
-                    _memrecall_imports(cand, seen)
+                if cand.exists():
+                    out.append(cand)
+    return tuple(dict.fromkeys(out))
+
+
+def _memrecall_imports(path, seen):
+    """Every memrecall module `path` imports, transitively, added to `seen`."""
+    for cand in _direct_memrecall_imports(path):
+        if cand not in seen:
+            seen.add(cand)
+            _memrecall_imports(cand, seen)
     return seen
 
 
