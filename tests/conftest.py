@@ -103,3 +103,4 @@ def fresh_cache(tmp_path, monkeypatch):
     root = tmp_path / "cache"
     monkeypatch.setenv("MEMRECALL_CACHE_DIR", str(root))
     return root
+
