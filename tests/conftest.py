@@ -103,4 +103,3 @@ def fresh_cache(tmp_path, monkeypatch):
     root = tmp_path / "cache"
     monkeypatch.setenv("MEMRECALL_CACHE_DIR", str(root))
     return root
-
