@@ -160,6 +160,12 @@ def _status(root: Path, *running: str):
     )
 
 
+def report(stage: str, result: dict, detail: str = "") -> None:
+    """One stage's line: wall time, peak RSS and what it did."""
+    line = f"{stage:<10} {result['wall_s']:7.1f} s  peak RSS {result['peak_rss_mb']:>5} MB"
+    print(f"{line}  {detail}".rstrip(), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -215,11 +221,7 @@ def main() -> None:
         first, last = order[: order.index("read")], order[order.index("judge") + 1 :]
         for stage in first:
             results[stage] = run_stage(root, stage, env)
-            print(
-                f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
-                f"{results[stage]['peak_rss_mb']:>5} MB  {' | '.join(results[stage]['log'])}",
-                flush=True,
-            )
+            report(stage, results[stage], " | ".join(results[stage]["log"]))
         import polars as pl
 
         n_q = pl.read_parquet(root / "artifacts" / "questions.parquet").height
@@ -265,11 +267,7 @@ def main() -> None:
             )
         for stage in last:
             results[stage] = run_stage(root, stage, env)
-            print(
-                f"{stage:<10} {results[stage]['wall_s']:7.1f} s  peak RSS "
-                f"{results[stage]['peak_rss_mb']:>5} MB",
-                flush=True,
-            )
+            report(stage, results[stage])
         print(f"\nserver: {json.dumps(srv.stats())}")
     print("\nchecks:\n  " + "\n  ".join(checks))
     total = sum(r["wall_s"] for r in results.values())

@@ -12,9 +12,9 @@ Per type:
 - abstention (`_abs`): correct when the response recognises the information is missing.
 
 The lenient wording (`judge.wording=lenient`, judge=lenient) is a deliberately generous judge, in
-the style of the prompt common in LoCoMo evaluations and in our own words: a response about the
-same thing as the reference counts unless it clearly contradicts it. It exists to show how much
-a score depends on its judge, never to be set beside published numbers.
+the style of the generous judge prompts common in memory-system evaluations, in our own words: a
+response about the same thing as the reference counts unless it clearly contradicts it. It
+exists to show how much a score depends on its judge, never to be set beside published numbers.
 """
 
 from __future__ import annotations
