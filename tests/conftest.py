@@ -52,7 +52,7 @@ def _session_cache_dir(tmp_path_factory):
     if "MEMRECALL_CACHE_DIR" not in os.environ:
         os.environ["MEMRECALL_CACHE_DIR"] = str(tmp_path_factory.mktemp("memrecall_cache"))
     if "MEMRECALL_MODELS_DIR" not in os.environ:
-        # converted once for all workers (the conversion is safe against concurrent writers)
+        # converted once for all workers (llm.local converts under a lock file)
         os.environ["MEMRECALL_MODELS_DIR"] = str(_shared_root(tmp_path_factory) / "models")
     yield
 

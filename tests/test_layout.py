@@ -15,19 +15,9 @@ from memrecall import paths
 from memrecall.compose import compose_params
 from memrecall.config import choice, load_params
 from memrecall.errors import ConfigError, MemrecallError
+from repo_copy import ALL_STAGES
 
-STAGES = [
-    "sources",
-    "download",
-    "embed",
-    "retrieve",
-    "rerank",
-    "rewrite",
-    "read",
-    "judge",
-    "errata",
-    "aggregate",
-]
+STAGES = ALL_STAGES  # dvc.yaml's stages, in order
 GROUPS = {
     "dataset": [
         "sample",
