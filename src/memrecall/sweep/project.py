@@ -207,6 +207,15 @@ class DvcProject:
         with self._queue() as repo:
             return len(repo.experiments.celery_queue.worker_status())
 
+    def queue_idle(self) -> bool:
+        """No entry is queued or running (every worker is idle)."""
+        return not {"Queued", "Running"} & set(self.queue_states().values())
+
+    def stop_workers(self) -> None:
+        """Ask every queue worker to exit after its current task (`dvc queue stop`)."""
+        with self._queue() as repo:
+            repo.experiments.celery_queue.shutdown()
+
     def queue_states(self) -> dict[str, str]:
         """{stash rev: Queued | Running | Success | Failed} for every entry DVC knows."""
         with self._queue() as repo:

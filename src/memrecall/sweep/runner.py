@@ -92,8 +92,12 @@ def _timed_out(opts: SweepOptions, start: float) -> bool:
 
 
 def _workers_gone(project: DvcProject, opts: SweepOptions, start: float, bar) -> bool:
-    """Wait until no queue worker answers (those of the last wave exit once the queue is
-    empty). False when the sweep's timeout ran out first."""
+    """Wait until no queue worker answers. The last wave's workers are idle once its entries
+    are done and would exit after DVC's idle timeout (10 s); when nothing is queued or running
+    they are told to exit now, as `dvc queue stop` does. False when the sweep's timeout ran
+    out first."""
+    if project.workers_alive() and project.queue_idle():
+        project.stop_workers()
     while project.workers_alive():
         if _timed_out(opts, start):
             bar.write(
