@@ -28,7 +28,7 @@ HELPERS = {"_env.py"}  # imported by the scripts, not run
 def inputs(tmp_path_factory) -> dict[str, Path]:
     """Tiny inputs in the real formats, and one cache for the module (models, vectors)."""
     d = tmp_path_factory.mktemp("bench_inputs")
-    records = load_records(SAMPLE_FILE)[:2]  # two types, no abstention
+    records = [trimmed(r) for r in load_records(SAMPLE_FILE)[:2]]  # two types, no abstention
     with gzip.open(d / "tiny.json.gz", "wt") as f:  # the form the LongMemEval benches take
         json.dump(records, f)
     (d / "locomo.json").write_text(json.dumps([conversation("conv-a")]))
@@ -54,6 +54,23 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
         "log_b": logs[1],
         "cache": d / "cache",
     }
+
+
+HAYSTACK_SESSIONS = 8
+
+
+def trimmed(record: dict, keep: int = HAYSTACK_SESSIONS) -> dict:
+    """The question with a haystack of `keep` sessions, its evidence sessions among them (in
+    haystack order): every stage has the same work to do, on a sixth of the text."""
+    ids = record["haystack_session_ids"]
+    evidence = set(record["answer_session_ids"])
+    gold = [i for i, sid in enumerate(ids) if sid in evidence]
+    others = [i for i, sid in enumerate(ids) if sid not in evidence]
+    chosen = sorted(gold + others[: max(0, keep - len(gold))])
+    out = dict(record)
+    for key in ("haystack_session_ids", "haystack_dates", "haystack_sessions"):
+        out[key] = [record[key][i] for i in chosen]
+    return out
 
 
 def _args(script: str, i: dict, out: Path) -> list[str]:

@@ -619,6 +619,7 @@ def swept(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.queue
 def test_reader_sweep_runs_one_experiment_per_reader_and_upstream_once(swept):
     project, proc = swept
     head = experiments.head_rev(project)
@@ -644,6 +645,7 @@ def test_reader_sweep_runs_one_experiment_per_reader_and_upstream_once(swept):
 
 
 @pytest.mark.slow
+@pytest.mark.queue
 def test_existing_experiments_are_kept_or_replaced_from_the_run_cache(swept):
     project, _ = swept
     before = {r.name: r.rev for r in experiments.list_experiments(project)}
@@ -668,6 +670,7 @@ def test_existing_experiments_are_kept_or_replaced_from_the_run_cache(swept):
 
 
 @pytest.mark.slow
+@pytest.mark.queue
 def test_bad_override_fails_before_anything_is_queued(swept):
     project, _ = swept
     proc = sweep_cli(project, "-m", "reader=x,nope", "++sweep.track=false", check=False)
@@ -678,6 +681,7 @@ def test_bad_override_fails_before_anything_is_queued(swept):
 
 
 @pytest.mark.slow
+@pytest.mark.queue
 def test_two_job_sweep_through_submitit_local(swept):
     """Each Hydra job runs its experiment itself (`dvc exp run --temp`), as on SLURM; job 1
     waits for job 0, so the new upstream (prep=b) is still computed once."""
@@ -707,6 +711,7 @@ def test_two_job_sweep_through_submitit_local(swept):
 
 
 @pytest.mark.slow
+@pytest.mark.queue
 def test_named_sweep_records_meta_and_the_export_groups_by_it(swept, tmp_path):
     """`+sweep=ablation ++sweep.prefix=v2`: the runs carry meta.sweep/variant/ladder in their
     params, and the paper export builds the ladder from those (the prefix in the names does not

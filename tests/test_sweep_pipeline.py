@@ -20,7 +20,7 @@ from fake_openai_server import FakeOpenAIServer
 from repo_copy import pipeline_env
 from test_sweep import table_rows
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.queue]
 
 
 def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
