@@ -96,9 +96,10 @@ def _workers_gone(project: DvcProject, opts: SweepOptions, start: float, bar) ->
     are done and would exit after DVC's idle timeout (10 s); when nothing is queued or running
     they are told to exit now, as `dvc queue stop` does. False when the sweep's timeout ran
     out first."""
-    if project.workers_alive() and project.queue_idle():
+    alive = project.workers_alive()  # each ask waits up to a second for the workers' replies
+    if alive and project.queue_idle():
         project.stop_workers()
-    while project.workers_alive():
+    while alive:
         if _timed_out(opts, start):
             bar.write(
                 f"sweep: timed out after {opts.timeout_s:.0f}s waiting for the queue "
@@ -106,6 +107,7 @@ def _workers_gone(project: DvcProject, opts: SweepOptions, start: float, bar) ->
             )
             return False
         time.sleep(opts.poll_s)
+        alive = project.workers_alive()
     return True
 
 
