@@ -32,6 +32,10 @@ def shared_file(path: Path) -> Path:
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# No usage report after each `dvc` command: each one starts a daemon that costs a third of a
+# second of CPU, about 95 of them a run (33 s of a CPU-bound suite), to reach a network the
+# tests never have.
+os.environ.setdefault("DVC_NO_ANALYTICS", "1")
 # One torch thread per process: `make test` runs one pytest worker per core (pytest-xdist), and
 # each stage a test starts is a process of its own. Two spinning torch threads per process on a
 # shared 2-core machine made the bundled reader 6x slower (17 s vs 103 s for one read stage).

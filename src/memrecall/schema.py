@@ -144,6 +144,12 @@ def written_schema(table: str) -> pa.Schema:
     return pa.schema(list(TABLES[table]) + list(extra)) if extra else TABLES[table]
 
 
+def polars_dtypes(schema: pa.Schema) -> dict:
+    """An Arrow schema as {column: polars dtype}. Through an empty table of no batches:
+    `Schema.empty_table()` would import pandas (a third of a second of a stage's start-up)."""
+    return dict(pl.from_arrow(pa.Table.from_batches([], schema=schema)).schema)
+
+
 def polars_schema(table: str) -> dict:
     """written_schema(table) as polars dtypes, for building a stage's frame."""
-    return dict(pl.from_arrow(written_schema(table).empty_table()).schema)
+    return polars_dtypes(written_schema(table))

@@ -121,10 +121,10 @@ class Benchmark:
 
     def polars_schema(self, table: str) -> dict:
         """The columns this benchmark writes for `table`, as polars dtypes."""
-        from ..schema import polars_schema
+        from ..schema import polars_dtypes, polars_schema
 
         own = self.extra_columns.get(table)
-        extra = dict(pl.from_arrow(own.empty_table()).schema) if own is not None else {}
+        extra = polars_dtypes(own) if own is not None else {}
         return {**polars_schema(table), **extra}
 
     # ---- gold and categories ----------------------------------------------------------------

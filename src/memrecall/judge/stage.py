@@ -27,7 +27,7 @@ from ..artifacts import read_table, write_table
 from ..benchmarks.base import Benchmark
 from ..config import choice, identity, runtime
 from ..errors import ConfigError, InputError
-from ..schema import polars_schema
+from ..schema import polars_dtypes, polars_schema
 from .rules import RULES_VERSION
 
 JUDGE_KINDS = ("rule", "llm", "official", "file", "panel")  # conf/base/judge.yaml's `kind`
@@ -220,7 +220,7 @@ def _judge(
     schema = {
         **VERDICT_SCHEMA,
         **(STRICT_COLUMN if strict else {}),
-        **(dict(pl.from_arrow(own.empty_table()).schema) if own is not None else {}),
+        **(polars_dtypes(own) if own is not None else {}),
     }
     out = []
     for it in items:

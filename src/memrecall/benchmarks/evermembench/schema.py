@@ -11,10 +11,9 @@ names), its time as released, and a turn id `<session_id>#<index>`.
 
 from __future__ import annotations
 
-import polars as pl
 import pyarrow as pa
 
-from ...schema import polars_schema
+from ...schema import polars_dtypes, polars_schema
 
 MULTIPLE_CHOICE, OPEN = "multiple_choice", "open"
 
@@ -43,5 +42,5 @@ EXTRA_COLUMNS = {
 
 def table_schema(table: str) -> dict:
     """The table's written schema plus EverMemBench's own columns, as polars dtypes."""
-    own = dict(pl.from_arrow(EXTRA_COLUMNS[table].empty_table()).schema)
+    own = polars_dtypes(EXTRA_COLUMNS[table])
     return {**polars_schema(table), **own}

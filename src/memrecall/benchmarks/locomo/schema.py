@@ -11,10 +11,9 @@ the dia_id of each turn.
 
 from __future__ import annotations
 
-import polars as pl
 import pyarrow as pa
 
-from ...schema import polars_schema
+from ...schema import polars_dtypes, polars_schema
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 ADVERSARIAL = 5
@@ -38,5 +37,5 @@ def table_schema(table: str) -> dict:
     """The table's written schema (schema.py) plus LoCoMo's own columns, as polars dtypes."""
     return {
         **polars_schema(table),
-        **dict(pl.from_arrow(EXTRA_COLUMNS[table].empty_table()).schema),
+        **polars_dtypes(EXTRA_COLUMNS[table]),
     }
