@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from fake_openai_server import KEY, KEY_ENV
+
 REPO = Path(__file__).resolve().parents[1]
 # ../shared beside the checkout; a checkout elsewhere (a git worktree) names it explicitly.
 SHARED = Path(os.environ.get("MEMRECALL_SHARED_DIR") or REPO.parent / "shared")
@@ -109,6 +111,13 @@ def project(seeded_project, tmp_path):
     from repo_copy import clone_project
 
     return clone_project(seeded_project, tmp_path)
+
+
+@pytest.fixture
+def fake_key(monkeypatch):
+    """The fake API key in the variable the tests' LLM groups read it from (KEY_ENV)."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY
 
 
 @pytest.fixture

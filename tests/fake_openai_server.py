@@ -30,6 +30,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ACTIONS = ("ok", "429", "500", "503", "hang", "malformed", "nochoices", "empty", "echo401")
 
+# The variable the tests' LLM groups read their fake key from, and the fake key it holds.
+KEY_ENV = "MEMRECALL_FAKE_KEY"
+KEY = "sk-test-not-a-real-key"
+
 
 def body_key(messages) -> str:
     """The identity of a request body: its messages, canonically serialised."""
@@ -47,6 +51,13 @@ def last_user(messages) -> str:
 def default_answer(messages) -> str:
     """Deterministic and tied to the request, so a test can check answers come back in order."""
     return "echo: " + last_user(messages)[:64]
+
+
+def fake_runtime(api_base: str, **over) -> dict:
+    """The runtime keys of an LLM group that talks to a fake server at `api_base`, with `over`
+    set. No retries, since tests count every attempt the server sees; a short timeout, so a
+    hang fails the test fast instead of stalling it."""
+    return {"api_base": api_base, "api_key_env": KEY_ENV, "timeout_s": 10, "num_retries": 0, **over}
 
 
 class FakeOpenAIServer:
@@ -103,6 +114,10 @@ class FakeOpenAIServer:
     def url(self) -> str:
         """The api_base to give the client (OpenAI style, ending in /v1)."""
         return f"http://127.0.0.1:{self.port}/v1"
+
+    def runtime(self, **over) -> dict:
+        """fake_runtime for this server: the runtime keys of an LLM group that talks to it."""
+        return fake_runtime(self.url, **over)
 
     @property
     def total_requests(self) -> int:

@@ -173,20 +173,10 @@ def _questions():
     )
 
 
-def test_an_llm_judge_that_says_yes_accepts_every_wrong_answer_and_pays_once(
-    fresh_cache, monkeypatch
-):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_an_llm_judge_that_says_yes_accepts_every_wrong_answer_and_pays_once(fresh_cache, fake_key):
     q = _questions()
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
-        cfg = group(
-            "judge",
-            "gpt4o",
-            api_base=srv.url,
-            api_key_env="MEMRECALL_FAKE_KEY",
-            timeout_s=10,
-            num_retries=0,
-        )
+        cfg = group("judge", "gpt4o", **srv.runtime())
         report = audit_judges(LME, q, {"yes-server": cfg, **member_configs(["rule"])})
         sent = srv.total_requests
         again = audit_judges(LME, q, {"yes-server": cfg})

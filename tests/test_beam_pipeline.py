@@ -160,7 +160,7 @@ def test_reader_sees_the_standing_instructions_rule():
     assert text == p.render(question="Q?", question_type="abstention", today="T", history="H")
 
 
-def test_released_judge_through_the_stage_against_a_local_server(downloaded, monkeypatch):
+def test_released_judge_through_the_stage_against_a_local_server(downloaded, fake_key):
     """judge=beam_official: the rubric prompts of the checkout go one per item to gpt-4.1-mini
     at temperature 0 without max_tokens; the files' sha256 land in the verdicts' metadata; the
     method is the official one, but a local server answered, so the run is not comparable and
@@ -178,7 +178,6 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
     )
     write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
     script = checkout(tmp)
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
 
     def answer(messages):
         if messages[0]["role"] == "system":  # equivalence: "A: <rubric item>\nB: <line>"
@@ -191,8 +190,7 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, mon
             "judge",
             "beam_official",
             official_script=str(script),
-            api_base=srv.url,
-            api_key_env="MEMRECALL_FAKE_KEY",
+            **srv.runtime(),
         )
         v = run_judge(
             cfg,

@@ -63,8 +63,7 @@ def test_the_rule_judge_scores_the_corrected_gold(tmp_path):
     assert s["errata"]["file"].endswith("books.json") and s["flagged_questions"] == ["q2", "q4"]
 
 
-def test_an_llm_judge_is_sent_the_corrected_gold(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_an_llm_judge_is_sent_the_corrected_gold(tmp_path, fresh_cache, fake_key):
     sent = []
 
     def judge(messages):
@@ -72,14 +71,7 @@ def test_an_llm_judge_is_sent_the_corrected_gold(tmp_path, fresh_cache, monkeypa
         return "yes"
 
     with FakeOpenAIServer(answer=judge) as srv:
-        cfg = group(
-            "judge",
-            "gpt4o",
-            api_base=srv.url,
-            api_key_env="MEMRECALL_FAKE_KEY",
-            timeout_s=10,
-            num_retries=0,
-        )
+        cfg = group("judge", "gpt4o", **srv.runtime())
         _, _, _, out = _run(tmp_path, cfg)
     assert len(sent) == 1 and "Reference answer: 9\n" in sent[0]
     assert "books did I read" in sent[0] and "Reference answer: 12" not in sent[0]

@@ -24,7 +24,6 @@ from test_judge_panel import ITEMS, _write_tables
 LME = benchmarks.get("longmemeval")
 LOCOMO = benchmarks.get("locomo")
 GENEROUS = "Be generous."  # only the lenient templates say it
-FAKE = {"api_key_env": "MEMRECALL_FAKE_KEY", "timeout_s": 10, "num_retries": 0}
 
 
 def generous_yes(messages) -> str:
@@ -78,17 +77,16 @@ def test_a_benchmark_without_a_lenient_wording_says_so():
         LME.judge_templates("kind")
 
 
-def test_lenient_prompts_are_what_is_sent_and_labels_parse(fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_lenient_prompts_are_what_is_sent_and_labels_parse(fresh_cache, fake_key):
     q = pl.DataFrame([_item(i, t, qq, a, None) for i, t, qq, a, _ in ITEMS]).drop("hypothesis")
     a = pl.DataFrame(
         {"question_id": [i for i, *_ in ITEMS], "hypothesis": [h for *_, h in ITEMS]}
     ).with_columns(pl.lit(None, dtype=pl.String).alias("error"))
     with FakeOpenAIServer(answer=generous_yes) as srv:
-        cfg = group("judge", "lenient", api_base=srv.url, **FAKE)
+        cfg = group("judge", "lenient", **srv.runtime())
         v = judge_answers(LME, q, a, cfg)
         sent = [b["messages"][0]["content"] for b in srv.bodies]
-        strict = judge_answers(LME, q, a, group("judge", "gpt4o", api_base=srv.url, **FAKE))
+        strict = judge_answers(LME, q, a, group("judge", "gpt4o", **srv.runtime()))
     items = [_item(i, t, qq, ans, h) for i, t, qq, ans, h in ITEMS]
     assert sorted(sent) == sorted(
         LME.judge_prompt(it, "lenient").messages[0]["content"] for it in items
@@ -99,12 +97,11 @@ def test_lenient_prompts_are_what_is_sent_and_labels_parse(fresh_cache, monkeypa
     assert cfg["model"] == group("judge", "gpt4o")["model"]  # same model: only the wording differs
 
 
-def test_the_panel_and_the_audit_report_the_lenient_judge(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_the_panel_and_the_audit_report_the_lenient_judge(tmp_path, fresh_cache, fake_key):
     qp, ap = _write_tables(tmp_path)
     with FakeOpenAIServer(answer=generous_yes) as srv:
         cfg = group("judge", "panel", members=["rule", "gpt4o", "lenient"])
-        fake = {"api_base": srv.url, **FAKE}
+        fake = srv.runtime()
         cfg["runtime"]["per_member"] = {"gpt4o": fake, "lenient": fake}
         v = run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts.parquet")
         members = member_configs(
@@ -132,11 +129,10 @@ def test_the_panel_and_the_audit_report_the_lenient_judge(tmp_path, fresh_cache,
     assert all(strict[k]["rate"] == 0.0 for k in wrong)
 
 
-def test_a_lenient_run_says_why_it_is_never_comparable(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_a_lenient_run_says_why_it_is_never_comparable(tmp_path, fresh_cache, fake_key):
     qp, ap = _write_tables(tmp_path)
     with FakeOpenAIServer(answer=generous_yes) as srv:
-        cfg = group("judge", "lenient", api_base=srv.url, **FAKE)
+        cfg = group("judge", "lenient", **srv.runtime())
         out = tmp_path / "verdicts.parquet"
         v = run_judge(cfg, questions=qp, answers=ap, out=out)
     info = judge_info(out, v, LME)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer, last_user
+from fake_openai_server import FakeOpenAIServer, fake_runtime, last_user
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval.judge import PROMPT_HASHES, build_prompt, prompt_kind
 from memrecall.errors import ConfigError
@@ -103,12 +103,9 @@ def judge_cfg(server, **over):
         **{
             "name": "fake",
             "model": "openai/fake-judge",
-            "api_base": server.url,
-            "api_key_env": "MEMRECALL_FAKE_KEY",
+            **fake_runtime(server.url, num_retries=1),
             "max_tokens": 5,
             "concurrency": 4,
-            "timeout_s": 10,
-            "num_retries": 1,
             "backoff_s": 0.01,
             **over,
         },
@@ -182,8 +179,7 @@ def test_strict_parsing(reply, label):
 # ---- through the client, against the local server ------------------------------------------
 
 
-def test_llm_judge_end_to_end(server, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_llm_judge_end_to_end(server, fresh_cache, fake_key):
     server.plan(BY_HYP_CASE_HYP[FAILING], ["500"] * 10)
     questions, answers = tables()
     cfg = judge_cfg(server)
@@ -267,11 +263,10 @@ def test_braces_in_the_data_are_not_placeholders():
     assert "{hypothesis} x" in text and "I wrote {question}" in text
 
 
-def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_cache, monkeypatch):
+def test_the_templates_sent_are_recorded_for_the_prompt_registry(server, fresh_cache, fake_key):
     from memrecall.benchmarks.longmemeval.judge import TEMPLATES
     from memrecall.judge.llm_judge import judge_with_llm
 
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     by_id = {c["id"]: c for c in CASES}
     used = [c for c in CASES if c["id"] not in UNPARSEABLE and c["id"] != FAILING][:6]
     items = [

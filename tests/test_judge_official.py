@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer, last_user
+from fake_openai_server import KEY, FakeOpenAIServer, last_user
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval.official import (
     OFFICIAL_REPO,
@@ -139,8 +139,7 @@ def test_official_label_rule():
     assert not official_label("No.") and not official_label("Correct.")
 
 
-def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, fake_key):
     fn, sha = load_prompt_function(STANDIN)
     q, a = tables()
     with FakeOpenAIServer(answer=fake_official_judge) as srv:
@@ -148,11 +147,7 @@ def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypat
             "judge",
             "official",
             official_script=str(STANDIN),
-            api_base=srv.url,
-            api_key_env="MEMRECALL_FAKE_KEY",
-            concurrency=2,
-            timeout_s=10,
-            num_retries=0,
+            **srv.runtime(concurrency=2),
         )
         v = judge_answers(LME, q, a, cfg)
         bodies = list(srv.bodies)
@@ -179,12 +174,11 @@ def test_official_judge_sends_exactly_the_scripts_prompts(fresh_cache, monkeypat
     assert strict_disagreements(v) == 2
 
 
-def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, monkeypatch):
+def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, fake_key):
     from memrecall.artifacts import read_meta, write_table
     from memrecall.judge.stage import run_judge
     from tables import write_downloaded
 
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     q, a = tables()
     qp, ap = tmp_path / "questions.parquet", tmp_path / "answers.parquet"
     q = q.with_columns(
@@ -210,11 +204,7 @@ def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, mon
             "judge",
             "official",
             official_script=str(STANDIN),
-            api_base=srv.url,
-            api_key_env="MEMRECALL_FAKE_KEY",
-            concurrency=2,
-            timeout_s=10,
-            num_retries=0,
+            **srv.runtime(concurrency=2),
         )
         run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts.parquet")
     meta = read_meta(tmp_path / "verdicts.parquet")
@@ -243,4 +233,4 @@ def test_official_judge_stage_records_the_script_hash(tmp_path, fresh_cache, mon
         rec["template"].replace("{question}", q).replace("{answer}", ref).replace("{response}", hyp)
     )
     assert filled == fn("multi-session", q, ref, hyp, abstention=False)
-    assert "sk-test" not in str(prompts)  # the key never reaches the record
+    assert KEY not in str(prompts)  # the key never reaches the record

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import KEY, KEY_ENV, FakeOpenAIServer
 from memrecall.artifacts import read_table
 from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.benchmarks.longmemeval.official import load_prompt_function
@@ -45,7 +45,7 @@ def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
             for i, r in enumerate(records)
         ],
     )
-    env = project.env(MEMRECALL_FAKE_KEY="sk-test-not-a-real-key")
+    env = project.env(**{KEY_ENV: KEY})
     with FakeOpenAIServer(answer=lambda m: "Yes, it is correct.") as srv:
         out = dvc(
             repo,
@@ -65,7 +65,7 @@ def test_dvc_exp_run_with_the_official_judge(project, tmp_path):
             "-S",
             f"judge.runtime.api_base={srv.url}",
             "-S",
-            "judge.runtime.api_key_env=MEMRECALL_FAKE_KEY",
+            f"judge.runtime.api_key_env={KEY_ENV}",
         )
         assert stages_run(out) == ALWAYS + [
             "read",

@@ -133,14 +133,11 @@ def _write_tables(tmp_path):
     return qp, ap
 
 
-def test_panel_judges_the_same_answers_once(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def test_panel_judges_the_same_answers_once(tmp_path, fresh_cache, fake_key):
     qp, ap = _write_tables(tmp_path)
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
         cfg = group("judge", "panel", members=["rule", "gpt4o"])
-        cfg["runtime"]["per_member"] = {
-            "gpt4o": {"api_base": srv.url, "num_retries": 0, "api_key_env": "MEMRECALL_FAKE_KEY"}
-        }
+        cfg["runtime"]["per_member"] = {"gpt4o": srv.runtime()}
         v = run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts.parquet")
         sent = srv.total_requests
         run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts2.parquet")

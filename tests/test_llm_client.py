@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer, body_key, default_answer
+from fake_openai_server import KEY_ENV, FakeOpenAIServer, body_key, default_answer, fake_runtime
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import CallResult, LLMClient, request_hash
 from memrecall.llm.cache import read_journal
@@ -39,12 +39,9 @@ def cfg(server, **over) -> dict:
         "gpt4o",
         **{
             "model": "openai/gpt-4o-2024-08-06",
-            "api_base": server.url,
-            "api_key_env": "MEMRECALL_TEST_KEY",
+            **fake_runtime(server.url, timeout_s=0.5, num_retries=3),
             "max_tokens": 16,
             "concurrency": 4,
-            "timeout_s": 0.5,
-            "num_retries": 3,
             "backoff_s": 0.01,
             **over,
         },
@@ -52,8 +49,8 @@ def cfg(server, **over) -> dict:
 
 
 @pytest.fixture(autouse=True)
-def _key(monkeypatch):
-    monkeypatch.setenv("MEMRECALL_TEST_KEY", "sk-test-key")
+def _key(fake_key):
+    """Every test here has the fake key set."""
 
 
 def convs(*texts):
@@ -244,10 +241,10 @@ def test_unknown_price_costs_zero_unless_configured(server, fresh_cache, caplog)
 
 def test_missing_key_fails_only_when_a_call_must_be_paid(server, fresh_cache, monkeypatch):
     LLMClient(cfg(server), "read", progress=False).complete_many(convs("a"))
-    monkeypatch.delenv("MEMRECALL_TEST_KEY")
+    monkeypatch.delenv(KEY_ENV)
     # Fully cached: no key needed.
     assert LLMClient(cfg(server), "read", progress=False).complete_many(convs("a"))[0].cached
-    with pytest.raises(MemrecallError, match="MEMRECALL_TEST_KEY"):
+    with pytest.raises(MemrecallError, match=KEY_ENV):
         LLMClient(cfg(server), "read", progress=False).complete_many(convs("a", "b"))
 
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import KEY, FakeOpenAIServer, fake_runtime
 from memrecall import benchmarks
 from memrecall.artifacts import read_meta, write_table
 from memrecall.llm import CallCache, LLMClient
@@ -27,7 +27,6 @@ STANDIN = (
     / "evaluation"
     / "evaluate_qa.py"
 )
-KEY = "sk-test-not-a-real-key"
 LME = benchmarks.get("longmemeval")
 OFFICIAL_JUDGE_MODEL = LME.official_judge.pinned_model
 
@@ -66,18 +65,9 @@ def test_problems_name_every_answer_that_is_not_official():
     assert problems(None, host=host, model=model)[0].startswith("no record")
 
 
-def test_client_records_host_and_response_model_and_the_cache_keeps_them(fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", KEY)
-    cfg = group(
-        "judge",
-        "official",
-        official_script=str(STANDIN),
-        api_key_env="MEMRECALL_FAKE_KEY",
-        timeout_s=10,
-        num_retries=0,
-    )
+def test_client_records_host_and_response_model_and_the_cache_keeps_them(fresh_cache, fake_key):
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
-        cfg["runtime"]["api_base"] = srv.url
+        cfg = group("judge", "official", official_script=str(STANDIN), **srv.runtime())
         client = LLMClient(cfg, stage="judge", progress=False)
         fresh = client.complete_many([[{"role": "user", "content": "a"}]])[0]
     assert fresh.ok, fresh.error
@@ -173,17 +163,13 @@ def _judge_run(tmp_path, api_base):
         "judge",
         "official",
         official_script=str(STANDIN),
-        api_base=api_base,
-        api_key_env="MEMRECALL_FAKE_KEY",
-        timeout_s=10,
-        num_retries=0,
+        **fake_runtime(api_base),
     )
     v = run_judge(cfg, questions=qp, answers=ap, out=vp)
     return vp, v
 
 
-def test_a_local_server_that_says_yes_is_not_comparable(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", KEY)
+def test_a_local_server_that_says_yes_is_not_comparable(tmp_path, fresh_cache, fake_key):
     with FakeOpenAIServer(answer=lambda m: "yes") as srv:
         vp, v = _judge_run(tmp_path, srv.url)
     assert v["label"].to_list() == [True, True]

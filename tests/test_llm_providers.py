@@ -154,20 +154,16 @@ def test_read_api_key_names_the_variable_not_the_value(monkeypatch):
         ),
     ],
 )
-def test_thinking_reaches_the_wire(provider, model, budget, field, value, fresh_cache, monkeypatch):
+def test_thinking_reaches_the_wire(provider, model, budget, field, value, fresh_cache, fake_key):
     """Through litellm to a real HTTP server: the request body carries what the provider takes
     (Gemini speaks its own protocol, so it is covered by the mapping test only)."""
-    monkeypatch.setenv("MEMRECALL_TEST_KEY", "k")
     with FakeOpenAIServer() as srv:
         cfg = llm(
             model,
             provider,
-            api_base=srv.url,
-            api_key_env="MEMRECALL_TEST_KEY",
             max_tokens=64,
             thinking_budget=budget,
-            timeout_s=5,
-            num_retries=0,
+            **srv.runtime(timeout_s=5),
         )
         r = LLMClient(cfg, "read", progress=False).complete([{"role": "user", "content": "q"}])
         assert r.ok, r.error

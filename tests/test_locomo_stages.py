@@ -187,26 +187,21 @@ def test_rule_judge_by_category(ds):
     assert v.filter(pl.col("question_id") == "conv-x_q002")["label"][0] is False
 
 
-def test_llm_judge_prompts(ds, fresh_cache, monkeypatch):
+def test_llm_judge_prompts(ds, fresh_cache, fake_key):
     seen = []
 
     def fake(messages):
         seen.append(last_user(messages))
         return "yes"
 
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
     with FakeOpenAIServer(answer=fake) as srv:
         cfg = group(
             "judge",
             "gpt4o",
             name="fake",
             model="openai/fake-judge",
-            api_base=srv.url,
-            api_key_env="MEMRECALL_FAKE_KEY",
             max_tokens=5,
-            concurrency=2,
-            timeout_s=10,
-            num_retries=0,
+            **srv.runtime(concurrency=2),
         )
         v = judge_answers(LOCOMO, ds.questions, answers_frame(), cfg)
     assert v["label"].to_list() == [True] * 4 and len(seen) == 4

@@ -14,7 +14,7 @@ import pytest
 
 from confs import composed, group
 from conftest import REPO
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import FakeOpenAIServer, fake_runtime
 from memrecall import paths
 from memrecall.artifacts import read_table
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
@@ -47,8 +47,7 @@ def server():
 
 
 @pytest.fixture
-def project(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def project(tmp_path, fresh_cache, fake_key):
     files = write_inputs(tmp_path)
     shutil.move(files["candidates"], tmp_path / paths.CANDIDATES_REWRITE)
     return tmp_path
@@ -61,12 +60,9 @@ def params(server, **reader_over):
         **{
             "name": "fake-judge",
             "model": "openai/fake-judge",
-            "api_base": server.url,
-            "api_key_env": "MEMRECALL_FAKE_KEY",
+            **fake_runtime(server.url, num_retries=1),
             "max_tokens": 5,
             "concurrency": 2,
-            "timeout_s": 10,
-            "num_retries": 1,
             "backoff_s": 0.01,
             "input_cost_per_mtok": 2.0,
             "output_cost_per_mtok": 8.0,

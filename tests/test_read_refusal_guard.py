@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer, last_user
+from fake_openai_server import FakeOpenAIServer, fake_runtime, last_user
 from memrecall.artifacts import read_table
 from memrecall.errors import ConfigError, MemrecallError
 from memrecall.llm import CallResult, LLMClient
@@ -75,12 +75,9 @@ def reader_cfg(server, **over):
         **{
             "name": "fake",
             "model": "openai/fake-reader",
-            "api_base": server.url,
-            "api_key_env": "MEMRECALL_FAKE_KEY",
+            **fake_runtime(server.url),
             "max_tokens": 32,
             "concurrency": 1,
-            "timeout_s": 10,
-            "num_retries": 0,
             "prompt": "default",
             "top_k_context": 1,
             "max_refusal_rate": 0.5,
@@ -102,10 +99,7 @@ def run(env, cfg):
     )
 
 
-def test_cascade_stops_the_stage_keeps_answers_and_a_rerun_resumes(
-    tmp_path, fresh_cache, monkeypatch
-):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
+def test_cascade_stops_the_stage_keeps_answers_and_a_rerun_resumes(tmp_path, fresh_cache, fake_key):
     env = write_inputs(tmp_path, refuse_from=10)
     with FakeOpenAIServer(answer=answer) as srv:
         with pytest.raises(
@@ -130,9 +124,8 @@ def test_cascade_stops_the_stage_keeps_answers_and_a_rerun_resumes(
     assert read_table(env["out"], "answers").height == N
 
 
-def test_guard_is_no_part_of_the_result(tmp_path, fresh_cache, monkeypatch):
+def test_guard_is_no_part_of_the_result(tmp_path, fresh_cache, fake_key):
     """A run under a guard that never trips writes the same bytes as one without it."""
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
     env = write_inputs(tmp_path, refuse_from=N)
     with FakeOpenAIServer(answer=answer) as srv:
         run(env, reader_cfg(srv))
@@ -141,8 +134,7 @@ def test_guard_is_no_part_of_the_result(tmp_path, fresh_cache, monkeypatch):
     assert Path(env["out"]).read_bytes() == first
 
 
-def test_failed_calls_are_not_refusals(fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
+def test_failed_calls_are_not_refusals(fresh_cache, fake_key):
     with FakeOpenAIServer(answer=answer) as srv:
         for i in range(6):
             srv.plan(f"fail{i}", ["500"])

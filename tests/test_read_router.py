@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import KEY_ENV, FakeOpenAIServer
 from memrecall.artifacts import read_meta, read_table
 from memrecall.errors import ConfigError
 from memrecall.read.router import assign, routes_of
@@ -32,7 +32,7 @@ def router_cfg(server) -> dict:
     cfg = group("reader", "router")
     common = [
         f"runtime.api_base={server.url}",
-        "runtime.api_key_env=MEMRECALL_FAKE_KEY",
+        f"runtime.api_key_env={KEY_ENV}",
         "max_tokens=16",
         "input_cost_per_mtok=1.0",
         "output_cost_per_mtok=2.0",
@@ -53,8 +53,7 @@ def router_cfg(server) -> dict:
     return cfg
 
 
-def test_types_go_to_their_routes_each_cached_and_costed(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
+def test_types_go_to_their_routes_each_cached_and_costed(tmp_path, fresh_cache, fake_key):
     env = write_inputs(tmp_path)
     with FakeOpenAIServer(answer=lambda m: "Berlin") as srv:
         cfg = router_cfg(srv)
@@ -139,13 +138,12 @@ def test_the_bundled_router_composes_its_routes():
     assert routes["rest"].cfg["top_k_context"] == 15 == routes["recall"].cfg["top_k_context"]
 
 
-def test_plan_prices_each_route_on_its_own_questions(tmp_path, fresh_cache, monkeypatch):
+def test_plan_prices_each_route_on_its_own_questions(tmp_path, fresh_cache, fake_key):
     """The plan's per-route pricing (read/plan.py): nothing sent; each route's requests
     rendered for its questions with its own model; a paid route shows as cached."""
     from memrecall.plan.build import plan_params
     from test_plan import status
 
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
     env = write_inputs(tmp_path)
     root = tmp_path
     (root / "artifacts" / "candidates.parquet").rename(

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from confs import group
-from fake_openai_server import FakeOpenAIServer, last_user
+from fake_openai_server import FakeOpenAIServer, fake_runtime, last_user
 from memrecall.artifacts import read_meta, read_table, write_table
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval.prompts import PROMPTS
@@ -95,8 +95,7 @@ def server():
 
 
 @pytest.fixture
-def env(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test-not-a-real-key")
+def env(tmp_path, fresh_cache, fake_key):
     return write_inputs(tmp_path)
 
 
@@ -107,12 +106,9 @@ def cfg(server, **over):
         **{
             "name": "fake",
             "model": "openai/fake-reader",
-            "api_base": server.url,
-            "api_key_env": "MEMRECALL_FAKE_KEY",
+            **fake_runtime(server.url, num_retries=1),
             "max_tokens": 32,
             "concurrency": 2,
-            "timeout_s": 10,
-            "num_retries": 1,
             "backoff_s": 0.01,
             "prompt": "default",
             "history_format": "nl",

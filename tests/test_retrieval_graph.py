@@ -193,8 +193,7 @@ def test_rerank_stage_dispatches_graph_and_checks_its_keys():
     assert graph_settings(group("reranker", "graph"))["hops"] == 2
 
 
-def test_llm_extractor_is_cached_and_counted(fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_TEST_KEY", "sk-test")
+def test_llm_extractor_is_cached_and_counted(fresh_cache, fake_key):
 
     def answer(messages):
         text = messages[-1]["content"]
@@ -203,7 +202,7 @@ def test_llm_extractor_is_cached_and_counted(fresh_cache, monkeypatch):
     with FakeOpenAIServer(answer=answer) as srv:
         llm = group("reranker", "graph")["graph"]["llm"]
         llm.update(provider="openai", model="openai/gpt-4o-mini", max_tokens=64)
-        llm["runtime"].update(api_base=srv.url, api_key_env="MEMRECALL_TEST_KEY")
+        llm["runtime"].update(srv.runtime())
         texts = [PASSAGES["s3"], PASSAGES["s4"], "   "]
         ents = EntityExtractor("llm", 40, llm).entities(texts)
         assert ents == [["emma", "labrador", "shelter"], [], []]

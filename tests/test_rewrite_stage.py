@@ -186,8 +186,7 @@ def server():
 
 
 @pytest.fixture
-def inputs(tmp_path, fresh_cache, monkeypatch):
-    monkeypatch.setenv("MEMRECALL_FAKE_KEY", "sk-test")
+def inputs(tmp_path, fresh_cache, fake_key):
     return write_inputs(tmp_path)
 
 
@@ -197,13 +196,9 @@ def rewrite_cfg(server, **over):
         "gpt4o",
         model="openai/fake-rewriter",
         provider=None,
-        api_base=server.url,
-        api_key_env="MEMRECALL_FAKE_KEY",
         max_tokens=64,
-        concurrency=2,
-        timeout_s=10,
-        num_retries=1,
         backoff_s=0.01,
+        **server.runtime(concurrency=2, num_retries=1),
     )
     llm = {k: llm[k] for k in group("rewrite", "multiangle")["llm"]}
     return group("rewrite", "multiangle", **{"time_aware": True, "llm": llm, **over})

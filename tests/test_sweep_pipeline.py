@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import KEY, KEY_ENV, FakeOpenAIServer
 from repo_copy import pipeline_env
 from test_sweep import table_rows
 
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.queue]
 def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
     repo = project.repo
     cache = tmp_path / "empty_cache"  # not the seeded vectors: embed encodes every text
-    env = pipeline_env(cache, MEMRECALL_FAKE_KEY="sk-test-not-real")
+    env = pipeline_env(cache, **{KEY_ENV: KEY})
     with FakeOpenAIServer() as srv:
         proc = subprocess.run(
             [
@@ -37,7 +37,7 @@ def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
                 "reader=gpt4o",
                 f"reader.runtime.api_base={srv.url}",
                 "reader.model=openai/fake-reader",
-                "reader.runtime.api_key_env=MEMRECALL_FAKE_KEY",
+                f"reader.runtime.api_key_env={KEY_ENV}",
                 "reader.runtime.concurrency=2",
                 "dataset.limit=2",
                 "embedder.granularity=session",
