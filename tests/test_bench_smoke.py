@@ -195,6 +195,18 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             str(out / "beam"),
         ],
         "graph_reach.py": ["--data", tiny, "--n", "2"],
+        # the seeded project (dvc repro has run there): two stages, once each
+        "stage_startup.py": [
+            "--project",
+            str(i["project"]),
+            "--cache",
+            str(i["project_cache"]),
+            "--repeats",
+            "1",
+            "--stages",
+            "judge",
+            "aggregate",
+        ],
         "graph_rerank.py": [
             "--data",
             tiny,
@@ -235,7 +247,8 @@ def test_every_bench_script_has_a_smoke_line(tmp_path):
         for s in SCRIPTS
         if _args(
             s,
-            {k: tmp_path for k in ("tiny", "locomo", "log_a", "log_b")} | {"dir": tmp_path},
+            {k: tmp_path for k in ("tiny", "locomo", "log_a", "log_b", "project", "project_cache")}
+            | {"dir": tmp_path},
             tmp_path,
         )
         is None
@@ -244,8 +257,11 @@ def test_every_bench_script_has_a_smoke_line(tmp_path):
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_bench_script_runs(script, inputs, tmp_path):
+def test_bench_script_runs(script, inputs, tmp_path, request):
     env = subprocess_env(MEMRECALL_CACHE_DIR=str(inputs["cache"]), MEMRECALL_PROGRESS="0")
+    if script == "stage_startup.py":  # needs a project where dvc repro has run
+        seeded = request.getfixturevalue("seeded_project")
+        inputs = {**inputs, "project": seeded.repo, "project_cache": seeded.cache}
     proc = subprocess.run(
         [sys.executable, str(BENCH / script), *_args(script, inputs, tmp_path)],
         cwd=tmp_path,
