@@ -736,3 +736,38 @@ def test_named_sweep_records_meta_and_the_export_groups_by_it(swept, tmp_path):
         ("top", "reader=z"),
     ]
     assert float(rows[1]["delta"]) == pytest.approx(0.5) and rows[1]["n"] == "4"
+
+
+def test_a_queue_reply_read_half_written_is_asked_again(monkeypatch):
+    """kombu's filesystem broker can hand over a reply file before it is written: the question
+    to the queue is asked again instead of failing the sweep."""
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    from memrecall.sweep import project as project_mod
+
+    replies = iter([json.JSONDecodeError("Expecting value", "", 0), ["w1", "w2"]])
+    asked = []
+
+    def worker_status():
+        asked.append(1)
+        reply = next(replies)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    queue = SimpleNamespace(worker_status=worker_status)
+    repo = SimpleNamespace(experiments=SimpleNamespace(celery_queue=queue))
+    project = object.__new__(project_mod.DvcProject)  # no DVC repository needed
+    monkeypatch.setattr(project, "_queue", lambda: nullcontext(repo), raising=False)
+    assert project.workers_alive() == 2 and len(asked) == 2
+
+    def never_whole():
+        asked.append(1)
+        raise json.JSONDecodeError("Expecting value", "", 0)
+
+    asked.clear()
+    queue.worker_status = never_whole
+    with pytest.raises(json.JSONDecodeError):
+        project.workers_alive()
+    assert len(asked) == project_mod.QUEUE_ASKS

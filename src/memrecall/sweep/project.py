@@ -21,6 +21,9 @@ from ..pipeline import Stage, load_stages
 from .planning import DRIVER_KEY, ExpSpec
 from .scheduling import computed_signatures, experiment_values, stage_signatures
 
+# How often a question to DVC's queue is asked when its reply arrives half-written (_ask_queue).
+QUEUE_ASKS = 3
+
 
 def dvc_env() -> dict:
     """Env for dvc subprocesses: this interpreter's bin first, so stage commands (`python ...`)
@@ -179,15 +182,28 @@ class DvcProject:
 
         return Repo(str(self.root))
 
+    def _ask_queue(self, question):
+        """question(DVC's celery queue), asked again when a message arrived half-written.
+        DVC's broker is kombu's filesystem transport, which creates a message file and then
+        writes it: a reader that takes the file in between reads nothing (a JSONDecodeError,
+        and that reply is gone). Every question here only reads, so asking again is safe."""
+        for attempt in range(QUEUE_ASKS):
+            with self._queue() as repo:
+                try:
+                    return question(repo.experiments.celery_queue)
+                except json.JSONDecodeError:
+                    if attempt == QUEUE_ASKS - 1:
+                        raise
+
     def queue(self, specs: list[ExpSpec], log: Path | None = None) -> dict[str, ExpSpec]:
         """Queue each experiment; returns {stash rev: spec}. (An idle worker may take an entry
         at once, so new entries are found among all entries, not only the queued ones.)"""
         before = set(self.queue_states())
         for spec in specs:
             self.dvc("--wait-for-lock", "exp", "run", "--queue", *self._set_args(spec), log=log)
-        with self._queue() as repo:
-            q = repo.experiments.celery_queue
-            entries = [*q.iter_queued(), *q.iter_active(), *(e for e, _ in q.iter_done())]
+        entries = self._ask_queue(
+            lambda q: [*q.iter_queued(), *q.iter_active(), *(e for e, _ in q.iter_done())]
+        )
         by_name = {s.name: s for s in specs}
         revs = {
             e.stash_rev: by_name[e.name]
@@ -204,8 +220,7 @@ class DvcProject:
 
     def workers_alive(self) -> int:
         """How many queue workers answer (`dvc queue status`'s worker count)."""
-        with self._queue() as repo:
-            return len(repo.experiments.celery_queue.worker_status())
+        return len(self._ask_queue(lambda q: q.worker_status()))
 
     def queue_idle(self) -> bool:
         """No entry is queued or running (every worker is idle)."""
@@ -218,8 +233,7 @@ class DvcProject:
 
     def queue_states(self) -> dict[str, str]:
         """{stash rev: Queued | Running | Success | Failed} for every entry DVC knows."""
-        with self._queue() as repo:
-            return {e["rev"]: e["status"] for e in repo.experiments.celery_queue.status()}
+        return {e["rev"]: e["status"] for e in self._ask_queue(lambda q: q.status())}
 
     def queue_logs(self, rev: str, path: Path) -> None:
         proc = self.dvc("queue", "logs", rev, check=False)
