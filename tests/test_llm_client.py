@@ -33,6 +33,9 @@ def server():
         yield srv
 
 
+pytestmark = pytest.mark.usefixtures("fake_key")  # every test here has the fake key set
+
+
 def cfg(server, **over) -> dict:
     return group(
         "reader",
@@ -46,11 +49,6 @@ def cfg(server, **over) -> dict:
             **over,
         },
     )
-
-
-@pytest.fixture(autouse=True)
-def _key(fake_key):
-    """Every test here has the fake key set."""
 
 
 def convs(*texts):
