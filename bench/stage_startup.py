@@ -60,13 +60,12 @@ def stage_names(project: Path) -> list[str]:
     return list(load_yaml_file(project / "dvc.yaml")["stages"])
 
 
-def copy_project(project: Path, dst: Path, code: Path | None) -> Path:
-    """project's files (not its git or DVC caches), with src/ and stages/ from `code` if given."""
+def copy_project(project: Path, dst: Path, code: Path) -> Path:
+    """project's files (not its git or DVC caches), with src/ and stages/ from checkout `code`."""
     shutil.copytree(project, dst, ignore=_skip, symlinks=True)
-    if code is not None:
-        for part in ("src", "stages"):
-            shutil.rmtree(dst / part)
-            shutil.copytree(code / part, dst / part, ignore=_skip)
+    for part in ("src", "stages"):
+        shutil.rmtree(dst / part)
+        shutil.copytree(code / part, dst / part, ignore=_skip)
     return dst
 
 
