@@ -32,6 +32,7 @@ from tqdm import tqdm
 from ..config import Kind, Registry, check_int, choice, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
+from .flag_models import flag_class
 from .passages import passage_window
 from .store import vector_store
 
@@ -189,9 +190,7 @@ def _embedder_settings(cfg: dict) -> EmbedderSettings:
 
 
 def _load_flag(path: str, s: EmbedderSettings):
-    from FlagEmbedding import FlagModel
-
-    return FlagModel(
+    return flag_class("FlagModel")(
         path,
         pooling_method=s.pooling,
         normalize_embeddings=True,
@@ -204,9 +203,7 @@ def _load_flag(path: str, s: EmbedderSettings):
 
 
 def _load_bgem3(path: str, s: EmbedderSettings):
-    from FlagEmbedding import BGEM3FlagModel
-
-    return BGEM3FlagModel(
+    return flag_class("BGEM3FlagModel")(
         path,
         normalize_embeddings=True,
         use_fp16=s.fp16,
