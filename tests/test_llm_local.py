@@ -1,4 +1,4 @@
-"""The bundled SmolLM2-135M-Instruct reached through litellm as the provider "memrecall-local":
+"""The bundled SmolLM2-135M-Instruct as the model "memrecall-local/smollm2-135m", in process:
 real model, real client path, price 0, deterministic, converted once. Answer quality is not
 asserted (the model is weak; docs/tools.md)."""
 
@@ -18,7 +18,7 @@ def local_cfg(**over) -> dict:
 
 
 @pytest.mark.slow
-def test_local_reader_through_litellm(fresh_cache):
+def test_local_reader_through_the_client(fresh_cache):
     convs = [
         [{"role": "user", "content": "What is the capital of France? One word."}],
         [
@@ -59,3 +59,48 @@ def test_local_model_is_deterministic_and_converted_once():
     reloaded = local.LocalModel()
     assert time.perf_counter() - t0 < 15  # from the converted folder, not the GGUF (~20-40 s)
     assert reloaded.generate(msgs, 5) == a
+
+
+# In a fresh interpreter, the model stood in by a stub: what matters is what the client imports.
+WITHOUT_LITELLM = """
+import json, sys
+from memrecall.llm import LLMClient, local
+
+class Stub:
+    def generate(self, messages, max_new_tokens):
+        return f"{len(messages)} messages, at most {max_new_tokens} tokens", 7, 3
+
+local.get_model = lambda name="smollm2-135m": Stub()
+cfg = json.loads(sys.argv[1])
+(r,) = LLMClient(cfg, "read", progress=False).complete_many([[{"role": "user", "content": "hi"}]])
+print(json.dumps([r.text, r.input_tokens, r.output_tokens, r.response_model, r.cost_usd]))
+print("litellm" in sys.modules)
+"""
+
+
+def test_the_local_model_is_called_without_importing_litellm(fresh_cache):
+    """The bundled model runs in this process: litellm (7 to 9 s of CPU to import) is never
+    loaded for it, and its answer, token counts and model name reach the result as a remote
+    model's do."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    proc = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LITELLM, json.dumps(local_cfg())],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "", "MEMRECALL_CACHE_DIR": str(fresh_cache)},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result, imported = proc.stdout.splitlines()
+    assert json.loads(result) == [
+        "1 messages, at most 6 tokens",
+        7,
+        3,
+        "memrecall-local/smollm2-135m",
+        0.0,
+    ]
+    assert imported == "False"

@@ -1,4 +1,5 @@
-"""The LLM layer: every model call of every stage goes through LLMClient (litellm underneath).
+"""The LLM layer: every model call of every stage goes through LLMClient (litellm underneath;
+the bundled model in this process, without litellm).
 
     from memrecall.llm import LLMClient, CallResult, request_hash
     from memrecall.llm.refusal import is_refusal

@@ -319,14 +319,14 @@ class LLMClient:
         # Only now do we need the key (a fully cached rerun works without it).
         # Held in this coroutine only (not on the instance), so no repr/pickle can show it.
         api_key = read_api_key(self.cfg, self.spec.provider, self.where)
-        _litellm()  # first, so its loggers are quiet before anything else touches litellm
         if self.spec.provider == "local":
-            from .local import get_model, register
+            from .local import get_model
 
-            register()
             # Load (and on first use convert) the model before any call is timed, so that
             # latency_s measures generation, not start-up.
             await asyncio.to_thread(get_model, self.spec.litellm_model.split("/", 1)[-1])
+        else:
+            _litellm()  # first, so its loggers are quiet before anything else touches litellm
         sem = asyncio.Semaphore(self.concurrency)
         limiter = _RateLimiter(self.rpm) if self.rpm else None
         self._budgets, self._budget_stop = (
@@ -385,13 +385,19 @@ class LLMClient:
         return endpoint_host(self.spec.provider, self.spec.kwargs.get("api_base"))
 
     async def _attempt(self, messages, api_key):
-        litellm = _litellm()
+        if self.spec.provider == "local":  # in this process: no HTTP, no litellm (local.complete)
+            from .local import complete
+
+            coro = asyncio.to_thread(
+                complete, self.spec.litellm_model, messages, self.spec.kwargs.get("max_tokens")
+            )
+            return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
         kwargs = dict(self.spec.kwargs)
         if api_key is not None:
             kwargs["api_key"] = api_key
         # Our retry loop is the only one: litellm's (num_retries) and the OpenAI SDK's
         # (max_retries) would resend requests we cannot see or count.
-        coro = litellm.acompletion(
+        coro = _litellm().acompletion(
             model=self.spec.litellm_model,
             messages=messages,
             timeout=self.timeout_s,
@@ -399,7 +405,7 @@ class LLMClient:
             max_retries=0,
             **kwargs,
         )
-        # A hard bound too, for providers (like the in-process one) that ignore `timeout`.
+        # A hard bound too: `timeout` bounds each HTTP read, not the whole call.
         return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
 
     async def _call(self, h: str, messages: list[dict], api_key, sem, limiter) -> CallResult:

