@@ -245,3 +245,15 @@ def test_preference_response_that_calls_its_advice_general_is_not_personalised()
     assert judge_one("single-session-preference", q, rubric, negated).label is True
     personal = "Since you have Bubbles going, try a longer cold proof in your Dutch oven."
     assert judge_one("single-session-preference", q, rubric, personal).label is True
+
+
+def test_order_response_that_says_the_order_is_missing_gives_none():
+    """Naming the question's items in the question's own order after saying the order is not
+    known is no ordering (made-up question and responses)."""
+    q = "In what order did I visit Lisbon, Porto and Madrid?"
+    a = "First Lisbon, then Porto, and Madrid last."
+    missing = "I have no record of when you visited Lisbon, Porto and Madrid."
+    assert judge_one("temporal-reasoning", q, a, missing).label is False
+    turn = "I don't have exact dates, but you went to Lisbon, then Porto, then Madrid."
+    assert judge_one("temporal-reasoning", q, a, turn).label is True
+    assert judge_one("temporal-reasoning", q, a, "Lisbon, then Porto, then Madrid.").label is True
