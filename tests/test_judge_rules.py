@@ -220,3 +220,40 @@ def test_after_retraction():
     # "actually" alone is emphasis, not a retraction
     plain = "Actually, you went there twice."
     assert after_retraction(plain) == (plain, False)
+
+
+def test_preference_response_that_calls_its_advice_general_is_not_personalised():
+    """A response that says it gives general advice does not use the user's details, even when
+    it names something the rubric names (made-up rubric and responses)."""
+    q = "Any tips for baking bread this weekend?"
+    rubric = (
+        "The user would prefer suggestions that build on their sourdough starter Bubbles and "
+        "their cast-iron Dutch oven. They might not prefer generic bread advice."
+    )
+    general = (
+        "I don't know much about your baking so far, so I'll provide some general tips: bake "
+        "in a Dutch oven to trap steam, and let the dough rise somewhere warm."
+    )
+    assert judge_one("single-session-preference", q, rubric, general).label is False
+    here_are = "Here are some general suggestions: a Dutch oven helps, and so does patience."
+    assert judge_one("single-session-preference", q, rubric, here_are).label is False
+    # Describing what something else lacks is not calling its own advice general.
+    negated = (
+        "Your notes don't provide general tips, but since you feed Bubbles daily, bake when "
+        "it peaks and preheat your Dutch oven for 45 minutes."
+    )
+    assert judge_one("single-session-preference", q, rubric, negated).label is True
+    personal = "Since you have Bubbles going, try a longer cold proof in your Dutch oven."
+    assert judge_one("single-session-preference", q, rubric, personal).label is True
+
+
+def test_order_response_that_says_the_order_is_missing_gives_none():
+    """Naming the question's items in the question's own order after saying the order is not
+    known is no ordering (made-up question and responses)."""
+    q = "In what order did I visit Lisbon, Porto and Madrid?"
+    a = "First Lisbon, then Porto, and Madrid last."
+    missing = "I have no record of when you visited Lisbon, Porto and Madrid."
+    assert judge_one("temporal-reasoning", q, a, missing).label is False
+    turn = "I don't have exact dates, but you went to Lisbon, then Porto, then Madrid."
+    assert judge_one("temporal-reasoning", q, a, turn).label is True
+    assert judge_one("temporal-reasoning", q, a, "Lisbon, then Porto, then Madrid.").label is True

@@ -11,7 +11,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail words.
   Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
   A response that says it lacks the user's information is wrong unless it names such a proper
-  noun or number ("I don't have your history, but here are general tips").
+  noun or number ("I don't have your history, but I know you like Sony"), and one that says the
+  advice it gives is general ("I'll provide some general tips") is wrong whatever it names.
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
   determine that. The messages mention ...") is wrong, whatever facts it lists.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
@@ -30,7 +31,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
 - frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
   the reference's period, so "every two weeks" is not "every week".
-- order questions: the reference's named entities must appear in the response in that order.
+- order questions: the reference's named entities must appear in the response in that order;
+  one that opens by saying the information is missing gives no order.
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response
   places with a placing word ("B came first", "A happened after that", "B predates A"; the
   question's own word wins over synonyms, the last such statement over earlier ones, and an

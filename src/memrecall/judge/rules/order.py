@@ -1,9 +1,12 @@
-"""Order questions: the reference's named entities must appear in the response in that order."""
+"""Order questions: the reference's named entities must appear in the response in that order. A
+response that opens by saying the information is missing gives no order: the names it goes on to
+list in the question's own order are not an ordering (as for either-or questions)."""
 
 from __future__ import annotations
 
 import re
 
+from ...abstention import plain, says_missing
 from .normalise import STOPWORDS, tokens
 from .verdict import RuleVerdict
 
@@ -12,6 +15,9 @@ ORDER_QUESTION = re.compile(
     r"\bchronolog",
     re.IGNORECASE,
 )
+
+
+_TURN = re.compile(r"\b(?:but|however|though|although)\b")
 
 
 def _entity_groups(answer: str) -> list[list[str]]:
@@ -44,6 +50,11 @@ def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
     groups = _entity_groups(answer)
     if len(groups) < 2:
         return None
+    first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
+    if says_missing(first) and not _TURN.search(plain(first)):
+        # "I have no record of the order of A, B and C": the question's names, not an order.
+        # "I lack the dates, but it was A, then B, then C" goes on to give one.
+        return RuleVerdict(False, "order: says the information is missing, gives no order")
     hyp = tokens(hypothesis)
     hyp_content = [t for t in hyp if t not in STOPWORDS]
     positions = []

@@ -1,8 +1,9 @@
 """single-session-preference: the reference is a rubric. Correct when the response uses the
 user's own details the rubric names: one proper noun or number from its positive sentences
-(Sony, Luna, 9:30), or one two-word detail (turbinado sugar), or two distinct single detail
+(Sony, Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail
 words. Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't
-count."""
+count. A response that says the advice it gives is general ("I can offer some general tips") is
+not personalised, whatever names it lists."""
 
 from __future__ import annotations
 
@@ -40,6 +41,17 @@ desire perhaps preferably preferable additionally moreover cater regarding towar
 """.split()
 )
 
+# The response says what it offers is general advice: by its own account it does not use the
+# user's details, even when it lists names a rubric mentions (the official preference judge asks
+# whether the response recalls and utilises the user's personal information). "They don't provide
+# general tips" describes something else, so a negated verb does not count.
+_SAYS_GENERAL = re.compile(
+    r"(?<!not )(?<!n't )\b(?:provide|give|offer|here are|here is|these are) (?:you )?"
+    r"(?:a |some )?(?:more )?general (?:answer|tips|advice|suggestions|recommendations|ideas|"
+    r"resources)\b",
+    re.IGNORECASE,
+)
+
 
 def _rubric_terms(rubric: str, question: str):
     """(anchors, detail words, detail bigrams) from the rubric's positive sentences."""
@@ -71,6 +83,8 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hyp = tokens(hypothesis)
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
+    if _SAYS_GENERAL.search(hypothesis.replace("’", "'")):
+        return RuleVerdict(False, "preference: says its advice is general, not the user's")
     hit_anchor = sorted(anchors & hyp_set) + sorted(
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
     )
