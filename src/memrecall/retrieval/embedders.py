@@ -32,7 +32,6 @@ from tqdm import tqdm
 from ..config import Kind, Registry, check_int, choice, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
-from .flag_models import flag_class
 from .passages import passage_window
 from .store import vector_store
 
@@ -190,7 +189,9 @@ def _embedder_settings(cfg: dict) -> EmbedderSettings:
 
 
 def _load_flag(path: str, s: EmbedderSettings):
-    return flag_class("FlagModel")(
+    from FlagEmbedding import FlagModel
+
+    return FlagModel(
         path,
         pooling_method=s.pooling,
         normalize_embeddings=True,
@@ -203,7 +204,9 @@ def _load_flag(path: str, s: EmbedderSettings):
 
 
 def _load_bgem3(path: str, s: EmbedderSettings):
-    return flag_class("BGEM3FlagModel")(
+    from FlagEmbedding import BGEM3FlagModel
+
+    return BGEM3FlagModel(
         path,
         normalize_embeddings=True,
         use_fp16=s.fp16,

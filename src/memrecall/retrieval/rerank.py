@@ -26,7 +26,6 @@ from ..config import Kind, Registry, check_int, choice, identity, runtime
 from ..errors import ConfigError, MemrecallError
 from ..hashing import sha256_text
 from .embedders import KEYS, check_device_visible, device_setting, fp16_setting, resolve_model
-from .flag_models import flag_class
 from .keys import session_text
 from .ranking import rank_order
 from .store import score_store
@@ -91,11 +90,13 @@ class FlagCrossEncoder:
     """FlagEmbedding's FlagReranker with `score(pairs) -> np.ndarray`."""
 
     def __init__(self, settings: RerankerSettings):
+        from FlagEmbedding import FlagReranker
+
         path, _ = resolve_model(settings.model)
         device = check_device_visible(settings.device, "reranker")
         self.batch_size, self.max_length = settings.batch_size, settings.max_length
         try:
-            self.model = flag_class("FlagReranker")(
+            self.model = FlagReranker(
                 path,
                 use_fp16=settings.fp16,
                 devices=device,
