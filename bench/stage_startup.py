@@ -1,8 +1,8 @@
 """What a stage process costs when its work is cached: CPU seconds per stage script, and which
-heavy libraries it imported to get there.
+heavy libraries it imported to get there. With --cold, what it costs when nothing is cached.
 
     python bench/stage_startup.py --project DIR [--cache DIR] [--against CHECKOUT] [--repeats N]
-                                  [--stages NAME ...]
+                                  [--stages NAME ...] [--cold]
 
 DIR is a project where `dvc repro` has run, e.g. this checkout after `make demo`: then every
 stage finds its work in the caches (vectors, LLM calls, scores) and what is left is its start-up.
@@ -15,6 +15,11 @@ DIR/.memrecall/cache).
 worktree add /tmp/old <commit>`) in a second copy, interleaved with the first run by run, so both
 see the same machine, and prints the ratio. Prints one line per stage: CPU seconds (mean of N),
 and the heavy modules the stage imported (pandas, pyarrow.dataset, torch, litellm, ...).
+
+--cold gives each stage run an empty memrecall cache: embed encodes every text, retrieve its
+queries, read asks the reader again, and each loads its model. Only the converted bundled reader
+is shared (MEMRECALL_MODELS_DIR, default: the --cache's models/ folder), as the test suite shares
+it: converting it is a one-time cost of a checkout, not of a stage.
 """
 
 from __future__ import annotations
@@ -31,7 +36,17 @@ from pathlib import Path
 
 from _env import REPO
 
-HEAVY = ("pandas", "pyarrow.dataset", "scipy.stats", "matplotlib", "torch", "litellm", "mlflow")
+HEAVY = (
+    "pandas",
+    "pyarrow.dataset",
+    "scipy.stats",
+    "matplotlib",
+    "torch",
+    "litellm",
+    "mlflow",
+    "peft",
+    "datasets",
+)
 # Runs a stage script as its own __main__ and reports the heavy modules it imported, also when
 # the stage ends with sys.exit.
 WRAPPER = """
@@ -94,6 +109,7 @@ def main() -> None:
     ap.add_argument("--against", type=Path, default=None, help="another checkout to compare")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--stages", nargs="+", default=None, help="default: every stage of dvc.yaml")
+    ap.add_argument("--cold", action="store_true", help="an empty memrecall cache for each run")
     a = ap.parse_args()
 
     project = a.project.resolve()
@@ -105,6 +121,8 @@ def main() -> None:
     stages = a.stages or stage_names(project)
     env = {**os.environ, "MEMRECALL_CACHE_DIR": str(cache.resolve())}
     env.pop("PYTHONPATH", None)  # each copy's stages put its own src/ first
+    if a.cold:
+        env.setdefault("MEMRECALL_MODELS_DIR", str(cache.resolve() / "models"))
 
     with tempfile.TemporaryDirectory(prefix="memrecall-startup-") as tmp:
         copies = {"this": copy_project(project, Path(tmp, "this"), REPO)}
@@ -115,11 +133,16 @@ def main() -> None:
         for _ in range(a.repeats):
             for stage in stages:
                 for name, copy in copies.items():  # interleaved: the same machine for both
-                    seconds, loaded = run_stage(copy, stage, env)
+                    run_env = env
+                    if a.cold:
+                        empty = tempfile.mkdtemp(prefix="cache-", dir=tmp)
+                        run_env = {**env, "MEMRECALL_CACHE_DIR": empty}
+                    seconds, loaded = run_stage(copy, stage, run_env)
                     cpu[name][stage] += seconds / a.repeats
                     heavy[name][stage] = loaded
 
-    print(f"CPU seconds per stage process, cached work, mean of {a.repeats} ({project})")
+    work = "nothing cached" if a.cold else "cached work"
+    print(f"CPU seconds per stage process, {work}, mean of {a.repeats} ({project})")
     for stage in stages:
         line = f"{stage:>10}  this {cpu['this'][stage]:5.2f} s [{', '.join(heavy['this'][stage])}]"
         if "against" in cpu:

@@ -195,7 +195,8 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             str(out / "beam"),
         ],
         "graph_reach.py": ["--data", tiny, "--n", "2"],
-        # the seeded project (dvc repro has run there; given for this script only): two stages
+        # the seeded project (dvc repro has run there; given for this script only): two stages,
+        # each with an empty cache
         "stage_startup.py": [
             "--project",
             str(i.get("project")),
@@ -206,6 +207,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--stages",
             "judge",
             "aggregate",
+            "--cold",
         ],
         "graph_rerank.py": [
             "--data",
