@@ -4,11 +4,15 @@ asserted (the model is weak; docs/tools.md)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 
 import pytest
 
 from confs import group
+from conftest import REPO
 from memrecall.llm import LLMClient
 from memrecall.llm.cache import read_journal
 
@@ -82,12 +86,6 @@ def test_the_local_model_is_called_without_importing_litellm(fresh_cache):
     """The bundled model runs in this process: litellm (7 to 9 s of CPU to import) is never
     loaded for it, and its answer, token counts and model name reach the result as a remote
     model's do."""
-    import json
-    import subprocess
-    import sys
-
-    from conftest import REPO
-
     proc = subprocess.run(
         [sys.executable, "-c", WITHOUT_LITELLM, json.dumps(local_cfg())],
         capture_output=True,

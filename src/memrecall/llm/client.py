@@ -391,21 +391,22 @@ class LLMClient:
             coro = asyncio.to_thread(
                 complete, self.spec.litellm_model, messages, self.spec.kwargs.get("max_tokens")
             )
-            return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
-        kwargs = dict(self.spec.kwargs)
-        if api_key is not None:
-            kwargs["api_key"] = api_key
-        # Our retry loop is the only one: litellm's (num_retries) and the OpenAI SDK's
-        # (max_retries) would resend requests we cannot see or count.
-        coro = _litellm().acompletion(
-            model=self.spec.litellm_model,
-            messages=messages,
-            timeout=self.timeout_s,
-            num_retries=0,
-            max_retries=0,
-            **kwargs,
-        )
-        # A hard bound too: `timeout` bounds each HTTP read, not the whole call.
+        else:
+            kwargs = dict(self.spec.kwargs)
+            if api_key is not None:
+                kwargs["api_key"] = api_key
+            # Our retry loop is the only one: litellm's (num_retries) and the OpenAI SDK's
+            # (max_retries) would resend requests we cannot see or count.
+            coro = _litellm().acompletion(
+                model=self.spec.litellm_model,
+                messages=messages,
+                timeout=self.timeout_s,
+                num_retries=0,
+                max_retries=0,
+                **kwargs,
+            )
+        # A hard bound: the in-process model has no timeout of its own, and an HTTP `timeout`
+        # bounds each read, not the whole call.
         return await asyncio.wait_for(coro, self.timeout_s + _HARD_TIMEOUT_GRACE_S)
 
     async def _call(self, h: str, messages: list[dict], api_key, sem, limiter) -> CallResult:
