@@ -257,3 +257,20 @@ def test_order_response_that_says_the_order_is_missing_gives_none():
     turn = "I don't have exact dates, but you went to Lisbon, then Porto, then Madrid."
     assert judge_one("temporal-reasoning", q, a, turn).label is True
     assert judge_one("temporal-reasoning", q, a, "Lisbon, then Porto, then Madrid.").label is True
+
+
+def test_compound_duration_is_one_quantity():
+    """'3 years and 7 months' is one duration (43 months): a response giving another duration
+    with the same leading part is not the answer (made-up question and responses)."""
+    q = "How long did I live in Oslo before moving to Bergen?"
+    a = "3 years and 7 months"
+    assert [(x.value, x.unit) for x in quantities("3 years and 7 months")] == [(43.0, "month")]
+    assert [(x.value, x.unit) for x in quantities("2 hours, 15 minutes")] == [(135.0, "minute")]
+    # A smaller unit before a larger one, or two of the same unit, are separate quantities.
+    assert len(quantities("8 days and 4 days")) == 2
+    assert len(quantities("2 days and 3 weeks")) == 2
+    other = "You had lived in Oslo for about 3 years and 1 month when you moved."
+    assert judge_one("multi-session", q, a, other).label is False
+    right = "You lived in Oslo for 3 years and 7 months before the move."
+    assert judge_one("multi-session", q, a, right).label is True
+    assert judge_one("multi-session", q, a, "43 months").label is True

@@ -1,5 +1,6 @@
 """Quantities: counts, durations, money, percentages and times of day, with unit conversion
-(weeks<->days, years<->months, hours<->minutes); dates, ordinals and years are not read as counts.
+(weeks<->days, years<->months, hours<->minutes), a compound duration ("4 years and 9 months") as
+one number; dates, ordinals and years are not read as counts.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -93,6 +94,7 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
     s = normalize(text)
     s = re.sub(r"\b(?:a|an)\s+(?=(?:single\s+)?(?:minute|hour|day|week|month|year)\b)", "1 ", s)
     out: list[Quantity] = []
+    unit_end: int | None = None  # where the last unit word ended (a compound continues there)
     for m in re.finditer(r"\d+(?:\.\d+)?", s):
         start, end = m.span()
         prev = s[start - 1] if start else " "
@@ -126,18 +128,37 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
             out.append(Quantity(value, "dollar"))
             continue
-        unit = None
-        words = re.findall(r"[a-z]+", rest[:40])
-        for w in words[:3]:
-            if w in _UNIT_WORDS:
-                unit = _UNIT_WORDS[w]
+        unit, end = None, end
+        for w in list(re.finditer(r"[a-z]+", rest[:40]))[:3]:
+            if w.group(0) in _UNIT_WORDS:
+                unit, end = _UNIT_WORDS[w.group(0)], end + w.end()
                 break
-            if w not in _FILLER_BEFORE_UNIT:
+            if w.group(0) not in _FILLER_BEFORE_UNIT:
                 break
         if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
             continue  # a year, not a count
-        out.append(Quantity(value, unit))
+        q = Quantity(value, unit)
+        prev_q = out[-1] if out else None
+        if (
+            prev_q is not None
+            and unit is not None
+            and unit_end is not None
+            and _COMPOUND_JOIN.fullmatch(s[unit_end:start])
+            and _UNIT_SCALE[unit][0] == _UNIT_SCALE.get(prev_q.unit or "", ("",))[0]
+            and _UNIT_SCALE[unit][1] < _UNIT_SCALE[prev_q.unit][1]
+        ):
+            # "4 years and 9 months" is one duration (57 months), not 4 years and 9 months.
+            q = Quantity(
+                prev_q.value * _UNIT_SCALE[prev_q.unit][1] / _UNIT_SCALE[unit][1] + value, unit
+            )
+            out.pop()
+        out.append(q)
+        unit_end = end if unit is not None else None
     return out
+
+
+# Between the parts of one compound duration: "4 years and 9 months", "1 hour, 30 minutes".
+_COMPOUND_JOIN = re.compile(r"\s*(?:,\s*)?(?:and\s+)?")
 
 
 def _convert(q: Quantity, unit: str) -> float | None:
