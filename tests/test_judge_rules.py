@@ -274,3 +274,17 @@ def test_compound_duration_is_one_quantity():
     right = "You lived in Oslo for 3 years and 7 months before the move."
     assert judge_one("multi-session", q, a, right).label is True
     assert judge_one("multi-session", q, a, "43 months").label is True
+
+
+def test_bare_number_that_counts_a_noun_is_not_a_duration():
+    """For a duration question, a lone number that counts something else ("those 2 trips") is
+    not the answer; a lone number standing alone is (made-up question and responses)."""
+    q = "How many weeks passed between my dentist visit and my eye exam?"
+    asks = (
+        "You told me about both appointments; share their dates and I'll count the weeks "
+        "between those 2 visits."
+    )
+    assert judge_one("temporal-reasoning", q, "3 weeks", asks).label is False
+    assert judge_one("temporal-reasoning", q, "3 weeks", "It was 3.").label is True
+    assert judge_one("temporal-reasoning", q, "3 weeks", "3").label is True
+    assert judge_one("temporal-reasoning", q, "3 weeks", "About 3 weeks.").label is True

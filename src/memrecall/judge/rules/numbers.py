@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .normalise import conclusion, fmt, normalize, split_acceptable
+from .normalise import STOPWORDS, conclusion, fmt, normalize, split_acceptable
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {
@@ -82,6 +82,7 @@ class Quantity:
     unit: str | None = None  # canonical unit (see _UNIT_SCALE) or None for a bare count
     clock: bool = False  # a time of day; value = minutes after midnight
     ampm_known: bool = True  # False for "6:00" without am/pm (compared modulo 12 hours)
+    counts_noun: bool = False  # a bare number that counts the noun after it ("2 events")
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -137,7 +138,14 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
                 break
         if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
             continue  # a year, not a count
-        q = Quantity(value, unit)
+        nxt = re.match(r"\s+([a-z]+)", rest)
+        noun = (
+            unit is None
+            and nxt is not None
+            and nxt.group(1) not in STOPWORDS
+            and nxt.group(1) not in _FILLER_BEFORE_UNIT
+        )
+        q = Quantity(value, unit, counts_noun=noun)
         prev_q = out[-1] if out else None
         if (
             prev_q is not None
@@ -220,8 +228,11 @@ def quantity_verdict(
         pool = [q for q in counts if q.unit in ("time", None)]
     elif unit in _UNIT_SCALE:
         pool = [q for q in counts if q.unit and _convert(q, unit) is not None]
-        # A bare number counts only when it is the whole answer ("14", "It was 14.").
-        pool = pool or [q for q in counts if q.unit is None and len(counts) == 1]
+        # A bare number counts only when it is the whole answer ("14", "It was 14."), not when
+        # it counts something else ("between those 2 events").
+        pool = pool or [
+            q for q in counts if q.unit is None and len(counts) == 1 and not q.counts_noun
+        ]
     else:
         pool = [q for q in counts if q.unit is None]
     label_unit = f" {unit}" if unit else ""
