@@ -288,3 +288,16 @@ def test_bare_number_that_counts_a_noun_is_not_a_duration():
     assert judge_one("temporal-reasoning", q, "3 weeks", "It was 3.").label is True
     assert judge_one("temporal-reasoning", q, "3 weeks", "3").label is True
     assert judge_one("temporal-reasoning", q, "3 weeks", "About 3 weeks.").label is True
+
+
+def test_reference_with_two_frequencies_needs_both_in_order():
+    """A knowledge update between two frequencies is answered by giving both, the earlier one
+    first, whatever framing words the response uses (made-up question and responses)."""
+    q = "How often did I go swimming before, and how often do I go now?"
+    a = "Before, you swam every day (at the lake). Now, you swim every other day (at the lake)."
+    right = "You used to swim daily; these days you go every other day."
+    assert judge_one("knowledge-update", q, a, right).label is True
+    swapped = "You used to swim every other day, and now you swim daily."
+    assert judge_one("knowledge-update", q, a, swapped).label is False
+    only_now = "You swim every other day at the lake."
+    assert judge_one("knowledge-update", q, a, only_now).label is False

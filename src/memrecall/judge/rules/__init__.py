@@ -33,7 +33,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   own "N is also acceptable".
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
 - frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
-  the reference's period, so "every two weeks" is not "every week".
+  the reference's period, so "every two weeks" is not "every week"; a reference that gives two
+  ("previously every week, now every other week") needs both, in its order.
 - order questions: the reference's named entities must appear in the response in that order;
   one that opens by saying the information is missing gives no order.
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response

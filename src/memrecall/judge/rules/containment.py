@@ -92,19 +92,33 @@ _ADVERB_UNIT = {
 
 
 def _frequencies(text: str) -> set[tuple[int, str]]:
-    out = set()
+    return set(_frequency_sequence(text))
+
+
+def _frequency_sequence(text: str) -> list[tuple[int, str]]:
+    """Each frequency the text gives, in order."""
+    out = []
     for m in _FREQUENCY.finditer(normalize(text)):
         other, n, unit, bi, adverb = m.groups()
         if unit:
-            out.add((2 if other else int(n or 1), unit))
+            out.append((2 if other else int(n or 1), unit))
         elif bi:
-            out.add((2, "week"))
+            out.append((2, "week"))
         else:
-            out.add((1, _ADVERB_UNIT[adverb]))
+            out.append((1, _ADVERB_UNIT[adverb]))
     return out
 
 
 def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
+    gold_seq = _frequency_sequence(split_acceptable(answer)[0])
+    if len(set(gold_seq)) >= 2:
+        # "Previously every week, now every other week": the answer is the frequencies, in
+        # that order; the rest frames them.
+        seq, hyp_seq = list(dict.fromkeys(gold_seq)), _frequency_sequence(hypothesis)
+        it = iter(hyp_seq)
+        if all(f in it for f in seq):
+            return RuleVerdict(True, "frequencies: all, in the reference's order")
+        return RuleVerdict(False, "frequencies: not all of the reference's, in its order")
     gold_freq = _frequencies(split_acceptable(answer)[0])
     if len(gold_freq) == 1:
         # "every week" is not contained in "every two weeks": compare how often, not words.
