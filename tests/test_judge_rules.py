@@ -301,3 +301,14 @@ def test_reference_with_two_frequencies_needs_both_in_order():
     assert judge_one("knowledge-update", q, a, swapped).label is False
     only_now = "You swim every other day at the lake."
     assert judge_one("knowledge-update", q, a, only_now).label is False
+
+
+def test_number_just_out_of_reach_is_not_that_number():
+    """'close to 500', 'almost 500' say the count is below 500, so they do not give 500
+    (made-up question and responses)."""
+    q = "How many subscribers does my newsletter have now?"
+    for near in ("You said you were close to 500 subscribers.", "Almost 500, by your last note."):
+        assert judge_one("knowledge-update", q, "500", near).label is False, near
+        assert quantities(near) == []
+    assert judge_one("knowledge-update", q, "500", "You reached 500 subscribers.").label is True
+    assert judge_one("knowledge-update", q, "500", "About 500 now.").label is True

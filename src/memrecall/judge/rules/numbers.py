@@ -122,6 +122,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS) + r")\b", rest
         ):
             continue  # a date
+        if _SHORT_OF.search(s[max(0, start - 20) : start]):
+            continue  # "close to 1,300", "almost 5": less than the number, not the number
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
             out.append(Quantity(value, "percent"))
@@ -163,6 +165,12 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         out.append(q)
         unit_end = end if unit is not None else None
     return out
+
+
+# Words that put a number just out of reach: "close to 1,300" followers is fewer than 1,300.
+_SHORT_OF = re.compile(
+    r"\b(?:close to|nearly|almost|just under|just shy of|approaching|not quite)\s+\$?\s?$"
+)
 
 
 # Between the parts of one compound duration: "4 years and 9 months", "1 hour, 30 minutes".
