@@ -131,7 +131,7 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
             out.append(Quantity(value, "dollar"))
             continue
-        unit, end = None, end
+        unit = None
         for w in list(re.finditer(r"[a-z]+", rest[:40]))[:3]:
             if w.group(0) in _UNIT_WORDS:
                 unit, end = _UNIT_WORDS[w.group(0)], end + w.end()
