@@ -12,6 +12,16 @@ official judge; the mini labels are a second opinion.
 `--dev REGEX` names the runs a rule change was developed on (their disagreements were read);
 every other run is held out, and the split table reports both groups apart, per judge model,
 so a change that helps only the runs it was written from shows up.
+
+`--disagreements FILE.jsonl` writes one line per answer whose rule verdict differs from the
+official label, for reading while writing a rule: run, family (the run name before its first
+"_", e.g. auditcrux), judge_model, question_id, question_type, is_abstention, question,
+answer (the reference or rubric), hypothesis, official (the label), rule (the verdict) and
+reason (the rule that decided). The printed tables do not change.
+
+    python bench/judge_agreement.py --logs ../shared/data/judge/*.gz \
+        --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
+        --disagreements /tmp/disagreements.jsonl
 """
 
 from __future__ import annotations
@@ -40,6 +50,11 @@ def run_name(path: str) -> str:
     return Path(path).name.split(".jsonl")[0]
 
 
+def family(run: str) -> str:
+    """The system a run belongs to: its name before the first "_" (auditcrux_F1_s -> auditcrux)."""
+    return run.split("_", 1)[0]
+
+
 def _frame(rows, label_key):
     return pl.DataFrame(
         [{"question_id": f"{r['run']}|{r['question_id']}", "label": r[label_key]} for r in rows],
@@ -60,7 +75,11 @@ def _types(rows):
     )
 
 
-def measure(logs: list[str], oracle: str, dev: str | None = None) -> dict:
+def measure(
+    logs: list[str], oracle: str, dev: str | None = None, disagreements: list | None = None
+) -> dict:
+    """Every figure; when `disagreements` is a list, each answer whose rule verdict differs from
+    the official label is appended to it (see the module docstring for the fields)."""
     ref = {str(q["question_id"]): q for q in load_records(oracle)}
     rows = []
     for path in logs:
@@ -79,6 +98,23 @@ def measure(logs: list[str], oracle: str, dev: str | None = None) -> dict:
                 e["hypothesis"],
                 is_abstention=is_abstention_id(e["question_id"]),
             )
+            if disagreements is not None and v.label != e["label"]:
+                disagreements.append(
+                    {
+                        "run": run_name(path),
+                        "family": family(run_name(path)),
+                        "judge_model": e["model"],
+                        "question_id": e["question_id"],
+                        "question_type": q["question_type"],
+                        "is_abstention": is_abstention_id(e["question_id"]),
+                        "question": q["question"],
+                        "answer": str(q["answer"]),
+                        "hypothesis": e["hypothesis"],
+                        "official": e["label"],
+                        "rule": v.label,
+                        "reason": v.reason,
+                    }
+                )
             rows.append(
                 {
                     "run": run_name(path),
@@ -200,9 +236,16 @@ def main(argv=None) -> None:
         metavar="REGEX",
         help="runs (by file name) the rules were developed on; the rest are held out",
     )
+    ap.add_argument(
+        "--disagreements",
+        default=None,
+        metavar="FILE.jsonl",
+        help="write each answer whose rule verdict differs from the official label here",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    result = measure(args.logs, args.oracle, args.dev)
+    found = [] if args.disagreements else None
+    result = measure(args.logs, args.oracle, args.dev, found)
     print_tables(result)
     print(
         f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
@@ -211,6 +254,12 @@ def main(argv=None) -> None:
     if args.json:
         atomic_write_text(args.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
         print(f"wrote {args.json}")
+    if args.disagreements:
+        atomic_write_text(
+            args.disagreements,
+            "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in found),
+        )
+        print(f"wrote {args.disagreements} ({len(found)} disagreements)")
 
 
 if __name__ == "__main__":

@@ -113,6 +113,8 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             tiny,
             "--json",
             str(out / "agreement.json"),
+            "--disagreements",
+            str(out / "disagreements.jsonl"),
         ],
         "llm_throughput.py": [
             "--n",
