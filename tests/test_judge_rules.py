@@ -312,3 +312,17 @@ def test_number_just_out_of_reach_is_not_that_number():
         assert quantities(near) == []
     assert judge_one("knowledge-update", q, "500", "You reached 500 subscribers.").label is True
     assert judge_one("knowledge-update", q, "500", "About 500 now.").label is True
+
+
+def test_abstention_that_asks_the_user_for_the_information():
+    """An unanswerable question is identified as such by a response that asks the user for the
+    missing detail; a closing offer of more help asks for nothing (made-up responses)."""
+    q = "What time did my sailing lesson start?"
+    expl = "You did not mention this information. You mentioned a kayaking lesson, not sailing."
+    for text in (
+        "To work out when the sailing lesson began, could you tell me which day it was on?",
+        "I'd need more details from you: please share the booking confirmation.",
+    ):
+        assert judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
+    guess = "Your sailing lesson started at 9 am. Please let me know if you want more detail."
+    assert not judge_one("single-session-user", q, expl, guess, is_abstention=True).label

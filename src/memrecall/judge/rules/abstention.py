@@ -12,8 +12,21 @@ from ...abstention import plain, says_missing
 
 
 def abstains(hypothesis: str) -> bool:
-    """Does the response say the asked information is missing from the history?"""
-    return says_missing(hypothesis)
+    """Does the response say the asked information is missing from the history? Asking the user
+    for it ("Could you tell me which day you arrived?", "I'd need more details from you") says
+    so as well: it identifies the question as one the history cannot answer."""
+    return says_missing(hypothesis) or bool(_ASKS_USER.search(plain(hypothesis)))
+
+
+# A request to the user for the information the answer needs. Kept out of the shared phrase list
+# (memrecall.abstention): a decline can end with a request too ("I can't help with that; can you
+# tell me what else you need?"), and the refusal classifier must still call that a refusal. A
+# closing offer ("please let me know if ...") asks for nothing, so it is not here.
+_ASKS_USER = re.compile(
+    r"\b(?:please|could you|can you|would you)(?: \w+)? (?:provide|share|tell me|give me|"
+    r"remind me|fill me in)\b|\b(?:i|we)(?: will| would|'ll|'d) need (?:\w+ )?"
+    r"(?:information|details|more|to know)\b"
+)
 
 
 def opens_by_declining(hypothesis: str) -> bool:
