@@ -326,3 +326,24 @@ def test_abstention_that_asks_the_user_for_the_information():
         assert judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
     guess = "Your sailing lesson started at 9 am. Please let me know if you want more detail."
     assert not judge_one("single-session-user", q, expl, guess, is_abstention=True).label
+
+
+def test_superlative_question_is_answered_by_the_statement_that_carries_it():
+    """For "which ... the most ...?", the response's statement with "most" gives its answer; the
+    reference named afterwards as a compared option does not answer (made-up question and
+    responses)."""
+    q = "Which cafe did I visit the most last month?"
+    a = "Cafe Lumen"
+    other = (
+        "You visited Bean Street the most last month, four times. Cafe Lumen came up twice, "
+        "and you went to Harbor Roast once."
+    )
+    assert judge_one("multi-session", q, a, other).label is False
+    right = "Cafe Lumen: you visited it the most, five times, ahead of Bean Street."
+    assert judge_one("multi-session", q, a, right).label is True
+    plain_answer = "Cafe Lumen, five visits."
+    assert judge_one("multi-session", q, a, plain_answer).label is True
+    negated = "You did not go to Bean Street the most; Cafe Lumen had five visits."
+    assert judge_one("multi-session", q, a, negated).label is True
+    restated = "To find which cafe you visited the most, I counted: Cafe Lumen had five visits."
+    assert judge_one("multi-session", q, a, restated).label is True

@@ -46,6 +46,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   the reference's option, and names it first if it names both; a response that reasons over both
   is read from its conclusion. A response that opens by saying the information is missing and
   places neither option chooses neither.
+- superlative questions ("Which platform did I gain the most followers on?", a reference that is
+  a name): the response's first statement with the question's superlative must name the
+  reference; one that names something else there ("X is where you gained the most") does not
+  answer by naming the reference later as a compared option.
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing

@@ -1,7 +1,8 @@
 """Yes/no references ("Yes."): the response's first yes/no word must agree. Either-or questions
 ("A or B?"): for which-came-first questions, the option the response places first ("B came
 first", "A happened after that"); otherwise the response names the reference's option, and names
-it first if it names both."""
+it first if it names both. Superlative questions ("Which ... the most ...?"): the response's
+first statement with the question's superlative names its answer."""
 
 from __future__ import annotations
 
@@ -198,3 +199,42 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
         if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None
     ]
     return clauses[-1] if clauses else last
+
+
+# A degree superlative makes a "which ..." question pick one of several ("Which platform did I
+# gain the most followers on?"). "first"/"last" are the either-or and order rules' business (and
+# often dates: "last week"); "most recent" is a time, not a degree.
+_SUPERLATIVE = re.compile(
+    r"\b(most|least|highest|lowest|biggest|largest|smallest|longest|shortest|best|worst|"
+    r"fewest|cheapest|farthest|furthest|closest|fastest)\b(?! recent)"
+)
+
+
+def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
+    """For a "which/what/who/where ... most ..." question whose reference is a name (two content
+    words at most), the response's answer is its first statement that carries the question's
+    superlative ("Bluesky is where you gained the most followers"); when that statement names
+    something else, the reference named later as a compared option does not answer. None (the
+    other rules decide) when there is no such statement, or it is negated or says something is
+    missing, or it names the reference. A statement that restates the question ("to see which
+    platform grew the most, ...") is not one; a reasoning transcript is read from its
+    conclusion."""
+    q = plain(question)
+    word = _SUPERLATIVE.search(q)
+    if not re.match(r"\s*(?:which|what|who|where)\b", q) or word is None:
+        return None
+    gold = [t for t in content_tokens(answer) if t not in set(tokens(question))]
+    if not gold or len(content_tokens(answer)) > 2:
+        return None
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", conclusion(hypothesis).strip()):
+        s = plain(sentence)
+        if not re.search(rf"\b{word.group(1)}\b", s) or re.search(r"\b(?:which|whether)\b", s):
+            continue
+        if says_missing(s) or re.search(r"\b(?:not|no|cannot|if)\b", s):
+            return None
+        if all(t in tokens(sentence) for t in gold):
+            return None
+        return RuleVerdict(
+            False, f"superlative: the statement with '{word.group(1)}' names something else"
+        )
+    return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .abstention import abstains, opens_by_declining
-from .choice import either_or_verdict, polarity, yes_no_gold
+from .choice import either_or_verdict, polarity, superlative_verdict, yes_no_gold
 from .containment import containment_verdict
 from .normalise import after_retraction, conclusion, content_tokens, split_acceptable
 from .numbers import QUANTITY_QUESTION, quantity_verdict
@@ -51,6 +51,9 @@ def judge_one(
         if verdict is not None:
             return verdict
     verdict = either_or_verdict(question, main, hyp)
+    if verdict is not None:
+        return verdict
+    verdict = superlative_verdict(question, main, hyp)
     if verdict is not None:
         return verdict
     concluded = conclusion(hyp)
