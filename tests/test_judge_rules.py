@@ -347,3 +347,16 @@ def test_superlative_question_is_answered_by_the_statement_that_carries_it():
     assert judge_one("multi-session", q, a, negated).label is True
     restated = "To find which cafe you visited the most, I counted: Cafe Lumen had five visits."
     assert judge_one("multi-session", q, a, restated).label is True
+
+
+def test_reference_restated_after_meaning_is_answered_by_either_form():
+    """What follows ", meaning" in a reference says again what precedes it: a response that
+    gives the first form answers (made-up question and responses)."""
+    q = "You told me how to mix the window cleaner. What proportion did you suggest?"
+    a = "The suggested mix is 1:4, meaning one part vinegar to four parts water."
+    short = "It was **1:4** (vinegar to water)."
+    assert judge_one("single-session-assistant", q, a, short).label is True
+    spelled = "One part vinegar to four parts water."
+    assert judge_one("single-session-assistant", q, a, spelled).label is True
+    wrong = "It was 1:5, vinegar to water."
+    assert judge_one("single-session-assistant", q, a, wrong).label is False

@@ -53,9 +53,10 @@ These rules follow the same per-type policy without a model, so the default pipe
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
-  "(or 25:50)" are other forms; a sentence-long reference's framing ("I recommended", "meaning",
-  "as examples") is optional, and one word in six of it may be missing (never a number, nor the
-  word that makes a choice the question offers).
+  "(or 25:50)" are other forms, and so is what precedes a restatement ("1:10, meaning one part
+  to ten parts", "i.e.", "that is"); a sentence-long reference's framing ("I recommended",
+  "meaning", "as examples") is optional, and one word in six of it may be missing (never a
+  number, nor the word that makes a choice the question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
 "twice" → 2 times, "5½" and "five and a half" → 5.5), thousands separators, a.m./p.m.,

@@ -1,7 +1,8 @@
 """The general rule: normalised containment. Every content word of the reference that the
 question does not already contain must appear in the response (so a subset of a list is wrong, and
 extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
-closing "(or 25:50)" are other forms; a long reference may miss one framing word in six."""
+closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
+("1:10, meaning one part to ten parts"); a long reference may miss one framing word in six."""
 
 from __future__ import annotations
 
@@ -49,6 +50,11 @@ def _gold_forms(answer: str) -> list[str]:
     )
     unparen = lambda t: re.sub(r"\([^()]*\)", " ", t)  # noqa: E731
     forms = [unparen(main)]
+    # "1:10, meaning one part to ten parts": what follows "meaning", "i.e." or "that is" says
+    # again what precedes it, so the part before it is a form of its own.
+    restated = re.split(r",\s*(?:meaning|which means|i\.e\.,?|that is,)\s", main, maxsplit=1)
+    if len(restated) == 2 and content_tokens(restated[0]):
+        forms.append(unparen(restated[0]))
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
         if alt and not main[p.end() :].strip(" ."):
