@@ -360,3 +360,33 @@ def test_reference_restated_after_meaning_is_answered_by_either_form():
     assert judge_one("single-session-assistant", q, a, spelled).label is True
     wrong = "It was 1:5, vinegar to water."
     assert judge_one("single-session-assistant", q, a, wrong).label is False
+
+
+def test_order_reference_written_as_a_sequence_of_steps():
+    """A reference without names, written as a sequence ("First, ..., then ..., and lastly
+    ..."), is an order of its steps: the response must mention them in that order; the sequence
+    words need not be repeated. An apology's "but" is no turn: "I'm sorry, but I found no record
+    of ..." gives no order (made-up question and responses)."""
+    q = (
+        "In what order did these happen: repainting the garage door, planting the herb garden, "
+        "and cleaning the gutters?"
+    )
+    a = (
+        "First, I repainted the garage door, then I planted the herb garden, and lastly, "
+        "I cleaned the gutters."
+    )
+    listed = (
+        "Here is the order:\n1. You repainted the garage door (April 2)\n"
+        "2. You planted the herb garden (April 9)\n3. You cleaned the gutters (April 20)"
+    )
+    assert judge_one("temporal-reasoning", q, a, listed).label is True
+    reversed_ = (
+        "1. You cleaned the gutters (April 2)\n2. You planted the herb garden (April 9)\n"
+        "3. You repainted the garage door (April 20)"
+    )
+    assert judge_one("temporal-reasoning", q, a, reversed_).label is False
+    sorry = (
+        "I'm sorry, but I couldn't find any record of these events:\n"
+        "1. Repainting the garage door\n2. Planting the herb garden\n3. Cleaning the gutters"
+    )
+    assert judge_one("temporal-reasoning", q, a, sorry).label is False

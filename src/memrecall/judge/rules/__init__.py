@@ -37,8 +37,11 @@ These rules follow the same per-type policy without a model, so the default pipe
 - frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
   the reference's period, so "every two weeks" is not "every week"; a reference that gives two
   ("previously every week, now every other week") needs both, in its order.
-- order questions: the reference's named entities must appear in the response in that order;
-  one that opens by saying the information is missing gives no order.
+- order questions: the reference's named entities must appear in the response in that order; a
+  reference without names written as a sequence ("First, I did A, then B, and lastly C") orders
+  its steps, each found by the words no other step shares. A response that opens by saying the
+  information is missing gives no order ("I'm sorry, but I found no record of A, B or C": what
+  follows a turn decides).
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response
   places with a placing word ("B came first", "A happened after that", "B predates A"; the
   question's own word wins over synonyms, the last such statement over earlier ones, and an

@@ -1,4 +1,6 @@
-"""Order questions: the reference's named entities must appear in the response in that order. A
+"""Order questions: the reference's named entities must appear in the response in that order; a
+reference without names that is written as a sequence ("First, I did A, then B, and lastly C") is
+an order of its steps, each found in the response by the words no other step shares. A
 response that opens by saying the information is missing gives no order: the names it goes on to
 list in the question's own order are not an ordering (as for either-or questions)."""
 
@@ -39,6 +41,39 @@ def _entity_groups(answer: str) -> list[list[str]]:
     return groups
 
 
+# The words that set out a sequence in a reference ("First, ..., then ..., and lastly ...").
+_SEQUENCE = re.compile(
+    r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards?|"
+    r"finally|lastly|followed by)\b",
+    re.IGNORECASE,
+)
+
+
+def _sequence_steps(answer: str) -> list[list[str]]:
+    """The steps of a reference written as a sequence, each as the content words no other step
+    shares; empty when the reference is not one (fewer than two steps with such words)."""
+    parts = [[t for t in tokens(p) if t not in STOPWORDS] for p in _SEQUENCE.split(answer)]
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return []
+    steps = []
+    for i, p in enumerate(parts):
+        others = {t for j, q in enumerate(parts) if j != i for t in q}
+        steps.append(list(dict.fromkeys(t for t in p if t not in others)))
+    return steps if all(steps) else []
+
+
+def _step_position(step: list[str], seq: list[str]) -> int | None:
+    """Where the response first mentions a step: the first of its words from which at least half
+    of the step's words follow within a short window (a list item, a clause)."""
+    need = (len(step) + 1) // 2
+    window = 3 * len(step) + 3
+    for i, t in enumerate(seq):
+        if t in step and len(set(seq[i : i + window]) & set(step)) >= need:
+            return i
+    return None
+
+
 def _find_run(run: list[str], seq: list[str]) -> int | None:
     for i in range(len(seq) - len(run) + 1):
         if seq[i : i + len(run)] == run:
@@ -48,15 +83,25 @@ def _find_run(run: list[str], seq: list[str]) -> int | None:
 
 def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
     groups = _entity_groups(answer)
-    if len(groups) < 2:
+    steps = _sequence_steps(answer) if len(groups) < 2 else []
+    if len(groups) < 2 and not steps:
         return None
     first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
-    if says_missing(first) and not _TURN.search(plain(first)):
+    if says_missing(_TURN.split(plain(first))[-1]):
         # "I have no record of the order of A, B and C": the question's names, not an order.
-        # "I lack the dates, but it was A, then B, then C" goes on to give one.
+        # "I lack the dates, but it was A, then B, then C" goes on to give one; "I'm sorry, but
+        # I found no record of A, B or C" does not (what follows its turn says it is missing).
         return RuleVerdict(False, "order: says the information is missing, gives no order")
     hyp = tokens(hypothesis)
     hyp_content = [t for t in hyp if t not in STOPWORDS]
+    if steps:
+        found = [_step_position(step, hyp_content) for step in steps]
+        if None in found:
+            missing = steps[found.index(None)]
+            return RuleVerdict(False, f"order: step '{' '.join(missing)}' missing")
+        if all(a < b for a, b in zip(found, found[1:])):
+            return RuleVerdict(True, "order: all steps present in the reference order")
+        return RuleVerdict(False, "order: steps present but in a different order")
     positions = []
     for i, g in enumerate(groups):
         # Where the whole name appears; else where its words no other item shares appear.
