@@ -390,3 +390,22 @@ def test_order_reference_written_as_a_sequence_of_steps():
         "1. Repainting the garage door\n2. Planting the herb garden\n3. Cleaning the gutters"
     )
     assert judge_one("temporal-reasoning", q, a, sorry).label is False
+
+
+def test_either_or_placing_with_first_after_a_determiner():
+    """Which-came-first answers: "the first X ... was B" is the deciding sentence (normalising
+    "first" to "1st" hid it), and "A was the first X" places A first; a bare "the first X"
+    without "was" before it stays a description (made-up question and responses)."""
+    q = "Which appliance did I repair first, the dryer or the oven?"
+    described = (
+        "The first appliance you repaired in May was the oven. There's no note of the dryer "
+        "in those records."
+    )
+    assert judge_one("temporal-reasoning", q, "dryer", described).label is False
+    assert judge_one("temporal-reasoning", q, "oven", described).label is True
+    copula = (
+        "Your notes say little about the oven, so it appears that fixing the dryer was the "
+        "first repair you finished."
+    )
+    assert judge_one("temporal-reasoning", q, "dryer", copula).label is True
+    assert judge_one("temporal-reasoning", q, "oven", copula).label is False

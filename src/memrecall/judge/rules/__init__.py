@@ -43,12 +43,13 @@ These rules follow the same per-type policy without a model, so the default pipe
   information is missing gives no order ("I'm sorry, but I found no record of A, B or C": what
   follows a turn decides).
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response
-  places with a placing word ("B came first", "A happened after that", "B predates A"; the
-  question's own word wins over synonyms, the last such statement over earlier ones, and an
-  indirect question "whether A or B came first" is no statement). Otherwise the response names
-  the reference's option, and names it first if it names both; a response that reasons over both
-  is read from its conclusion. A response that opens by saying the information is missing and
-  places neither option chooses neither.
+  places with a placing word ("B came first", "A happened after that", "B predates A", "B was
+  the first trip"; the question's own word wins over synonyms, the last such statement over
+  earlier ones, and an indirect question "whether A or B came first" is no statement). Otherwise
+  the response names the reference's option, and names it first if it names both; a response
+  that reasons over both is read from its conclusion, the last sentence naming one with a
+  decision word ("first", "so", "therefore"). A response that opens by saying the information
+  is missing and places neither option chooses neither.
 - superlative questions ("Which platform did I gain the most followers on?", a reference that is
   a name): the response's first statement with the question's superlative must name the
   reference; one that names something else there ("X is where you gained the most") does not

@@ -153,7 +153,9 @@ def _stated_choice(
             if w in _EARLY or w in _LATE:
                 nxt = words[i + 1] if i + 1 < len(words) else ""
                 prev = words[i - 1] if i else ""
-                if last_option is None or nxt in _TIME_NOUN or prev in _DETERMINER:
+                # "the first day" describes; "the dryer was the first repair" places the dryer.
+                copula = prev in _DETERMINER and i > 1 and words[i - 2] in ("was", "is", "were")
+                if last_option is None or nxt in _TIME_NOUN or (prev in _DETERMINER and not copula):
                     continue
                 chosen = (
                     last_option
@@ -190,7 +192,8 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
     ]
     if len(naming) <= 1:
         return hypothesis
-    decisive = [x for x in naming if _DECISION.search(normalize(x))]
+    # Raw words: normalisation would read "first" as "1st" and miss it.
+    decisive = [x for x in naming if _DECISION.search(plain(x))]
     last = (decisive or naming)[-1]
     # "X was discussed first, but the dates show Y came first": the clause after the turn.
     clauses = [
