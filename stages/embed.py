@@ -1,4 +1,5 @@
-"""embed: key texts of every session (or round) → vectors, through the content-addressed cache."""
+"""embed: key texts of every session (or round) → vectors, through the content-addressed cache
+(and the questions' vectors into that cache, for retrieve)."""
 
 import _bootstrap  # noqa: F401
 from memrecall import paths
@@ -14,6 +15,7 @@ def main():
         sessions=paths.SESSIONS,
         turns=paths.TURNS,
         out=paths.EMBEDDINGS,
+        questions=paths.QUESTIONS,
     )
 
 

@@ -61,7 +61,12 @@ def build_embeddings(
     return pl.from_arrow(tbl)
 
 
-def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dict:
+def run_embed(
+    embedder_cfg: dict, *, sessions: str, turns: str, out: str, questions: str | None = None
+) -> dict:
+    """The embeddings artifact. When the model had to be loaded for it, the questions are
+    encoded too, into the vector cache only (not the artifact, whose identity is the sessions'):
+    dense retrieval then finds its query vectors there and never loads the model itself."""
     settings = embedder_settings(embedder_cfg)  # the whole group, checked before any work
     bench = benchmarks.of_artifact(turns)
     sessions_df = read_table(sessions, table="sessions")
@@ -73,10 +78,17 @@ def run_embed(embedder_cfg: dict, *, sessions: str, turns: str, out: str) -> dic
     write_table(
         df, out, stage="embed", params=identity(embedder_cfg), input_files=[sessions, turns]
     )
-    s = encoder.stats
+    s = dict(encoder.stats)
+    warmed = ""
+    if questions is not None and s["encoded"]:
+        # The model is in memory now; loading it again in retrieve costs seconds per run.
+        texts = read_table(questions, table="questions").get_column("question").to_list()
+        before = encoder.stats["encoded"]
+        encoder.encode(texts, desc="queries")
+        warmed = f"; {encoder.stats['encoded'] - before} question vectors cached for retrieve"
     print(
         f"embed: {len(df)} units, {df.get_column('key_hash').n_unique()} unique texts, "
-        f"{s['encoded']} embedded, {s['cached']} from cache",
+        f"{s['encoded']} embedded, {s['cached']} from cache{warmed}",
         file=sys.stderr,
     )
     return s
