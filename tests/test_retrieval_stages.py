@@ -10,6 +10,7 @@ from confs import group
 from memrecall.artifacts import read_table
 from memrecall.eval.retrieval_metrics import retrieval_metrics
 from memrecall.retrieval.embed import run_embed
+from memrecall.retrieval.embedders import CachedEncoder
 from memrecall.retrieval.rerank import run_rerank
 from memrecall.retrieval.retrieve import run_retrieve
 from tables import write_downloaded
@@ -146,3 +147,34 @@ def test_embed_retrieve_rerank_rerun_is_byte_identical(inputs, fresh_cache, embe
     assert m["session"]["recall_any@1"] == 1.0 and m["n"] == 2
     r = read_table(rr, table="candidates")
     assert r.height == 4 and r["rank"].max() == 2  # reranker none: top_k passed through
+
+
+def test_embed_caches_the_question_vectors_while_its_model_is_loaded(
+    inputs, fresh_cache, monkeypatch
+):
+    """retrieve then finds every query vector in the cache and never loads the model; when embed
+    itself found every key cached (no model loaded) it loads none for the questions either."""
+    d = inputs["dir"]
+    emb, cand = str(d / "embeddings.parquet"), str(d / "cand.parquet")
+    made: list[CachedEncoder] = []
+
+    def recording(settings, model=None):
+        made.append(CachedEncoder(settings, model))
+        return made[-1]
+
+    monkeypatch.setattr("memrecall.retrieval.embed.CachedEncoder", recording)
+    monkeypatch.setattr("memrecall.retrieval.retrieve.CachedEncoder", recording)
+    kw = dict(sessions=inputs["sessions"], turns=inputs["turns"], out=emb)
+    run_embed(EMBEDDER, questions=inputs["questions"], **kw)
+    run_retrieve(RETRIEVAL, EMBEDDER, questions=inputs["questions"], embeddings=emb, out=cand)
+    embed_enc, retrieve_enc = made
+    assert embed_enc.stats["encoded"] == len(SESSIONS) + len(QUESTIONS)
+    assert retrieve_enc.stats["cached"] == len(QUESTIONS)
+    assert retrieve_enc.stats["model_calls"] == 0 and retrieve_enc._model is None
+
+    # new questions, every session key cached: embed loads no model for them
+    questions = read_table(inputs["questions"], table="questions")
+    changed = questions.with_columns(pl.col("question") + " Which shop?")
+    write_downloaded(changed, d / "questions2.parquet", table="questions")
+    run_embed(EMBEDDER, questions=str(d / "questions2.parquet"), **kw)
+    assert made[-1].stats["encoded"] == 0 and made[-1]._model is None
