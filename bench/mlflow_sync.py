@@ -1,6 +1,6 @@
 """`memrecall sync` at scale: two real 500-question runs, synced into a fresh MLflow store, timed.
 
-    python bench/mlflow_sync.py [--keep DIR] [--hyp A.gz B.gz]
+    python bench/mlflow_sync.py [--keep DIR] [--hyp A.gz [B.gz]]
 
 In a throwaway committed copy of this project it runs two DVC experiments on LongMemEval's
 oracle file (all 500 questions, evidence sessions only), `retrieval=oracle`, each replaying a
@@ -12,7 +12,8 @@ Then it times `memrecall sync` (the CLI, in its own process, default sqlite stor
 root) three times: the first run alone, the second run (the first is then unchanged), and a
 re-sync of both. After each it counts, through MLflow's client API, the runs, traces,
 assessments (expectations and feedback) and linked prompts; the re-sync must add nothing (the
-same run, trace and assessment ids).
+same run, trace and assessment ids). Given one hypothesis file, it runs one experiment and
+times its first sync and a re-sync.
 With --keep the copy (and its mlflow.db) is kept, e.g. for bench/mlflow_screenshots.py.
 """
 
@@ -128,10 +129,11 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="keep the project copy (and mlflow.db) here")
     ap.add_argument(
         "--hyp",
-        nargs=2,
+        nargs="+",
         type=Path,
         default=HYPOTHESES,
-        help="two hypothesis files (official format), one per run",
+        help="one or two hypothesis files (official format), one per run; with one, the "
+        "second run's step is left out (the smoke test's mode)",
     )
     ap.add_argument(
         "--data",
@@ -140,6 +142,8 @@ def main() -> None:
         help="the questions the hypotheses answer (LongMemEval format)",
     )
     a = ap.parse_args()
+    if len(a.hyp) > 2:
+        ap.error("--hyp takes one or two files")
 
     from repo_copy import copy_repo, pipeline_env
 
@@ -160,11 +164,11 @@ def main() -> None:
 
     print(f"\nmemrecall sync, sqlite store {repo / 'mlflow.db'}:")
     rows = []
-    for label, args in (
-        (f"first sync, {names[0]}", names[:1]),
-        (f"first sync, {names[1]} (the other unchanged)", []),
-        ("re-sync of both", []),
-    ):
+    steps = [(f"first sync, {names[0]}", names[:1])]
+    if len(names) > 1:
+        steps.append((f"first sync, {names[1]} (the other unchanged)", []))
+    steps.append((f"re-sync of {'both' if len(names) > 1 else names[0]}", []))
+    for label, args in steps:
         secs = sync(repo, env, *args)
         c, ids = counts(repo)
         rows.append((label, secs, c, ids))
