@@ -48,8 +48,16 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "MEMRECALL_LOCAL_THREADS"):
 def pytest_collection_modifyitems(items):
     """Tests marked `queue` first: they mostly wait on DVC's queue workers, and at the start of
     a run those waits overlap the seeding of the shared project (CPU) instead of idling a core
-    at the end. pytest-xdist hands each worker a contiguous part of this order."""
-    items.sort(key=lambda item: item.get_closest_marker("queue") is None)
+    at the end. Within each part, tests that need the seeded project last: a worker that reached
+    one would wait for the seeding (about a minute) with other tests still to run.
+    pytest-xdist hands each worker a contiguous part of this order (and a worker that runs out
+    takes from the other's)."""
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("queue") is None,
+            bool({"seeded_project", "project"} & set(item.fixturenames)),
+        )
+    )
 
 
 def _shared_root(tmp_path_factory) -> Path:

@@ -1,7 +1,7 @@
 """A reader sweep over the real pipeline (2 questions of the bundled sample) in a clone of the
 seeded project: two DVC experiments that differ only in the reader prompt and share a change
-upstream (session-level units instead of the seeded sentences) compute embed, retrieve, rerank
-and rewrite once, not once per experiment.
+upstream (session-level units instead of the seeded sentences, in a 64-token window) compute
+embed, retrieve, rerank and rewrite once, not once per experiment.
 
 Counted three ways: DVC's own stage log of each experiment, the embed stage's encoder counter
 (on an empty vector cache), and the requests the reader's (fake, local) OpenAI-compatible
@@ -41,6 +41,7 @@ def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
                 "reader.runtime.concurrency=2",
                 "dataset.limit=2",
                 "embedder.granularity=session",
+                "embedder.max_length=64",  # a 64-token window: a quarter of the encoding
                 "--jobs",
                 "2",
                 "++sweep.track=false",
