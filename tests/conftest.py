@@ -49,13 +49,15 @@ def pytest_collection_modifyitems(items):
     """Tests marked `queue` first: they mostly wait on DVC's queue workers, and at the start of
     a run those waits overlap the seeding of the shared project (CPU) instead of idling a core
     at the end. Within each part, tests that need the seeded project last: a worker that reached
-    one would wait for the seeding (about a minute) with other tests still to run.
+    one would wait for the seeding (about a minute) with other tests still to run. Within those,
+    `slow` tests first, so that a run ends on short tests that fill both workers.
     pytest-xdist hands each worker a contiguous part of this order (and a worker that runs out
     takes from the other's)."""
     items.sort(
         key=lambda item: (
             item.get_closest_marker("queue") is None,
             bool({"seeded_project", "project"} & set(item.fixturenames)),
+            item.get_closest_marker("slow") is None,
         )
     )
 

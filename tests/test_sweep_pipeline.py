@@ -45,7 +45,7 @@ def test_reader_sweep_computes_upstream_stages_once(project, tmp_path):
                 "--jobs",
                 "2",
                 "++sweep.track=false",
-                "++sweep.poll_s=1",
+                "++sweep.poll_s=0.5",
             ],
             cwd=repo,
             env=env,
