@@ -226,7 +226,8 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
     word = _SUPERLATIVE.search(q)
     if not re.match(r"\s*(?:which|what|who|where)\b", q) or word is None:
         return None
-    gold = [t for t in content_tokens(answer) if t not in set(tokens(question))]
+    asked = set(tokens(question))
+    gold = [t for t in content_tokens(answer) if t not in asked]
     if not gold or len(content_tokens(answer)) > 2:
         return None
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", conclusion(hypothesis).strip()):
@@ -235,7 +236,8 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
             continue
         if says_missing(s) or re.search(r"\b(?:not|no|cannot|if)\b", s):
             return None
-        if all(t in tokens(sentence) for t in gold):
+        said = set(tokens(sentence))
+        if all(t in said for t in gold):
             return None
         return RuleVerdict(
             False, f"superlative: the statement with '{word.group(1)}' names something else"
