@@ -247,6 +247,30 @@ def test_preference_response_that_calls_its_advice_general_is_not_personalised()
     assert judge_one("single-session-preference", q, rubric, personal).label is True
 
 
+def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_details():
+    """"Rather than", "but not", ", not X" name what a history holds instead of an asked detail,
+    an abstention only for an unanswerable question. In advice they are ordinary wording, so
+    they do not make a response say it lacks the user's information (made-up rubric and
+    responses; the rubric names no proper noun, so only its detail words can count)."""
+    from memrecall.abstention import says_missing
+
+    q = "Any tips for baking bread this weekend?"
+    rubric = (
+        "The user would prefer suggestions that build on their sourdough starter and their "
+        "cast-iron pot. They might not prefer generic bread advice."
+    )
+    advice = (
+        "Since you keep a sourdough starter, feed it the night before. Bake in your cast-iron "
+        "pot rather than on a tray, so the crust gets the steam it needs."
+    )
+    assert says_missing(advice) and not says_missing(advice, instead=False)
+    assert judge_one("single-session-preference", q, rubric, advice).label is True
+    disclaimer = "I don't have your baking history. " + advice
+    assert judge_one("single-session-preference", q, rubric, disclaimer).label is False
+    # For an unanswerable question the same words still abstain: "only mentioned", "but not".
+    assert says_missing("You only mentioned the starter, not the pot.", instead=True)
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

@@ -42,12 +42,24 @@ PHRASES = [
     r"\b(?:not enough|insufficient|incomplete|missing|lack of) (?:\w+ )?(?:information|info|"
     r"details|data|context)\b",
     r"\b(?:is|are|was|were) (?:not enough|insufficient|incomplete|missing)\b",
-    # "you only mentioned X", "you mentioned X but not Y": what was said instead
+]
+
+# What the history holds instead of the asked detail ("you only mentioned X", "you mentioned X
+# but not Y"): for an unanswerable question, an abstention. In a response to an answerable
+# one it is ordinary wording ("dust with a damp cloth rather than a dry one"), so a rule that
+# asks whether a response disclaims its information reads PHRASES alone (`instead=False`).
+INSTEAD_PHRASES = [
     r"\bonly (?:mentioned|talked about|told me about|said)\b",
     r"\bbut not\b|\brather than\b|[,—–] not \w",
 ]
 
-_RE = re.compile("|".join(f"(?:{p})" for p in PHRASES))
+
+def _compile(phrases: list[str]) -> re.Pattern:
+    return re.compile("|".join(f"(?:{p})" for p in phrases))
+
+
+_RE = _compile(PHRASES + INSTEAD_PHRASES)
+_RE_MISSING = _compile(PHRASES)
 
 
 def plain(text: str) -> str:
@@ -59,6 +71,8 @@ def plain(text: str) -> str:
     return re.sub(r"\b(\w+)n't\b", r"\1 not", s)
 
 
-def says_missing(text: str | None) -> bool:
-    """Does the answer say the asked information is missing from the history?"""
-    return bool(text) and bool(_RE.search(plain(text)))
+def says_missing(text: str | None, *, instead: bool = True) -> bool:
+    """Does the answer say the asked information is missing from the history? With
+    `instead=False`, only by saying so, not by naming what was said instead (INSTEAD_PHRASES)."""
+    pattern = _RE if instead else _RE_MISSING
+    return bool(text) and bool(pattern.search(plain(text)))

@@ -76,7 +76,8 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         return RuleVerdict(
             stated is right, f"either-or: states '{' '.join(stated)}' {_direction(question)}"
         )
-    if says_missing(re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]):
+    first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
+    if says_missing(first, instead=False):
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
@@ -234,7 +235,7 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
         s = plain(sentence)
         if not re.search(rf"\b{word.group(1)}\b", s) or re.search(r"\b(?:which|whether)\b", s):
             continue
-        if says_missing(s) or re.search(r"\b(?:not|no|cannot|if)\b", s):
+        if says_missing(s, instead=False) or re.search(r"\b(?:not|no|cannot|if)\b", s):
             return None
         said = set(tokens(sentence))
         if all(t in said for t in gold):

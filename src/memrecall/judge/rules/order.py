@@ -87,7 +87,7 @@ def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
     if len(groups) < 2 and not steps:
         return None
     first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
-    if says_missing(_TURN.split(plain(first))[-1]):
+    if says_missing(_TURN.split(plain(first))[-1], instead=False):
         # "I have no record of the order of A, B and C": the question's names, not an order.
         # "I lack the dates, but it was A, then B, then C" goes on to give one; "I'm sorry, but
         # I found no record of A, B or C" does not (what follows its turn says it is missing).

@@ -90,9 +90,10 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     )
     if hit_anchor:
         return RuleVerdict(True, f"preference: uses the user's {', '.join(hit_anchor)}")
-    if says_missing(hypothesis):
+    if says_missing(hypothesis, instead=False):
         # "I don't have your history, but here are general tips": it says it cannot recall the
         # user's information, so it does not use it. The user's names or numbers (above) win.
+        # Only words that say so count: advice "rather than" something names nothing missing.
         return RuleVerdict(False, "preference: says it lacks the user's information")
     content = [t for t in hyp if t not in STOPWORDS]
     hyp_pairs = set(zip(content, content[1:]))
