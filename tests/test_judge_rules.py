@@ -248,10 +248,11 @@ def test_preference_response_that_calls_its_advice_general_is_not_personalised()
 
 
 def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_details():
-    """"Rather than", "but not", ", not X" name what a history holds instead of an asked detail,
-    an abstention only for an unanswerable question. In advice they are ordinary wording, so
-    they do not make a response say it lacks the user's information (made-up rubric and
-    responses; the rubric names no proper noun, so only its detail words can count)."""
+    """The phrases "rather than", "but not" and ", not X" name what a history holds instead of
+    an asked detail: an abstention only for an unanswerable question. In advice they are
+    ordinary wording, so they do not make a response say it lacks the user's information
+    (made-up rubric and responses; the rubric names no proper noun, so only its detail words
+    can count)."""
     from memrecall.abstention import says_missing
 
     q = "Any tips for baking bread this weekend?"
