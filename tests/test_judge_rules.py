@@ -272,6 +272,24 @@ def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_det
     assert says_missing("You only mentioned the starter, not the pot.", instead=True)
 
 
+def test_a_published_answer_is_read_after_its_models_thinking():
+    """A reasoning model's answer as published may keep its `<think>` block: the rules read
+    what follows it, so a number or option it only thought about is not its answer, and an
+    answer cut off inside its thinking gives none (made-up question and responses)."""
+    q = "How many bikes do I own?"
+    thought_right = (
+        "<think>You had 3, then bought one: 4? No, you sold one.</think>\nYou own 3 bikes."
+    )
+    assert judge_one("multi-session", q, "4", thought_right).label is False
+    assert judge_one("multi-session", q, "3", thought_right).label is True
+    assert judge_one("multi-session", q, "4", "<think>4 bikes, I think").label is False
+    choice = "Which did I take first, the pottery class or the yoga class?"
+    thinking = "<think>Yoga was May 3, pottery May 1, so pottery came first.</think>Pottery."
+    assert judge_one("temporal-reasoning", choice, "the pottery class", thinking).label is True
+    wrong = "<think>Pottery came first? The dates say yoga.</think>The yoga class came first."
+    assert judge_one("temporal-reasoning", choice, "the pottery class", wrong).label is False
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

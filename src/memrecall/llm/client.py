@@ -36,7 +36,6 @@ import logging
 import math
 import os
 import random
-import re
 import sys
 import threading
 import time
@@ -48,6 +47,7 @@ from tqdm.auto import tqdm
 
 from ..config import runtime
 from ..errors import ConfigError, MemrecallError
+from ..thinking import strip_thinking
 from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for
 from .cache import CallCache, request_hash
 from .lazy import litellm as _litellm
@@ -63,7 +63,6 @@ _CFG_GROUP = {
     "rewrite": "rewrite.llm",
     "embed": "embedder.expansion_llm",
 }
-_THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>\s*|$)", re.DOTALL)
 _HARD_TIMEOUT_GRACE_S = 5.0
 _BUDGET_ERROR = "not sent: spend limit reached (max_cost_usd)"
 _GUARD_ERROR = "not sent: the stage's guard stopped it (stop_check)"
@@ -660,7 +659,7 @@ def _parse(resp) -> tuple[str, int, int, int]:
     if content is not None and not isinstance(content, str):
         raise MalformedResponse(f"message content is {type(content).__name__}, not text")
     # Some thinking models (MiniMax, R1 distills) put their reasoning inline: keep the answer.
-    text = _THINK_RE.sub("", content or "", count=1).strip()
+    text = strip_thinking(content or "").strip()
     usage = getattr(resp, "usage", None)
     n_in = int(getattr(usage, "prompt_tokens", 0) or 0)
     n_out = int(getattr(usage, "completion_tokens", 0) or 0)

@@ -21,6 +21,8 @@ These rules follow the same per-type policy without a model, so the default pipe
 - reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is",
   "..., so my final answer is X"): numbers, yes/no and contained words are read from the
   conclusion, not from the evidence listed before it.
+- a leading `<think>...</think>` block (a reasoning model's thinking, kept in some published
+  runs) is not read: the answer is what follows it, and one cut off inside it is empty.
 - retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the
   response is read from after its last retraction; one that takes its answer back and gives no
   other is wrong.

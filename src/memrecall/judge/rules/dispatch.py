@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...thinking import strip_thinking
 from .abstention import abstains, opens_by_declining
 from .choice import either_or_verdict, polarity, superlative_verdict, yes_no_gold
 from .containment import containment_verdict
@@ -21,7 +22,8 @@ def judge_one(
     is_abstention: bool = False,
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
-    hyp = (hypothesis or "").strip()
+    # A published run's answer may keep its model's thinking; the answer is what follows it.
+    hyp = strip_thinking(hypothesis or "").strip()
     answer = str(answer)
     if not hyp:
         return RuleVerdict(False, "empty response")

@@ -8,13 +8,16 @@ from pathlib import Path
 from ...hashing import sha256_text
 
 RULES_VERSION = "rule-v1"
-# The rules' source (every module of this package, by name): a rule change shows in the verdicts.
-RULES_HASH = sha256_text(
-    "".join(
-        f"{f.name}\n{f.read_text(encoding='utf-8')}"
-        for f in sorted(Path(__file__).parent.glob("*.py"))
-    )
-)[:12]
+_PACKAGE = Path(__file__).parent
+# The rules' source: every module of this package and the shared ones they read (the abstention
+# phrases, the thinking block), by name, so a change to any of them shows in the verdicts.
+_SOURCES = sorted(_PACKAGE.glob("*.py")) + [
+    _PACKAGE.parents[1] / "abstention.py",
+    _PACKAGE.parents[1] / "thinking.py",
+]
+RULES_HASH = sha256_text("".join(f"{f.name}\n{f.read_text(encoding='utf-8')}" for f in _SOURCES))[
+    :12
+]
 
 
 @dataclass(frozen=True)
