@@ -371,6 +371,29 @@ def test_abstention_that_asks_the_user_for_the_information():
     assert not judge_one("single-session-user", q, expl, guess, is_abstention=True).label
 
 
+def test_abstention_in_words_the_labelled_runs_do_not_use():
+    """Terse and plain ways to say the history does not hold the answer, which no labelled
+    run uses ("Unknown", "N/A", "No sailing lesson was mentioned", "I don't recall", "It is
+    unclear"); a bare "None" may be a count, and a stated answer is no abstention (made-up
+    responses)."""
+    q = "What time did my sailing lesson start?"
+    expl = "You did not mention this information. You mentioned a kayaking lesson, not sailing."
+    for text in (
+        "Unknown.",
+        "N/A",
+        "Not mentioned",
+        "Unanswerable",
+        "No sailing lesson was mentioned.",
+        "I don't recall you telling me about a sailing lesson.",
+        "It is unclear from our chats.",
+        "That never came up.",
+        "I'm not aware of a sailing lesson.",
+    ):
+        assert judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
+    for text in ("None", "It started at 9 am.", "Unknown to me before, but it started at 9."):
+        assert not judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
+
+
 def test_superlative_question_is_answered_by_the_statement_that_carries_it():
     """For "which ... the most ...?", the response's statement with "most" gives its answer; the
     reference named afterwards as a compared option does not answer (made-up question and

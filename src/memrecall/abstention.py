@@ -42,6 +42,18 @@ PHRASES = [
     r"\b(?:not enough|insufficient|incomplete|missing|lack of) (?:\w+ )?(?:information|info|"
     r"details|data|context)\b",
     r"\b(?:is|are|was|were) (?:not enough|insufficient|incomplete|missing)\b",
+    # Other ways to say it, from the meaning rather than from the runs at hand (none of these
+    # phrasings occurs in them): "no hamster was mentioned", "I don't recall you saying",
+    # "it is unclear", "it never came up", "I'm not aware of one"
+    r"\bno (?:\w+ ){1,3}(?:was|were|is|are|has been|have been) (?:ever )?(?:mentioned|recorded|"
+    r"discussed|shared|given|provided|specified|stated|found)\b",
+    r"\b(?:cannot|can not|do not|did not|unable to|not able to) (?:\w+ )?(?:recall|remember)\b",
+    r"\bno (?:memory|recollection) of\b",
+    r"\b(?:is|are|was|were|remains?) (?:unknown|unclear|uncertain)\b",
+    r"\b(?:never|did not|has not|have not) c[oa]me up\b|\b(?:am|'m) not aware of\b",
+    # a terse answer that is nothing but "Unknown", "N/A", "Not mentioned", "Unanswerable"
+    r"^\W*(?:unknown|unclear|n/?a|not (?:mentioned|known|specified|stated|available|provided)|"
+    r"no idea|no answer|no information|(?:un|not )answerable)\W*$",
 ]
 
 # What the history holds instead of the asked detail ("you only mentioned X", "you mentioned X
