@@ -119,6 +119,37 @@ def test_normalisation():
     ]
 
 
+def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations():
+    """Dates, sums and durations written as people write them equal the reference's wording;
+    a word that only looks like a month abbreviation ("mar", "Jan") and a bare "5K" stay."""
+    cases = {
+        "Feb. 1st": "february 1st",
+        "on 12 Dec": "on 12 december",
+        "2024-03-09": "march 9, 2024",
+        "2024/03/09 (Sat)": "march 9, 2024 (sat)",
+        "$250K": "$250000",
+        "$1.5k": "$1500",
+        "250 thousand dollars": "250000 dollars",
+        "$0.25 million": "$250000",
+        "12 per cent": "12 percent",
+        "an hour and a half": "1.5 hours",
+        "half an hour": "0.5 hour",
+        "2h15": "2 hours 15 minutes",
+        "2.5h": "2.5 hours",
+        "6.45pm": "6:45 pm",
+        "a mar on the desk": "a mar on the desk",
+        "Jan said 5K": "jan said 5k",
+    }
+    for text, normalised in cases.items():
+        assert normalize(text) == normalised, text
+    q = "How much did I pay for the kayak?"
+    assert judge_one("single-session-user", q, "$1,500", "About $1.5K.").label is True
+    assert judge_one("single-session-user", q, "$1,500", "About $15K.").label is False
+    when = "When did I buy the kayak?"
+    assert judge_one("single-session-user", when, "March 9th", "On 2024-03-09.").label is True
+    assert judge_one("single-session-user", when, "March 9th", "Mar 10, 2024").label is False
+
+
 def test_abstention_phrases():
     for text in (
         "You never told me about a trip to Korea.",

@@ -1,6 +1,8 @@
 """Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3,
-"twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, a.m./p.m., possessives,
-light plural/-ed stemming; and the reference's "also acceptable" alternatives."""
+"twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, "400 thousand" and "$1.2k",
+a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1),
+"an hour and a half", "1h30", "per cent", possessives, light plural/-ed stemming; and the
+reference's "also acceptable" alternatives."""
 
 from __future__ import annotations
 
@@ -65,20 +67,62 @@ def normalize(text: str) -> str:
     s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)  # "½" alone -> 0.5
     s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
+    s = re.sub(r"\b(\d{1,2})\.(\d{2}) ?(?=[ap]m\b)", r"\1:\2 ", s)  # 7.30am -> 7:30 am
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 12,000 -> 12000
-    s = re.sub(r"\bonce\b", "1 time", s)
-    s = re.sub(r"\btwice\b", "2 times", s)
-    s = re.sub(r"\bthrice\b", "3 times", s)
-    s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
-    s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
-    s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
+    s = _written_dates(s)
+    # "400 thousand", "$1.2k": before the number words, which would read "thousand" alone
     s = re.sub(
         r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
         lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]),
         s,
     )
+    s = re.sub(r"(?<=\$)\s?(\d+(?:\.\d+)?) ?k\b", lambda m: fmt(float(m.group(1)) * 1000), s)
+    s = re.sub(r"\bper cent\b", "percent", s)
+    s = re.sub(r"\bonce\b", "1 time", s)
+    s = re.sub(r"\btwice\b", "2 times", s)
+    s = re.sub(r"\bthrice\b", "3 times", s)
+    # "an hour and a half" -> 1.5 hours, "half an hour" -> 0.5 hour, "1h30" -> 1 hour 30 minutes
+    s = re.sub(r"\b(?:an?|one) (hour|day|week|month|year) and a half\b", r"1.5 \1s", s)
+    s = re.sub(r"\bhalf an? (hour|day)\b", r"0.5 \1", s)
+    s = re.sub(r"\b(\d+)h(\d{2})\b", r"\1 hours \2 minutes", s)
+    s = re.sub(r"\b(\d+(?:\.\d+)?)h\b", r"\1 hours", s)
+    s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
+    s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
+
+
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+# Month abbreviations, read as months only next to a day number ("feb 1", "1st feb"): "mar",
+# "jan" and "dec" are words or names elsewhere. "may" is already the full name.
+_MONTH_ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
+_ABBREVIATED = "|".join(sorted(_MONTH_ABBREVIATIONS, key=len, reverse=True))
+
+
+def _written_dates(s: str) -> str:
+    """Dates in the words a reference uses: "feb. 1st" and "1 feb" -> february; "2023-02-01" and
+    "2023/02/01" (the haystack's own session dates, which responses quote) -> february 1, 2023."""
+    s = re.sub(
+        rf"\b({_ABBREVIATED})\.?(?=\s+\d{{1,2}}(?:st|nd|rd|th)?\b)",
+        lambda m: _MONTH_ABBREVIATIONS[m.group(1)],
+        s,
+    )
+    s = re.sub(
+        rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+)({_ABBREVIATED})\b\.?",
+        lambda m: m.group(1) + _MONTH_ABBREVIATIONS[m.group(2)],
+        s,
+    )
+
+    def iso(m: re.Match) -> str:
+        year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return m.group(0)
+        return f"{_MONTHS[month - 1]} {day}, {year}"
+
+    return re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})\b", iso, s)
 
 
 def fmt(x: float) -> str:
