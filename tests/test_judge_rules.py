@@ -150,6 +150,24 @@ def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations()
     assert judge_one("single-session-user", when, "March 9th", "Mar 10, 2024").label is False
 
 
+def test_yes_no_answered_in_other_words():
+    """A response that opens with "Yep", "Correct", "Indeed", "Nope" or "Not really" answers a
+    yes/no question; "true" inside a sentence does not (made-up question)."""
+    q = "Did I run farther on Saturday than on Sunday?"
+    for text, said in (
+        ("Yep, 10 km against 8 km.", "yes"),
+        ("Correct: Saturday was longer.", "yes"),
+        ("Indeed.", "yes"),
+        ("Nope, Sunday was longer.", "no"),
+        ("Not really; both were 8 km.", "no"),
+        ("Incorrect. Sunday was longer.", "no"),
+    ):
+        assert judge_one("multi-session", q, "Yes.", text).label is (said == "yes"), text
+        assert judge_one("multi-session", q, "No.", text).label is (said == "no"), text
+    inside = "True to form, you ran 10 km on Saturday."
+    assert judge_one("multi-session", q, "Yes.", inside).label is False
+
+
 def test_abstention_phrases():
     for text in (
         "You never told me about a trip to Korea.",

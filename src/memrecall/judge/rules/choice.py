@@ -16,7 +16,8 @@ from .verdict import RuleVerdict
 def polarity(text: str) -> str | None:
     """The response's yes or no, read from its conclusion when it reasons first. "no" as a
     determiner ("there is no mention of ...") is not an answer: an answering "no" stands alone
-    ("No, ...", "no.") or opens a line."""
+    ("No, ...", "no.") or opens a line. Without either word, an opening "Correct", "Yep",
+    "Indeed", "Nope", "Not really" answers too."""
     s = normalize(conclusion(text))
     for m in re.finditer(r"\b(yes|no)\b", s):
         if (
@@ -25,7 +26,23 @@ def polarity(text: str) -> str | None:
             or re.search(r"(?:^|\n)[\W_]*$", s[: m.start()])
         ):
             return m.group(1)
+    for word, pattern in _OPENING_POLARITY.items():
+        if pattern.search(s):
+            return word
     return None
+
+
+# Other words for yes and no, read only where a response opens (or a line does): inside a
+# sentence "true" or "right" is seldom an answer.
+_OPENING_POLARITY = {
+    word: re.compile(rf"(?:^|\n)[\W_]*(?:{alternatives})\b(?![ -](?:to|of|that)\b)")
+    for word, alternatives in {
+        "no": r"nope|nah|not really|not at all|negative|false|incorrect|that(?:'s| is) "
+        r"(?:not (?:right|correct|true)|incorrect|wrong)",
+        "yes": r"yep|yeah|yup|correct|indeed|absolutely|definitely|affirmative|true|"
+        r"that(?:'s| is) (?:right|correct|true)",
+    }.items()
+}
 
 
 def yes_no_gold(answer: str) -> str | None:
