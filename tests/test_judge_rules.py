@@ -168,6 +168,21 @@ def test_yes_no_answered_in_other_words():
     assert judge_one("multi-session", q, "Yes.", inside).label is False
 
 
+def test_a_named_place_is_named_without_what_locates_it():
+    """A named place, "Trinity College in Dublin", is named by "Trinity College"; the place that
+    locates it is not the answer alone, and an unnamed "a cafe in Paris" keeps its place (made-up
+    references and responses)."""
+    q = "Where did I spend my exchange semester?"
+    gold = "Trinity College in Dublin"
+    assert judge_one("single-session-user", q, gold, "At Trinity College.").label is True
+    assert judge_one("single-session-user", q, gold, "You were in Dublin.").label is False
+    at = "The Blue Door Bistro at Harbour Point."
+    where = "Where did we have dinner on my birthday?"
+    assert judge_one("single-session-user", where, at, "The Blue Door Bistro").label is True
+    cafe = "Which place did I recommend for breakfast?"
+    assert judge_one("single-session-user", cafe, "a cafe in Paris", "A cafe.").label is False
+
+
 def test_abstention_phrases():
     for text in (
         "You never told me about a trip to Korea.",

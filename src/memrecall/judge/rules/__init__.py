@@ -60,7 +60,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   not already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
   "(or 25:50)" are other forms, and so is what precedes a restatement ("1:10, meaning one part
-  to ten parts", "i.e.", "that is"); a sentence-long reference's framing ("I recommended",
+  to ten parts", "i.e.", "that is"), and so is a named place without the trailing "in/at
+  <Name>" that locates it ("University of Melbourne in Australia"); a sentence-long
+  reference's framing ("I recommended",
   "meaning", "as examples") is optional, and one word in six of it may be missing (never a
   number, nor the word that makes a choice the question offers).
 

@@ -2,7 +2,8 @@
 question does not already contain must appear in the response (so a subset of a list is wrong, and
 extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
 closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
-("1:10, meaning one part to ten parts"); a long reference may miss one framing word in six."""
+("1:10, meaning one part to ten parts") and a named place without the "in/at <Name>" that
+locates it; a long reference may miss one framing word in six."""
 
 from __future__ import annotations
 
@@ -55,6 +56,11 @@ def _gold_forms(answer: str) -> list[str]:
     restated = re.split(r",\s*(?:meaning|which means|i\.e\.,?|that is,)\s", main, maxsplit=1)
     if len(restated) == 2 and content_tokens(restated[0]):
         forms.append(unparen(restated[0]))
+    # "University of Melbourne in Australia", "The Sugar Factory at Icon Park": a named place
+    # that a trailing "in/at <Name>" locates is named without it too.
+    located = _LOCATED.match(main.strip())
+    if located and re.search(r"\s[A-Z]", located.group(1)) and len(located.group(1).split()) <= 6:
+        forms.append(unparen(located.group(1)))
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
         if alt and not main[p.end() :].strip(" ."):
@@ -68,6 +74,11 @@ def _gold_forms(answer: str) -> list[str]:
         elif not main[p.end() :].strip(" .") and len(p.group(1).split()) <= 3:
             forms.append(p.group(1))  # "X (Y)" at the end: Y alone may name the same thing
     return forms
+
+
+_LOCATED = re.compile(
+    r"^(.*?\S),?\s+(?:in|at)\s+(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s*\.?$"
+)
 
 
 # How a sentence-long reference frames its content ("I recommended X", "1:10, meaning one part
