@@ -539,3 +539,21 @@ def test_either_or_placing_with_first_after_a_determiner():
     )
     assert judge_one("temporal-reasoning", q, "dryer", copula).label is True
     assert judge_one("temporal-reasoning", q, "oven", copula).label is False
+
+
+def test_numbers_that_label_a_session_or_step_are_not_counts():
+    """ "Session 3" names where the history says something and "Step 2" a part of the
+    reasoning; neither is a count, so "In Session 3 you mentioned one bike" answers 1, not 3,
+    while "the session 3 weeks ago" still gives 3 weeks (made-up question and responses)."""
+    q = "How many kayaks do I own now?"
+    session = "In Session 3, you mentioned that you sold the old one and now keep just one kayak."
+    assert judge_one("knowledge-update", q, "3", session).label is False
+    assert judge_one("knowledge-update", q, "1", session).label is True
+    steps = (
+        "Step 1: Look for kayaks in the notes.\nIn Session 5, you said you bought one kayak.\n"
+        "Step 2: Conclusion: you own 1 kayak."
+    )
+    assert judge_one("multi-session", q, "2", steps).label is False
+    assert judge_one("multi-session", q, "1", steps).label is True
+    weeks = "You brought it up in the session 3 weeks ago."
+    assert quantities(weeks)[0].value == 3 and quantities(weeks)[0].unit == "week"

@@ -1,6 +1,7 @@
 """Quantities: counts, durations, money, percentages and times of day, with unit conversion
 (weeks<->days, years<->months, hours<->minutes), a compound duration ("4 years and 9 months") as
-one number; dates, ordinals and years are not read as counts.
+one number; dates, ordinals and years are not read as counts, nor a number that labels a part of
+the history or of the reasoning ("Session 3", "Step 2").
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -138,6 +139,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
                 break
             if w.group(0) not in _FILLER_BEFORE_UNIT:
                 break
+        if unit is None and _LABEL_BEFORE.search(s[max(0, start - 20) : start]):
+            continue  # "Session 24", "Step 2": names a part of the history or of the reasoning
         if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
             continue  # a year, not a count
         nxt = re.match(r"\s+([a-z]+)", rest)
@@ -171,6 +174,11 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
 _SHORT_OF = re.compile(
     r"\b(?:close to|nearly|almost|just under|just shy of|approaching|not quite)\s+\$?\s?$"
 )
+
+
+# Words a number names rather than counts: "Session 24" of the history, "Step 2" of a reasoning
+# transcript, "Message 3" of the retrieved ones ("the session 3 weeks ago" still gives 3 weeks).
+_LABEL_BEFORE = re.compile(r"\b(?:sessions?|steps?|messages?|chunks?|excerpts?|snippets?)[\s*_#]*$")
 
 
 # Between the parts of one compound duration: "4 years and 9 months", "1 hour, 30 minutes".
