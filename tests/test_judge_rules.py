@@ -557,3 +557,15 @@ def test_numbers_that_label_a_session_or_step_are_not_counts():
     assert judge_one("multi-session", q, "1", steps).label is True
     weeks = "You brought it up in the session 3 weeks ago."
     assert quantities(weeks)[0].value == 3 and quantities(weeks)[0].unit == "week"
+
+
+def test_operands_of_a_sum_are_not_its_result():
+    """In "8 days + 6 days = 14 days" the response's number is the result, 14; the parts it
+    adds are steps of the computation (made-up question and responses)."""
+    q = "How many days before the recital did I buy the dance shoes?"
+    a = "6 days. 7 days (including the last day) is also acceptable."
+    summed = "From the 2nd to the 10th is 8 days + 6 days = 14 days before the recital."
+    assert judge_one("temporal-reasoning", q, a, summed).label is False
+    result = "That is 2 days + 4 days = 6 days before the recital."
+    assert judge_one("temporal-reasoning", q, a, result).label is True
+    assert [x.value for x in quantities("3 + 2 = 5 bikes, and 2 × 3 = 6 wheels")] == [5, 6]

@@ -1,7 +1,7 @@
 """Quantities: counts, durations, money, percentages and times of day, with unit conversion
 (weeks<->days, years<->months, hours<->minutes), a compound duration ("4 years and 9 months") as
 one number; dates, ordinals and years are not read as counts, nor a number that labels a part of
-the history or of the reasoning ("Session 3", "Step 2").
+the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 = 14").
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -123,6 +123,10 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             r"\s+(?:of\s+)?(?:" + "|".join(_MONTHS) + r")\b", rest
         ):
             continue  # a date
+        if re.search(r"[+×]\s*~?\$?$", s[max(0, start - 5) : start]) or re.match(
+            r"(?:\s*[a-z]+){0,2}\s*[+×]\s*~?\$?\d", rest
+        ):
+            continue  # "8 days + 6 days = 14 days": an operand; the result is the answer
         if _SHORT_OF.search(s[max(0, start - 20) : start]):
             continue  # "close to 1,300", "almost 5": less than the number, not the number
         value = float(m.group(0))
