@@ -569,3 +569,16 @@ def test_operands_of_a_sum_are_not_its_result():
     result = "That is 2 days + 4 days = 6 days before the recital."
     assert judge_one("temporal-reasoning", q, a, result).label is True
     assert [x.value for x in quantities("3 + 2 = 5 bikes, and 2 × 3 = 6 wheels")] == [5, 6]
+
+
+def test_either_or_restated_alternatives_name_neither_option():
+    """ "Between a ferry and a tram, ..." restates the question's alternatives; the option the
+    response then names is its choice, even though the other one was named first (made-up
+    question and responses)."""
+    q = "Which did I use more recently, the ferry or the tram?"
+    restated = "Between a ferry and a tram, the one you used was the tram, on Friday."
+    assert judge_one("temporal-reasoning", q, "the tram", restated).label is True
+    assert judge_one("temporal-reasoning", q, "the ferry", restated).label is False
+    either = "Of either the ferry or the tram, your notes only show a ride on the ferry."
+    assert judge_one("temporal-reasoning", q, "the ferry", either).label is True
+    assert judge_one("temporal-reasoning", q, "the tram", either).label is False

@@ -51,8 +51,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   earlier ones, and an indirect question "whether A or B came first" is no statement). Otherwise
   the response names the reference's option, and names it first if it names both; a response
   that reasons over both is read from its conclusion, the last sentence naming one with a
-  decision word ("first", "so", "therefore"). A response that opens by saying the information
-  is missing and places neither option chooses neither.
+  decision word ("first", "so", "therefore"); the alternatives restated ("between a bus and a
+  train", "either A or B") name neither. A response that opens by saying the information is
+  missing and places neither option chooses neither.
 - superlative questions ("Which platform did I gain the most followers on?", a reference that is
   a name): the response's first statement with the question's superlative must name the
   reference; one that names something else there ("X is where you gained the most") does not

@@ -1,8 +1,9 @@
 """Yes/no references ("Yes."): the response's first yes/no word must agree. Either-or questions
 ("A or B?"): for which-came-first questions, the option the response places first ("B came
 first", "A happened after that"); otherwise the response names the reference's option, and names
-it first if it names both. Superlative questions ("Which ... the most ...?"): the response's
-first statement with the question's superlative names its answer."""
+it first if it names both (the alternatives restated, "between A and B", name neither).
+Superlative questions ("Which ... the most ...?"): the response's first statement with the
+question's superlative names its answer."""
 
 from __future__ import annotations
 
@@ -98,13 +99,38 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
-    hyp = tokens(_conclusion(hypothesis, right, wrong))
+    hyp = _without_alternatives(tokens(_conclusion(hypothesis, right, wrong)), right, wrong)
     pos_right, pos_wrong = _mentions(right, hyp), _mentions(wrong, hyp)
     if pos_right is None:
         return RuleVerdict(False, f"either-or: '{' '.join(right)}' not chosen")
     if pos_wrong is not None and pos_wrong < pos_right:
         return RuleVerdict(False, f"either-or: names '{' '.join(wrong)}' first")
     return RuleVerdict(True, f"either-or: chose '{' '.join(right)}'")
+
+
+def _without_alternatives(hyp: list[str], a: list[str], b: list[str]) -> list[str]:
+    """The response's words without the question's alternatives restated ("either a bus or a
+    train", "between a bus and a train"): naming both options as the choice offered is no
+    choice, so neither counts as named there."""
+    only_a, only_b = set(a) - set(b), set(b) - set(a)
+    out, i = list(hyp), 0
+    while i < len(out):
+        w = out[i]
+        joins = w == "or" or (w == "and" and "between" in out[max(0, i - 6) : i])
+        if joins:
+            left, right = out[max(0, i - 5) : i], out[i + 1 : i + 6]
+            for x, y in ((only_a, only_b), (only_b, only_a)):
+                lpos = [j for j, t in enumerate(left) if t in x]
+                rpos = [j for j, t in enumerate(right) if t in y]
+                if lpos and rpos:
+                    start, end = max(0, i - 5) + lpos[0], i + 1 + rpos[0]
+                    while end + 1 < len(out) and out[end + 1] in y:
+                        end += 1
+                    del out[start : end + 1]
+                    i = start - 1
+                    break
+        i += 1
+    return out
 
 
 # Which-came-first questions ("Which did I buy first, A or B?"): words that place an event early
