@@ -60,6 +60,27 @@ def test_numbers_dates_and_periods():
     assert got["wrong_date"] == "8 days" and got["in_sentence"].count("acceptable") == 0
 
 
+def test_compounds_and_ranges_are_changed_whole():
+    """A compound period is one quantity (2 years and 3 months = 27 months, not "24 months and
+    3 months"); a range's two ends are the answer together, never one end alone."""
+    got = by_class(plant("q1", "How long did I live there?", "2 years and 3 months", []))
+    assert got["unit_paraphrase"] == "27 months"
+    assert got["wrong_date"] == "4 years and 3 months"
+    got = by_class(plant("q2", "How long was the shift?", "6 hours, 15 minutes", []))
+    assert got["unit_paraphrase"] == "375 minutes"
+    # no single unit to write it in
+    assert "unit_paraphrase" not in by_class(plant("q3", "How long?", "3 years and 1 week", []))
+    got = by_class(plant("q4", "How long did the glue take to set?", "8-9 hours", []))
+    assert got["unit_paraphrase"] == "480-540 minutes"
+    assert got["number_words"] == "eight to nine hours"
+    assert got["wrong_date"] == "11-12 hours"  # the whole range two units past its end
+    got = by_class(plant("q5", "How many scoops of flour do I use?", "3-4 scoops", []))
+    assert got["wrong_number"] == "6-7 scoops" and got["number_words"] == "three to four scoops"
+    # a unit written onto the number is not spelled out half-way ("seventy to two hundredmm")
+    assert "number_words" not in by_class(plant("q6", "Which lens?", "a 35-80mm lens", []))
+    assert by_class(plant("q7", "How long did it take?", "one day", []))["wrong_date"] == "3 days"
+
+
 def test_names_options_vague_and_abstention():
     pool = ["Harbor Street", "Quentin"]
     got = by_class(plant("q1", "Who gave me the violin?", "My aunt Rosalind gave it to you.", pool))

@@ -80,10 +80,34 @@ _WORD_NUM = re.compile(
     re.IGNORECASE,
 )
 _UNIT = r"(day|week|month|year|hour|minute)s?"
-_PERIOD = re.compile(
-    r"(?<![\w.])(\d+|" + "|".join(_SMALL[1:] + _TENS[2:]) + r")\s+" + _UNIT + r"\b", re.IGNORECASE
-)
+_COUNT = r"(\d+|" + "|".join(_SMALL[1:] + _TENS[2:]) + r")"
+_PERIOD = re.compile(r"(?<![\w.])" + _COUNT + r"\s+" + _UNIT + r"\b", re.IGNORECASE)
 _TO_SMALLER = {"week": ("day", 7), "hour": ("minute", 60), "year": ("month", 12)}
+# A range "8-9" (low end first): both ends are the answer, never one of them alone.
+_RANGE = re.compile(r"(?<![\w.,:/+-])(\d+)\s?[-–]\s?(\d+)(?![\d,:/]|\.\d)")
+# A period that follows another in one compound ("2 years and 3 months", "3 hours, 20 minutes").
+_COMPOUND_NEXT = re.compile(
+    r"\s*(?:,\s*|,?\s+and\s+|\s+)" + _COUNT + r"\s+" + _UNIT + r"\b", re.IGNORECASE
+)
+
+
+def _range_at(text: str, start: int) -> re.Match | None:
+    """The range "lo-hi" (lo < hi) whose low end starts at `start`, or None ("6-3" is a score,
+    not a range)."""
+    m = _RANGE.match(text, start)
+    return m if m and int(m.group(1)) < int(m.group(2)) else None
+
+
+def _range_before(text: str, end: int) -> re.Match | None:
+    """The range whose high end ends at `end` ("8-9" of "8-9 hours"), or None."""
+    for m in _RANGE.finditer(text[:end]):
+        if m.end() == end and int(m.group(1)) < int(m.group(2)):
+            return m
+    return None
+
+
+def _plural(unit: str, n: float) -> str:
+    return unit if n == 1 else unit + "s"
 
 
 def number_words(n: int) -> str | None:
@@ -189,9 +213,19 @@ def wrong_date(gold: str) -> str | None:
             gold, m, _write_date(*_shift_days(y, mo, d, 2), style, _has_year(m, style))
         )
     if period and period.start() == first:
-        planted = _replace_span(gold, period, _fmt(_value(period.group(1)) + 2, period.group(1)), 1)
+        rng = _range_before(gold, period.end(1))
+        if rng:  # "8-9 hours" -> "11-12 hours": the whole range two units past its high end
+            lo, hi = int(rng.group(1)), int(rng.group(2))
+            return _replace_span(gold, rng, f"{hi + 2}-{2 * hi + 2 - lo}")
+        n = _value(period.group(1)) + 2
+        new = f"{_fmt(n, period.group(1))} {_plural(period.group(2), n)}"
+        planted = gold[: period.start()] + new + gold[period.end() :]
         return None if _still_there(gold, planted, period.group(1)) else planted
     return _replace_span(gold, year, str(int(year.group(0)) + 2))
+
+
+def _wrong_count(n: float) -> float:
+    return n + 2 if n < 10 else (round(n * 1.5) if n.is_integer() else round(n * 1.5, 2))
 
 
 def wrong_number(gold: str) -> str | None:
@@ -202,8 +236,13 @@ def wrong_number(gold: str) -> str | None:
         for m in rx.finditer(gold):
             if _is_year(m.group(1)):
                 continue
+            rng = _range_at(gold, m.start(1))
+            if rng:  # "3-4 scoops" -> "6-7 scoops": both ends, past the gold's high end
+                hi = int(rng.group(2))
+                new_lo = int(_wrong_count(float(hi)))
+                return _replace_span(gold, rng, f"{new_lo}-{new_lo + hi - int(rng.group(1))}")
             n = _value(m.group(1))
-            new = n + 2 if n < 10 else (round(n * 1.5) if n.is_integer() else round(n * 1.5, 2))
+            new = _wrong_count(n)
             word = m.group(1).isalpha()
             out = (number_words(int(new)) if word else None) or _fmt(new, m.group(1))
             planted = _replace_span(gold, m, out, 1)
@@ -359,38 +398,63 @@ def _pick(options: tuple[str, ...], key: str) -> str:
 
 
 def unit_paraphrase(gold: str) -> str | None:
+    """The gold's first period in another unit; a compound ("2 years and 3 months") as a whole
+    in its smaller unit (27 months), a range ("8-9 hours") with both ends converted."""
     m = _PERIOD.search(gold)
     if not m:
         return None
     n, unit = _value(m.group(1)), m.group(2).lower()
+    start, end = m.start(), m.end()
+    nxt = _COMPOUND_NEXT.match(gold, end)
+    rng = _range_before(gold, m.end(1))
     if unit in _TO_SMALLER:
         small, factor = _TO_SMALLER[unit]
-        new = f"{_fmt(n * factor, '')} {small}s"
-    elif unit == "day" and n % 7 == 0 and n >= 7:
+        if rng:
+            start = rng.start()
+            lo = _fmt(int(rng.group(1)) * factor, "")
+            new = f"{lo}-{_fmt(n * factor, '')} {small}s"
+        elif nxt:
+            if nxt.group(2).lower() != small:
+                return None  # "3 years and 1 week": no one unit to write it in
+            end = nxt.end()
+            total = n * factor + _value(nxt.group(1))
+            new = f"{_fmt(total, '')} {_plural(small, total)}"
+        else:
+            new = f"{_fmt(n * factor, '')} {small}s"
+    elif unit == "day" and n % 7 == 0 and n >= 7 and not rng and not nxt:
         w = int(n // 7)
-        new = f"{w} week" + ("s" if w != 1 else "")
+        new = f"{w} {_plural('week', w)}"
     else:
         return None
-    return _replace_span(gold, m, new)
+    return gold[:start] + new + gold[end:]
 
 
 def number_words_variant(gold: str) -> str | None:
     changed, out = False, gold
 
-    def to_words(m):
-        nonlocal changed
-        tok = m.group(1)
-        if _is_year(tok) or "." in tok or "," in tok or gold[max(0, m.start() - 1)] in "$£€":
-            return m.group(0)  # years, decimals and sums of money keep their digits
-        w = number_words(int(tok))
-        if w is None:
-            return m.group(0)
-        changed = True
-        return w
+    def spelled(tok: str, start: int) -> str | None:
+        if _is_year(tok) or "." in tok or "," in tok or gold[max(0, start - 1)] in "$£€":
+            return None  # years, decimals and sums of money keep their digits
+        return number_words(int(tok))
 
     if _find_date(gold):
         return None  # a date's digits are date_format's
-    out = _NUM.sub(to_words, gold)
+    parts, pos = [], 0
+    for m in _NUM.finditer(gold):
+        if m.start() < pos:
+            continue
+        rng = _range_at(gold, m.start(1))
+        if rng:  # "8-9 hours" -> "eight to nine hours": both ends or neither ("35-80mm")
+            lo, hi = spelled(rng.group(1), rng.start(1)), spelled(rng.group(2), rng.start(2))
+            if lo is not None and hi is not None and not gold[rng.end() :][:1].isalpha():
+                parts += [gold[pos : rng.start()], f"{lo} to {hi}"]
+                pos, changed = rng.end(), True
+            continue
+        w = spelled(m.group(1), m.start(1))
+        if w is not None:
+            parts += [gold[pos : m.start(1)], w]
+            pos, changed = m.end(1), True
+    out = "".join(parts) + gold[pos:]
     if not changed:
 
         def to_digits(m):
