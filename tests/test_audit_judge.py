@@ -81,6 +81,25 @@ def test_compounds_and_ranges_are_changed_whole():
     assert by_class(plant("q7", "How long did it take?", "one day", []))["wrong_date"] == "3 days"
 
 
+def test_digits_that_are_not_counts_are_not_spelled_out():
+    """number_words spells out counts only: a phone number, a code, a score, a clock time or a
+    number in a name keeps its digits (a gold with nothing else to spell gets none)."""
+
+    def words(gold):
+        return by_class(plant("q", "What was it?", gold, [])).get("number_words")
+
+    assert words("+1 (555) 010 / 22 - 7") is None  # not "+one (five hundred fifty-five) ..."
+    assert words("Call 0171 555 0199") is None
+    assert words("We won 6-3") is None  # a score, not a range
+    assert words("order #4411") is None
+    assert words("At 7 pm") is None and words("by 9 a.m.") is None
+    assert words("Level 4") is None and words("the Galaxy 7 Pro") is None
+    assert words("12. Nf3") is None  # a move number
+    assert words("The Nine Gates") is None  # a title, not "The 9 Gates"
+    assert words("Chapter 5 of Part 2") == "Chapter five of Part 2"
+    assert words("Nine gates") == "9 gates" and words("25%") == "twenty-five percent"
+
+
 def test_names_options_vague_and_abstention():
     pool = ["Harbor Street", "Quentin"]
     got = by_class(plant("q1", "Who gave me the violin?", "My aunt Rosalind gave it to you.", pool))

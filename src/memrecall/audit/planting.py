@@ -429,16 +429,60 @@ def unit_paraphrase(gold: str) -> str | None:
     return gold[:start] + new + gold[end:]
 
 
+def _digit_string(text: str) -> bool:
+    """Digits that are not counts: a phone number, a code or an ID ("+1 (555) 010 / 22"), a
+    score ("6-3"): numbers joined by spaces, slashes, brackets or dashes (a range "8-9" is a
+    quantity), or a number behind a plus or a number sign."""
+    if re.search(r"[+#]\s?\d", text):
+        return True
+    nums = list(re.finditer(r"\d+", text))
+    for a, b in zip(nums, nums[1:]):
+        between = text[a.end() : b.start()]
+        if re.fullmatch(r"[\s/()+\-–]+", between):
+            if re.fullmatch(r"\s?[-–]\s?", between) and int(a.group()) < int(b.group()):
+                continue  # a range
+            return True
+    return False
+
+
+_CLOCK = re.compile(r"\s?[ap]\.?m\b\.?", re.IGNORECASE)
+
+
+def _in_name(text: str, start: int, end: int) -> bool:
+    """The number at text[start:end] is part of a name or a label ("Level 4", "Galaxy 7 Pro"):
+    right after a capitalised word, and not followed by a lower-case word it counts; or it
+    numbers what follows it ("12. Nf3", a list item)."""
+    if _opens_sentence(text, start) and re.match(r"\.\s+\S", text[end:]):
+        return True
+    prev = re.search(r"(\S+)\s+$", text[:start])
+    if not prev or not any(c.isupper() for c in prev.group(1)):
+        return False
+    return not re.match(r"\s+[a-z]", text[end:])
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return not before or before[-1] in ".!?:;"
+
+
 def number_words_variant(gold: str) -> str | None:
+    """Counts as words ("3" -> "three"), or, where there are none, number words as digits.
+    Digits that are not counts keep them: years, decimals, sums of money, clock times, numbers
+    in names or labels, and a gold with a phone number, a code or a score gets none."""
     changed, out = False, gold
 
     def spelled(tok: str, start: int) -> str | None:
         if _is_year(tok) or "." in tok or "," in tok or gold[max(0, start - 1)] in "$£€":
             return None  # years, decimals and sums of money keep their digits
+        end = start + len(tok)
+        if _CLOCK.match(gold, end) or _in_name(gold, start, end):
+            return None
         return number_words(int(tok))
 
     if _find_date(gold):
         return None  # a date's digits are date_format's
+    if _digit_string(gold):
+        return None
     parts, pos = [], 0
     for m in _NUM.finditer(gold):
         if m.start() < pos:
@@ -452,13 +496,16 @@ def number_words_variant(gold: str) -> str | None:
             continue
         w = spelled(m.group(1), m.start(1))
         if w is not None:
-            parts += [gold[pos : m.start(1)], w]
-            pos, changed = m.end(1), True
+            percent = gold[m.end(1) : m.end(1) + 1] == "%"  # "20%" -> "twenty percent"
+            parts += [gold[pos : m.start(1)], w + (" percent" if percent else "")]
+            pos, changed = m.end(1) + percent, True
     out = "".join(parts) + gold[pos:]
     if not changed:
 
         def to_digits(m):
             nonlocal changed
+            if m.group(1)[0].isupper() and not _opens_sentence(gold, m.start(1)):
+                return m.group(0)  # capitalised mid-sentence: part of a name ("The Nine Gates")
             changed = True
             return str(_WORD_VALUE[m.group(1).lower()])
 
