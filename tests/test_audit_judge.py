@@ -100,6 +100,36 @@ def test_digits_that_are_not_counts_are_not_spelled_out():
     assert words("Nine gates") == "9 gates" and words("25%") == "twenty-five percent"
 
 
+def test_either_or_options_are_whole_and_vague_answers_pick_none():
+    """The other option is the whole option, never a stopword ("the") or a fragment; a vague
+    answer names no word of one option only (it would read as choosing it); a quantity
+    question with an 'or' ("buy or borrow") is no either-or."""
+    q = (
+        "Which did I join first, the chess club or the evening pottery class for beginners at "
+        "the community center?"
+    )
+    got = by_class(plant("q1", q, "chess club", []))
+    assert got["swapped_entity"] == (
+        "the evening pottery class for beginners at the community center"
+    )
+    assert got["reasoning_then_wrong"].endswith(
+        "my final answer is: the evening pottery class for beginners at the community center."
+    )
+    q = "Which did I install first, the smart doorbell or the mesh router?"
+    got = by_class(plant("q2", q, "Smart doorbell", []))
+    assert got["swapped_entity"] == "the mesh router"
+    assert not {"smart", "doorbell", "mesh", "router"} & set(got["vague"].lower().split())
+    q = "Which did I repair first, the leaking faucet or the broken fence?"
+    for key in ("q3", "q4", "q5", "q6"):  # every vague wording
+        vague = by_class(plant(key, q, "The broken fence", []))["vague"]
+        assert "leaking" not in vague and "broken" not in vague and "repair" in vague
+    got = by_class(plant("q7", "Who did I call first, Dana and Lee or Sam?", "Sam", []))
+    assert got["swapped_entity"] == "Dana and Lee"
+    got = by_class(plant("q8", "How many books did I buy or borrow last month?", "4", []))
+    assert got["wrong_number"] == "6"
+    assert either_or("How many books did I buy or borrow last month?") is None
+
+
 def test_names_options_vague_and_abstention():
     pool = ["Harbor Street", "Quentin"]
     got = by_class(plant("q1", "Who gave me the violin?", "My aunt Rosalind gave it to you.", pool))

@@ -288,36 +288,101 @@ def names(text: str, *, mid_sentence_only: bool = False) -> list[str]:
     return out
 
 
-_OPTION_END = re.compile(r"[?,.;]")
+_OPTION_END = "?,.;!"
+_AUX = re.compile(
+    r"(?:did|do|does|is|are|was|were|would|will|should|could|can|have|has|had|am)\b", re.I
+)
+# A quoted span: 'A Title' or "A Title" (an apostrophe inside a word, "Joe's", opens none).
+_QUOTED = re.compile(r"(?<![\w'’‘])['‘](?=\S)(.+?)(?<=\S)['’](?!\w)|[\"“](.+?)[\"”]")
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def _outside(spans: list[tuple[int, int]], i: int) -> bool:
+    return not any(a <= i < b for a, b in spans)
 
 
 def either_or(question: str) -> tuple[str, str] | None:
-    """The two options of an 'A or B?' question, as many words each as B has (up to 6)."""
-    i = question.lower().rfind(" or ")
-    if i < 0:
+    """The two options of an 'A or B?' question. "Which came first, A or B?": A is the clause
+    after the comma, B runs to the question mark; a question without one ("Did I A or B the
+    ...?") opens with an auxiliary verb and its options have as many words each as B has (up
+    to 6, else one). None for a question that asks a quantity ("How many did I buy or sell?":
+    its answer is a number, not an option) and for an 'or' inside a quoted title."""
+    if asks_quantity(question):
         return None
-    right = _OPTION_END.split(question[i + 4 :], 1)[0].strip()
-    rwords = right.split()
-    if not rwords:
+    quoted = _quoted_spans(question)
+    ors = [m.start() for m in re.finditer(r" or ", question, re.I) if _outside(quoted, m.start())]
+    if not ors:
         return None
-    if len(rwords) > 6:  # "increase or decrease the limit on ...": one word each side
-        rwords = rwords[:1]
-        right = rwords[0]
-    left_words = _OPTION_END.split(question[:i].rstrip(", "))[-1].split()[-len(rwords) :]
-    left = " ".join(left_words).strip()
-    return (left, right) if left and left.lower() != right.lower() else None
+    i = ors[-1]
+    j = i + 4
+    while j < len(question) and (question[j] not in _OPTION_END or not _outside(quoted, j)):
+        j += 1
+    right = question[i + 4 : j].strip()
+    starts = [
+        m.end() for m in re.finditer(r"[.?!]\s+", question[:i]) if _outside(quoted, m.start())
+    ]
+    first = max(starts, default=0)
+    sentence = question[first:i].rstrip(", ")
+    cuts = [k for k, c in enumerate(sentence) if c in ",:;" and _outside(quoted, first + k)]
+    if cuts:  # "Which came first, A or B?"
+        left = sentence[cuts[-1] + 1 :].strip()
+    elif _AUX.match(sentence.strip()):  # "Did I increase or decrease the limit?"
+        rwords = right.split()
+        if len(rwords) > 6:  # "increase or decrease the limit on ...": one word each side
+            right = rwords[0]
+        left = " ".join(sentence.split()[-len(right.split()) :])
+    else:
+        return None  # "Which bike did I fix or service?": the options are not the answers
+    return (left, right) if left and right and left.lower() != right.lower() else None
+
+
+_OPTION_STOP = set(
+    "a an the my our your their his her its i you we me of to for in on at by with and from".split()
+)
+
+
+def _stem(w: str) -> str:
+    """'increased'/'increase', 'classes'/'class', 'posted'/'post'."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            return w[: -len(suffix)]
+    return w
+
+
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b", "", text.lower()))
+    return {_stem(w) for w in words if len(w) > 1 and w not in _OPTION_STOP}
+
+
+def _option_words(question: str) -> tuple[set[str], set[str]] | None:
+    """The words that belong to one option only, per option (an either-or question)."""
+    opts = either_or(question)
+    if not opts:
+        return None
+    a, b = map(_stems, opts)
+    return a - b, b - a
+
+
+def chosen_option(question: str, gold: str) -> int | None:
+    """Which option (0, 1) of an either-or question the gold picks: it holds a word of that
+    option and none that is only the other's ("Oat milk" picks "the oat milk" over "the almond
+    butter"); None where it holds both or neither."""
+    own = _option_words(question)
+    if not own or not all(own):
+        return None
+    g = _stems(gold)
+    hits = [bool(g & words) for words in own]
+    return hits.index(True) if sum(hits) == 1 else None
 
 
 def swapped_entity(question: str, gold: str, pool: list[str], key: str) -> str | None:
     opts = either_or(question)
     if opts:  # the answer is an option: the planted one is the other option
-        a, b = opts
-        low = gold.lower()
-        if b.lower() in low and a.lower() not in low:
-            return a
-        if a.lower() in low and b.lower() not in low:
-            return b
-        return None
+        chosen = chosen_option(question, gold)
+        return None if chosen is None else opts[1 - chosen]
     if asks_quantity(question):
         return None  # the answer is a number or a date; a name beside it is context
     if "(" in gold:
@@ -386,9 +451,14 @@ _ABSTAIN = (
 
 
 def topic(question: str) -> str | None:
-    """The question's longest lower-case content word (names are who, not what about)."""
+    """The question's longest lower-case content word (names are who, not what about); never a
+    word of one option only of an either-or question ("the persistent cough or the skin tag
+    removal": not "persistent", which reads as choosing the cough)."""
+    own = _option_words(question) or (set(), set())
     words = [
-        w for w in re.findall(r"[A-Za-z]{4,}", question) if w.islower() and w not in _TOPIC_STOP
+        w
+        for w in re.findall(r"[A-Za-z]{4,}", question)
+        if w.islower() and w not in _TOPIC_STOP and _stem(w.lower()) not in own[0] | own[1]
     ]
     return max(words, key=lambda w: (len(w), w)) if words else None
 
