@@ -130,6 +130,32 @@ def test_either_or_options_are_whole_and_vague_answers_pick_none():
     assert either_or("How many books did I buy or borrow last month?") is None
 
 
+def test_a_swapped_name_is_a_whole_name():
+    """swapped_entity replaces a whole name where it stands: a quoted title whole (never a
+    word inside it), a name with its inner "of", never part of a tag or of "ABCD+", and the
+    pool holds whole names too."""
+    pool = ["Harbor Street", "Quentin"]
+
+    def swapped(question, gold, pool=pool):
+        return by_class(plant("q1", question, gold, pool)).get("swapped_entity")
+
+    got = swapped("Which film did I see?", "The film was 'How to Paint a Barn in Winter'.")
+    assert got in ("The film was 'Harbor Street'", "The film was 'Quentin'")
+    got = swapped("Where did I go?", "I went to the Gallery of Modern Glass.")
+    assert got in ("I went to the Harbor Street", "I went to the Quentin")
+    assert swapped("Whose place was it?", "It was at Dana's place.") in (
+        "It was at Harbor Street's place",
+        "It was at Quentin's place",
+    )
+    assert swapped("Who was it for?", "support for ABCD+ families") is None
+    assert swapped("What did I join?", "a challenge called #StepUpChallenge") is None
+    assert swapped("Where was it?", "the Riverside Chapel", ["The Quiet Field"]) == (
+        "the Quiet Field"
+    )
+    assert names("I bought 'The Quiet Field' there.", mid_sentence_only=True) == ["The Quiet Field"]
+    assert names("I work there on Sundays.") == []
+
+
 def test_names_options_vague_and_abstention():
     pool = ["Harbor Street", "Quentin"]
     got = by_class(plant("q1", "Who gave me the violin?", "My aunt Rosalind gave it to you.", pool))

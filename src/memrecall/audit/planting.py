@@ -258,39 +258,9 @@ _NOT_NAMES = (
     set(_MONTHS)
     | {m[:3] for m in _MONTHS}
     | set(calendar.day_name)
+    | {d + "s" for d in calendar.day_name}
     | {w.capitalize() for w in _FUNCTION_WORDS}
     | {"I"}
-)
-_NAME = re.compile(r"\b[A-Z][a-zA-Z'’-]+(?:\s+[A-Z][a-zA-Z'’-]+)*\b")
-
-
-def names(text: str, *, mid_sentence_only: bool = False) -> list[str]:
-    """Capitalised word runs that are not months, days or sentence words, and do not open a
-    sentence (where any word is capitalised), unless a short text is capitalised throughout
-    ("Instant Pot", "Luna")."""
-    words = text.split()
-    if (
-        not mid_sentence_only
-        and 0 < len(words) <= 4
-        and all(re.fullmatch(r"[A-Z][a-zA-Z'’-]+", w) for w in words)
-    ):
-        whole = [w for w in words if w not in _NOT_NAMES]
-        return [" ".join(whole)] if len(whole) == len(words) else []
-    out = []
-    for m in _NAME.finditer(text):
-        before = text[: m.start()].rstrip()
-        if not before or before[-1] in ".!?:;(" or before[-1].isdigit():
-            continue  # opens a sentence (capitalised whatever it is), a parenthetical, or a
-            # unit after a number (9:00 AM, 500 Mbps)
-        kept = [w for w in m.group(0).split() if w not in _NOT_NAMES]
-        if kept:
-            out.append(" ".join(kept))
-    return out
-
-
-_OPTION_END = "?,.;!"
-_AUX = re.compile(
-    r"(?:did|do|does|is|are|was|were|would|will|should|could|can|have|has|had|am)\b", re.I
 )
 # A quoted span: 'A Title' or "A Title" (an apostrophe inside a word, "Joe's", opens none).
 _QUOTED = re.compile(r"(?<![\w'’‘])['‘](?=\S)(.+?)(?<=\S)['’](?!\w)|[\"“](.+?)[\"”]")
@@ -302,6 +272,86 @@ def _quoted_spans(text: str) -> list[tuple[int, int]]:
 
 def _outside(spans: list[tuple[int, int]], i: int) -> bool:
     return not any(a <= i < b for a, b in spans)
+
+
+# A name: capitalised words (two letters or more, hyphened parts capitalised too), joined by
+# spaces or by the small words inside a name ("Museum of the City", "Walk for Hope"); not after
+# '#', '@' or '+' (a tag, a handle) nor before '+', a hyphen or a dot inside a word ("ABCD+",
+# "Sony-made", "Mk.II").
+_NAME_WORD = r"[A-Z][a-zA-Z'’]*[a-zA-Z](?:-[A-Z][a-zA-Z'’]*[a-zA-Z])*"
+_CONNECTOR = r"(?:of|for|de|la|le|du|des|del|di|da|von|van|der)"
+_NAME = re.compile(
+    rf"(?<![\w#@+&/'’-]){_NAME_WORD}(?:(?:\s+{_CONNECTOR}(?:\s+the)?)?\s+{_NAME_WORD})*"
+    r"(?![\w+#@&/-]|\.\w)"
+)
+_MAX_TITLE_WORDS = 12
+
+
+def name_spans(text: str, *, mid_sentence_only: bool = False) -> list[tuple[int, int]]:
+    """Where the names of `text` are, whole, in order: a quoted title ('The Quiet Field': the
+    text inside the quotes, never a word of it alone), a capitalised run with its inner small
+    words ("Bank of the West"), without the sentence words, months and days at its ends or a
+    possessive "'s". Not a name: a run that opens a sentence (where any word is capitalised)
+    unless it has two words or more ("Harbor Books opened ..."), a run after an opening
+    bracket, or one beside a number (a unit, "500 Mbps", or a label, "Dark Tower 3"). A short
+    text capitalised throughout ("Instant Pot", "Luna") is one name; `mid_sentence_only`
+    keeps only names that neither open a sentence nor are such a text."""
+    words = text.split()
+    if (
+        not mid_sentence_only
+        and 0 < len(words) <= 4
+        and all(re.fullmatch(r"[A-Z][a-zA-Z'’-]+", w) for w in words)
+    ):
+        return [(0, len(text))] if not any(w in _NOT_NAMES for w in words) else []
+    quoted = _quoted_spans(text)
+    out = []
+    for m in _QUOTED.finditer(text):
+        g = 1 if m.group(1) is not None else 2
+        inner = m.group(g)
+        if inner[0].isupper() or inner[0].isdigit():
+            if len(inner.split()) <= _MAX_TITLE_WORDS and "(" not in inner:
+                out.append(m.span(g))
+    for m in _NAME.finditer(text):
+        if not _outside(quoted, m.start()):
+            continue  # a word of a quoted title
+        before = text[: m.start()].rstrip()
+        if before[-1:] == "(" or before[-1:].isdigit() or re.match(r"\s+\d", text[m.end() :]):
+            continue
+        opens = not before or before[-1] in ".!?:;"
+        if opens and mid_sentence_only:
+            continue
+        toks = [
+            (t.start() + m.start(), t.end() + m.start(), t.group())
+            for t in re.finditer(r"\S+", m.group())
+        ]
+        run: list[tuple[int, int, str]] = []
+        for tok in [*toks, None]:
+            if tok is not None and tok[2] not in _NOT_NAMES:
+                run.append(tok)
+                continue
+            while run and run[-1][2][0].islower():
+                run.pop()  # a run ends on a name word, never on "of"
+            while run and run[0][2][0].islower():
+                run.pop(0)
+            caps = sum(1 for t in run if t[2][0].isupper())
+            if run and (caps >= 2 or not opens):
+                a, b = run[0][0], run[-1][1]
+                if text[b - 2 : b] in ("'s", "’s"):
+                    b -= 2  # a possessive: "Dana's" names Dana
+                out.append((a, b))
+            run = []
+    return sorted(out)
+
+
+def names(text: str, *, mid_sentence_only: bool = False) -> list[str]:
+    """The names of `text` (see name_spans)."""
+    return [text[a:b] for a, b in name_spans(text, mid_sentence_only=mid_sentence_only)]
+
+
+_OPTION_END = "?,.;!"
+_AUX = re.compile(
+    r"(?:did|do|does|is|are|was|were|would|will|should|could|can|have|has|had|am)\b", re.I
+)
 
 
 def either_or(question: str) -> tuple[str, str] | None:
@@ -387,19 +437,24 @@ def swapped_entity(question: str, gold: str, pool: list[str], key: str) -> str |
         return None  # the answer is a number or a date; a name beside it is context
     if "(" in gold:
         return None  # a parenthetical restates the answer ("(UCLA)"): no consistent swap
-    # A name the question already holds is context, not the answer.
-    own = [n for n in names(gold) if n.lower() not in question.lower()]
+    # A name the question already holds is context, not the answer; the answer's name comes
+    # first, and is replaced where it stands, whole.
+    own = [
+        (a, b)
+        for a, b in name_spans(gold)
+        if not re.search(rf"(?<!\w){re.escape(gold[a:b])}(?!\w)", question, re.IGNORECASE)
+    ]
     if not own:
         return None
-    others = [
-        p
-        for p in pool
-        if p.lower() not in gold.lower() and all(p.lower() != o.lower() for o in own)
-    ]
+    taken = {gold[a:b].lower() for a, b in own}
+    others = [p for p in pool if p.lower() not in gold.lower() and p.lower() not in taken]
     if not others:
         return None
     pick = others[int(sha256_text(key), 16) % len(others)]
-    return gold.replace(own[0], pick, 1)
+    a, b = own[0]
+    if re.search(r"\bthe\s+$", gold[:a], re.IGNORECASE) and pick.lower().startswith("the "):
+        pick = pick[4:]  # "the The Quiet Field"
+    return gold[:a] + pick + gold[b:]
 
 
 _QUANTITY_Q = re.compile(
