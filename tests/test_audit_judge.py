@@ -60,6 +60,20 @@ def test_numbers_dates_and_periods():
     assert got["wrong_date"] == "8 days" and got["in_sentence"].count("acceptable") == 0
 
 
+def test_a_wrong_count_reads_as_a_count():
+    """wrong_number's n * 1.5 is never left looking like a year (1320 -> 2640, not 1980); a
+    number word keeps its capital, and one inside a name is not a count."""
+
+    def wrong(question, gold):
+        return by_class(plant("q", question, gold, [])).get("wrong_number")
+
+    assert wrong("How many stamps do I have?", "1320") == "2640"
+    assert wrong("How many stamps do I have?", "1,320") == "1,980"  # not a year as written
+    assert wrong("How many steps did I walk?", "1000") == "1500"
+    assert wrong("What pets do I have?", "Two dogs and a cat") == "Four dogs and a cat"
+    assert wrong("Which book did I read?", "The Nine Gates") is None
+
+
 def test_compounds_and_ranges_are_changed_whole():
     """A compound period is one quantity (2 years and 3 months = 27 months, not "24 months and
     3 months"); a range's two ends are the answer together, never one end alone."""

@@ -1,7 +1,8 @@
 """Planted answers for a judge audit: made from each question's gold answer by rule, by class.
 
 Planted wrong answers (a judge that accepts one is lenient):
-- wrong_number: the gold's first count changed (n -> n + 2 below 10, else n * 1.5);
+- wrong_number: the gold's first count changed (n -> n + 2 below 10, else n * 1.5, or n * 2
+  where n * 1.5 would read as a year);
 - wrong_date: a date or a period in the gold moved two units (days, weeks, months, years),
   one unit past the official off-by-one tolerance for counted days;
 - swapped_entity: for an either-or question the other option; else a capitalised name in the
@@ -234,19 +235,26 @@ def wrong_number(gold: str) -> str | None:
         return None  # wrong_date's
     for rx in (_NUM, _WORD_NUM):
         for m in rx.finditer(gold):
-            if _is_year(m.group(1)):
+            tok = m.group(1)
+            if _is_year(tok):
                 continue
+            if tok.isalpha() and tok[0].isupper() and not _opens_sentence(gold, m.start(1)):
+                continue  # a number word in a name ("The Nine Gates"), not a count
             rng = _range_at(gold, m.start(1))
             if rng:  # "3-4 scoops" -> "6-7 scoops": both ends, past the gold's high end
                 hi = int(rng.group(2))
                 new_lo = int(_wrong_count(float(hi)))
                 return _replace_span(gold, rng, f"{new_lo}-{new_lo + hi - int(rng.group(1))}")
-            n = _value(m.group(1))
+            n = _value(tok)
             new = _wrong_count(n)
-            word = m.group(1).isalpha()
-            out = (number_words(int(new)) if word else None) or _fmt(new, m.group(1))
+            word = tok.isalpha()
+            if not word and _is_year(_fmt(new, tok)):
+                new = n * 2  # "1320" -> "2640", not "1980": a wrong count, not a year
+            out = (number_words(int(new)) if word else None) or _fmt(new, tok)
+            if word and tok[0].isupper():
+                out = out[0].upper() + out[1:]  # "Two cats" -> "Four cats"
             planted = _replace_span(gold, m, out, 1)
-            return None if _still_there(gold, planted, m.group(1)) else planted
+            return None if _still_there(gold, planted, tok) else planted
     return None
 
 
