@@ -74,6 +74,19 @@ def test_a_wrong_count_reads_as_a_count():
     assert wrong("Which book did I read?", "The Nine Gates") is None
 
 
+def test_a_wrong_anchored_date_names_another_day():
+    """A date that anchors a day or a week moves by two of those: "the Friday before" a
+    Saturday and before the Monday two days later is the same Friday."""
+
+    def wrong(gold):
+        return by_class(plant("q", "When did I go?", gold, [])).get("wrong_date")
+
+    assert wrong("The Friday before 9 September 2023") == "The Friday before 23 September 2023"
+    assert wrong("the week of 4 March 2023") == "the week of 18 March 2023"
+    assert wrong("The month before 31 December 2022") == "The month before 28 February 2023"
+    assert wrong("9 September 2023") == "11 September 2023"
+
+
 def test_compounds_and_ranges_are_changed_whole():
     """A compound period is one quantity (2 years and 3 months = 27 months, not "24 months and
     3 months"); a range's two ends are the answer together, never one end alone."""

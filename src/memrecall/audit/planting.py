@@ -4,7 +4,8 @@ Planted wrong answers (a judge that accepts one is lenient):
 - wrong_number: the gold's first count changed (n -> n + 2 below 10, else n * 1.5, or n * 2
   where n * 1.5 would read as a year);
 - wrong_date: a date or a period in the gold moved two units (days, weeks, months, years),
-  one unit past the official off-by-one tolerance for counted days;
+  one unit past the official off-by-one tolerance for counted days; a date that anchors a
+  day or a period ("the Friday before <date>") moves by two of those;
 - swapped_entity: for an either-or question the other option; else a capitalised name in the
   gold replaced by one from another question's gold;
 - vague: a non-answer that touches the question's topic ("something related to <its longest
@@ -199,6 +200,27 @@ def _replace_span(text: str, m: re.Match, new: str, group: int = 0) -> str:
     return text[: m.start(group)] + new + text[m.end(group) :]
 
 
+# A date that anchors another day or period ("the Friday before <date>", "the week of
+# <date>"): the answer is the day or period it names, so the date moves by two of those.
+_ANCHOR = re.compile(
+    r"\b(day|week|weekend|month|year|"
+    + "|".join(calendar.day_name)
+    + r")s?\s+(?:before|after|of|following|preceding|prior\s+to)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _move_date(y: int, mo: int, d: int, anchor: re.Match | None) -> tuple[int, int, int]:
+    """Two days later; two of what an anchor names ("the Friday before 9 September": two
+    days later could name the same Friday, two weeks later cannot)."""
+    unit = anchor.group(1).lower() if anchor else "day"
+    if unit in ("month", "year"):
+        y, mo = (y, mo + 2) if unit == "month" else (y + 2, mo)
+        y, mo = y + (mo - 1) // 12, (mo - 1) % 12 + 1
+        return y, mo, min(d, calendar.monthrange(y, mo)[1])
+    return _shift_days(y, mo, d, 2 if unit == "day" else 14)
+
+
 def wrong_date(gold: str) -> str | None:
     """The first date, period or year of the gold (the answer comes first; a later one is
     usually a condition on it) moved by two units."""
@@ -210,9 +232,8 @@ def wrong_date(gold: str) -> str | None:
         return None
     if found and found[0].start() == first:
         m, y, mo, d, style = found
-        return _replace_span(
-            gold, m, _write_date(*_shift_days(y, mo, d, 2), style, _has_year(m, style))
-        )
+        moved = _move_date(y, mo, d, _ANCHOR.search(gold[: m.start()]))
+        return _replace_span(gold, m, _write_date(*moved, style, _has_year(m, style)))
     if period and period.start() == first:
         rng = _range_before(gold, period.end(1))
         if rng:  # "8-9 hours" -> "11-12 hours": the whole range two units past its high end
