@@ -58,6 +58,9 @@ def test_numbers_dates_and_periods():
         plant("q5", "How many days did it take?", "6 days. 7 days is also acceptable.", [])
     )
     assert got["wrong_date"] == "8 days" and got["in_sentence"].count("acceptable") == 0
+    # nor an alternative in brackets: left in a wrong answer, it still states an accepted one
+    got = by_class(plant("q6", "How long was it?", "9 days (or 10 days, counting both ends)", []))
+    assert got["wrong_date"] == "11 days" and "10 days" not in got["reasoning_then_wrong"]
 
 
 def test_a_wrong_count_reads_as_a_count():

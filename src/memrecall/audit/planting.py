@@ -677,12 +677,15 @@ def date_format(gold: str) -> str | None:
 
 
 _ALSO_ACCEPTABLE = re.compile(r"[^.]*\b(?:also|is|are) acceptable\b[^.]*\.?", re.IGNORECASE)
+_ALTERNATIVE = re.compile(r"\s*\(or\b[^()]*\)", re.IGNORECASE)
 
 
 def _core(gold: str) -> str:
     """The answer itself: a note on what else the grader accepts ("8 days is also
-    acceptable") is for the judge, not part of an answer."""
-    return _ALSO_ACCEPTABLE.sub("", gold).strip().rstrip(".").strip()
+    acceptable", "(or 9 days, counting both ends)") is for the judge, not part of an answer;
+    left in a planted wrong answer, it would still state an accepted one."""
+    core = _ALTERNATIVE.sub("", _ALSO_ACCEPTABLE.sub("", gold))
+    return core.strip().rstrip(".").strip()
 
 
 def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[Planted]:
