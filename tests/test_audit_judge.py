@@ -230,6 +230,35 @@ def test_abstention_questions_and_rubrics_get_no_planted_answer():
     assert plant_all(rows) == (planted, left)  # deterministic
 
 
+def test_a_swapped_name_comes_from_another_history():
+    """A name from a question on the same history (a LoCoMo conversation) may be true of this
+    question too: the pool holds names of golds on other histories only."""
+    rows = [
+        {"question_id": f"h1_q{i}", "haystack_session_ids": ["h1_s1", "h1_s2"]}
+        | {"question": q, "answer": a, "is_abstention": False}
+        for i, (q, a) in enumerate(
+            [
+                ("Which city did I move to?", "I moved to Porto."),
+                ("Where did my sister move?", "She moved to Lyon."),
+                ("Where did my friend study?", "He studied in Tartu."),
+                ("Where was the wedding?", "It was held in Bergen."),
+            ]
+        )
+    ] + [
+        {"question_id": "h2_q0", "haystack_session_ids": ["h2_s1"], "question": "Where?"}
+        | {"answer": "I studied in Graz.", "is_abstention": False}
+    ]
+    swapped = {p.question_id: p.answer for p in plant_all(rows)[0] if p.klass == "swapped_entity"}
+    assert swapped == {
+        "h1_q0": "I moved to Graz",
+        "h1_q1": "She moved to Graz",
+        "h1_q2": "He studied in Graz",
+        "h1_q3": "It was held in Graz",
+        "h2_q0": swapped["h2_q0"],
+    }
+    assert swapped["h2_q0"].removeprefix("I studied in ") in ("Porto", "Lyon", "Tartu", "Bergen")
+
+
 def test_the_generator_holds_no_question_and_no_gold_text():
     source = Path(planting.__file__).read_text()
     recs = json.loads(shared_file(ORACLE_FILE).read_text())

@@ -84,8 +84,9 @@ def audit_judges(bench, questions: pl.DataFrame, judges: dict[str, dict]) -> dic
     them."""
     from ..judge.stage import judge_answers
 
+    columns = ["question_id", "question", "answer", "is_abstention", "haystack_session_ids"]
     planted, left_out = plant_all(
-        questions.select("question_id", "question", "answer", "is_abstention").to_dicts()
+        questions.select([c for c in columns if c in questions.columns]).to_dicts()
     )
     qs, answers = planted_tables(questions, planted)
     report = {

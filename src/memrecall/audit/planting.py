@@ -732,19 +732,25 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
 
 
 def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
-    """Planted answers for question rows ({question_id, question, answer, is_abstention}),
-    and counts of what was left out and why."""
+    """Planted answers for question rows ({question_id, question, answer, is_abstention}, and
+    haystack_session_ids where the benchmark has them), and counts of what was left out and
+    why. A question's swap pool holds the names of the golds of questions on other histories:
+    a name from a question on the same conversation (every LoCoMo question of one, LongMemEval
+    questions asked twice of one history) may be true of this one too."""
     usable = [r for r in rows if not r.get("is_abstention")]
     # Names seen mid-sentence only: a short gold capitalised throughout may be a name or not.
-    pool = sorted(
-        {n for r in usable for n in names(_core(r.get("answer") or ""), mid_sentence_only=True)}
-    )
+    own_names = [set(names(_core(r.get("answer") or ""), mid_sentence_only=True)) for r in usable]
+    sessions = [set(r.get("haystack_session_ids") or ()) for r in usable]
     planted, too_long = [], 0
-    for r in sorted(usable, key=lambda r: r["question_id"]):
+    for i in sorted(range(len(usable)), key=lambda i: usable[i]["question_id"]):
+        r = usable[i]
         gold = (r.get("answer") or "").strip()
         if len(gold.split()) > MAX_GOLD_WORDS:
             too_long += 1
             continue
+        pool = sorted(
+            {n for j, ns in enumerate(own_names) if not sessions[i] & sessions[j] for n in ns}
+        )
         planted += plant(r["question_id"], r.get("question") or "", gold, pool)
     return planted, {
         "questions": len(rows),
