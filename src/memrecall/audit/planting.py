@@ -2,20 +2,23 @@
 
 Planted wrong answers (a judge that accepts one is lenient):
 - wrong_number: the gold's first count changed (n -> n + 2 below 10, else n * 1.5, or n * 2
-  where n * 1.5 would read as a year);
+  where n * 1.5 would read as a year; a range moved whole past its high end);
 - wrong_date: a date or a period in the gold moved two units (days, weeks, months, years),
   one unit past the official off-by-one tolerance for counted days; a date that anchors a
-  day or a period ("the Friday before <date>") moves by two of those;
-- swapped_entity: for an either-or question the other option; else a capitalised name in the
-  gold replaced by one from another question's gold;
+  day or a period ("the Friday before <date>") moves by two of those, a range moves whole;
+- swapped_entity: for an either-or question the other option, whole; else the gold's first
+  name (a whole name or quoted title, never a word inside one) replaced by a name from the
+  gold of a question on another history;
 - vague: a non-answer that touches the question's topic ("something related to <its longest
-  content word>") and commits to nothing;
+  content word>", never a word of one option only) and commits to nothing;
 - reasoning_then_wrong: a reasoning that names the gold answer, then concludes a wrong one;
 - gold_plus_contradiction: the gold answer, then a claim that takes it back;
 - abstention: "the information is not there", on an answerable question.
 Planted right answers (a judge that rejects one is strict):
-- unit_paraphrase: a period in another unit (3 weeks -> 21 days, 2 hours -> 120 minutes);
-- number_words: numbers as words ("3" -> "three") or words as numbers;
+- unit_paraphrase: a period in another unit (3 weeks -> 21 days, 2 hours -> 120 minutes; a
+  compound as a whole, 2 years and 3 months -> 27 months; a range at both ends);
+- number_words: counts as words ("3" -> "three") or words as numbers; not the digits of a
+  phone number, code, score, clock time or name;
 - date_format: a date in another common format ("May 7, 2023" <-> "7 May 2023", ISO);
 - in_sentence: the gold answer inside a longer sentence.
 
