@@ -738,8 +738,9 @@ def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
     """Planted answers for question rows ({question_id, question, answer, is_abstention}, and
     haystack_session_ids where the benchmark has them), and counts of what was left out and
     why. A question's swap pool holds the names of the golds of questions on other histories:
-    a name from a question on the same conversation (every LoCoMo question of one, LongMemEval
-    questions asked twice of one history) may be true of this one too."""
+    a name from a question on the same conversation (every question of a benchmark that asks
+    many of one conversation, or two questions asked of one history) may be true of this one
+    too."""
     usable = [r for r in rows if not r.get("is_abstention")]
     # Names seen mid-sentence only: a short gold capitalised throughout may be a name or not.
     own_names = [set(names(_core(r.get("answer") or ""), mid_sentence_only=True)) for r in usable]
