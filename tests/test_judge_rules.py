@@ -582,3 +582,26 @@ def test_either_or_restated_alternatives_name_neither_option():
     either = "Of either the ferry or the tram, your notes only show a ride on the ferry."
     assert judge_one("temporal-reasoning", q, "the ferry", either).label is True
     assert judge_one("temporal-reasoning", q, "the tram", either).label is False
+
+
+def test_one_of_a_group_is_no_count():
+    """ "One of several classes", "one of the highlights" pick an item out of a group and count
+    nothing; "only one of them" says how many (made-up question and responses)."""
+    q = "How many pottery workshops did I sign up for?"
+    picked = "The glaze workshop was one of several things you tried this spring."
+    assert judge_one("multi-session", q, "1", picked).label is False
+    highlight = "That workshop was one of the highlights of your month."
+    assert judge_one("multi-session", q, "1", highlight).label is False
+    only = "Only one of them was a pottery workshop: the glaze one."
+    assert judge_one("multi-session", q, "1", only).label is True
+    assert [x.value for x in quantities("just one of the four")] == [1, 4]
+
+
+def test_one_or_two_is_a_range_like_1_to_2():
+    """A hedge over two counts ("one or two") reads as the range "1-2" does: both judges accept
+    a range at either end, so either count answers (made-up question and responses)."""
+    q = "How many concerts did I go to in March?"
+    for hedge in ("You went to one or two concerts in March.", "You went to 1-2 concerts."):
+        assert judge_one("multi-session", q, "1", hedge).label is True
+        assert judge_one("multi-session", q, "2", hedge).label is True
+        assert judge_one("multi-session", q, "3", hedge).label is False

@@ -30,10 +30,12 @@ These rules follow the same per-type policy without a model, so the default pipe
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
   hours↔minutes), a compound duration being one number ("4 years and 9 months" = 57 months);
   dates ("7/22"), ordinals and years are not read as counts, nor labels ("Session 3", "Step
-  2") or the operands of a sum ("8 days + 6 days = 14 days" gives 14), and "how many times" is
-  answered by any count ("10 rides", "12 games"); for a question in a unit, a bare number counts
-  only when it stands alone ("It was 14."), not when it counts a noun ("2 events"); "close to
-  1,300" and "almost 5" give no number (they say it was not reached).
+  2") or the operands of a sum ("8 days + 6 days = 14 days" gives 14), nor the "one" that picks
+  an item out of a group ("one of several", "one of the highlights"; "only one of them" counts);
+  a hedge over two counts ("one or two") is a range like "1-2", right at either end; "how many
+  times" is answered by any count ("10 rides", "12 games"); for a question in a unit, a bare
+  number counts only when it stands alone ("It was 14."), not when it counts a noun ("2
+  events"); "close to 1,300" and "almost 5" give no number (they say it was not reached).
   temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's
   own "N is also acceptable".
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.

@@ -1,7 +1,9 @@
 """Quantities: counts, durations, money, percentages and times of day, with unit conversion
 (weeks<->days, years<->months, hours<->minutes), a compound duration ("4 years and 9 months") as
 one number; dates, ordinals and years are not read as counts, nor a number that labels a part of
-the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 = 14").
+the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 = 14"), nor
+the "one" that picks an item out of a group ("one of several", "one of the highlights"; "only one
+of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either end.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -129,6 +131,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             continue  # "8 days + 6 days = 14 days": an operand; the result is the answer
         if _SHORT_OF.search(s[max(0, start - 20) : start]):
             continue  # "close to 1,300", "almost 5": less than the number, not the number
+        if m.group(0) == "1" and _ONE_OF.match(rest) and not _JUST.search(s[:start]):
+            continue  # "one of several classes", "one of the highlights": picks one, counts none
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
             out.append(Quantity(value, "percent"))
@@ -178,6 +182,15 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
 _SHORT_OF = re.compile(
     r"\b(?:close to|nearly|almost|just under|just shy of|approaching|not quite)\s+\$?\s?$"
 )
+
+
+# "One of several", "one of the highlights", "one of them": the "one" picks an item out of a
+# group and counts nothing, unless it says that one alone ("only one of them", "just one of the
+# four") is how many there are.
+_ONE_OF = re.compile(
+    r"\s+of\s+(?:the|them|those|these|several|many|various|multiple|my|your|his|her|our|their|its)\b"
+)
+_JUST = re.compile(r"\b(?:only|just|exactly|precisely|merely)\s+$")
 
 
 # Words a number names rather than counts: "Session 24" of the history, "Step 2" of a reasoning
