@@ -605,3 +605,14 @@ def test_one_or_two_is_a_range_like_1_to_2():
         assert judge_one("multi-session", q, "1", hedge).label is True
         assert judge_one("multi-session", q, "2", hedge).label is True
         assert judge_one("multi-session", q, "3", hedge).label is False
+
+
+def test_numbers_inside_identifiers_are_not_counts():
+    """A cited session id ("answer_9c1e77d2_3", "chat_12") names where the history says
+    something; its numbers count nothing (made-up question, ids and responses)."""
+    q = "How many yoga classes did I take last month?"
+    cited = "Both answer_9c1e77d2_1 and answer_9c1e77d2_3 mention yoga: you took two classes."
+    assert judge_one("multi-session", q, "3", cited).label is False
+    assert judge_one("multi-session", q, "2", cited).label is True
+    assert quantities("as noted in chat_12 and log_7b") == []
+    assert normalize("@sam_lee_art and SIAC_GEE") == "@sam_lee_art and siac_gee"

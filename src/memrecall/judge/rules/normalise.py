@@ -1,8 +1,9 @@
 """Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3,
 "twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, "400 thousand" and "$1.2k",
 a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1),
-"an hour and a half", "1h30", "per cent", possessives, light plural/-ed stemming; and the
-reference's "also acceptable" alternatives."""
+"an hour and a half", "1h30", "per cent", session ids ("answer_54f0d6f9_1" -> "identifier": its
+numbers count nothing), possessives, light plural/-ed stemming; and the reference's "also
+acceptable" alternatives."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ def normalize(text: str) -> str:
     s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
     s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)  # "½" alone -> 0.5
     s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
+    s = _IDENTIFIER.sub("identifier", s)  # "answer_54f0d6f9_1" names a session, counts nothing
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
     s = re.sub(r"\b(\d{1,2})\.(\d{2}) ?(?=[ap]m\b)", r"\1:\2 ", s)  # 7.30am -> 7:30 am
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 12,000 -> 12000
@@ -91,6 +93,11 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
+
+
+# A name made of parts joined by underscores, one with a digit ("answer_54f0d6f9_1",
+# "session_12"): the haystack's session ids, which responses cite. Its numbers are no counts.
+_IDENTIFIER = re.compile(r"(?<![\w@])(?=[a-z0-9_]*\d)(?=[a-z0-9_]*[a-z])[a-z0-9]+(?:_[a-z0-9]+)+\b")
 
 
 _MONTHS = (
