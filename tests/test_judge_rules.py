@@ -616,3 +616,16 @@ def test_numbers_inside_identifiers_are_not_counts():
     assert judge_one("multi-session", q, "2", cited).label is True
     assert quantities("as noted in chat_12 and log_7b") == []
     assert normalize("@sam_lee_art and SIAC_GEE") == "@sam_lee_art and siac_gee"
+
+
+def test_a_message_timestamp_is_not_a_reported_time():
+    """ "2023/05/14 (Sun) 09:15" says when a message was sent, not the time the question asks
+    about; a time after a word ("at 9:15 am") is reported (made-up question and responses)."""
+    q = "What time did I leave for the airport?"
+    stamped = "In the message of 2023/05/14 (Sun) 09:15 you said you'd leave right after lunch."
+    assert judge_one("single-session-user", q, "9:15 am", stamped).label is False
+    reported = "On 2023/05/14 (Sun) 08:02 you said you left at 9:15 am."
+    assert judge_one("single-session-user", q, "9:15 am", reported).label is True
+    assert judge_one("single-session-user", q, "8:02 am", reported).label is False
+    iso = quantities("logged 2023-05-14T09:15:00")
+    assert iso == []

@@ -1,6 +1,7 @@
 """Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3,
 "twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, "400 thousand" and "$1.2k",
-a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1),
+a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1;
+"2023-02-01T09:15" -> february 1, 2023 09:15),
 "an hour and a half", "1h30", "per cent", session ids ("answer_54f0d6f9_1" -> "identifier": its
 numbers count nothing), possessives, light plural/-ed stemming; and the reference's "also
 acceptable" alternatives."""
@@ -127,9 +128,10 @@ def _written_dates(s: str) -> str:
         year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
         if not (1 <= month <= 12 and 1 <= day <= 31):
             return m.group(0)
-        return f"{_MONTHS[month - 1]} {day}, {year}"
+        return f"{_MONTHS[month - 1]} {day}, {year}" + (" " if m.group(0)[-1] == "t" else "")
 
-    return re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})\b", iso, s)
+    # "2023-05-20t06:42:00": the date, then its time
+    return re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
 
 
 def fmt(x: float) -> str:

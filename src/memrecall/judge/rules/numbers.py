@@ -3,7 +3,8 @@
 one number; dates, ordinals and years are not read as counts, nor a number that labels a part of
 the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 = 14"), nor
 the "one" that picks an item out of a group ("one of several", "one of the highlights"; "only one
-of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either end.
+of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either end. A
+message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -110,6 +111,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             continue  # a list marker ("2. **Swimming**"), not a count
         ampm = re.match(r"(?::(\d{2}))?\s?(am|pm)\b", rest)
         colon = re.match(r":(\d{2})\b", rest)
+        if (ampm or colon) and _STAMPED.search(s[max(0, start - 30) : start]):
+            continue  # "2023/05/20 (Sat) 06:42": when a message was sent, not a time it reports
         if ampm or colon:
             hour = int(float(m.group(0)))
             minute = int((ampm or colon).group(1) or 0)
@@ -182,6 +185,12 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
 _SHORT_OF = re.compile(
     r"\b(?:close to|nearly|almost|just under|just shy of|approaching|not quite)\s+\$?\s?$"
 )
+
+
+# What a message's timestamp puts before its time of day: a year ("May 20, 2023 06:42", from
+# the haystack's "2023/05/20 (Sat) 06:42") or a weekday in brackets ("(Sat) 06:42"). A time a
+# response reports comes after a word ("at 6:42", "woke up 6:42").
+_STAMPED = re.compile(r"(?:\b(?:19|20)\d{2},?|\((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\))\s*$")
 
 
 # "One of several", "one of the highlights", "one of them": the "one" picks an item out of a
