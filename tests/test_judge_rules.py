@@ -629,3 +629,15 @@ def test_a_message_timestamp_is_not_a_reported_time():
     assert judge_one("single-session-user", q, "8:02 am", reported).label is False
     iso = quantities("logged 2023-05-14T09:15:00")
     assert iso == []
+
+
+def test_a_line_opening_no_before_a_noun_is_no_answer():
+    """ "- No mention of the price" opens a line with "no" as a determiner; the answer is the
+    "yes" that follows. "No I didn't" opens a line and a clause (made-up question and
+    responses)."""
+    q = "Did I end up renewing the gym membership?"
+    listed = "- No mention of the price you paid\n- You said yes, you renewed it in June."
+    assert judge_one("single-session-user", q, "Yes", listed).label is True
+    assert judge_one("single-session-user", q, "No", listed).label is False
+    clause = "No I don't think you renewed it; you cancelled in June."
+    assert judge_one("single-session-user", q, "No", clause).label is True

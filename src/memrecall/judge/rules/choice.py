@@ -16,21 +16,33 @@ from .verdict import RuleVerdict
 
 def polarity(text: str) -> str | None:
     """The response's yes or no, read from its conclusion when it reasons first. "no" as a
-    determiner ("there is no mention of ...") is not an answer: an answering "no" stands alone
-    ("No, ...", "no.") or opens a line. Without either word, an opening "Correct", "Yep",
+    determiner ("there is no mention of ...", a line that opens "No mention of ...") is not an
+    answer: an answering "no" stands alone ("No, ...", "no.") or opens a line and a clause ("No
+    I didn't"). Without either word, an opening "Correct", "Yep",
     "Indeed", "Nope", "Not really" answers too."""
     s = normalize(conclusion(text))
     for m in re.finditer(r"\b(yes|no)\b", s):
         if (
             m.group(1) == "yes"
             or re.match(r"\s*(?:[,.!;:]|$)", s[m.end() :])
-            or re.search(r"(?:^|\n)[\W_]*$", s[: m.start()])
+            or (
+                re.search(r"(?:^|\n)[\W_]*$", s[: m.start()])
+                and not _NO_BEFORE_NOUN.match(s[m.end() :])
+            )
         ):
             return m.group(1)
     for word, pattern in _OPENING_POLARITY.items():
         if pattern.search(s):
             return word
     return None
+
+
+# "No mention of ...", "No specific information ...": a "no" that opens a line before a word
+# that cannot open a clause is a determiner, not an answer ("No I didn't", "No, ..." answer).
+_NO_BEFORE_NOUN = re.compile(
+    r"[ \t]+(?!(?:i|you|he|she|it|we|they|that|this|there|not|never|sorry|unfortunately|"
+    r"actually|but|because|since|as|nothing|none|nobody|neither|nor)\b)[a-z]"
+)
 
 
 # Other words for yes and no, read only where a response opens (or a line does): inside a
