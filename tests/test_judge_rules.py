@@ -641,3 +641,31 @@ def test_a_line_opening_no_before_a_noun_is_no_answer():
     assert judge_one("single-session-user", q, "No", listed).label is False
     clause = "No I don't think you renewed it; you cancelled in June."
     assert judge_one("single-session-user", q, "No", clause).label is True
+
+
+def test_a_labelled_answer_is_read_apart_from_its_reasoning():
+    """ "Answer: 4" followed by "Reasoning: ... 3 ..." answers 4; so do a JSON "answer" field
+    and an `<answer>` tag, whatever numbers or names the reasoning beside them holds; and a
+    labelled "Answer: N/A" abstains (made-up questions and responses)."""
+    q = "How many kayaks do I own?"
+    labelled = "Answer: 4\nReasoning: you listed 3 sea kayaks and 1 river kayak."
+    assert judge_one("multi-session", q, "3", labelled).label is False
+    assert judge_one("multi-session", q, "4", labelled).label is True
+    bold = "**Final answer:** 4\n\n**Explanation:** 3 sea kayaks plus 1 river kayak."
+    assert judge_one("multi-session", q, "3", bold).label is False
+    as_json = '{"answer": 4, "reasoning": "3 sea kayaks and 1 river kayak"}'
+    assert judge_one("multi-session", q, "3", as_json).label is False
+    assert judge_one("multi-session", q, "4", as_json).label is True
+    tagged = "<reasoning>3 sea kayaks, 1 river kayak</reasoning>\n<answer>4</answer>"
+    assert judge_one("multi-session", q, "3", tagged).label is False
+    yn = "Did I sell the red kayak?"
+    json_no = '{"answer": "no", "reason": "you said yes to an offer, then kept it"}'
+    assert judge_one("single-session-user", yn, "No", json_no).label is True
+    name = "What is my kayak called?"
+    named = "Answer: Otter\nReasoning: 'Heron' was the name of your old canoe."
+    assert judge_one("single-session-user", name, "Heron", named).label is False
+    for unknown in ("Answer: N/A", '{"answer": "unknown"}', "<answer>Unknown</answer>"):
+        assert judge_one("single-session-user", name, "Not mentioned.", unknown, is_abstention=True)
+    # A note qualifies the answer; it is not set apart from it.
+    noted = "Answer: 3 kayaks.\nNote: you may own 4 now, if you kept the new one."
+    assert judge_one("multi-session", q, "4", noted).label is True

@@ -6,7 +6,13 @@ from ...thinking import strip_thinking
 from .abstention import abstains, opens_by_declining
 from .choice import either_or_verdict, polarity, superlative_verdict, yes_no_gold
 from .containment import containment_verdict
-from .normalise import after_retraction, conclusion, content_tokens, split_acceptable
+from .normalise import (
+    after_retraction,
+    conclusion,
+    content_tokens,
+    split_acceptable,
+    stated_answer,
+)
 from .numbers import QUANTITY_QUESTION, quantity_verdict
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
@@ -30,10 +36,16 @@ def judge_one(
     hyp, retracted = after_retraction(hyp)
     if retracted and not content_tokens(hyp):
         return RuleVerdict(False, "retracts its answer and gives no other")
+    stated = stated_answer(hyp)
     if is_abstention:
-        if abstains(hyp):
+        # An abstention anywhere counts (the official labels accept one followed by a guess),
+        # and so does a labelled answer that is one ('{"answer": "unknown"}', "Answer: N/A").
+        if abstains(hyp) or abstains(stated):
             return RuleVerdict(True, "abstention: says the information is missing")
         return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
+    # The labelled answer is what the response answers; the reasoning or notes set apart
+    # after it ("Reasoning: ...", "Confidence: ...") are not.
+    hyp = stated
     if question_type == "single-session-preference":
         return preference_verdict(question, answer, hyp)
     if opens_by_declining(hyp):

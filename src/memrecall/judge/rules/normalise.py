@@ -4,10 +4,13 @@ a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" ->
 "2023-02-01T09:15" -> february 1, 2023 09:15),
 "an hour and a half", "1h30", "per cent", session ids ("answer_54f0d6f9_1" -> "identifier": its
 numbers count nothing), possessives, light plural/-ed stemming; and the reference's "also
-acceptable" alternatives."""
+acceptable" alternatives; where a response labels its answer (`stated_answer`: a JSON "answer"
+field, an `<answer>` tag, an "Answer:" line before a labelled explanation) and where a reasoning
+transcript concludes (`conclusion`)."""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
@@ -227,6 +230,54 @@ def conclusion(text: str) -> str:
     """The part of a response after its last conclusion marker; the whole text if it has none."""
     marks = list(_CONCLUSION.finditer(text or ""))
     return text[marks[-1].start() :] if marks else text
+
+
+# How a response labels the part that is its answer: a JSON object's "answer" field, an
+# `<answer>` tag, or an "Answer:" line that a labelled explanation follows ("Answer: 4\n
+# Reasoning: you listed 3 road bikes and 1 mountain bike"). What the label sets apart as
+# reasoning, evidence or a confidence note is not the answer. A "Note:" or "Details:" section is
+# not one of those: it can qualify the answer ("Note: the count may now be 38").
+_JSON_ANSWER_KEYS = ("answer", "final_answer", "finalanswer", "final answer", "response", "result")
+_JSON_LIKE = re.compile(
+    r"""^\s*(?:```(?:json)?\s*)?\{\s*["']?(?:final[_ ]?)?answer["']?\s*:\s*"""
+    r"""(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^,}\n]+))"""
+)
+_ANSWER_TAG = re.compile(r"<(?:final_)?answer>(.*?)</(?:final_)?answer>", re.DOTALL | re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"(?im)^[\W_]*(?:final |short |direct )?answer[*_]*\s*[:：][*_]*")
+_SECTION_LINE = re.compile(
+    r"(?im)^[\W_]*(?:reasoning|explanation|rationale|justification|evidence|sources?|"
+    r"confidence(?: level| score)?|supporting evidence|why|"
+    r"how i (?:got|found) (?:it|this|there))[*_]*\s*[:：]"
+)
+
+
+def stated_answer(text: str) -> str:
+    """The part of a response that it labels as its answer; the whole text when it labels none."""
+    m = _JSON_LIKE.match(text or "")
+    if m:
+        try:
+            obj = json.loads(re.sub(r"^\s*```(?:json)?|```\s*$", "", text.strip()))
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            for key, value in obj.items():
+                if key.lower() in _JSON_ANSWER_KEYS and value is not None:
+                    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        found = next((g for g in m.groups() if g is not None), "").strip()
+        if found and found != "null":
+            return found
+    tags = _ANSWER_TAG.findall(text or "")
+    if tags and tags[-1].strip():
+        return tags[-1].strip()
+    labels = list(_ANSWER_LINE.finditer(text or ""))
+    if labels:
+        after = text[labels[-1].end() :]
+        section = _SECTION_LINE.search(after)
+        answer = after[: section.start()] if section else after
+        # Cut at a labelled explanation, or the label opens the response ("Answer: N/A").
+        if (section or not text[: labels[-1].start()].strip()) and answer.strip():
+            return answer.strip()
+    return text
 
 
 # Taking back what was just said ("Actually, no, that's not right: it was X", "scratch that",
