@@ -669,3 +669,21 @@ def test_a_labelled_answer_is_read_apart_from_its_reasoning():
     # A note qualifies the answer; it is not set apart from it.
     noted = "Answer: 3 kayaks.\nNote: you may own 4 now, if you kept the new one."
     assert judge_one("multi-session", q, "4", noted).label is True
+
+
+def test_a_confidence_note_or_a_citation_is_no_answer():
+    """ "Confidence: 3 out of 5", "(confidence: 20%)" rate the response and "[3]" cites a
+    source; neither gives the asked number (made-up questions and responses)."""
+    q = "How many kayaks do I own?"
+    for note in (
+        "You own 4 kayaks. Confidence: 3 out of 5",
+        "You own 4 kayaks [3].",
+        "You own 4 kayaks.[^3]",
+        "You own 4 kayaks (sources: [1, 3]).",
+    ):
+        assert judge_one("multi-session", q, "3", note).label is False, note
+        assert judge_one("multi-session", q, "4", note).label is True, note
+    pct = "What discount did I get on the paddle, in percent?"
+    rated = "You got 25% off (confidence: 20%). I'm 20% sure it was the spring sale."
+    assert judge_one("single-session-user", pct, "20%", rated).label is False
+    assert [x.value for x in quantities("[3 kayaks] and 4 sure bets")] == [3, 4]

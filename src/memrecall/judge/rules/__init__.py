@@ -41,7 +41,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   times" is answered by any count ("10 rides", "12 games"); for a question in a unit, a bare
   number counts only when it stands alone ("It was 14."), not when it counts a noun ("2
   events"); "close to 1,300" and "almost 5" give no number (they say it was not reached); a
-  message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports.
+  message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports, and
+  a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
   temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's
   own "N is also acceptable".
   Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.

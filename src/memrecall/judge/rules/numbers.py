@@ -4,7 +4,8 @@ one number; dates, ordinals and years are not read as counts, nor a number that 
 the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 = 14"), nor
 the "one" that picks an item out of a group ("one of several", "one of the highlights"; "only one
 of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either end. A
-message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports.
+message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports, nor is
+a confidence note ("Confidence: 3 out of 5") or a citation marker ("[3]") an answer.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -134,6 +135,13 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             continue  # "8 days + 6 days = 14 days": an operand; the result is the answer
         if _SHORT_OF.search(s[max(0, start - 20) : start]):
             continue  # "close to 1,300", "almost 5": less than the number, not the number
+        before = s[max(0, start - 40) : start]
+        if (
+            _RATED_BEFORE.search(before)
+            or _RATED_AFTER.match(rest)
+            or (_CITE_OPEN.search(before) and _CITE_CLOSE.match(rest))
+        ):
+            continue  # "Confidence: 3 out of 5", "80% confident", "[3]": rates or cites, no count
         if m.group(0) == "1" and _ONE_OF.match(rest) and not _JUST.search(s[:start]):
             continue  # "one of several classes", "one of the highlights": picks one, counts none
         value = float(m.group(0))
@@ -191,6 +199,18 @@ _SHORT_OF = re.compile(
 # the haystack's "2023/05/20 (Sat) 06:42") or a weekday in brackets ("(Sat) 06:42"). A time a
 # response reports comes after a word ("at 6:42", "woke up 6:42").
 _STAMPED = re.compile(r"(?:\b(?:19|20)\d{2},?|\((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\))\s*$")
+
+
+# A number that rates the response or cites its source, not an answer: a confidence note
+# ("Confidence: 0.8", "confidence level: 3 out of 5", "I'm 80% confident") and a citation
+# marker, a bracket that holds only numbers ("[3]", "[^3]", "[1, 4]", "【2】").
+_RATED_BEFORE = re.compile(
+    r"\b(?:confidence|certainty)(?:\s+(?:level|score|rating))?\s*(?:[:=]|is|of)?\s*[~≈]?"
+    r"(?:\d+(?:\.\d+)?\s*(?:out of|/)\s*)?$"
+)
+_RATED_AFTER = re.compile(r"\s?(?:%|percent)\s*(?:confident|certain|sure)\b")
+_CITE_OPEN = re.compile(r"[\[【]\s*\^?\s*(?:\d+\s*[,;]\s*)*$")
+_CITE_CLOSE = re.compile(r"(?:\s*[,;]\s*\d+)*\s*[\]】]")
 
 
 # "One of several", "one of the highlights", "one of them": the "one" picks an item out of a
