@@ -687,3 +687,19 @@ def test_a_confidence_note_or_a_citation_is_no_answer():
     rated = "You got 25% off (confidence: 20%). I'm 20% sure it was the spring sale."
     assert judge_one("single-session-user", pct, "20%", rated).label is False
     assert [x.value for x in quantities("[3 kayaks] and 4 sure bets")] == [3, 4]
+
+
+def test_a_unit_glued_to_its_number_is_read():
+    """ "3wks", "2hrs", "45min", "10yrs", "6mos", "27yo", "20 pct": the unit abbreviation glued
+    to the number is still its unit; "5k" and "3d" stay unread (made-up questions and
+    responses)."""
+    assert judge_one("multi-session", "How many weeks was I in Peru?", "3 weeks", "3wks").label
+    assert judge_one("multi-session", "How many days was I in Peru?", "21 days", "3wks").label
+    assert judge_one("multi-session", "How many minutes is my bus ride?", "45", "45min").label
+    assert judge_one("multi-session", "How long is my bus ride?", "1.5 hours", "90min").label
+    assert judge_one("multi-session", "How long have I knitted?", "10 years", "10yrs").label
+    assert judge_one("multi-session", "How long have I knitted?", "6 months", "6mos").label
+    assert judge_one("multi-session", "How old was my sister then?", "27", "She was 27yo.").label
+    assert judge_one("multi-session", "How old was my sister then?", "27", "27 y/o").label
+    assert judge_one("single-session-user", "What percentage off?", "20%", "20 pct").label
+    assert quantities("a 5k run in 3d") == []

@@ -2,7 +2,8 @@
 "twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, "400 thousand" and "$1.2k",
 a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1;
 "2023-02-01T09:15" -> february 1, 2023 09:15),
-"an hour and a half", "1h30", "per cent", session ids ("answer_54f0d6f9_1" -> "identifier": its
+"an hour and a half", "1h30", "per cent" and "pct", a unit glued to its number ("45min", "3wks",
+"10yrs", "6mos", "27yo"), session ids ("answer_54f0d6f9_1" -> "identifier": its
 numbers count nothing), possessives, light plural/-ed stemming; and the reference's "also
 acceptable" alternatives; where a response labels its answer (`stated_answer`: a JSON "answer"
 field, an `<answer>` tag, an "Answer:" line before a labelled explanation) and where a reasoning
@@ -90,6 +91,10 @@ def normalize(text: str) -> str:
     # "an hour and a half" -> 1.5 hours, "half an hour" -> 0.5 hour, "1h30" -> 1 hour 30 minutes
     s = re.sub(r"\b(?:an?|one) (hour|day|week|month|year) and a half\b", r"1.5 \1s", s)
     s = re.sub(r"\bhalf an? (hour|day)\b", r"0.5 \1", s)
+    # "45min", "3wks", "10yrs", "6mos": a unit abbreviation glued to its number; "27yo", "27 y/o"
+    s = re.sub(rf"\b(\d+(?:\.\d+)?)(?={_GLUED_UNIT}\b)", r"\1 ", s)
+    s = re.sub(r"\b(\d+)\s?(?:yo|y/o|y\.o\.?)(?!\w)", r"\1 years old", s)
+    s = re.sub(r"\b(\d+(?:\.\d+)?)\s?pct\b", r"\1 percent", s)
     s = re.sub(r"\b(\d+)h(\d{2})\b", r"\1 hours \2 minutes", s)
     s = re.sub(r"\b(\d+(?:\.\d+)?)h\b", r"\1 hours", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
@@ -97,6 +102,11 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
+
+
+# Unit abbreviations that a number may carry glued on ("45min", "3wks"); single letters other than
+# "h" ("3d", "5k", "30m") name other things too often (3D, 5 km, 30 metres).
+_GLUED_UNIT = r"(?:mins?|minutes?|hrs?|hours?|days?|wks?|weeks?|mos?|months?|yrs?|years?)"
 
 
 # A name made of parts joined by underscores, one with a digit ("answer_54f0d6f9_1",
@@ -167,6 +177,7 @@ _ABBREVIATIONS = {
     "min": "minute",
     "yrs": "years",
     "yr": "year",
+    "mos": "months",
     "wks": "weeks",
     "wk": "week",
 }

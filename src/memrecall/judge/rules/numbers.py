@@ -34,6 +34,8 @@ _UNIT_WORDS = {
     "wks": "week",
     "month": "month",
     "months": "month",
+    "mo": "month",
+    "mos": "month",
     "year": "year",
     "years": "year",
     "yr": "year",
