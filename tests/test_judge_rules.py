@@ -703,3 +703,25 @@ def test_a_unit_glued_to_its_number_is_read():
     assert judge_one("multi-session", "How old was my sister then?", "27", "27 y/o").label
     assert judge_one("single-session-user", "What percentage off?", "20%", "20 pct").label
     assert quantities("a 5k run in 3d") == []
+
+
+def test_number_words_with_and_dozen_and_large_scales():
+    """ "one hundred and fifty" is 150 (not 100 and 50); "a dozen" and "two dozen" are dozens,
+    a count of 12 and 24 or the answer to "how many dozen"; "$1.5M", "$2bn" and "2 billion"
+    are millions and billions (made-up questions and responses)."""
+    assert judge_one(
+        "multi-session", "How much was the rug?", "$150", "One hundred and fifty dollars."
+    ).label
+    guests = "How many guests came?"
+    assert judge_one("multi-session", guests, "250", "Two hundred and fifty guests came.").label
+    assert judge_one("multi-session", guests, "1,250", "one thousand two hundred and fifty").label
+    assert [x.value for x in quantities("one hundred and two hundred")] == [100, 200]
+    assert judge_one("multi-session", "How many rolls did I bake?", "24", "Two dozen rolls.").label
+    assert judge_one("multi-session", "How many rolls did I bake?", "12", "A dozen rolls.").label
+    dozens = "How many dozen rolls did I bake?"
+    assert judge_one("knowledge-update", dozens, "3", "You baked 3 dozen rolls.").label
+    assert not judge_one("knowledge-update", dozens, "36", "You baked 3 dozen rolls.").label
+    worth = "How much is the studio worth?"
+    assert judge_one("multi-session", worth, "$1.5 million", "About $1.5M.").label
+    assert judge_one("multi-session", worth, "$2 billion", "It is worth $2bn.").label
+    assert judge_one("multi-session", worth, "$2 billion", "two billion dollars").label

@@ -33,19 +33,19 @@ These rules follow the same per-type policy without a model, so the default pipe
   other is wrong.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
-  hours↔minutes), a compound duration being one number ("4 years and 9 months" = 57 months);
-  dates ("7/22"), ordinals and years are not read as counts, nor labels ("Session 3", "Step
-  2") or the operands of a sum ("8 days + 6 days = 14 days" gives 14), nor the "one" that picks
-  an item out of a group ("one of several", "one of the highlights"; "only one of them" counts);
-  a hedge over two counts ("one or two") is a range like "1-2", right at either end; "how many
-  times" is answered by any count ("10 rides", "12 games"); for a question in a unit, a bare
-  number counts only when it stands alone ("It was 14."), not when it counts a noun ("2
-  events"); "close to 1,300" and "almost 5" give no number (they say it was not reached); a
-  message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports, and
-  a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
-  temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's
-  own "N is also acceptable".
-  Any matching number counts, so "20 before, 25 now" is right for a knowledge update to 25.
+  hours↔minutes, dozens↔a count: "two dozen" answers 24 and "how many dozen" 2), a compound duration
+  being one number ("4 years and 9 months" = 57 months); dates ("7/22"), ordinals and years are not
+  read as counts, nor labels ("Session 3", "Step 2") or the operands of a sum ("8 days + 6 days = 14
+  days" gives 14), nor the "one" that picks an item out of a group ("one of several", "one of the
+  highlights"; "only one of them" counts); a hedge over two counts ("one or two") is a range like
+  "1-2", right at either end; "how many times" is answered by any count ("10 rides", "12 games");
+  for a question in a unit, a bare number counts only when it stands alone ("It was 14."), not when
+  it counts a noun ("2 events"); "close to 1,300" and "almost 5" give no number (they say it was not
+  reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
+  and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
+  temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's own "N
+  is also acceptable". Any matching number counts, so "20 before, 25 now" is right for a knowledge
+  update to 25.
 - frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
   the reference's period, so "every two weeks" is not "every week"; a reference that gives two
   ("previously every week, now every other week") needs both, in its order.
@@ -77,12 +77,13 @@ These rules follow the same per-type policy without a model, so the default pipe
   "meaning", "as examples") is optional, and one word in six of it may be missing (never a
   number, nor the word that makes a choice the question offers).
 
-Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000,
-"twice" → 2 times, "5½" and "five and a half" → 5.5), thousands separators, "400 thousand" and
-"$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01" and the haystack's
-"2023/02/01" → february 1), "an hour and a half" and "1h30", a unit glued to its number
-("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count
-nothing), possessives, light plural/-ed/-ing stemming. An age question counts in years.
+Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one hundred
+and fifty" → 150, "twice" → 2 times, "$1.5M" and "$2bn", "5½" and "five and a half" → 5.5),
+thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
+"2023-02-01" and the haystack's "2023/02/01" → february 1), "an hour and a half" and "1h30", a unit
+glued to its number ("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose
+numbers count nothing), possessives, light plural/-ed/-ing stemming. An age question counts in
+years.
 
 These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
 hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.

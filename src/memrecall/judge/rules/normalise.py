@@ -1,5 +1,6 @@
 """Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3,
-"twelve thousand" -> 12000, "twice" -> 2 times), thousands separators, "400 thousand" and "$1.2k",
+"twelve thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1
+dozen), "$1.5M" and "$2bn", thousands separators, "400 thousand" and "$1.2k",
 a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1;
 "2023-02-01T09:15" -> february 1, 2023 09:15),
 "an hour and a half", "1h30", "per cent" and "pct", a unit glued to its number ("45min", "3wks",
@@ -28,7 +29,17 @@ _TENS = {
     for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
     if w != "_"
 }
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+# After $: "$1.2k", "$1.5m", "$2bn"
+_MONEY_SUFFIX = {"k": 1000, "m": 1_000_000, "mm": 1_000_000, "mn": 1_000_000}
+_MONEY_SUFFIX |= {"b": 1_000_000_000, "bn": 1_000_000_000}
+_SMALL_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
+# "one hundred and fifty" is one number, 150: "and" joins a scale to the units and tens after
+# it (not to another scale: "one hundred and two hundred" is two).
+_AND_IN_NUMBER = re.compile(
+    rf"\b(hundred|thousand|million|billion) and (?=(?:{_SMALL_NUMBER_WORD})"
+    rf"(?:[\s-]+(?:{_SMALL_NUMBER_WORD}))?\b(?![\s-]+(?:hundred|thousand|million|billion)\b))"
+)
 _NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b")
 _ORDINAL_WORDS = {
@@ -79,11 +90,15 @@ def normalize(text: str) -> str:
     s = _written_dates(s)
     # "400 thousand", "$1.2k": before the number words, which would read "thousand" alone
     s = re.sub(
-        r"\b(\d+(?:\.\d+)?)\s+(thousand|million)\b",
+        r"\b(\d+(?:\.\d+)?)\s+(thousand|million|billion)\b",
         lambda m: fmt(float(m.group(1)) * _SCALES[m.group(2)]),
         s,
     )
-    s = re.sub(r"(?<=\$)\s?(\d+(?:\.\d+)?) ?k\b", lambda m: fmt(float(m.group(1)) * 1000), s)
+    s = re.sub(
+        r"(?<=\$)\s?(\d+(?:\.\d+)?) ?(k|m|mm|mn|b|bn)\b",
+        lambda m: fmt(float(m.group(1)) * _MONEY_SUFFIX[m.group(2)]),
+        s,
+    )
     s = re.sub(r"\bper cent\b", "percent", s)
     s = re.sub(r"\bonce\b", "1 time", s)
     s = re.sub(r"\btwice\b", "2 times", s)
@@ -97,7 +112,11 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+(?:\.\d+)?)\s?pct\b", r"\1 percent", s)
     s = re.sub(r"\b(\d+)h(\d{2})\b", r"\1 hours \2 minutes", s)
     s = re.sub(r"\b(\d+(?:\.\d+)?)h\b", r"\1 hours", s)
+    s = _AND_IN_NUMBER.sub(r"\1 ", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
+    # "a dozen", "half a dozen": a number of dozens (numbers.py reads the unit)
+    s = re.sub(r"\bhalf an? dozen\b", "0.5 dozen", s)
+    s = re.sub(r"\ban? dozen\b", "1 dozen", s)
     s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)

@@ -1,11 +1,11 @@
 """Quantities: counts, durations, money, percentages and times of day, with unit conversion
-(weeks<->days, years<->months, hours<->minutes), a compound duration ("4 years and 9 months") as
-one number; dates, ordinals and years are not read as counts, nor a number that labels a part of
-the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 = 14"), nor
-the "one" that picks an item out of a group ("one of several", "one of the highlights"; "only one
-of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either end. A
-message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports, nor is
-a confidence note ("Confidence: 3 out of 5") or a citation marker ("[3]") an answer.
+(weeks<->days, years<->months, hours<->minutes, dozens<->a count), a compound duration ("4 years and
+9 months") as one number; dates, ordinals and years are not read as counts, nor a number that labels
+a part of the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 =
+14"), nor the "one" that picks an item out of a group ("one of several", "one of the highlights";
+"only one of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either
+end. A message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports, nor
+is a confidence note ("Confidence: 3 out of 5") or a citation marker ("[3]") an answer.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -48,6 +48,7 @@ _UNIT_WORDS = {
     "bucks": "dollar",
     "percent": "percent",
     "%": "percent",
+    "dozen": "dozen",
 }
 # unit -> (family, size in the family's base unit); conversions only within a family.
 _UNIT_SCALE = {
@@ -60,6 +61,7 @@ _UNIT_SCALE = {
     "time": ("times", 1),
     "dollar": ("money", 1),
     "percent": ("percent", 1),
+    "dozen": ("count", 12),  # a bare count is the family's base unit: "2 dozen" = 24
 }
 _CALENDAR_UNITS = frozenset({"day", "week", "month", "year"})
 _FILLER_BEFORE_UNIT = frozenset(
@@ -248,7 +250,7 @@ QUANTITY_QUESTION = re.compile(
     r"difference|number|amount|price|cost)\b",
     re.IGNORECASE,
 )
-_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) (minute|hour|day|week|month|year|time)s?\b")
+_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) (minute|hour|day|week|month|year|time|dozen)s?\b")
 
 
 def _question_unit(question: str) -> str | None:
@@ -298,10 +300,13 @@ def quantity_verdict(
             q for q in counts if q.unit is None and len(counts) == 1 and not q.counts_noun
         ]
     else:
-        pool = [q for q in counts if q.unit is None]
+        pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
     label_unit = f" {unit}" if unit else ""
     for q in pool:
-        v = _convert(q, unit) if (unit and q.unit) else q.value
+        if unit and q.unit:
+            v = _convert(q, unit)
+        else:  # a count: "2 dozen" is 24
+            v = q.value * (_UNIT_SCALE[q.unit][1] if q.unit else 1)
         if v is None:
             continue
         if abs(v - gold.value) < 1e-9:
