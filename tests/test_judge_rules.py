@@ -725,3 +725,20 @@ def test_number_words_with_and_dozen_and_large_scales():
     assert judge_one("multi-session", worth, "$1.5 million", "About $1.5M.").label
     assert judge_one("multi-session", worth, "$2 billion", "It is worth $2bn.").label
     assert judge_one("multi-session", worth, "$2 billion", "two billion dollars").label
+
+
+def test_durations_in_words():
+    """ "a fortnight" is 2 weeks, "a decade" 10 years, "half a year" 6 months, "a quarter of an
+    hour" 15 minutes and "¾ of an hour" 45 (made-up questions and responses)."""
+    assert judge_one("multi-session", "How long was my trip?", "14 days", "A fortnight.").label
+    assert (
+        judge_one("multi-session", "How long was my trip?", "3 weeks", "A fortnight.").label
+        is False
+    )
+    assert judge_one("multi-session", "How long have I sung?", "10 years", "About a decade.").label
+    assert judge_one("multi-session", "How long have I sung?", "20 years", "Two decades.").label
+    assert judge_one("multi-session", "How long did I rent?", "6 months", "Half a year.").label
+    walk = "How many minutes is my walk?"
+    assert judge_one("multi-session", walk, "15 minutes", "A quarter of an hour.").label
+    assert judge_one("multi-session", walk, "45 minutes", "¾ of an hour").label
+    assert judge_one("multi-session", walk, "45 minutes", "Three quarters of an hour.").label

@@ -1,14 +1,13 @@
-"""Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3,
-"twelve thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1
-dozen), "$1.5M" and "$2bn", thousands separators, "400 thousand" and "$1.2k",
-a.m./p.m. and "7.30am", written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1;
-"2023-02-01T09:15" -> february 1, 2023 09:15),
-"an hour and a half", "1h30", "per cent" and "pct", a unit glued to its number ("45min", "3wks",
-"10yrs", "6mos", "27yo"), session ids ("answer_54f0d6f9_1" -> "identifier": its
-numbers count nothing), possessives, light plural/-ed stemming; and the reference's "also
-acceptable" alternatives; where a response labels its answer (`stated_answer`: a JSON "answer"
-field, an `<answer>` tag, an "Answer:" line before a labelled explanation) and where a reasoning
-transcript concludes (`conclusion`)."""
+"""Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3, "twelve
+thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1 dozen),
+"$1.5M" and "$2bn", thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am",
+written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february
+1, 2023 09:15), "an hour and a half", "half a year", "a quarter of an hour", "a fortnight", "a
+decade", "1h30", "per cent" and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos",
+"27yo"), session ids ("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives,
+light plural/-ed stemming; and the reference's "also acceptable" alternatives; where a response
+labels its answer (`stated_answer`: a JSON "answer" field, an `<answer>` tag, an "Answer:" line
+before a labelled explanation) and where a reasoning transcript concludes (`conclusion`)."""
 
 from __future__ import annotations
 
@@ -105,7 +104,12 @@ def normalize(text: str) -> str:
     s = re.sub(r"\bthrice\b", "3 times", s)
     # "an hour and a half" -> 1.5 hours, "half an hour" -> 0.5 hour, "1h30" -> 1 hour 30 minutes
     s = re.sub(r"\b(?:an?|one) (hour|day|week|month|year) and a half\b", r"1.5 \1s", s)
-    s = re.sub(r"\bhalf an? (hour|day)\b", r"0.5 \1", s)
+    s = re.sub(r"\bhalf an? (hour|day|week|month|year)\b", r"0.5 \1", s)
+    # "a quarter of an hour", "a quarter hour", "¾ of an hour"; "a fortnight", "a decade"
+    s = re.sub(r"\b(?:a |one )?quarter(?: of an?)? (hour|day|year)\b", r"0.25 \1", s)
+    s = re.sub(r"\b(?:three|3) quarters of an? (hour|day|year)\b", r"0.75 \1", s)
+    s = re.sub(r"\b(0\.\d+) +of an? (hour|day|week|month|year)\b", r"\1 \2", s)
+    s = re.sub(r"\b(?:an?|one) (fortnight|decade)\b", r"1 \1", s)
     # "45min", "3wks", "10yrs", "6mos": a unit abbreviation glued to its number; "27yo", "27 y/o"
     s = re.sub(rf"\b(\d+(?:\.\d+)?)(?={_GLUED_UNIT}\b)", r"\1 ", s)
     s = re.sub(r"\b(\d+)\s?(?:yo|y/o|y\.o\.?)(?!\w)", r"\1 years old", s)
@@ -114,6 +118,13 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+(?:\.\d+)?)h\b", r"\1 hours", s)
     s = _AND_IN_NUMBER.sub(r"\1 ", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
+    s = re.sub(
+        r"\b(\d+(?:\.\d+)?) (fortnight|decade)s?\b",
+        lambda m: (
+            f"{fmt(float(m.group(1)) * _WORD_UNITS[m.group(2)][0])} {_WORD_UNITS[m.group(2)][1]}"
+        ),
+        s,
+    )
     # "a dozen", "half a dozen": a number of dozens (numbers.py reads the unit)
     s = re.sub(r"\bhalf an? dozen\b", "0.5 dozen", s)
     s = re.sub(r"\ban? dozen\b", "1 dozen", s)
@@ -121,6 +132,10 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
+
+
+# Units that are a number of another: "a fortnight" is 2 weeks, "a decade" 10 years.
+_WORD_UNITS = {"fortnight": (2, "weeks"), "decade": (10, "years")}
 
 
 # Unit abbreviations that a number may carry glued on ("45min", "3wks"); single letters other than
