@@ -742,3 +742,18 @@ def test_durations_in_words():
     assert judge_one("multi-session", walk, "15 minutes", "A quarter of an hour.").label
     assert judge_one("multi-session", walk, "45 minutes", "¾ of an hour").label
     assert judge_one("multi-session", walk, "45 minutes", "Three quarters of an hour.").label
+
+
+def test_times_of_day_in_words():
+    """ "seven thirty" is 7:30 (the number words read 37), "five forty-five pm" 5:45 pm, and
+    "half past seven", "quarter to eight", "seven o'clock" and "noon" are times too (made-up
+    question and responses)."""
+    q = "What time does my pottery class start?"
+    assert judge_one("single-session-user", q, "7:30 pm", "Seven thirty.").label
+    assert judge_one("single-session-user", q, "7:30 pm", "At half past seven.").label
+    assert judge_one("single-session-user", q, "7:45 pm", "A quarter to eight.").label
+    assert judge_one("single-session-user", q, "7 pm", "Seven o'clock in the evening.").label
+    assert judge_one("single-session-user", q, "5:45 pm", "five forty-five pm").label
+    assert judge_one("single-session-user", q, "12 pm", "At noon.").label
+    assert judge_one("single-session-user", q, "6:30 pm", "Seven thirty.").label is False
+    assert not any(x.clock for x in quantities("two twenty-dollar bills"))  # not a time

@@ -1,13 +1,14 @@
 """Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3, "twelve
 thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1 dozen),
-"$1.5M" and "$2bn", thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am",
-written dates ("Feb. 1st", "2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february
-1, 2023 09:15), "an hour and a half", "half a year", "a quarter of an hour", "a fortnight", "a
-decade", "1h30", "per cent" and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos",
-"27yo"), session ids ("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives,
-light plural/-ed stemming; and the reference's "also acceptable" alternatives; where a response
-labels its answer (`stated_answer`: a JSON "answer" field, an `<answer>` tag, an "Answer:" line
-before a labelled explanation) and where a reasoning transcript concludes (`conclusion`)."""
+"$1.5M" and "$2bn", times in words ("seven thirty", "half past seven", "noon" -> 7:30, 12:00 pm),
+thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
+"2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february 1, 2023 09:15), "an hour
+and a half", "half a year", "a quarter of an hour", "a fortnight", "a decade", "1h30", "per cent"
+and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos", "27yo"), session ids
+("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives, light plural/-ed
+stemming; and the reference's "also acceptable" alternatives; where a response labels its answer
+(`stated_answer`: a JSON "answer" field, an `<answer>` tag, an "Answer:" line before a labelled
+explanation) and where a reasoning transcript concludes (`conclusion`)."""
 
 from __future__ import annotations
 
@@ -116,6 +117,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+(?:\.\d+)?)\s?pct\b", r"\1 percent", s)
     s = re.sub(r"\b(\d+)h(\d{2})\b", r"\1 hours \2 minutes", s)
     s = re.sub(r"\b(\d+(?:\.\d+)?)h\b", r"\1 hours", s)
+    s = _clock_words(s)
     s = _AND_IN_NUMBER.sub(r"\1 ", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
     s = re.sub(
@@ -146,6 +148,47 @@ _GLUED_UNIT = r"(?:mins?|minutes?|hrs?|hours?|days?|wks?|weeks?|mos?|months?|yrs
 # A name made of parts joined by underscores, one with a digit ("answer_54f0d6f9_1",
 # "session_12"): the haystack's session ids, which responses cite. Its numbers are no counts.
 _IDENTIFIER = re.compile(r"(?<![\w@])(?=[a-z0-9_]*\d)(?=[a-z0-9_]*[a-z])[a-z0-9]+(?:_[a-z0-9]+)+\b")
+
+
+_HOUR_WORDS = {
+    w: _UNITS[w] for w in "one two three four five six seven eight nine ten eleven twelve".split()
+}
+_HOUR = "|".join(sorted(_HOUR_WORDS, key=len, reverse=True)) + r"|1[0-2]|[1-9]"
+_MINUTE_UNITS = "|".join(w for w in _UNITS if _UNITS[w] >= 1 and _UNITS[w] <= 9)
+_MINUTE_TEENS = "|".join(w for w in _UNITS if 10 <= _UNITS[w] <= 19)
+_MINUTE_TENS = "twenty|thirty|forty|fifty"
+# "seven thirty", "five forty-five": an hour and its minutes, not one number (the number words
+# would read 37 and 50); not before a unit or a hyphened noun ("two twenty-dollar bills").
+_HOUR_MINUTES = re.compile(
+    rf"\b({'|'.join(_HOUR_WORDS)})[\s-]+(?:({_MINUTE_TEENS})|({_MINUTE_TENS})(?:[\s-]+({_MINUTE_UNITS}))?)"
+    rf"\b(?!-[a-z]|\s+(?:minute|hour|day|week|month|year|dollar|percent|time|people)s?\b)"
+)
+_PAST_TO = re.compile(rf"\b(?:(half|(?:a )?quarter) past|(?:a )?quarter to) ({_HOUR})\b")
+
+
+def _clock_words(s: str) -> str:
+    """Times of day in words: "seven thirty" -> 7:30, "half past seven" -> 7:30, "quarter to
+    eight" -> 7:45, "seven o'clock" -> 7:00, "noon" -> 12:00 pm, "midnight" -> 12:00 am."""
+
+    def hour(w: str) -> int:
+        return _HOUR_WORDS[w] if w in _HOUR_WORDS else int(w)
+
+    def pair(m: re.Match) -> str:
+        h, teen, tens, unit = m.groups()
+        minutes = _UNITS[teen] if teen else _TENS[tens] + (_UNITS[unit] if unit else 0)
+        return f"{hour(h)}:{minutes:02d}"
+
+    def past_to(m: re.Match) -> str:
+        h = hour(m.group(2))
+        if m.group(1) is None:  # "quarter to eight"
+            return f"{(h - 2) % 12 + 1}:45"
+        return f"{h}:{30 if m.group(1) == 'half' else 15}"
+
+    s = _HOUR_MINUTES.sub(pair, s)
+    s = _PAST_TO.sub(past_to, s)
+    s = re.sub(rf"\b({_HOUR})\s*o'?clock\b", lambda m: f"{hour(m.group(1))}:00", s)
+    s = re.sub(r"\bnoon\b", "12:00 pm", s)
+    return re.sub(r"\bmidnight\b", "12:00 am", s)
 
 
 _MONTHS = (
