@@ -757,3 +757,22 @@ def test_times_of_day_in_words():
     assert judge_one("single-session-user", q, "12 pm", "At noon.").label
     assert judge_one("single-session-user", q, "6:30 pm", "Seven thirty.").label is False
     assert not any(x.clock for x in quantities("two twenty-dollar bills"))  # not a time
+
+
+def test_yes_no_emphasised_dashed_labelled_or_negated():
+    """ "The answer is **no** — ..." and "no — you ..." answer no; a "Yes/No:" label names both
+    and answers neither; "Definitely not" is a no, not the "definitely" of a yes (made-up
+    question and responses)."""
+    q = "Did I renew the climbing pass?"
+    for said_no in (
+        "The answer is no — you let it lapse in May.",
+        "The answer is **no**, you let it lapse.",
+        'Short answer: "no".',
+        "Yes/No: No",
+        "Definitely not.",
+        "Absolutely not; it lapsed.",
+    ):
+        assert judge_one("single-session-user", q, "No", said_no).label is True, said_no
+        assert judge_one("single-session-user", q, "Yes", said_no).label is False, said_no
+    assert judge_one("single-session-user", q, "Yes", "Yes/No: Yes").label is True
+    assert judge_one("single-session-user", q, "No", "No-shows were never charged.").label is False

@@ -17,7 +17,9 @@ These rules follow the same per-type policy without a model, so the default pipe
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
   determine that. The messages mention ...") is wrong, whatever facts it lists.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
-  "there is no mention" or a line that opens "No mention of ...", is not one).
+  "there is no mention" or a line that opens "No mention of ...", is not one; an emphasised or
+  dashed one is, "the answer is **no** — ..."; a "Yes/No:" label is not; "Definitely not" is a
+  no).
 - reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is",
   "..., so my final answer is X"): numbers, yes/no and contained words are read from the
   conclusion, not from the evidence listed before it.

@@ -18,13 +18,16 @@ def polarity(text: str) -> str | None:
     """The response's yes or no, read from its conclusion when it reasons first. "no" as a
     determiner ("there is no mention of ...", a line that opens "No mention of ...") is not an
     answer: an answering "no" stands alone ("No, ...", "no.") or opens a line and a clause ("No
-    I didn't"). Without either word, an opening "Correct", "Yep",
-    "Indeed", "Nope", "Not really" answers too."""
+    I didn't"), also emphasised or before a dash ("the answer is **no** — ..."); a "Yes/No:"
+    label names both. Without either word, an opening "Correct", "Yep", "Indeed", "Nope", "Not
+    really", "Definitely not" answers too."""
     s = normalize(conclusion(text))
+    s = re.sub(r"\byes ?(?:/|or) ?no\b", " ", s)  # "Yes/No: No": the label names both
     for m in re.finditer(r"\b(yes|no)\b", s):
         if (
             m.group(1) == "yes"
-            or re.match(r"\s*(?:[,.!;:]|$)", s[m.end() :])
+            # stands alone: before punctuation or a dash, after closing emphasis or a quote
+            or re.match(r"[*_\"')\]]*\s*(?:[,.!;:?]|-\s|$)", s[m.end() :])
             or (
                 re.search(r"(?:^|\n)[\W_]*$", s[: m.start()])
                 and not _NO_BEFORE_NOUN.match(s[m.end() :])
@@ -38,10 +41,11 @@ def polarity(text: str) -> str | None:
 
 
 # "No mention of ...", "No specific information ...": a "no" that opens a line before a word
-# that cannot open a clause is a determiner, not an answer ("No I didn't", "No, ..." answer).
+# that cannot open a clause is a determiner, not an answer ("No I didn't", "No, ..." answer);
+# so is one hyphened to its noun ("No-shows: ...").
 _NO_BEFORE_NOUN = re.compile(
     r"[ \t]+(?!(?:i|you|he|she|it|we|they|that|this|there|not|never|sorry|unfortunately|"
-    r"actually|but|because|since|as|nothing|none|nobody|neither|nor)\b)[a-z]"
+    r"actually|but|because|since|as|nothing|none|nobody|neither|nor)\b)[a-z]|-[a-z]"
 )
 
 
@@ -50,7 +54,8 @@ _NO_BEFORE_NOUN = re.compile(
 _OPENING_POLARITY = {
     word: re.compile(rf"(?:^|\n)[\W_]*(?:{alternatives})\b(?![ -](?:to|of|that)\b)")
     for word, alternatives in {
-        "no": r"nope|nah|not really|not at all|negative|false|incorrect|that(?:'s| is) "
+        "no": r"(?:definitely|absolutely|certainly|of course) not|"
+        r"nope|nah|not really|not at all|negative|false|incorrect|that(?:'s| is) "
         r"(?:not (?:right|correct|true)|incorrect|wrong)",
         "yes": r"yep|yeah|yup|correct|indeed|absolutely|definitely|affirmative|true|"
         r"that(?:'s| is) (?:right|correct|true)",
