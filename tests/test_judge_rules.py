@@ -13,7 +13,7 @@ import yaml
 
 from conftest import shared_file
 from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
-from memrecall.judge.rules import abstains, judge_one, normalize, quantities, tokens
+from memrecall.judge.rules import abstains, judge_one, normalize, quantities, stem, tokens
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
 CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
@@ -776,3 +776,16 @@ def test_yes_no_emphasised_dashed_labelled_or_negated():
         assert judge_one("single-session-user", q, "Yes", said_no).label is False, said_no
     assert judge_one("single-session-user", q, "Yes", "Yes/No: Yes").label is True
     assert judge_one("single-session-user", q, "No", "No-shows were never charged.").label is False
+
+
+def test_stems_of_doubled_consonants_and_y_verbs():
+    """ "scrubbing"/"scrub", "stopped"/"stop", "drying"/"dry", "dried"/"dry" are one word each
+    ("added" stays "add"), so a reference's -ing or -ed form is found in a plain one (made-up
+    question, reference and response)."""
+    assert stem("scrubbing") == stem("scrub") and stem("stopped") == stem("stop")
+    assert stem("drying") == stem("dry") == stem("dried") and stem("studied") == stem("study")
+    assert stem("added") == stem("add") == "add" and stem("during") == "during"
+    q = "What did you suggest for the rusty grill grate?"
+    a = "I suggested scrubbing it with a wire brush, then drying it over the flame."
+    said = "- Scrub with a wire brush\n- Dry it over the flame"
+    assert judge_one("single-session-assistant", q, a, said).label is True

@@ -86,7 +86,8 @@ separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("
 "2023-02-01" and the haystack's "2023/02/01" → february 1), "an hour and a half", "half a year", "a
 quarter of an hour", "a fortnight", "a decade" and "1h30", a unit glued to its number ("45min",
 "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count nothing),
-possessives, light plural/-ed/-ing stemming. An age question counts in years.
+possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry). An age question
+counts in years.
 
 These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
 hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.

@@ -263,7 +263,8 @@ _ABBREVIATIONS = {
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A deliberately light stemmer: plurals, -ed and -ing, so 'pads'/'pad',
-    'increased'/'increase', 'planting'/'planted'."""
+    'increased'/'increase', 'planting'/'planted', 'scrubbing'/'scrub' (a doubled consonant
+    undoubled, not 'added'/'ad'), 'drying'/'dried'/'dry'."""
     w = _ABBREVIATIONS.get(word, word)
     if w.isdigit() or len(w) <= 3:
         return w
@@ -273,10 +274,17 @@ def stem(word: str) -> str:
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
+    suffixed = True
     if w.endswith("ed") and len(w) > 4:
         w = w[:-2]
-    elif w.endswith("ing") and len(w) > 6:
-        w = w[:-3]  # planting/planted -> plant, learning -> learn (short words keep -ing)
+        if re.search(r"[^aeiou]i$", w):
+            w = w[:-1] + "y"  # dried/dry, studied/study
+    elif w.endswith("ing") and (len(w) > 6 or re.fullmatch(r"[a-z]{2}ying", w)):
+        w = w[:-3]  # planting/planted -> plant, drying -> dry (other short words keep -ing)
+    else:
+        suffixed = False
+    if suffixed and re.search(r"([^aeiouylsz])\1$", w) and len(w) > 3:
+        w = w[:-1]  # scrubbing/scrub, stopped/stop (not added/add)
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     return w
