@@ -5,10 +5,11 @@ thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", writte
 "2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february 1, 2023 09:15), "an hour
 and a half", "half a year", "a quarter of an hour", "a fortnight", "a decade", "1h30", "per cent"
 and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos", "27yo"), session ids
-("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives, light plural/-ed
-stemming; and the reference's "also acceptable" alternatives; where a response labels its answer
-(`stated_answer`: a JSON "answer" field, an `<answer>` tag, an "Answer:" line before a labelled
-explanation) and where a reasoning transcript concludes (`conclusion`)."""
+("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives, light plural/-ed/-ing
+stemming ("scrubbing", "dried" -> scrub, dry); and the reference's "also acceptable" alternatives;
+where a response labels its answer (`stated_answer`: a JSON "answer" field, an `<answer>` tag, an
+"Answer:" line before a labelled explanation) and where a reasoning transcript concludes
+(`conclusion`)."""
 
 from __future__ import annotations
 
