@@ -789,3 +789,19 @@ def test_stems_of_doubled_consonants_and_y_verbs():
     a = "I suggested scrubbing it with a wire brush, then drying it over the flame."
     said = "- Scrub with a wire brush\n- Dry it over the flame"
     assert judge_one("single-session-assistant", q, a, said).label is True
+
+
+def test_more_ways_to_say_the_detail_is_missing():
+    """ "None mentioned", "no X on record", "not in my records/our chats" and a terse "No data
+    found" say the asked detail is missing (made-up question and responses)."""
+    q, a = "What is my tortoise called?", "You did not mention a tortoise."
+    for said in (
+        "None mentioned.",
+        "No tortoise name on record.",
+        "That detail isn't in my records.",
+        "The tortoise's name is not in our chats.",
+        "No data found.",
+    ):
+        assert abstains(said), said
+        assert judge_one("single-session-user", q, a, said, is_abstention=True).label is True
+    assert not abstains("Your tortoise is called Basil; it is in the notes from May.")

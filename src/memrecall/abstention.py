@@ -51,9 +51,15 @@ PHRASES = [
     r"\bno (?:memory|recollection) of\b",
     r"\b(?:is|are|was|were|remains?) (?:unknown|unclear|uncertain)\b",
     r"\b(?:never|did not|has not|have not) c[oa]me up\b|\b(?:am|'m) not aware of\b",
+    # "None mentioned", "no hamster on record", "that detail is not in my records/our chats"
+    r"\bnone (?:was |were |is |are )?(?:mentioned|recorded|given|specified|stated|found)\b",
+    r"\bno (?:\w+ ){0,3}on (?:record|file)\b",
+    r"\bnot (?:in|part of|among|anywhere in) (?:\w+ ){0,2}(?:records?|history|notes|memory|"
+    r"memories|conversations?|chats?|messages|sessions|logs)\b",
     # a terse answer that is nothing but "Unknown", "N/A", "Not mentioned", "Unanswerable"
     r"^\W*(?:unknown|unclear|n/?a|not (?:mentioned|known|specified|stated|available|provided)|"
-    r"no idea|no answer|no information|(?:un|not )answerable)\W*$",
+    r"no idea|no (?:answer|information|data)(?: (?:found|available|given))?|"
+    r"(?:un|not )answerable)\W*$",
 ]
 
 # What the history holds instead of the asked detail ("you only mentioned X", "you mentioned X

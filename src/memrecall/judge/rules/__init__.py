@@ -3,10 +3,11 @@
 LongMemEval's official judge is gpt-4o with one prompt per question type (docs/tools.md).
 These rules follow the same per-type policy without a model, so the default pipeline runs offline:
 
-- abstention (`_abs`): correct when the response says the information is missing (the phrase
-  list of memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't
-  find any record", "can't determine", "you mentioned X but not Y", "X, not Y", ...), or asks
-  the user for it ("could you tell me which day it was?", "I'd need more details").
+- abstention (`_abs`): correct when the response says the information is missing (the phrase list of
+  memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't find any
+  record", "can't determine", "none mentioned", "not in my records", "you mentioned X but not Y",
+  "X, not Y", ...), or asks the user for it ("could you tell me which day it was?", "I'd need more
+  details").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
   Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail words.
