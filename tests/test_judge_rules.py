@@ -805,3 +805,17 @@ def test_more_ways_to_say_the_detail_is_missing():
         assert abstains(said), said
         assert judge_one("single-session-user", q, a, said, is_abstention=True).label is True
     assert not abstains("Your tortoise is called Basil; it is in the notes from May.")
+
+
+def test_frequencies_written_as_counts_per_period():
+    """ "Once a week", "1x/week" and "every 7 days" are every week; "every fortnight" and
+    "every 14 days" every other week; "twice a week" is neither (made-up question and
+    responses)."""
+    q = "How often do I water the fern now?"
+    for weekly in ("Once a week.", "once per week", "1x/week", "1x per week", "every 7 days"):
+        assert judge_one("knowledge-update", q, "every week", weekly).label is True, weekly
+        assert judge_one("knowledge-update", q, "every other week", weekly).label is False
+    for other in ("Every fortnight.", "every 14 days"):
+        assert judge_one("knowledge-update", q, "every other week", other).label is True, other
+        assert judge_one("knowledge-update", q, "every week", other).label is False, other
+    assert judge_one("knowledge-update", q, "every week", "Twice a week.").label is False

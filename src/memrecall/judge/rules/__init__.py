@@ -49,9 +49,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's own "N
   is also acceptable". Any matching number counts, so "20 before, 25 now" is right for a knowledge
   update to 25.
-- frequencies ("every week", "weekly", "every other week", "biweekly"): the response must give
-  the reference's period, so "every two weeks" is not "every week"; a reference that gives two
-  ("previously every week, now every other week") needs both, in its order.
+- frequencies ("every week", "weekly", "once a week", "1x/week", "every 7 days", "every other week",
+  "biweekly", "every fortnight"): the response must give the reference's period, so "every two
+  weeks" is not "every week"; a reference that gives two ("previously every week, now every other
+  week") needs both, in its order.
 - order questions: the reference's named entities must appear in the response in that order; a
   reference without names written as a sequence ("First, I did A, then B, and lastly C") orders
   its steps, each found by the words no other step shares. A response that opens by saying the

@@ -92,12 +92,14 @@ suggests referring refer refers namely specifically
 )
 
 
-# How often something happens, as (count, unit): "every week" = "weekly" = (1, week);
-# "every other week" = "biweekly" = "every two weeks" = (2, week).
+# How often something happens, as (count, unit): "every week" = "weekly" = "once a week" =
+# "1x/week" = "every 7 days" = (1, week); "every other week" = "biweekly" = "every two weeks" =
+# "every fortnight" = (2, week). "Twice a week" is no period of this kind, so it matches none.
 _PERIOD_UNITS = "day|week|month|year|weekend"
 _FREQUENCY = re.compile(
-    rf"\bevery (?:(other|second)|(\d+))? ?({_PERIOD_UNITS})s?\b|\b(bi-?weekly|fortnightly)\b|"
-    r"\b(daily|weekly|monthly|yearly|annually)\b"
+    rf"\b(?:1 ?(?:time|x) ?(?:a|an|per|each|every|/)|(?:1 time )?every) "
+    rf"?(?:(other|second)|(\d+))? ?({_PERIOD_UNITS}|fortnight)s?\b|"
+    r"\b(bi-?weekly|fortnightly)\b|\b(daily|weekly|monthly|yearly|annually)\b"
 )
 _ADVERB_UNIT = {
     "daily": "day",
@@ -117,8 +119,16 @@ def _frequency_sequence(text: str) -> list[tuple[int, str]]:
     out = []
     for m in _FREQUENCY.finditer(normalize(text)):
         other, n, unit, bi, adverb = m.groups()
-        if unit:
-            out.append((2 if other else int(n or 1), unit))
+        if unit == "fortnight":
+            out.append((2 * int(n or 1), "week"))
+        elif unit:
+            count = 2 if other else int(n or 1)
+            # "every 7 days" is every week, "every 12 months" every year
+            if unit == "day" and count % 7 == 0:
+                count, unit = count // 7, "week"
+            elif unit == "month" and count % 12 == 0:
+                count, unit = count // 12, "year"
+            out.append((count, unit))
         elif bi:
             out.append((2, "week"))
         else:
