@@ -819,3 +819,13 @@ def test_frequencies_written_as_counts_per_period():
         assert judge_one("knowledge-update", q, "every other week", other).label is True, other
         assert judge_one("knowledge-update", q, "every week", other).label is False, other
     assert judge_one("knowledge-update", q, "every week", "Twice a week.").label is False
+
+
+def test_numeric_dates_that_say_which_part_is_the_month():
+    """ "3/15/2023" and "15/03/2023" can only be March 15; "3/4/2023" could be either day, so
+    it stays unread (made-up question and responses)."""
+    q = "When did I repaint the shed?"
+    for said in ("On 3/15/2023.", "On 15/03/2023.", "15.03.2023"):
+        assert judge_one("temporal-reasoning", q, "March 15, 2023", said).label is True, said
+        assert judge_one("temporal-reasoning", q, "March 16, 2023", said).label is False, said
+    assert "march" not in normalize("3/4/2023") and "april" not in normalize("3/4/2023")

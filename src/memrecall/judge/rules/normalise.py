@@ -203,7 +203,8 @@ _ABBREVIATED = "|".join(sorted(_MONTH_ABBREVIATIONS, key=len, reverse=True))
 
 def _written_dates(s: str) -> str:
     """Dates in the words a reference uses: "feb. 1st" and "1 feb" -> february; "2023-02-01" and
-    "2023/02/01" (the haystack's own session dates, which responses quote) -> february 1, 2023."""
+    "2023/02/01" (the haystack's own session dates, which responses quote) -> february 1, 2023;
+    "2/13/2023" and "13/02/2023" -> february 13, 2023 (not "2/3/2023", which could be either)."""
     s = re.sub(
         rf"\b({_ABBREVIATED})\.?(?=\s+\d{{1,2}}(?:st|nd|rd|th)?\b)",
         lambda m: _MONTH_ABBREVIATIONS[m.group(1)],
@@ -221,8 +222,19 @@ def _written_dates(s: str) -> str:
             return m.group(0)
         return f"{_MONTHS[month - 1]} {day}, {year}" + (" " if m.group(0)[-1] == "t" else "")
 
+    def day_month(m: re.Match) -> str:
+        a, b, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        if 1 <= a <= 12 < b <= 31:
+            month, day = a, b  # 3/15/2023
+        elif 1 <= b <= 12 < a <= 31:
+            month, day = b, a  # 15/03/2023, 15.03.2023
+        else:
+            return m.group(0)  # 3/4/2023: March 4 or April 3, the notation does not say
+        return f"{_MONTHS[month - 1]} {day}, {year}"
+
     # "2023-05-20t06:42:00": the date, then its time
-    return re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
+    s = re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
+    return re.sub(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", day_month, s)
 
 
 def fmt(x: float) -> str:
