@@ -829,3 +829,12 @@ def test_numeric_dates_that_say_which_part_is_the_month():
         assert judge_one("temporal-reasoning", q, "March 15, 2023", said).label is True, said
         assert judge_one("temporal-reasoning", q, "March 16, 2023", said).label is False, said
     assert "march" not in normalize("3/4/2023") and "april" not in normalize("3/4/2023")
+
+
+def test_thousands_and_millions_before_a_currency_word():
+    """ "1.2K USD" and "1.5m dollars" are 1,200 and 1,500,000 dollars, as "$1.2k" was; a "5k
+    run" stays unread (made-up question and responses)."""
+    q = "How much did the kitchen remodel cost?"
+    assert judge_one("multi-session", q, "$1,200", "1.2K USD").label is True
+    assert judge_one("multi-session", q, "$1,500,000", "About 1.5m dollars.").label is True
+    assert quantities("a 5k run") == []

@@ -82,9 +82,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   number, nor the word that makes a choice the question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one hundred
-and fifty" → 150, "twice" → 2 times, "$1.5M" and "$2bn", times in words ("seven thirty", "half past
-seven", "quarter to eight", "seven o'clock", "noon"), "5½" and "five and a half" → 5.5), thousands
-separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
+and fifty" → 150, "twice" → 2 times, "$1.5M", "$2bn" and "1.2K USD", times in words ("seven thirty",
+"half past seven", "quarter to eight", "seven o'clock", "noon"), "5½" and "five and a half" → 5.5),
+thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
 "2023-02-01" and the haystack's "2023/02/01" → february 1; "2/13/2023" and "13/02/2023", not the
 ambiguous "2/3/2023"), "an hour and a half", "half a year", "a quarter of an hour", "a fortnight",
 "a decade" and "1h30", a unit glued to its number ("45min", "3wks", "27yo", "20 pct"), session ids

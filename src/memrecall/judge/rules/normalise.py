@@ -31,7 +31,7 @@ _TENS = {
     if w != "_"
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
-# After $: "$1.2k", "$1.5m", "$2bn"
+# After $ or before a currency word: "$1.2k", "$1.5m", "$2bn", "1.2k USD"
 _MONEY_SUFFIX = {"k": 1000, "m": 1_000_000, "mm": 1_000_000, "mn": 1_000_000}
 _MONEY_SUFFIX |= {"b": 1_000_000_000, "bn": 1_000_000_000}
 _SMALL_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
@@ -96,8 +96,9 @@ def normalize(text: str) -> str:
         s,
     )
     s = re.sub(
-        r"(?<=\$)\s?(\d+(?:\.\d+)?) ?(k|m|mm|mn|b|bn)\b",
-        lambda m: fmt(float(m.group(1)) * _MONEY_SUFFIX[m.group(2)]),
+        r"(?<=\$)\s?(\d+(?:\.\d+)?) ?(k|m|mm|mn|b|bn)\b"
+        r"|\b(\d+(?:\.\d+)?) ?(k|m|mm|mn|b|bn)(?= ?(?:usd|dollars?|bucks)\b)",
+        lambda m: fmt(float(m.group(1) or m.group(3)) * _MONEY_SUFFIX[m.group(2) or m.group(4)]),
         s,
     )
     s = re.sub(r"\bper cent\b", "percent", s)
