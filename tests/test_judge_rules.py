@@ -838,3 +838,15 @@ def test_thousands_and_millions_before_a_currency_word():
     assert judge_one("multi-session", q, "$1,200", "1.2K USD").label is True
     assert judge_one("multi-session", q, "$1,500,000", "About 1.5m dollars.").label is True
     assert quantities("a 5k run") == []
+
+
+def test_a_tldr_or_short_answer_before_the_long_one():
+    """ "TL;DR: 4" and "Short answer: 4 ... Long answer: ..." answer 4, whatever numbers the
+    long answer goes through (made-up question and responses)."""
+    q = "How many kayaks do I own?"
+    for said in (
+        "TL;DR: 4 kayaks.\n\nReasoning: 3 sea kayaks and 1 river kayak.",
+        "**Short answer:** 4\n\n**Long answer:** you listed 3 sea kayaks and a river kayak.",
+    ):
+        assert judge_one("multi-session", q, "3", said).label is False, said
+        assert judge_one("multi-session", q, "4", said).label is True, said

@@ -353,9 +353,11 @@ _JSON_LIKE = re.compile(
     r"""(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^,}\n]+))"""
 )
 _ANSWER_TAG = re.compile(r"<(?:final_)?answer>(.*?)</(?:final_)?answer>", re.DOTALL | re.IGNORECASE)
-_ANSWER_LINE = re.compile(r"(?im)^[\W_]*(?:final |short |direct )?answer[*_]*\s*[:：][*_]*")
+_ANSWER_LINE = re.compile(
+    r"(?im)^[\W_]*(?:(?:final |short |direct )?answer|tl;?dr)[*_]*\s*[:：][*_]*"
+)
 _SECTION_LINE = re.compile(
-    r"(?im)^[\W_]*(?:reasoning|explanation|rationale|justification|evidence|sources?|"
+    r"(?im)^[\W_]*(?:reasoning|explanation|rationale|justification|evidence|sources?|long answer|"
     r"confidence(?: level| score)?|supporting evidence|why|"
     r"how i (?:got|found) (?:it|this|there))[*_]*\s*[:：]"
 )
