@@ -183,6 +183,21 @@ def test_a_named_place_is_named_without_what_locates_it():
     assert judge_one("single-session-user", cafe, "a cafe in Paris", "A cafe.").label is False
 
 
+def test_a_range_written_with_to_and_or_carries_its_unit_to_both_ends():
+    """A range "10 to 12 hours", "between 10 and 12 hours" or "8 or 10 hours" is hours at both
+    ends, as "10-12 hours" was (the planted paraphrase "ten to twelve hours" was rejected); the
+    parts of a compound duration stay one duration (made-up question)."""
+    q = "How many hours did I spend on the quilt?"
+    for text in ("Ten to twelve hours.", "Between 10 and 12 hours.", "Roughly 8 or 10 hours."):
+        assert judge_one("knowledge-update", q, "10 hours", text).label is True, text
+    assert judge_one("knowledge-update", q, "10 hours", "14 to 16 hours").label is False
+    assert [(x.value, x.unit) for x in quantities("2 and 3 weeks, 1 year and 2 months")] == [
+        (2, "week"),
+        (3, "week"),
+        (14, "month"),
+    ]
+
+
 def test_abstention_phrases():
     for text in (
         "You never told me about a trip to Korea.",

@@ -162,6 +162,10 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
                 break
             if w.group(0) not in _FILLER_BEFORE_UNIT:
                 break
+        if unit is None:
+            tail = _RANGE_TAIL.match(rest)
+            if tail and tail.group(1) in _UNIT_WORDS:
+                unit = _UNIT_WORDS[tail.group(1)]  # "10 to 12 hours": both ends are hours
         if unit is None and _LABEL_BEFORE.search(s[max(0, start - 20) : start]):
             continue  # "Session 24", "Step 2": names a part of the history or of the reasoning
         if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
@@ -191,6 +195,11 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         out.append(q)
         unit_end = end if unit is not None else None
     return out
+
+
+# The high end of a range whose unit follows it: "10 to 12 hours", "between 2 and 3 weeks",
+# "1 or 2 days" (the low end "10-12 hours" is read with its unit already).
+_RANGE_TAIL = re.compile(r"\s*(?:-|to|and|or)\s*\d+(?:\.\d+)?\s*([a-z%]+)")
 
 
 # Words that put a number just out of reach: "close to 1,300" followers is fewer than 1,300.
