@@ -198,6 +198,22 @@ def test_a_range_written_with_to_and_or_carries_its_unit_to_both_ends():
     ]
 
 
+def test_a_period_in_the_other_calendar_family_is_about_as_long():
+    """Weeks and days against months and years: "8 weeks" is about 2 months, "a month" about
+    30 days, "365 days" a year, to the nearest whole unit; "a month" is not a week, and only
+    temporal questions forgive one off (made-up question)."""
+    q = "How long had I been learning the cello?"
+    for gold, text in (
+        ("2 months", "About 8 weeks."),
+        ("30 days", "A month."),
+        ("1 year", "365 days"),
+    ):
+        assert judge_one("multi-session", q, gold, text).label is True, text
+    assert judge_one("multi-session", q, "1 week", "A month.").label is False
+    assert judge_one("multi-session", q, "2 months", "6 weeks").label is False
+    assert judge_one("temporal-reasoning", q, "2 months", "6 weeks").label is True
+
+
 def test_abstention_phrases():
     for text in (
         "You never told me about a trip to Korea.",

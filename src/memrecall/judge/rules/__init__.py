@@ -36,7 +36,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   other is wrong.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference after unit conversion (weeks↔days, years↔months,
-  hours↔minutes, dozens↔a count: "two dozen" answers 24 and "how many dozen" 2), a compound duration
+  hours↔minutes, dozens↔a count: "two dozen" answers 24 and "how many dozen" 2; across the
+  calendar families to the nearest whole unit: "8 weeks" is 2 months), a compound duration
   being one number ("4 years and 9 months" = 57 months); dates ("7/22"), ordinals and years are not
   read as counts, nor labels ("Session 3", "Step 2") or the operands of a sum ("8 days + 6 days = 14
   days" gives 14), nor the "one" that picks an item out of a group ("one of several", "one of the

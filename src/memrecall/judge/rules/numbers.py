@@ -1,5 +1,6 @@
 """Quantities: counts, durations, money, percentages and times of day, with unit conversion
-(weeks<->days, years<->months, hours<->minutes, dozens<->a count), a compound duration ("4 years and
+(weeks<->days, years<->months, hours<->minutes, dozens<->a count; weeks and days against months
+and years to the nearest whole unit, "8 weeks" ~ 2 months), a compound duration ("4 years and
 9 months") as one number; dates, ordinals and years are not read as counts, nor a number that labels
 a part of the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 =
 14"), nor the "one" that picks an item out of a group ("one of several", "one of the highlights";
@@ -253,6 +254,19 @@ def _convert(q: Quantity, unit: str) -> float | None:
     return None
 
 
+# Days in a calendar unit, to read a period in the other family: weeks and days against months
+# and years ("8 weeks" is about 2 months, "a month" about 30 days, "365 days" a year).
+_DAYS_IN = {"day": 1, "week": 7, "month": 365.25 / 12, "year": 365.25}
+
+
+def _calendar(q: Quantity, unit: str) -> float | None:
+    """A period across the two calendar families (days and weeks; months and years), in
+    `unit`, to the nearest whole one: about as much as a month holds, no more exact than that."""
+    if q.unit in _DAYS_IN and unit in _DAYS_IN and _convert(q, unit) is None:
+        return float(round(q.value * _DAYS_IN[q.unit] / _DAYS_IN[unit]))
+    return None
+
+
 QUANTITY_QUESTION = re.compile(
     r"\bhow (?:many|much|long|old|far)\b|\bwhat time\b|\bwhat percentage\b|"
     r"\b(?:total|combined) (?:number|amount|cost|count)\b|\bwhat (?:is|was) the (?:total|sum|"
@@ -302,7 +316,11 @@ def quantity_verdict(
         # occurrences; "times" is how the question counts, not a unit to convert.
         pool = [q for q in counts if q.unit in ("time", None)]
     elif unit in _UNIT_SCALE:
-        pool = [q for q in counts if q.unit and _convert(q, unit) is not None]
+        pool = [
+            q
+            for q in counts
+            if q.unit and (_convert(q, unit) is not None or _calendar(q, unit) is not None)
+        ]
         # A bare number counts only when it is the whole answer ("14", "It was 14."), not when
         # it counts something else ("between those 2 events").
         pool = pool or [
@@ -317,6 +335,13 @@ def quantity_verdict(
         else:  # a count: "2 dozen" is 24
             v = q.value * (_UNIT_SCALE[q.unit][1] if q.unit else 1)
         if v is None:
+            approx = _calendar(q, unit) if unit and q.unit else None
+            if approx is not None and abs(approx - gold.value) <= tol + 1e-9:
+                return RuleVerdict(
+                    True,
+                    f"quantity: {fmt(q.value)} {q.unit} is about {fmt(approx)}{label_unit}"
+                    + (" (temporal-reasoning allows one off)" if approx != gold.value else ""),
+                )
             continue
         if abs(v - gold.value) < 1e-9:
             return RuleVerdict(True, f"quantity: {fmt(gold.value)}{label_unit} matched")
