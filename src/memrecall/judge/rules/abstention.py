@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
+from .normalise import first_sentence
 
 
 def abstains(hypothesis: str) -> bool:
@@ -33,7 +34,7 @@ def opens_by_declining(hypothesis: str) -> bool:
     """Does the response open by saying it cannot answer ("I cannot determine which came first.
     The messages mention ...")? For an answerable question that is not an answer, even when the
     facts it goes on to list contain the reference."""
-    first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
+    first = first_sentence(hypothesis)
     return bool(_DECLINE.search(plain(first))) and not _BUT.search(plain(first))
 
 

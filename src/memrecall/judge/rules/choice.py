@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import conclusion, content_tokens, normalize, tokens
+from .normalise import conclusion, content_tokens, first_sentence, normalize, tokens
 from .verdict import RuleVerdict
 
 
@@ -111,7 +111,7 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         return RuleVerdict(
             stated is right, f"either-or: states '{' '.join(stated)}' {_direction(question)}"
         )
-    first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
+    first = first_sentence(hypothesis)
     if says_missing(first, instead=False):
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.

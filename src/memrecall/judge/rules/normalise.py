@@ -193,13 +193,13 @@ def _clock_words(s: str) -> str:
     return re.sub(r"\bmidnight\b", "12:00 am", s)
 
 
-_MONTHS = (
+MONTHS = (
     "january february march april may june july august september october november december"
 ).split()
 # Month abbreviations, read as months only next to a day number ("feb 1", "1st feb"): "mar",
 # "jan" and "dec" are words or names elsewhere. "may" is already the full name.
-_MONTH_ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
-_ABBREVIATED = "|".join(sorted(_MONTH_ABBREVIATIONS, key=len, reverse=True))
+MONTH_ABBREVIATIONS = {m[:3]: m for m in MONTHS if m != "may"} | {"sept": "september"}
+_ABBREVIATED = "|".join(sorted(MONTH_ABBREVIATIONS, key=len, reverse=True))
 
 
 def _written_dates(s: str) -> str:
@@ -208,12 +208,12 @@ def _written_dates(s: str) -> str:
     "2/13/2023" and "13/02/2023" -> february 13, 2023 (not "2/3/2023", which could be either)."""
     s = re.sub(
         rf"\b({_ABBREVIATED})\.?(?=\s+\d{{1,2}}(?:st|nd|rd|th)?\b)",
-        lambda m: _MONTH_ABBREVIATIONS[m.group(1)],
+        lambda m: MONTH_ABBREVIATIONS[m.group(1)],
         s,
     )
     s = re.sub(
         rf"\b(\d{{1,2}}(?:st|nd|rd|th)?\s+)({_ABBREVIATED})\b\.?",
-        lambda m: m.group(1) + _MONTH_ABBREVIATIONS[m.group(2)],
+        lambda m: m.group(1) + MONTH_ABBREVIATIONS[m.group(2)],
         s,
     )
 
@@ -221,7 +221,7 @@ def _written_dates(s: str) -> str:
         year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
         if not (1 <= month <= 12 and 1 <= day <= 31):
             return m.group(0)
-        return f"{_MONTHS[month - 1]} {day}, {year}" + (" " if m.group(0)[-1] == "t" else "")
+        return f"{MONTHS[month - 1]} {day}, {year}" + (" " if m.group(0)[-1] == "t" else "")
 
     def day_month(m: re.Match) -> str:
         a, b, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
@@ -231,7 +231,7 @@ def _written_dates(s: str) -> str:
             month, day = b, a  # 15/03/2023, 15.03.2023
         else:
             return m.group(0)  # 3/4/2023: March 4 or April 3, the notation does not say
-        return f"{_MONTHS[month - 1]} {day}, {year}"
+        return f"{MONTHS[month - 1]} {day}, {year}"
 
     # "2023-05-20t06:42:00": the date, then its time
     s = re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
@@ -311,6 +311,11 @@ def tokens(text: str) -> list[str]:
     s = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", s)
     s = s.replace("&", " and ")
     return [stem(t) for t in re.findall(r"[a-z]+|\d+(?:\.\d+)?", s)]
+
+
+def first_sentence(text: str) -> str:
+    """The response's opening sentence (or line), where it declines or says what is missing."""
+    return re.split(r"(?<=[.!?])\s+|\n+", text.strip(), maxsplit=1)[0]
 
 
 def content_tokens(text: str) -> list[str]:

@@ -15,7 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .normalise import STOPWORDS, conclusion, fmt, normalize, split_acceptable
+from .normalise import (
+    MONTH_ABBREVIATIONS,
+    MONTHS,
+    STOPWORDS,
+    conclusion,
+    fmt,
+    normalize,
+    split_acceptable,
+)
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {
@@ -80,10 +88,7 @@ _FILLER_BEFORE_UNIT = frozenset(
         "calendar",
     }
 )
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
+_MONTHS = frozenset(MONTHS) | frozenset(MONTH_ABBREVIATIONS)
 
 
 @dataclass(frozen=True)
@@ -262,7 +267,7 @@ _DAYS_IN = {"day": 1, "week": 7, "month": 365.25 / 12, "year": 365.25}
 def _calendar(q: Quantity, unit: str) -> float | None:
     """A period across the two calendar families (days and weeks; months and years), in
     `unit`, to the nearest whole one: about as much as a month holds, no more exact than that."""
-    if q.unit in _DAYS_IN and unit in _DAYS_IN and _convert(q, unit) is None:
+    if q.unit in _DAYS_IN and unit in _DAYS_IN and _UNIT_SCALE[q.unit][0] != _UNIT_SCALE[unit][0]:
         return float(round(q.value * _DAYS_IN[q.unit] / _DAYS_IN[unit]))
     return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import STOPWORDS, tokens
+from .normalise import STOPWORDS, first_sentence, tokens
 from .verdict import RuleVerdict
 
 ORDER_QUESTION = re.compile(
@@ -86,7 +86,7 @@ def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
     steps = _sequence_steps(answer) if len(groups) < 2 else []
     if len(groups) < 2 and not steps:
         return None
-    first = re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip(), maxsplit=1)[0]
+    first = first_sentence(hypothesis)
     if says_missing(_TURN.split(plain(first))[-1], instead=False):
         # "I have no record of the order of A, B and C": the question's names, not an order.
         # "I lack the dates, but it was A, then B, then C" goes on to give one; "I'm sorry, but
