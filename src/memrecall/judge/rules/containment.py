@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .normalise import content_tokens, normalize, split_acceptable, stem, tokens
+from .normalise import MONTHS, content_tokens, normalize, split_acceptable, stem, tokens
 from .verdict import RuleVerdict
 
 _OPTIONAL_PAREN = re.compile(
@@ -136,7 +136,27 @@ def _frequency_sequence(text: str) -> list[tuple[int, str]]:
     return out
 
 
+_MONTH = "|".join(MONTHS)
+_DAY_OF_MONTH = re.compile(
+    rf"\b(?:({_MONTH}),? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH}))\b(?!:)"
+)
+
+
+def _days_of_month(text: str) -> set[tuple[str, int]]:
+    """The (month, day) dates the text names: "June 3rd", "the 3rd of June", "2023/06/03"."""
+    return {
+        (m1 or m2, int(d1 or d2)) for m1, d1, d2, m2 in _DAY_OF_MONTH.findall(normalize(text))
+    }
+
+
 def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
+    gold_dates = _days_of_month(split_acceptable(answer)[0])
+    if gold_dates:
+        # A date is its month and day together: "June 10th ... session 3" does not say June 3.
+        missed = gold_dates - _days_of_month(hypothesis)
+        if missed:
+            month, day = sorted(missed)[0]
+            return RuleVerdict(False, f"date: {month} {day} not given")
     gold_seq = _frequency_sequence(split_acceptable(answer)[0])
     if len(set(gold_seq)) >= 2:
         # "Previously every week, now every other week": the answer is the frequencies, in

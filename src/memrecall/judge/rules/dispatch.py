@@ -12,6 +12,7 @@ from .normalise import (
     content_tokens,
     split_acceptable,
     stated_answer,
+    without_question_echo,
 )
 from .numbers import QUANTITY_QUESTION, quantity_verdict
 from .order import ORDER_QUESTION, order_verdict
@@ -30,6 +31,8 @@ def judge_one(
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
     # A published run's answer may keep its model's thinking; the answer is what follows it.
     hyp = strip_thinking(hypothesis or "").strip()
+    # A restated question names every option and item of it; it answers nothing.
+    hyp = without_question_echo(hyp, question).strip()
     answer = str(answer)
     if not hyp:
         return RuleVerdict(False, "empty response")

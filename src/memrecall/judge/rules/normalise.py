@@ -313,9 +313,44 @@ def tokens(text: str) -> list[str]:
     return [stem(t) for t in re.findall(r"[a-z]+|\d+(?:\.\d+)?", s)]
 
 
+# An opening that says nothing about the question: a greeting or acknowledgement ("Sure!",
+# "Great question!", "Hi there,"), or a heading ("## Answer", "**Answer**"). The response opens
+# with the sentence after it.
+_PREAMBLE = re.compile(
+    r"(?i)(?:(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|hi|hello|hey|"
+    r"(?:great|good) question|thanks?(?: you)?(?: for (?:asking|your question))?|"
+    r"happy to help|glad to help|let me (?:check|see|look)(?: into (?:it|that))?)"
+    r"(?: there| thing)?[.!:,]*|#+ .*|\*\*[^*]+\*\*:?)"
+)
+
+
+# What may label a line that restates the question: "Question:", "You asked:", "Q:", "Re:".
+_ECHO_LABEL = re.compile(r"(?:(?:your |the )?question|you asked(?: me)?|q|re)\b\W*$")
+
+
+def without_question_echo(text: str, question: str) -> str:
+    """`text` without the lines that restate `question` ('**Question:** Which came first, A or
+    B?'): the question's own words name every option and every item, and answer nothing."""
+    asked = " ".join(re.findall(r"\w+", normalize(question)))
+    if not asked:
+        return text
+    kept = []
+    for line in text.splitlines():
+        said = " ".join(re.findall(r"\w+", normalize(line)))
+        lead = said[: len(said) - len(asked)] if said.endswith(asked) else None
+        if lead is not None and (not lead.strip() or _ECHO_LABEL.fullmatch(lead.strip())):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def first_sentence(text: str) -> str:
     """The response's opening sentence (or line), where it declines or says what is missing."""
-    return re.split(r"(?<=[.!?])\s+|\n+", text.strip(), maxsplit=1)[0]
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
+    for sentence in sentences:
+        if not _PREAMBLE.fullmatch(sentence.strip()):
+            return sentence
+    return sentences[0] if sentences else ""
 
 
 def content_tokens(text: str) -> list[str]:
