@@ -22,6 +22,11 @@ reason (the rule that decided). The printed tables do not change.
     python bench/judge_agreement.py --logs ../shared/data/judge/*.gz \
         --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
         --disagreements /tmp/disagreements.jsonl
+
+`--restyle` also re-judges every answer dressed in each house style of
+memrecall.audit.restyle (a greeting first, a heading, the question restated, citations after, ...)
+and counts the verdicts that change, toward the official label or away from it. The label of a
+restyled answer is its original's, so every change is the rules reading style as meaning.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.audit.restyle import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
@@ -75,13 +81,9 @@ def _types(rows):
     )
 
 
-def measure(
-    logs: list[str], oracle: str, dev: str | None = None, disagreements: list | None = None
-) -> dict:
-    """Every figure; when `disagreements` is a list, each answer whose rule verdict differs from
-    the official label is appended to it (see the module docstring for the fields)."""
+def _answers(logs: list[str], oracle: str):
+    """(log path, its eval entry, the oracle question) for every answer of every log."""
     ref = {str(q["question_id"]): q for q in load_records(oracle)}
-    rows = []
     for path in logs:
         entries = read_eval_results(path)
         for e in tqdm(entries, desc=run_name(path), leave=False):
@@ -91,40 +93,54 @@ def measure(
                     f"error: {path} line {e['line']}: question_id {e['question_id']!r} "
                     f"is not in {oracle}"
                 )
-            v = judge_one(
-                q["question_type"],
-                q["question"],
-                str(q["answer"]),
-                e["hypothesis"],
-                is_abstention=is_abstention_id(e["question_id"]),
-            )
-            if disagreements is not None and v.label != e["label"]:
-                disagreements.append(
-                    {
-                        "run": run_name(path),
-                        "family": family(run_name(path)),
-                        "judge_model": e["model"],
-                        "question_id": e["question_id"],
-                        "question_type": q["question_type"],
-                        "is_abstention": is_abstention_id(e["question_id"]),
-                        "question": q["question"],
-                        "answer": str(q["answer"]),
-                        "hypothesis": e["hypothesis"],
-                        "official": e["label"],
-                        "rule": v.label,
-                        "reason": v.reason,
-                    }
-                )
-            rows.append(
+            yield path, e, q
+
+
+def _rule(q: dict, response: str):
+    return judge_one(
+        q["question_type"],
+        q["question"],
+        str(q["answer"]),
+        response,
+        is_abstention=is_abstention_id(str(q["question_id"])),
+    )
+
+
+def measure(
+    logs: list[str], oracle: str, dev: str | None = None, disagreements: list | None = None
+) -> dict:
+    """Every figure; when `disagreements` is a list, each answer whose rule verdict differs from
+    the official label is appended to it (see the module docstring for the fields)."""
+    rows = []
+    for path, e, q in _answers(logs, oracle):
+        v = _rule(q, e["hypothesis"])
+        if disagreements is not None and v.label != e["label"]:
+            disagreements.append(
                 {
                     "run": run_name(path),
+                    "family": family(run_name(path)),
                     "judge_model": e["model"],
                     "question_id": e["question_id"],
                     "question_type": q["question_type"],
+                    "is_abstention": is_abstention_id(e["question_id"]),
+                    "question": q["question"],
+                    "answer": str(q["answer"]),
+                    "hypothesis": e["hypothesis"],
                     "official": e["label"],
                     "rule": v.label,
+                    "reason": v.reason,
                 }
             )
+        rows.append(
+            {
+                "run": run_name(path),
+                "judge_model": e["model"],
+                "question_id": e["question_id"],
+                "question_type": q["question_type"],
+                "official": e["label"],
+                "rule": v.label,
+            }
+        )
     out = {"runs": {}, "pooled": {}, "split": {}}
     for model in sorted({r["judge_model"] for r in rows}):
         sub = [r for r in rows if r["judge_model"] == model]
@@ -175,6 +191,29 @@ def measure(
             "abstention": res["abstention"],
         }
     return out
+
+
+def restyled(logs: list[str], oracle: str) -> dict:
+    """Per restyling (memrecall.audit.restyle), how many rule verdicts change when each response
+    is restyled, and whether toward or away from its official label."""
+    items = [
+        Labelled(q["question"], e["hypothesis"], e["label"], record=q)
+        for _, e, q in _answers(logs, oracle)
+    ]
+    changes = verdict_changes(
+        items, lambda item, response: _rule(item.record, response).label, progress=True
+    )
+    return {name: vars(c) for name, c in changes.items()}
+
+
+def print_restyled(result: dict) -> None:
+    print("\n## the rule judge's verdicts under restylings that change no meaning\n")
+    print("| restyling | answers | verdicts changed | toward the label | away from it |")
+    print("|---|---:|---:|---:|---:|")
+    for name, c in result.items():
+        print(
+            f"| {name} | {c['n']} | {c['changed']} | {c['toward_label']} | {c['away_from_label']} |"
+        )
 
 
 def _f(x, d=3):
@@ -242,11 +281,19 @@ def main(argv=None) -> None:
         metavar="FILE.jsonl",
         help="write each answer whose rule verdict differs from the official label here",
     )
+    ap.add_argument(
+        "--restyle",
+        action="store_true",
+        help="also re-judge every answer under each restyling (memrecall.audit.restyle)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     found = [] if args.disagreements else None
     result = measure(args.logs, args.oracle, args.dev, found)
     print_tables(result)
+    if args.restyle:
+        result["restyled"] = restyled(args.logs, args.oracle)
+        print_restyled(result["restyled"])
     print(
         f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
         f"{time.perf_counter() - t0:.1f} s"

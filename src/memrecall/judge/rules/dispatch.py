@@ -10,6 +10,7 @@ from .normalise import (
     after_retraction,
     conclusion,
     content_tokens,
+    emphasis_as_stars,
     split_acceptable,
     stated_answer,
     without_question_echo,
@@ -30,7 +31,7 @@ def judge_one(
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
     # A published run's answer may keep its model's thinking; the answer is what follows it.
-    hyp = strip_thinking(hypothesis or "").strip()
+    hyp = emphasis_as_stars(strip_thinking(hypothesis or "").strip())
     # A restated question names every option and item of it; it answers nothing.
     hyp = without_question_echo(hyp, question).strip()
     answer = str(answer)

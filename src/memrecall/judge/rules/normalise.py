@@ -313,19 +313,39 @@ def tokens(text: str) -> list[str]:
     return [stem(t) for t in re.findall(r"[a-z]+|\d+(?:\.\d+)?", s)]
 
 
-# An opening that says nothing about the question: a greeting or acknowledgement ("Sure!",
-# "Great question!", "Hi there,"), or a heading ("## Answer", "**Answer**"). The response opens
-# with the sentence after it.
-_PREAMBLE = re.compile(
-    r"(?i)(?:(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|hi|hello|hey|"
-    r"(?:great|good) question|thanks?(?: you)?(?: for (?:asking|your question))?|"
-    r"happy to help|glad to help|let me (?:check|see|look)(?: into (?:it|that))?)"
-    r"(?: there| thing)?[.!:,]*|#+ .*|\*\*[^*]+\*\*:?)"
+def emphasis_as_stars(text: str) -> str:
+    """Markdown's "__7 PM__" and "_two weeks_" as "**7 PM**" and "*two weeks*": the same emphasis,
+    read the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
+    return re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
+
+
+# Words a number after them names rather than counts: "Session 24" of the history, "Step 2" of a
+# reasoning transcript, "Message 3" of the retrieved ones.
+LABEL_WORDS = r"sessions?|steps?|messages?|chunks?|excerpts?|snippets?"
+_LABEL_NUMBER = re.compile(
+    rf"\b({LABEL_WORDS})[\s*_#]*\d+\b(?!\s*(?:minutes?|hours?|days?|weeks?|months?|years?|times?)\b)"
 )
 
 
-# What may label a line that restates the question: "Question:", "You asked:", "Q:", "Re:".
-_ECHO_LABEL = re.compile(r"(?:(?:your |the )?question|you asked(?: me)?|q|re)\b\W*$")
+def without_label_numbers(text: str) -> str:
+    """The normalised text with the numbers that name a part dropped ("session 3" -> "session")."""
+    return _LABEL_NUMBER.sub(r"\1", normalize(text))
+
+
+# An opening that says nothing about the question: a greeting or acknowledgement ("Sure!",
+# "Great question!", "Hi there,"), or a heading ("## Answer", "**Answer**"). The response opens
+# with the sentence after it.
+_GREETING = (
+    r"(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|hi|hello|hey|"
+    r"(?:great|good) question|thanks?(?: you)?(?: for (?:asking|your question))?|"
+    r"happy to help|glad to help|let me (?:check|see|look)(?: into (?:it|that))?)"
+    r"(?: there| thing)?"
+)
+_MARKUP = r"[\s*_>#•-]*"  # list bullets, emphasis, quote marks and heading marks before a line
+_PREAMBLE = re.compile(rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*(?:\*\*|__)?|#+ .*|\*\*[^*]+\*\*:?)")
+# What may label a line that restates the question, after a greeting or not: "Question:",
+# "You asked:", "Q:", "Re:" (the line's words, lower-cased and without punctuation).
+_ECHO_LEAD = re.compile(rf"(?:{_GREETING}\s*)?(?:(?:your |the )?question|you asked(?: me)?|q|re)?")
 
 
 def without_question_echo(text: str, question: str) -> str:
@@ -338,7 +358,7 @@ def without_question_echo(text: str, question: str) -> str:
     for line in text.splitlines():
         said = " ".join(re.findall(r"\w+", normalize(line)))
         lead = said[: len(said) - len(asked)] if said.endswith(asked) else None
-        if lead is not None and (not lead.strip() or _ECHO_LABEL.fullmatch(lead.strip())):
+        if lead is not None and _ECHO_LEAD.fullmatch(lead.strip()):
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -403,6 +423,15 @@ _SECTION_LINE = re.compile(
 )
 
 
+# A closing paragraph that offers more help ("Let me know if you need anything else!", "Hope this
+# helps."): it says nothing of the answer.
+_CLOSING_OFFER = re.compile(
+    r"(?is)\n\s*\n[\W_]*(?:let me know|feel free|(?:i )?hope (?:this|that) helps|"
+    r"is there anything else|would you like|(?:i'm |i am )?happy to help|if you (?:have|need))"
+    r"[^\n]*\s*$"
+)
+
+
 def stated_answer(text: str) -> str:
     """The part of a response that it labels as its answer; the whole text when it labels none."""
     m = _JSON_LIKE.match(text or "")
@@ -420,14 +449,16 @@ def stated_answer(text: str) -> str:
             return found
     tags = _ANSWER_TAG.findall(text or "")
     if tags and tags[-1].strip():
-        return tags[-1].strip()
+        return stated_answer(tags[-1].strip())
     labels = list(_ANSWER_LINE.finditer(text or ""))
     if labels:
         after = text[labels[-1].end() :]
         section = _SECTION_LINE.search(after)
         answer = after[: section.start()] if section else after
-        # Cut at a labelled explanation, or the label opens the response ("Answer: N/A").
-        if (section or not text[: labels[-1].start()].strip()) and answer.strip():
+        # The label cuts at a labelled explanation, opens the response ("Answer: N/A"), or
+        # closes it (no paragraph after its own), so notes appended after it change nothing.
+        closes = "\n\n" not in _CLOSING_OFFER.sub("", answer).strip()
+        if (section or closes or not text[: labels[-1].start()].strip()) and answer.strip():
             return answer.strip()
     return text
 

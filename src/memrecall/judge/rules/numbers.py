@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from .normalise import (
+    LABEL_WORDS,
     MONTH_ABBREVIATIONS,
     MONTHS,
     STOPWORDS,
@@ -241,9 +242,9 @@ _ONE_OF = re.compile(
 _JUST = re.compile(r"\b(?:only|just|exactly|precisely|merely)\s+$")
 
 
-# Words a number names rather than counts: "Session 24" of the history, "Step 2" of a reasoning
-# transcript, "Message 3" of the retrieved ones ("the session 3 weeks ago" still gives 3 weeks).
-_LABEL_BEFORE = re.compile(r"\b(?:sessions?|steps?|messages?|chunks?|excerpts?|snippets?)[\s*_#]*$")
+# "Session 24" of the history, "Step 2" of a reasoning transcript: the number names, not counts
+# ("the session 3 weeks ago" still gives 3 weeks).
+_LABEL_BEFORE = re.compile(rf"\b(?:{LABEL_WORDS})[\s*_#]*$")
 
 
 # Between the parts of one compound duration: "4 years and 9 months", "1 hour, 30 minutes".

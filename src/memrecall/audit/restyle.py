@@ -1,0 +1,92 @@
+"""Restylings: a response dressed in another house style, its answer unchanged.
+
+Published systems answer in many styles: a greeting first, a Markdown heading, the question
+restated, a closing offer to help, citations of the sessions read. A judge's verdict should not
+depend on the style, so each restyling below keeps what the response says and changes only how
+it is dressed. Re-judging labelled answers under each one counts the verdicts that change: every
+change is a reading of style as meaning, and the labels tell which way it errs. These are
+evidence a rule was not written from, because the label of a restyled answer is its original's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tqdm import tqdm
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+# name -> (question, response) -> the response restyled
+RESTYLINGS: dict[str, Callable[[str, str], str]] = {
+    "greeting": lambda q, r: "Sure! " + r,
+    "heading": lambda q, r: "## Answer\n\n" + r,
+    "lead_in": lambda q, r: "Based on our previous conversations, " + _lower_first(r),
+    "restated_question": lambda q, r: f"**Question:** {q}\n\n" + r,
+    "bullet": lambda q, r: "- " + r,
+    "bold": lambda q, r: f"**{r}**",
+    "underscore_emphasis": lambda q, r: r.replace("**", "__"),
+    "answer_tag": lambda q, r: f"<answer>{r}</answer>",
+    "closing_offer": lambda q, r: r + "\n\nLet me know if there's anything else I can help with!",
+    "citations": lambda q, r: r + "\n\nSources: session 3, session 12",
+    "confidence": lambda q, r: r + "\n\nConfidence: high",
+    "lower_case": lambda q, r: r.lower(),
+}
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One judged response: its question, the response, its label (None when unlabelled), and
+    whatever else its judge reads (`record`: the reference, the question type)."""
+
+    question: str
+    response: str
+    label: bool | None = None
+    record: Any = None
+
+
+@dataclass
+class Changes:
+    """How one restyling moved a judge's verdicts."""
+
+    n: int = 0
+    changed: int = 0
+    toward_label: int = 0  # the restyled verdict agrees with the label, the original did not
+    away_from_label: int = 0
+
+
+def verdict_changes(
+    items: Iterable[Labelled],
+    judge: Callable[[Labelled, str], bool],
+    restylings: dict[str, Callable[[str, str], str]] = RESTYLINGS,
+    progress: bool = False,
+) -> dict[str, Changes]:
+    """Per restyling, the verdicts `judge(item, response)` gives differently on the restyled
+    response than on the original."""
+    items = list(items)
+    bar = tqdm(total=len(items) * (1 + len(restylings)), desc="restyled", disable=not progress)
+    original = []
+    for item in items:
+        original.append(judge(item, item.response))
+        bar.update()
+    out = {}
+    for name, restyle in restylings.items():
+        counts = Changes(n=len(items))
+        for item, before in zip(items, original, strict=True):
+            bar.update()
+            after = judge(item, restyle(item.question, item.response))
+            if after == before:
+                continue
+            counts.changed += 1
+            if item.label is not None:
+                if after == item.label:
+                    counts.toward_label += 1
+                else:
+                    counts.away_from_label += 1
+        out[name] = counts
+    bar.close()
+    return out

@@ -1,0 +1,62 @@
+"""Restylings (memrecall.audit.restyle): the rule judge's verdicts do not depend on house style."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from memrecall.audit.restyle import RESTYLINGS, Labelled, verdict_changes
+from memrecall.judge.rules import judge_one
+
+FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
+CASES = [c for c in yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))["cases"]]
+
+
+@pytest.mark.parametrize("name", sorted(RESTYLINGS))
+def test_rule_verdicts_survive_every_restyling(name):
+    """Each hand-written case, dressed in the style, keeps its expected verdict."""
+    restyle = RESTYLINGS[name]
+    wrong = [
+        c["id"]
+        for c in CASES
+        if not c.get("styled")
+        and judge_one(
+            c["type"],
+            c["question"],
+            str(c["answer"]),
+            restyle(c["question"], c["hypothesis"]),
+            is_abstention=bool(c.get("abstention")),
+        ).label
+        != c["expected"]
+    ]
+    assert not wrong, f"{name} changes the verdict of {wrong}"
+
+
+def test_restylings_keep_the_response_words():
+    """A restyling dresses the response: every word of it is still there, in order."""
+    response = "You bought **3 plants**: a fern, a cactus and a snake plant."
+    words = re.findall(r"[a-z0-9]+", response.lower())
+    for name, restyle in RESTYLINGS.items():
+        dressed = restyle("How many plants did I buy?", response)
+        assert dressed != response, name
+        found = iter(re.findall(r"[a-z0-9]+", dressed.lower()))
+        assert all(w in found for w in words), name
+
+
+def test_verdict_changes_counts_toward_and_away_from_the_label():
+    # A judge that reads only the first word: a greeting before the answer moves it.
+    def first_word_yes(item, response):
+        return response.split()[0].strip(",.!").lower() == "yes"
+
+    items = [
+        Labelled("Did I go?", "Yes, you went.", True),  # right, then wrong once dressed
+        Labelled("Did I go?", "Yes, you went.", False),  # wrong, then right once dressed
+        Labelled("Did I go?", "No.", False),  # stays
+        Labelled("Did I go?", "Yes.", None),  # unlabelled: counted as changed only
+    ]
+    changes = verdict_changes(items, first_word_yes, {"greeting": RESTYLINGS["greeting"]})
+    c = changes["greeting"]
+    assert (c.n, c.changed, c.toward_label, c.away_from_label) == (4, 3, 1, 1)
