@@ -124,7 +124,11 @@ def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations()
     a word that only looks like a month abbreviation ("mar", "Jan") and a bare "5K" stay."""
     cases = {
         "Feb. 1st": "february 1st",
-        "on 12 Dec": "on 12 december",
+        "on 12 Dec": "on december 12",
+        "25 March 2023": "march 25, 2023",
+        "the 3rd of June": "the june 3rd",
+        "7 May, 2023": "may 7, 2023",
+        "the other 3 may be": "the other 3 may be",
         "2024-03-09": "march 9, 2024",
         "2024/03/09 (Sat)": "march 9, 2024 (sat)",
         "$250K": "$250000",
@@ -148,6 +152,9 @@ def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations()
     when = "When did I buy the kayak?"
     assert judge_one("single-session-user", when, "March 9th", "On 2024-03-09.").label is True
     assert judge_one("single-session-user", when, "March 9th", "Mar 10, 2024").label is False
+    # a day-first reference is the same date, and its day goes with its month, not the year
+    assert judge_one("single-session-user", when, "9 March 2024", "March 9, 2024.").label is True
+    assert judge_one("single-session-user", when, "9 March 2024", "11 March 2024").label is False
 
 
 def test_yes_no_answered_in_other_words():

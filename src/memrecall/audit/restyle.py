@@ -10,6 +10,7 @@ evidence a rule was not written from, because the label of a restyled answer is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,18 @@ from tqdm import tqdm
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
+
+
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+
+
+def _day_first(text: str) -> str:
+    """ "March 25, 2023" and "March 25th" written day first: "25 March 2023", "25 March"."""
+    return re.sub(
+        rf"\b({_MONTHS}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}})\b)?",
+        lambda m: f"{m.group(2)} {m.group(1)}" + (f" {m.group(3)}" if m.group(3) else ""),
+        text,
+    )
 
 
 # name -> (question, response) -> the response restyled
@@ -35,6 +48,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "citations": lambda q, r: r + "\n\nSources: session 3, session 12",
     "confidence": lambda q, r: r + "\n\nConfidence: high",
     "lower_case": lambda q, r: r.lower(),
+    "day_first_dates": lambda q, r: _day_first(r),
 }
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 from .normalise import (
-    MONTHS,
     content_tokens,
+    days_of_month,
     normalize,
     split_acceptable,
     stem,
     tokens,
+    without_asides,
     without_label_numbers,
 )
 from .verdict import RuleVerdict
@@ -57,18 +58,17 @@ def _gold_forms(answer: str) -> list[str]:
         )
         or main
     )
-    unparen = lambda t: re.sub(r"\([^()]*\)", " ", t)  # noqa: E731
-    forms = [unparen(main)]
+    forms = [without_asides(main)]
     # "1:10, meaning one part to ten parts": what follows "meaning", "i.e." or "that is" says
     # again what precedes it, so the part before it is a form of its own.
     restated = re.split(r",\s*(?:meaning|which means|i\.e\.,?|that is,)\s", main, maxsplit=1)
     if len(restated) == 2 and content_tokens(restated[0]):
-        forms.append(unparen(restated[0]))
+        forms.append(without_asides(restated[0]))
     # "University of Melbourne in Australia", "The Sugar Factory at Icon Park": a named place
     # that a trailing "in/at <Name>" locates is named without it too.
     located = _LOCATED.match(main.strip())
     if located and re.search(r"\s[A-Z]", located.group(1)) and len(located.group(1).split()) <= 6:
-        forms.append(unparen(located.group(1)))
+        forms.append(without_asides(located.group(1)))
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
         if alt and not main[p.end() :].strip(" ."):
@@ -78,7 +78,7 @@ def _gold_forms(answer: str) -> list[str]:
             continue
         alias = _acronym_form(main, p)
         if alias is not None:
-            forms.append(unparen(alias))
+            forms.append(without_asides(alias))
         elif not main[p.end() :].strip(" .") and len(p.group(1).split()) <= 3:
             forms.append(p.group(1))  # "X (Y)" at the end: Y alone may name the same thing
     return forms
@@ -144,23 +144,11 @@ def _frequency_sequence(text: str) -> list[tuple[int, str]]:
     return out
 
 
-_MONTH = "|".join(MONTHS)
-_DAY_OF_MONTH = re.compile(
-    rf"\b(?:({_MONTH}),? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?|"
-    rf"(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH}))\b(?!:)"
-)
-
-
-def _days_of_month(text: str) -> set[tuple[str, int]]:
-    """The (month, day) dates the text names: "June 3rd", "the 3rd of June", "2023/06/03"."""
-    return {(m1 or m2, int(d1 or d2)) for m1, d1, d2, m2 in _DAY_OF_MONTH.findall(normalize(text))}
-
-
 def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
-    gold_dates = _days_of_month(split_acceptable(answer)[0])
+    gold_dates = days_of_month(without_asides(split_acceptable(answer)[0]))
     if gold_dates:
         # A date is its month and day together: "June 10th ... session 3" does not say June 3.
-        missed = gold_dates - _days_of_month(hypothesis)
+        missed = gold_dates - days_of_month(hypothesis)
         if missed:
             month, day = sorted(missed)[0]
             return RuleVerdict(False, f"date: {month} {day} not given")

@@ -200,6 +200,7 @@ MONTHS = (
 # "jan" and "dec" are words or names elsewhere. "may" is already the full name.
 MONTH_ABBREVIATIONS = {m[:3]: m for m in MONTHS if m != "may"} | {"sept": "september"}
 _ABBREVIATED = "|".join(sorted(MONTH_ABBREVIATIONS, key=len, reverse=True))
+_MONTH_NAMES = "|".join(m for m in MONTHS if m != "may")
 
 
 def _written_dates(s: str) -> str:
@@ -235,7 +236,35 @@ def _written_dates(s: str) -> str:
 
     # "2023-05-20t06:42:00": the date, then its time
     s = re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
-    return re.sub(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", day_month, s)
+    s = re.sub(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", day_month, s)
+    # "25 march 2023", "the 3rd of june" -> "march 25, 2023", "june 3rd": one order for a day and
+    # its month, so the day is read as a date and not as a count ("may" only with "of" or a year,
+    # as "the other 3 may be" is no date)
+    return re.sub(
+        rf"\b([1-9]|[12]\d|3[01])(st|nd|rd|th)?\s+(?:(of\s+)?({_MONTH_NAMES})|(of\s+)?(may)"
+        r"(?=,?\s+\d{4}\b)|of\s+(may))\b(,?\s+\d{4}\b)?",
+        lambda m: (
+            f"{m.group(4) or m.group(6) or m.group(7)} {m.group(1)}{m.group(2) or ''}"
+            + (f", {m.group(8).strip(' ,')}" if m.group(8) else "")
+        ),
+        s,
+    )
+
+
+def without_asides(text: str) -> str:
+    """The text without its parenthetical asides ("11 days (or 12, if ...)" -> "11 days")."""
+    return re.sub(r"\([^()]*\)", " ", text)
+
+
+_DAY_OF_MONTH = re.compile(
+    r"\b(" + "|".join(MONTHS) + r"),? (?:the )?(\d{1,2})(?:st|nd|rd|th)?\b(?!:)"
+)
+
+
+def days_of_month(text: str) -> set[tuple[str, int]]:
+    """The (month, day) dates the text names: "June 3rd", "the 3rd of June", "2023/06/03" (the
+    normalised text names each month before its day)."""
+    return {(month, int(day)) for month, day in _DAY_OF_MONTH.findall(normalize(text))}
 
 
 def fmt(x: float) -> str:

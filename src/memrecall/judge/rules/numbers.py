@@ -21,9 +21,11 @@ from .normalise import (
     MONTHS,
     STOPWORDS,
     conclusion,
+    days_of_month,
     fmt,
     normalize,
     split_acceptable,
+    without_asides,
 )
 from .verdict import RuleVerdict
 
@@ -297,8 +299,8 @@ def quantity_verdict(
 ) -> RuleVerdict | None:
     main, alts_text = split_acceptable(answer)
     gold_qs = quantities(main, keep_years=True)
-    if not gold_qs:
-        return None
+    if not gold_qs or days_of_month(without_asides(main)):
+        return None  # no quantity, or a date ("7 May 2023"): its day and month go together
     gold = gold_qs[0]
     hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900)
     concluded = quantities(conclusion(hypothesis), keep_years=gold.value >= 1900)
