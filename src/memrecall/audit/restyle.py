@@ -38,6 +38,8 @@ def _day_first(text: str) -> str:
 RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "greeting": lambda q, r: "Sure! " + r,
     "heading": lambda q, r: "## Answer\n\n" + r,
+    "status_line": lambda q, r: "Searching memory...\n\n" + r,
+    "numbered": lambda q, r: "1. " + r,
     "lead_in": lambda q, r: "Based on our previous conversations, " + _lower_first(r),
     "restated_question": lambda q, r: f"**Question:** {q}\n\n" + r,
     "bullet": lambda q, r: "- " + r,

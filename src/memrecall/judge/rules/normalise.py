@@ -362,8 +362,8 @@ def without_label_numbers(text: str) -> str:
 
 
 # An opening that says nothing about the question: a greeting or acknowledgement ("Sure!",
-# "Great question!", "Hi there,"), or a heading ("## Answer", "**Answer**"). The response opens
-# with the sentence after it.
+# "Great question!", "Hi there,"), a heading ("## Answer", "**Answer**") or a status line. The
+# response opens with the sentence after it.
 _GREETING = (
     r"(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|hi|hello|hey|"
     r"(?:great|good) question|thanks?(?: you)?(?: for (?:asking|your question))?|"
@@ -371,7 +371,11 @@ _GREETING = (
     r"(?: there| thing)?"
 )
 _MARKUP = r"[\s*_>#•-]*"  # list bullets, emphasis, quote marks and heading marks before a line
-_PREAMBLE = re.compile(rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*(?:\*\*|__)?|#+ .*|\*\*[^*]+\*\*:?)")
+# A status line ("Searching memory...", "Let me check my notes…") is no sentence of the answer.
+_STATUS = r"(?:\w+ ){0,3}?(?:search|check|look|retriev|recall|think|review|scann)ing\b.*(?:\.{3}|…)"
+_PREAMBLE = re.compile(
+    rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*(?:\*\*|__)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS})"
+)
 # What may label a line that restates the question, after a greeting or not: "Question:",
 # "You asked:", "Q:", "Re:" (the line's words, lower-cased and without punctuation).
 _ECHO_LEAD = re.compile(rf"(?:{_GREETING}\s*)?(?:(?:your |the )?question|you asked(?: me)?|q|re)?")
@@ -397,7 +401,8 @@ def first_sentence(text: str) -> str:
     """The response's opening sentence (or line), where it declines or says what is missing."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
     for sentence in sentences:
-        if not _PREAMBLE.fullmatch(sentence.strip()):
+        # "1." of a numbered list is no sentence; a greeting, heading or status line says nothing
+        if re.search(r"[^\W\d_]", sentence) and not _PREAMBLE.fullmatch(sentence.strip()):
             return sentence
     return sentences[0] if sentences else ""
 
