@@ -6,6 +6,10 @@
 Each file's questions are normalised as the download stage would, answers are planted from their
 golds, and every `--judge` (Hydra overrides; LLM judges through the cached client) labels them.
 Writes OUT/judge_audit_<benchmark>.{md,json} and prints the tables.
+
+`--restyle` also re-judges every planted answer with the rule judge in each house style of
+memrecall.audit.restyle and prints, per benchmark, how many verdicts change: a planted answer's
+truth does not depend on its style, so every change is a misreading.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from memrecall import benchmarks  # noqa: E402
 from memrecall.audit.leniency import audit_judges, report_markdown, write_report  # noqa: E402
+from memrecall.audit.planting import plant_all  # noqa: E402
+from memrecall.audit.restyle import Labelled, verdict_changes  # noqa: E402
 from memrecall.judge.panel import member_configs  # noqa: E402
 
 
@@ -35,12 +41,29 @@ def questions_of(kind: str, path: str):
     return normalise(load_records(path), path).questions
 
 
+def restyled(bench, questions) -> dict:
+    """Per restyling, the rule verdicts on the planted answers that change (see the docstring)."""
+    rows = {r["question_id"]: r for r in questions.iter_rows(named=True)}
+    planted, _ = plant_all(list(rows.values()))
+    items = [
+        Labelled(rows[p.question_id]["question"], p.answer, p.should_accept, rows[p.question_id])
+        for p in planted
+    ]
+    changes = verdict_changes(
+        items,
+        lambda item, response: bench.rule_verdict({**item.record, "hypothesis": response}).label,
+        progress=True,
+    )
+    return {name: vars(c) for name, c in changes.items()}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--longmemeval", help="a LongMemEval JSON file")
     p.add_argument("--locomo", help="a LoCoMo JSON file")
     p.add_argument("--judge", action="append", dest="judges", metavar="OPTION")
     p.add_argument("--out", default="reports")
+    p.add_argument("--restyle", action="store_true", help="rule verdicts in other house styles")
     args = p.parse_args()
     judges = member_configs(args.judges or ["rule"])
     for kind in ("longmemeval", "locomo"):
@@ -51,6 +74,15 @@ def main() -> None:
         report["source"] = Path(path).name
         write_report(report, args.out, f"judge_audit_{kind}")
         print(report_markdown(report, f"Judge leniency audit: {Path(path).name}"))
+        if args.restyle:
+            print(f"\n## {Path(path).name}: rule verdicts on the planted answers, restyled\n")
+            print("| restyling | planted | verdicts changed | toward the truth | away from it |")
+            print("|---|---:|---:|---:|---:|")
+            for name, c in restyled(benchmarks.get(kind), questions_of(kind, path)).items():
+                print(
+                    f"| {name} | {c['n']} | {c['changed']} | {c['toward_label']} | "
+                    f"{c['away_from_label']} |"
+                )
 
 
 if __name__ == "__main__":

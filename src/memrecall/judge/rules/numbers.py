@@ -121,7 +121,7 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         if prev.isalnum() or prev in ".:/" or glued:
             continue  # part of a token like "gr-90", "1.5" tail or a date "6/3"
         rest = s[end:]
-        if re.match(r"[.)]\s", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
+        if re.match(r"[.)][ \t]+\S", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
             continue  # a list marker ("2. **Swimming**"), not a count
         ampm = re.match(r"(?::(\d{2}))?\s?(am|pm)\b", rest)
         colon = re.match(r":(\d{2})\b", rest)
@@ -179,7 +179,7 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             continue  # "Session 24", "Step 2": names a part of the history or of the reasoning
         if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
             continue  # a year, not a count
-        nxt = re.match(r"\s+([a-z]+)", rest)
+        nxt = re.match(r"[ \t]+([a-z]+)", rest)  # the noun it counts, on its line
         noun = (
             unit is None
             and nxt is not None
