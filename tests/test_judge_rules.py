@@ -515,6 +515,12 @@ def test_superlative_question_is_answered_by_the_statement_that_carries_it():
     assert judge_one("multi-session", q, a, negated).label is True
     restated = "To find which cafe you visited the most, I counted: Cafe Lumen had five visits."
     assert judge_one("multi-session", q, a, restated).label is True
+    # how sure the speaker is is no condition or negation of the statement
+    for hedge in ("If I recall correctly, ", "I'm not 100% sure, but "):
+        hedged = hedge + other[0].lower() + other[1:]
+        assert judge_one("multi-session", q, a, hedged).label is False, hedge
+    conditional = "If you count takeaway, Bean Street had the most; Cafe Lumen had five visits."
+    assert judge_one("multi-session", q, a, conditional).label is True
 
 
 def test_reference_restated_after_meaning_is_answered_by_either_form():

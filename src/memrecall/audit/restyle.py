@@ -41,6 +41,8 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "status_line": lambda q, r: "Searching memory...\n\n" + r,
     "numbered": lambda q, r: "1. " + r,
     "lead_in": lambda q, r: "Based on our previous conversations, " + _lower_first(r),
+    "recall_hedge": lambda q, r: "If I recall correctly, " + _lower_first(r),
+    "unsure_hedge": lambda q, r: "I'm not 100% sure, but " + _lower_first(r),
     "restated_question": lambda q, r: f"**Question:** {q}\n\n" + r,
     "bullet": lambda q, r: "- " + r,
     "bold": lambda q, r: f"**{r}**",

@@ -16,8 +16,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   noun or number ("I don't have your history, but I know you like Sony"), and one that says the
   advice it gives is general ("I'll provide some general tips") is wrong whatever it names.
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
-  determine that. The messages mention ...") is wrong, whatever facts it lists. A greeting or
-  acknowledgement ("Sure!", "Great question!") or a heading before it is not where it opens.
+  determine that. The messages mention ...") is wrong, whatever facts it lists, unless it turns
+  after the decline ("I cannot say exactly, but it was X"). A greeting or acknowledgement
+  ("Sure!", "Great question!"), a heading, a status line ("Searching memory...") or a list
+  number before it is not where it opens.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
@@ -75,7 +77,9 @@ These rules follow the same per-type policy without a model, so the default pipe
 - superlative questions ("Which platform did I gain the most followers on?", a reference that is
   a name): the response's first statement with the question's superlative must name the
   reference; one that names something else there ("X is where you gained the most") does not
-  answer by naming the reference later as a compared option.
+  answer by naming the reference later as a compared option, unless the statement is negated or
+  conditional ("if I recall correctly" and "I'm not sure, but" say how sure it is, and are
+  neither).
 - a date reference ("June 3rd") is its month and day together ("the 3rd of June"), not a month
   and a day number anywhere in the response ("June 10th ... session 3").
 - otherwise: normalised containment: every content word of the reference that the question does

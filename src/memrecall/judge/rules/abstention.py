@@ -34,8 +34,11 @@ def opens_by_declining(hypothesis: str) -> bool:
     """Does the response open by saying it cannot answer ("I cannot determine which came first.
     The messages mention ...")? For an answerable question that is not an answer, even when the
     facts it goes on to list contain the reference."""
-    first = first_sentence(hypothesis)
-    return bool(_DECLINE.search(plain(first))) and not _BUT.search(plain(first))
+    first = plain(first_sentence(hypothesis))
+    declined = _DECLINE.search(first)
+    # "I cannot say exactly, but it was X" goes on to answer; "I'm not sure, but I cannot say"
+    # does not: only a turn after the decline takes it back.
+    return bool(declined) and not _BUT.search(first, declined.end())
 
 
 # Saying the question cannot be answered, not just that some detail is missing ("I couldn't

@@ -274,6 +274,14 @@ _SUPERLATIVE = re.compile(
 )
 
 
+# How sure the speaker is, not a condition or a negation of what is said: "if I recall
+# correctly", "if I'm not mistaken", "I'm not 100% sure, but".
+_EPISTEMIC_HEDGE = re.compile(
+    r"\bif i (?:recall|remember)(?: correctly| right)?\b|\bif i(?: a|')m not mistaken\b|"
+    r"\bi(?: a|')m not (?:100% |completely |entirely |totally )?(?:sure|certain)\b"
+)
+
+
 def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
     """For a "which/what/who/where ... most ..." question whose reference is a name (two content
     words at most), the response's answer is its first statement that carries the question's
@@ -295,8 +303,10 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
         s = plain(sentence)
         if not re.search(rf"\b{word.group(1)}\b", s) or re.search(r"\b(?:which|whether)\b", s):
             continue
-        if says_missing(s, instead=False) or re.search(r"\b(?:not|no|cannot|if)\b", s):
-            return None
+        if says_missing(s, instead=False) or re.search(
+            r"\b(?:not|no|cannot|if)\b", _EPISTEMIC_HEDGE.sub(" ", s)
+        ):
+            return None  # negated or conditional: "if you count X, Y grew the most"
         said = set(tokens(sentence))
         if all(t in said for t in gold):
             return None
