@@ -37,12 +37,17 @@ def test_rule_verdicts_survive_every_restyling(name):
 
 def test_restylings_keep_the_response_words():
     """A restyling dresses the response: every word of it is still there."""
-    response = "You bought **3 plants** on March 25, 2023: a fern, a cactus and a snake plant."
+    response = (
+        "You bought **3 plants** on March 25, 2023, about 2 weeks ago:\n"
+        "a fern, a cactus and a snake plant."
+    )
     words = re.findall(r"[a-z0-9]+", response.lower())
     for name, restyle in RESTYLINGS.items():
         dressed = restyle("How many plants did I buy?", response)
         assert dressed != response, name
-        found = re.findall(r"[a-z0-9]+", dressed.lower())
+        # the symbols two styles write for a word: "~2 weeks", "a cactus & a snake plant"
+        spelled = dressed.lower().replace("~", "about ").replace("&", "and")
+        found = re.findall(r"[a-z0-9]+", spelled)
         assert sorted(set(words) - set(found)) == [], name
 
 

@@ -152,6 +152,11 @@ def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations()
     when = "When did I buy the kayak?"
     assert judge_one("single-session-user", when, "March 9th", "On 2024-03-09.").label is True
     assert judge_one("single-session-user", when, "March 9th", "Mar 10, 2024").label is False
+    # "~20%" says "approximately 20%"
+    framerate = "What was the average improvement in framerate you reported?"
+    gold = "The average improvement was approximately 20%."
+    assert judge_one("single-session-assistant", framerate, gold, "It was ~20%.").label is True
+    assert judge_one("single-session-assistant", framerate, gold, "It was ~30%.").label is False
     # a day-first reference is the same date, and its day goes with its month, not the year
     assert judge_one("single-session-user", when, "9 March 2024", "March 9, 2024.").label is True
     assert judge_one("single-session-user", when, "9 March 2024", "11 March 2024").label is False

@@ -53,6 +53,9 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "confidence": lambda q, r: r + "\n\nConfidence: high",
     "lower_case": lambda q, r: r.lower(),
     "day_first_dates": lambda q, r: _day_first(r),
+    "html": lambda q, r: re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", r).replace("\n", "<br>"),
+    "ampersand": lambda q, r: r.replace(" and ", " & "),
+    "tilde": lambda q, r: re.sub(r"\b(?:about|approximately|around|roughly) (?=\$?\d)", "~", r),
 }
 
 

@@ -8,9 +8,9 @@ from .choice import either_or_verdict, polarity, superlative_verdict, yes_no_gol
 from .containment import containment_verdict
 from .normalise import (
     after_retraction,
+    as_markdown,
     conclusion,
     content_tokens,
-    emphasis_as_stars,
     split_acceptable,
     stated_answer,
     without_question_echo,
@@ -31,7 +31,7 @@ def judge_one(
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
     # A published run's answer may keep its model's thinking; the answer is what follows it.
-    hyp = emphasis_as_stars(strip_thinking(hypothesis or "").strip())
+    hyp = as_markdown(strip_thinking(hypothesis or "").strip())
     # A restated question names every option and item of it; it answers nothing.
     hyp = without_question_echo(hyp, question).strip()
     answer = str(answer)

@@ -13,6 +13,7 @@ where a response labels its answer (`stated_answer`: a JSON "answer" field, an `
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import unicodedata
@@ -84,6 +85,7 @@ def normalize(text: str) -> str:
     s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
     s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)  # "½" alone -> 0.5
     s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
+    s = re.sub(r"\s&\s", " and ", s)  # "two & a half weeks", "a week & a half"
     s = _IDENTIFIER.sub("identifier", s)  # "answer_54f0d6f9_1" names a session, counts nothing
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
     s = re.sub(r"\b(\d{1,2})\.(\d{2}) ?(?=[ap]m\b)", r"\1:\2 ", s)  # 7.30am -> 7:30 am
@@ -339,12 +341,32 @@ def tokens(text: str) -> list[str]:
     s = re.sub(r"'s\b", "", s)
     s = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", s)
     s = s.replace("&", " and ")
+    s = re.sub(r"~\s?(?=[$\d])", " approximately ", s)  # "~20%" says "approximately 20%"
     return [stem(t) for t in re.findall(r"[a-z]+|\d+(?:\.\d+)?", s)]
 
 
-def emphasis_as_stars(text: str) -> str:
-    """Markdown's "__7 PM__" and "_two weeks_" as "**7 PM**" and "*two weeks*": the same emphasis,
-    read the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
+_HTML_MARKUP = [
+    (re.compile(r"(?i)<br\s*/?>"), "\n"),
+    (re.compile(r"(?i)</?p\s*>"), "\n\n"),
+    (re.compile(r"(?i)</?(?:b|strong)\s*>"), "**"),
+    (re.compile(r"(?i)</?(?:i|em)\s*>"), "*"),
+    (re.compile(r"(?i)<li\s*>"), "\n- "),
+    (re.compile(r"(?i)</?(?:ul|ol|li|div|span)\s*>"), "\n"),
+]
+
+
+def as_markdown(text: str) -> str:
+    """A response as the Markdown the rules read: HTML line breaks, paragraphs, bold, italics and
+    list items ("<br>", "<p>", "<b>", "<li>") and entities ("&amp;", "&nbsp;") as Markdown and
+    text; non-breaking spaces as spaces; "__7 PM__" and "_two weeks_" as "**7 PM**" and "*two
+    weeks*". A style changes no answer, so every style reads the same way. An underscore inside
+    a word or an id ("answer_54f0d6f9_1") stays."""
+    if "<" in text:
+        for tag, markdown in _HTML_MARKUP:
+            text = tag.sub(markdown, text)
+    if "&" in text:
+        text = html.unescape(text)
+    text = re.sub(r"[\u00a0\u2007\u202f]", " ", text)
     return re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
 
 
