@@ -97,10 +97,11 @@ and fifty" → 150, "twice" → 2 times, "$1.5M", "$2bn" and "1.2K USD", times i
 "half past seven", "quarter to eight", "seven o'clock", "noon"), "5½" and "five and a half" → 5.5),
 thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
 "2023-02-01" and the haystack's "2023/02/01" → february 1; "2/13/2023" and "13/02/2023", not the
-ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half a year", "a quarter of an hour", "a fortnight",
-"a decade" and "1h30", a unit glued to its number ("45min", "3wks", "27yo", "20 pct"), session ids
-("answer_54f0d6f9_1", whose numbers count nothing), possessives, light plural/-ed/-ing stemming
-("scrubbing", "dried" → scrub, dry), "&" for "and" and "~20%" for "approximately 20%". A
+ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half a
+year", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit glued to its number
+("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count
+nothing), possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry), "&" for
+"and" and "~20%" for "approximately 20%". A
 response's HTML ("<br>", "<p>", "<b>", "<li>", "&amp;"), underscore emphasis ("__7 PM__") and
 non-breaking spaces read as the Markdown and text they stand for. An age question counts in
 years.
