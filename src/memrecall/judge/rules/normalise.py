@@ -2,14 +2,17 @@
 thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1 dozen),
 "$1.5M" and "$2bn", times in words ("seven thirty", "half past seven", "noon" -> 7:30, 12:00 pm),
 thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
-"2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february 1, 2023 09:15), "an hour
+"2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february 1, 2023 09:15; "25 March
+2023" -> march 25, 2023), "an hour
 and a half", "half a year", "a quarter of an hour", "a fortnight", "a decade", "1h30", "per cent"
 and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos", "27yo"), session ids
 ("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives, light plural/-ed/-ing
 stemming ("scrubbing", "dried" -> scrub, dry); and the reference's "also acceptable" alternatives;
 where a response labels its answer (`stated_answer`: a JSON "answer" field, an `<answer>` tag, an
-"Answer:" line before a labelled explanation) and where a reasoning transcript concludes
-(`conclusion`)."""
+"Answer:" line before a labelled explanation or closing the response) and where a reasoning
+transcript concludes (`conclusion`); a response's HTML and underscore emphasis read as Markdown
+(`as_markdown`), the lines that restate the question dropped (`without_question_echo`), and the
+first sentence that says something (`first_sentence`: not a greeting, heading or status line)."""
 
 from __future__ import annotations
 
@@ -370,7 +373,7 @@ def as_markdown(text: str) -> str:
     return re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
 
 
-# Words a number after them names rather than counts: "Session 24" of the history, "Step 2" of a
+# Words whose number names a part rather than counts: "Session 24" of the history, "Step 2" of a
 # reasoning transcript, "Message 3" of the retrieved ones.
 LABEL_WORDS = r"sessions?|steps?|messages?|chunks?|excerpts?|snippets?"
 _LABEL_NUMBER = re.compile(
@@ -396,7 +399,7 @@ _MARKUP = r"[\s*_>#•-]*"  # list bullets, emphasis, quote marks and heading ma
 # A status line ("Searching memory...", "Let me check my notes…") is no sentence of the answer.
 _STATUS = r"(?:\w+ ){0,3}?(?:search|check|look|retriev|recall|think|review|scann)ing\b.*(?:\.{3}|…)"
 _PREAMBLE = re.compile(
-    rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*(?:\*\*|__)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS})"
+    rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS})"
 )
 # What may label a line that restates the question, after a greeting or not: "Question:",
 # "You asked:", "Q:", "Re:" (the line's words, lower-cased and without punctuation).
