@@ -10,6 +10,7 @@ evidence a rule was not written from, because the label of a restyled answer is 
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTHS = "|".join(calendar.month_name[1:])
 
 
 def _day_first(text: str) -> str:
