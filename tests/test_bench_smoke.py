@@ -115,6 +115,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             str(out / "agreement.json"),
             "--disagreements",
             str(out / "disagreements.jsonl"),
+            "--restyle",
         ],
         "llm_throughput.py": [
             "--n",
@@ -228,6 +229,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             str(i["locomo"]),
             "--out",
             str(out / "audit"),
+            "--restyle",
         ],
         "retrieve_m.py": [
             "--questions",
