@@ -899,3 +899,20 @@ def test_a_tldr_or_short_answer_before_the_long_one():
     ):
         assert judge_one("multi-session", q, "3", said).label is False, said
         assert judge_one("multi-session", q, "4", said).label is True, said
+
+
+def test_an_agents_final_answer_and_extra_spaces_read_as_the_plain_answer():
+    """An agent's trace ("Thought: ... Final Answer: ...") answers after "Final Answer:", and two
+    spaces after a full stop are one (made-up question and responses)."""
+    q = "How many days before the book fair did I buy the new shelf?"
+    gold = "5 days. 6 days (including the last day) is also acceptable."
+    trace = (
+        "Thought: I should check our past conversations.\nFinal Answer: I cannot determine that "
+        "from the messages. They say you bought a shelf 5 days ago.\n\nThe fair's date is not "
+        "recorded."
+    )
+    assert judge_one("temporal-reasoning", q, gold, trace).label is False
+    kayaks = "How many kayaks do I own now?"
+    spaced = "You had 3 kayaks in March.  Therefore, you now own 1 kayak."
+    assert judge_one("knowledge-update", kayaks, "1", spaced).label is True
+    assert judge_one("knowledge-update", kayaks, "3", spaced).label is False

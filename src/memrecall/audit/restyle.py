@@ -45,6 +45,9 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "recall_hedge": lambda q, r: "If I recall correctly, " + _lower_first(r),
     "unsure_hedge": lambda q, r: "I'm not 100% sure, but " + _lower_first(r),
     "restated_question": lambda q, r: f"**Question:** {q}\n\n" + r,
+    "agent_trace": lambda q, r: (
+        "Thought: I should check our past conversations.\nFinal Answer: " + r
+    ),
     "bullet": lambda q, r: "- " + r,
     "bold": lambda q, r: f"**{r}**",
     "underscore_emphasis": lambda q, r: r.replace("**", "__"),
@@ -56,6 +59,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "day_first_dates": lambda q, r: _day_first(r),
     "html": lambda q, r: re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", r).replace("\n", "<br>"),
     "ampersand": lambda q, r: r.replace(" and ", " & "),
+    "double_space": lambda q, r: r.replace(". ", ".  "),
     "tilde": lambda q, r: re.sub(r"\b(?:about|approximately|around|roughly) (?=\$?\d)", "~", r),
 }
 

@@ -31,8 +31,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   conclusion, not from the evidence listed before it.
 - a labelled answer (a JSON object's "answer" field, an `<answer>` tag, an "Answer:", "Short
   answer:" or "TL;DR:" line that a "Reasoning:", "Explanation:", "Evidence:", "Sources:", "Long
-  answer:" or "Confidence:" section follows, or that opens or closes the response) is what the
-  response answers; the reasoning or notes set apart after it are not read, except that an
+  answer:" or "Confidence:" section follows, or that opens or closes the response, or an agent
+  trace's "Final Answer:") is what the response answers; the reasoning or notes set apart after it are not read, except that an
   abstention anywhere still abstains. A "Note:" can qualify the answer, so it is not set apart.
 - a leading `<think>...</think>` block (a reasoning model's thinking, kept in some published
   runs) is not read: the answer is what follows it, and one cut off inside it is empty.

@@ -9,7 +9,7 @@ and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos", "27yo")
 ("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives, light plural/-ed/-ing
 stemming ("scrubbing", "dried" -> scrub, dry); and the reference's "also acceptable" alternatives;
 where a response labels its answer (`stated_answer`: a JSON "answer" field, an `<answer>` tag, an
-"Answer:" line before a labelled explanation or closing the response) and where a reasoning
+"Answer:" line before a labelled explanation or closing the response, "Final Answer:") and where a reasoning
 transcript concludes (`conclusion`); a response's HTML and underscore emphasis read as Markdown
 (`as_markdown`), the lines that restate the question dropped (`without_question_echo`), and the
 first sentence that says something (`first_sentence`: not a greeting, heading or status line)."""
@@ -361,15 +361,16 @@ _HTML_MARKUP = [
 def as_markdown(text: str) -> str:
     """A response as the Markdown the rules read: HTML line breaks, paragraphs, bold, italics and
     list items ("<br>", "<p>", "<b>", "<li>") and entities ("&amp;", "&nbsp;") as Markdown and
-    text; non-breaking spaces as spaces; "__7 PM__" and "_two weeks_" as "**7 PM**" and "*two
-    weeks*". A style changes no answer, so every style reads the same way. An underscore inside
-    a word or an id ("answer_54f0d6f9_1") stays."""
+    text; non-breaking spaces as spaces, and a run of spaces inside a line as one; "__7 PM__" and
+    "_two weeks_" as "**7 PM**" and "*two weeks*". A style changes no answer, so every style
+    reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
     if "<" in text:
         for tag, markdown in _HTML_MARKUP:
             text = tag.sub(markdown, text)
     if "&" in text:
         text = html.unescape(text)
     text = re.sub(r"[\u00a0\u2007\u202f]", " ", text)
+    text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     return re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
 
 
@@ -517,7 +518,10 @@ def stated_answer(text: str) -> str:
         # The label cuts at a labelled explanation, opens the response ("Answer: N/A"), or
         # closes it (no paragraph after its own), so notes appended after it change nothing.
         closes = "\n\n" not in _CLOSING_OFFER.sub("", answer).strip()
-        if (section or closes or not text[: labels[-1].start()].strip()) and answer.strip():
+        # "Final Answer:" ends an agent's trace ("Thought: ... Observation: ... Final Answer:")
+        final = "final" in labels[-1].group(0).lower()
+        opens = not text[: labels[-1].start()].strip()
+        if (section or closes or final or opens) and answer.strip():
             return answer.strip()
     return text
 
