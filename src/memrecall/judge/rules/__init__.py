@@ -32,8 +32,9 @@ These rules follow the same per-type policy without a model, so the default pipe
 - a labelled answer (a JSON object's "answer" field, an `<answer>` tag, an "Answer:", "Short
   answer:" or "TL;DR:" line that a "Reasoning:", "Explanation:", "Evidence:", "Sources:", "Long
   answer:" or "Confidence:" section follows, or that opens or closes the response, or an agent
-  trace's "Final Answer:") is what the response answers; the reasoning or notes set apart after it are not read, except that an
-  abstention anywhere still abstains. A "Note:" can qualify the answer, so it is not set apart.
+  trace's "Final Answer:") is what the response answers; the reasoning or notes set apart after
+  it are not read, except that an abstention anywhere still abstains. A "Note:" can qualify the
+  answer, so it is not set apart.
 - a leading `<think>...</think>` block (a reasoning model's thinking, kept in some published
   runs) is not read: the answer is what follows it, and one cut off inside it is empty.
 - retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the

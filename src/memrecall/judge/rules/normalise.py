@@ -9,10 +9,11 @@ and "pct", a unit glued to its number ("45min", "3wks", "10yrs", "6mos", "27yo")
 ("answer_54f0d6f9_1" -> "identifier": its numbers count nothing), possessives, light plural/-ed/-ing
 stemming ("scrubbing", "dried" -> scrub, dry); and the reference's "also acceptable" alternatives;
 where a response labels its answer (`stated_answer`: a JSON "answer" field, an `<answer>` tag, an
-"Answer:" line before a labelled explanation or closing the response, "Final Answer:") and where a reasoning
-transcript concludes (`conclusion`); a response's HTML and underscore emphasis read as Markdown
-(`as_markdown`), the lines that restate the question dropped (`without_question_echo`), and the
-first sentence that says something (`first_sentence`: not a greeting, heading or status line)."""
+"Answer:" line before a labelled explanation or closing the response, "Final Answer:") and where
+a reasoning transcript concludes (`conclusion`); a response's HTML and underscore emphasis read
+as Markdown (`as_markdown`), the lines that restate the question dropped
+(`without_question_echo`), and the first sentence that says something (`first_sentence`: not a
+greeting, heading or status line)."""
 
 from __future__ import annotations
 
