@@ -414,8 +414,13 @@ def without_question_echo(text: str, question: str) -> str:
     asked = " ".join(re.findall(r"\w+", normalize(question)))
     if not asked:
         return text
+    # A restatement holds the question's own last word; only such lines are worth normalising.
+    last = (re.findall(r"\w+", question.lower()) or [""])[-1]
     kept = []
     for line in text.splitlines():
+        if last not in line.lower():
+            kept.append(line)
+            continue
         said = " ".join(re.findall(r"\w+", normalize(line)))
         lead = said[: len(said) - len(asked)] if said.endswith(asked) else None
         if lead is not None and _ECHO_LEAD.fullmatch(lead.strip()):
