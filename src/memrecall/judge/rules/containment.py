@@ -145,14 +145,15 @@ def _frequency_sequence(text: str) -> list[tuple[int, str]]:
 
 
 def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
-    gold_dates = days_of_month(without_asides(split_acceptable(answer)[0]))
+    main, _ = split_acceptable(answer)
+    gold_dates = days_of_month(without_asides(main))
     if gold_dates:
         # A date is its month and day together: "June 10th ... session 3" does not say June 3.
         missed = gold_dates - days_of_month(hypothesis)
         if missed:
             month, day = sorted(missed)[0]
             return RuleVerdict(False, f"date: {month} {day} not given")
-    gold_seq = _frequency_sequence(split_acceptable(answer)[0])
+    gold_seq = _frequency_sequence(main)
     if len(set(gold_seq)) >= 2:
         # "Previously every week, now every other week": the answer is the frequencies, in
         # that order; the rest frames them.
@@ -161,20 +162,19 @@ def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
         if all(f in it for f in seq):
             return RuleVerdict(True, "frequencies: all, in the reference's order")
         return RuleVerdict(False, "frequencies: not all of the reference's, in its order")
-    gold_freq = _frequencies(split_acceptable(answer)[0])
+    gold_freq = set(gold_seq)
     if len(gold_freq) == 1:
         # "every week" is not contained in "every two weeks": compare how often, not words.
         ((n, unit),) = gold_freq
         if (n, unit) not in _frequencies(hypothesis):
             return RuleVerdict(False, f"frequency: not every {n} {unit}(s)")
-        rest = _FREQUENCY.sub(" ", normalize(split_acceptable(answer)[0]))
+        rest = _FREQUENCY.sub(" ", normalize(main))
         if not content_tokens(rest):
             return RuleVerdict(True, f"frequency: every {n} {unit}(s)")
     q_tokens = set(tokens(question)) | _NARRATION
     # "Sources: session 3": a number that names a part of the history is no number the response
     # gives, unless the reference names such a part too ("Which session ...? Session 3").
-    gold_main = split_acceptable(answer)[0]
-    labels_matter = without_label_numbers(gold_main) != normalize(gold_main)
+    labels_matter = without_label_numbers(main) != normalize(main)
     hyp = set(tokens(hypothesis if labels_matter else without_label_numbers(hypothesis)))
     best_missing: list[str] | None = None
     for form in _gold_forms(answer):
