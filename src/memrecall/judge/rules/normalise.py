@@ -244,14 +244,15 @@ def _written_dates(s: str) -> str:
     s = re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
     s = re.sub(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", day_month, s)
     # "25 march 2023", "the 3rd of june" -> "march 25, 2023", "june 3rd": one order for a day and
-    # its month, so the day is read as a date and not as a count ("may" only with "of" or a year,
-    # as "the other 3 may be" is no date)
+    # its month, so the day is read as a date and not as a count ("may" only with "of", a year or
+    # punctuation after it, as "the other 3 may be" is no date, and the verb is never followed by
+    # a comma: "on 3 may, a wednesday")
     return re.sub(
         rf"\b([1-9]|[12]\d|3[01])(st|nd|rd|th)?\s+(?:(of\s+)?({_MONTH_NAMES})|(of\s+)?(may)"
-        r"(?=,?\s+\d{4}\b)|of\s+(may))\b(,?\s+\d{4}\b)?",
+        r"(?=,?\s+\d{4}\b)|of\s+(may)|(may)(?=[,.;:!?)]|[ \t]*(?:\n|$)))\b(,?\s+\d{4}\b)?",
         lambda m: (
-            f"{m.group(4) or m.group(6) or m.group(7)} {m.group(1)}{m.group(2) or ''}"
-            + (f", {m.group(8).strip(' ,')}" if m.group(8) else "")
+            f"{m.group(4) or m.group(6) or m.group(7) or m.group(8)} {m.group(1)}{m.group(2) or ''}"
+            + (f", {m.group(9).strip(' ,')}" if m.group(9) else "")
         ),
         s,
     )
