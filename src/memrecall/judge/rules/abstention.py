@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import first_sentence
+from .normalise import closing_paragraph, first_sentence
 
 
 def abstains(hypothesis: str) -> bool:
@@ -34,11 +34,22 @@ def opens_by_declining(hypothesis: str) -> bool:
     """Does the response open by saying it cannot answer ("I cannot determine which came first.
     The messages mention ...")? For an answerable question that is not an answer, even when the
     facts it goes on to list contain the reference."""
-    first = plain(first_sentence(hypothesis))
-    declined = _DECLINE.search(first)
+    return _declines(first_sentence(hypothesis))
+
+
+def closes_by_declining(hypothesis: str) -> bool:
+    """Does the response close by saying it cannot answer ("The messages mention 3 months and a
+    workshop last month. ... There is not enough information to say how long.")? Its facts are
+    evidence it weighed, and its last word is that they do not answer the question."""
+    return _declines(closing_paragraph(hypothesis))
+
+
+def _declines(text: str) -> bool:
+    said = plain(text)
+    declined = _DECLINE.search(said)
     # "I cannot say exactly, but it was X" goes on to answer; "I'm not sure, but I cannot say"
     # does not: only a turn after the decline takes it back.
-    return bool(declined) and not _BUT.search(first, declined.end())
+    return bool(declined) and not _BUT.search(said, declined.end())
 
 
 # Saying the question cannot be answered, not just that some detail is missing ("I couldn't

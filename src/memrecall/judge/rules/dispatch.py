@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...thinking import strip_thinking
-from .abstention import abstains, opens_by_declining
+from .abstention import abstains, closes_by_declining, opens_by_declining
 from .choice import either_or_verdict, polarity, superlative_verdict, yes_no_gold
 from .containment import containment_verdict
 from .normalise import (
@@ -54,6 +54,8 @@ def judge_one(
         return preference_verdict(question, answer, hyp)
     if opens_by_declining(hyp):
         return RuleVerdict(False, "declines: opens by saying it cannot answer")
+    if closes_by_declining(hyp):
+        return RuleVerdict(False, "declines: closes by saying it cannot answer")
     polar = yes_no_gold(answer)
     if polar is not None:
         said = polarity(hyp)

@@ -492,11 +492,23 @@ _SECTION_LINE = re.compile(
 
 # A closing paragraph that offers more help ("Let me know if you need anything else!", "Hope this
 # helps."): it says nothing of the answer.
-_CLOSING_OFFER = re.compile(
-    r"(?is)\n\s*\n[\W_]*(?:let me know|feel free|(?:i )?hope (?:this|that) helps|"
-    r"is there anything else|would you like|(?:i'm |i am )?happy to help|if you (?:have|need))"
-    r"[^\n]*\s*$"
+_OFFER = (
+    r"[\W_]*(?:let me know|feel free|(?:i )?hope (?:this|that) helps|is there anything else|"
+    r"would you like|(?:i'm |i am )?happy to help|if you (?:have|need))"
 )
+_CLOSING_OFFER = re.compile(rf"(?is)\n\s*\n{_OFFER}[^\n]*\s*$")
+
+
+def closing_paragraph(text: str) -> str:
+    """The response's last paragraph that says something of the answer, where it can say it
+    cannot answer after all. A closing offer to help and notes set apart after it ("Sources:
+    session 3", "Confidence: high") are not that paragraph."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", (text or "").strip()) if p.strip()]
+    while len(paragraphs) > 1 and (
+        re.match(_OFFER, paragraphs[-1], re.IGNORECASE) or _SECTION_LINE.match(paragraphs[-1])
+    ):
+        paragraphs.pop()
+    return paragraphs[-1] if paragraphs else ""
 
 
 def stated_answer(text: str) -> str:

@@ -104,8 +104,8 @@ class Quantity:
 
 
 def _word_before(s: str, pos: int) -> str:
-    """The word just before `pos`, with only spaces between: in "on 17 may, 14 days later" the
-    14 follows a comma and counts days; it is no day of May."""
+    """The word just before `pos`, with only spaces or emphasis between: in "on 17 may, 14 days
+    later" the 14 follows a comma and counts days; it is no day of May."""
     m = re.search(r"([a-z]+)[ \t*_]+$", s[:pos])
     return m.group(1) if m else ""
 
