@@ -110,12 +110,15 @@ def test_quantities_skip_dates_ordinals_and_years():
 def test_normalisation():
     assert normalize("Twenty-one thousand, and the SEVENTH one") == "21000, and the 7th 1"
     assert tokens("Tokyo's 3rd St. shops") == ["tokyo", "3", "street", "shop"]
-    assert tokens("planting planted learning string taking") == [
+    assert tokens("planting planted learning string taking take baked during") == [
         "plant",
         "plant",
         "learn",
         "string",
-        "taking",
+        "take",
+        "take",
+        "bake",
+        "during",
     ]
 
 

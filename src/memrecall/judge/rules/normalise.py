@@ -314,10 +314,15 @@ _ABBREVIATIONS = {
 def stem(word: str) -> str:
     """A deliberately light stemmer: plurals, -ed and -ing, so 'pads'/'pad',
     'increased'/'increase', 'planting'/'planted', 'scrubbing'/'scrub' (a doubled consonant
-    undoubled, not 'added'/'ad'), 'drying'/'dried'/'dry'."""
+    undoubled, not 'added'/'ad'), 'drying'/'dried'/'dry', 'baking'/'baked'/'bake'."""
     w = _ABBREVIATIONS.get(word, word)
     if w.isdigit() or len(w) <= 3:
         return w
+    short = re.fullmatch(r"([^aeiou\d][aeiou][^aeiouwxy\d])(?:ing|ed)", w)
+    if short and w not in STOPWORDS:
+        # baking/baked/bake, hiking/hiked/hike: a short verb's silent e comes back, and a
+        # four-letter word keeps its e (below), so all three forms meet ("during" stays)
+        return short.group(1) + "e"
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
     elif w.endswith("sses"):
