@@ -504,6 +504,28 @@ def test_abstention_in_words_the_labelled_runs_do_not_use():
         assert not judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
 
 
+def test_abstention_in_more_words_of_its_meaning():
+    """More ways to say the history does not hold the answer, written from the meaning (no
+    labelled run uses them): it cannot be located, the history lacks it or is silent on it, the
+    records do not show it, it is not something the user said, only something else is there."""
+    q = "How long do I practise the violin every day?"
+    expl = "You did not mention this information. You mentioned guitar practice, not violin."
+    for text in (
+        "Unfortunately, I couldn't locate any details about violin practice.",
+        "The chat history lacks information regarding violin practice.",
+        "I have no knowledge of your violin practice.",
+        "The records don't show any violin practice.",
+        "The history only mentions guitar practice.",
+        "I only have information about your guitar practice.",
+        "Sorry, that's not something you've told me.",
+        "The chat history is silent on violin practice.",
+        "I do not possess that information.",
+    ):
+        assert judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
+    for text in ("You practise the violin for 30 minutes a day.", "Thirty minutes, every day."):
+        assert not judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
+
+
 def test_superlative_question_is_answered_by_the_statement_that_carries_it():
     """For "which ... the most ...?", the response's statement with "most" gives its answer; the
     reference named afterwards as a compared option does not answer (made-up question and

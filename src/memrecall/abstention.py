@@ -28,19 +28,19 @@ PHRASES = [
     r"way to (?:know|tell|determine))\b",
     # "I couldn't find any record of", "I wasn't able to find"
     r"\b(?:couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to|didn't|"
-    r"did not|don't|do not) (?:\w+ ){0,2}find\b",
+    r"did not|don't|do not) (?:\w+ ){0,2}(?:find|locate)\b",
     r"\b(?:doesn't|does not|don't|do not) (?:appear|seem) to (?:have been |be )?(?:mentioned|"
     r"recorded|discussed|covered|included|in)\b",
     r"\bnothing (?:related|about|on|regarding|specific|mentioned|in|that)\b",
     r"\bthere (?:is|are|was|were) (?:no|not)\b",
     # "I don't have that information", also "I don't have access to our past conversations":
     # the official judge accepts both for `_abs` (the refusal classifier still flags the latter)
-    r"\b(?:i|we) (?:don't|do not) (?:have|know|see)\b",
+    r"\b(?:i|we) (?:don't|do not) (?:have|know|see|possess)\b",
     r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
     r"determine|tell|say|find|know|confirm|calculate|compute|identify|infer|work out)",
     r"\bcannot be (?:determined|answered|found|inferred|calculated|identified|known)\b",
-    r"\b(?:not enough|insufficient|incomplete|missing|lack of) (?:\w+ )?(?:information|info|"
-    r"details|data|context)\b",
+    r"\b(?:not enough|insufficient|incomplete|missing|lack of|lacks?|lacking) (?:any )?(?:\w+ )?"
+    r"(?:information|info|details|data|context)\b",
     r"\b(?:is|are|was|were) (?:not enough|insufficient|incomplete|missing)\b",
     # Other ways to say it, from the meaning rather than from the runs at hand (none of these
     # phrasings occurs in them): "no hamster was mentioned", "I don't recall you saying",
@@ -48,9 +48,16 @@ PHRASES = [
     r"\bno (?:\w+ ){1,3}(?:was|were|is|are|has been|have been) (?:ever )?(?:mentioned|recorded|"
     r"discussed|shared|given|provided|specified|stated|found)\b",
     r"\b(?:cannot|can not|do not|did not|unable to|not able to) (?:\w+ )?(?:recall|remember)\b",
-    r"\bno (?:memory|recollection) of\b",
+    r"\bno (?:memory|recollection|knowledge) of\b",
     r"\b(?:is|are|was|were|remains?) (?:unknown|unclear|uncertain)\b",
     r"\b(?:never|did not|has not|have not) c[oa]me up\b|\b(?:am|'m) not aware of\b",
+    # "that's not something you've told me", "the history is silent on it", "the records don't
+    # show any"
+    r"\bnot something (?:you|we)(?:'ve| have| had)? (?:\w+ )?(?:told|mentioned|brought|shared|"
+    r"discussed|said|talked)",
+    r"\b(?:is|are|was|were|remains?) silent (?:on|about|regarding)\b",
+    r"\b(?:records?|history|messages|conversations?|notes|memory|memories|logs|chats?) "
+    r"(?:do|does|did) not (?:show|reveal|cover|reflect)\b",
     # "None mentioned", "no hamster on record", "that detail is not in my records/our chats"
     r"\bnone (?:was |were |is |are )?(?:mentioned|recorded|given|specified|stated|found)\b",
     r"\bno (?:\w+ ){0,3}on (?:record|file)\b",
@@ -67,7 +74,8 @@ PHRASES = [
 # one it is ordinary wording ("dust with a damp cloth rather than a dry one"), so a rule that
 # asks whether a response disclaims its information reads PHRASES alone (`instead=False`).
 INSTEAD_PHRASES = [
-    r"\bonly (?:mentioned|talked about|told me about|said)\b",
+    r"\bonly (?:mentioned|talked about|told me about|said|mentions|refers? to|covers?|"
+    r"(?:have|has) (?:information|info|details|records?) (?:about|on|of))\b",
     r"\bbut not\b|\brather than\b|[,—–] not \w",
 ]
 
