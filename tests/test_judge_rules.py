@@ -526,6 +526,37 @@ def test_abstention_in_more_words_of_its_meaning():
         assert not judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
 
 
+def test_yes_no_answered_without_the_words_yes_or_no():
+    """A response can answer a yes/no question without "yes" or "no": a bare "You do!", an
+    emphatic or negated "do", an opening "I'm afraid not", or a statement of the question's own
+    claim. A restatement that only asks, offers or says the detail is missing answers nothing
+    (made-up responses)."""
+    q = "Do I have a spare screwdriver for opening up my laptop?"
+    for gold, text in (
+        ("Yes", "You do! You picked one up when you organised your desk."),
+        ("Yes", "You do have a spare screwdriver: you picked it up when organising your desk."),
+        ("Yes", "Sure do — you bought a spare last month."),
+        ("Yes", "It looks like you do; you bought a spare last month."),
+        ("Yes", "Therefore, you have a spare screwdriver for opening up your laptop."),
+        ("No", "You don't — you only have the one that came with the laptop."),
+        ("No", "You do not have a spare screwdriver."),
+        ("No", "I'm afraid not. You only mentioned the original one."),
+        ("No", "Unfortunately not — you lent your spare to a friend."),
+        ("No", "Not that I know of; you only have the original."),
+        ("No", "It doesn't look like it: you gave the spare away."),
+        ("No", "So you have no spare screwdriver for opening the laptop any more."),
+    ):
+        assert judge_one("knowledge-update", q, gold, text).label, text
+    for text in (
+        "I can check whether you have a spare screwdriver for opening your laptop.",
+        "I'd be happy to look for a spare screwdriver for your laptop if you describe it!",
+        "I have no record of a spare screwdriver for opening your laptop.",
+        "Do you have a spare screwdriver for opening your laptop?",
+    ):
+        assert not judge_one("knowledge-update", q, "Yes", text).label, text
+        assert not judge_one("knowledge-update", q, "No", text).label, text
+
+
 def test_superlative_question_is_answered_by_the_statement_that_carries_it():
     """For "which ... the most ...?", the response's statement with "most" gives its answer; the
     reference named afterwards as a compared option does not answer (made-up question and

@@ -1,4 +1,6 @@
-"""Yes/no references ("Yes."): the response's first yes/no word must agree. Either-or questions
+"""Yes/no references ("Yes."): the response's first yes/no word must agree; without one, its
+statement of the question's own claim ("You do have a spare screwdriver", "you did not visit with
+a friend") or a bare "You do!" says which. Either-or questions
 ("A or B?"): for which-came-first questions, the option the response places first ("B came
 first", "A happened after that"); otherwise the response names the reference's option, and names
 it first if it names both (the alternatives restated, "between A and B", name neither).
@@ -40,6 +42,48 @@ def polarity(text: str) -> str | None:
     return None
 
 
+def stated_polarity(question: str, text: str) -> str | None:
+    """The response's yes or no (`polarity`), or, where it says neither word, what it says of the
+    question's own claim: "You do!" or "You don't." opening it, or the first statement that
+    restates more than half of the question's content words, negated or not ("Therefore, you
+    received a higher discount from HelloFresh"; "you do not go to the gym more often now").
+    A statement that the information is missing, a question, an indirect question ("whether you
+    ...") and the responder speaking of itself ("I'd be happy to compare grocery lists") restate
+    without answering."""
+    said = polarity(text)
+    if said is not None:
+        return said
+    sentences = [
+        s for s in re.split(r"(?<=[.!?;:])\s+|\n+", plain(conclusion(text)).strip()) if s.strip()
+    ]
+    bare = _BARE_AUXILIARY.match(sentences[0]) if sentences else None
+    if bare:
+        return "no" if bare.group(1) or bare.group(2) else "yes"
+    wanted = set(content_tokens(question))
+    for sentence in sentences:
+        if sentence.rstrip(" *_").endswith("?") or says_missing(sentence, instead=False):
+            continue
+        words = tokens(sentence)
+        hits = [i for i, w in enumerate(words) if w in wanted]
+        if len({words[i] for i in hits}) * 2 <= len(wanted):
+            continue
+        before = set(words[: hits[0]])
+        if before & _NOT_A_CLAIM:
+            continue
+        return "no" if before & _NEGATION else "yes"
+    return None
+
+
+# "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
+# "You do have one", "You did not go": an emphatic or negated "do" before its verb.
+_BARE_AUXILIARY = re.compile(
+    r"^[\W_]*you (?:(?:do|did|have|had|are|were|can|will|should)( not)?[\W_]*(?:$|[.!;:,—–-])"
+    r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z])"
+)
+_NEGATION = frozenset({"not", "never", "no", "cannot"})
+_NOT_A_CLAIM = frozenset({"whether", "if", "i", "me", "let", "we"})
+
+
 # "No mention of ...", "No specific information ...": a "no" that opens a line before a word
 # that cannot open a clause is a determiner, not an answer ("No I didn't", "No, ..." answer);
 # so is one hyphened to its noun ("No-shows: ...").
@@ -54,10 +98,13 @@ _NO_BEFORE_NOUN = re.compile(
 _OPENING_POLARITY = {
     word: re.compile(rf"(?:^|\n)[\W_]*(?:{alternatives})\b(?![ -](?:to|of|that)\b)")
     for word, alternatives in {
-        "no": r"(?:definitely|absolutely|certainly|of course) not|"
+        "no": r"(?:definitely|absolutely|certainly|of course|i'm afraid|unfortunately|sadly) not|"
+        r"not that i(?:'m| am)? (?:know|aware) of|(?:it )?(?:doesn't|does not) (?:look|seem) "
+        r"like it|"
         r"nope|nah|not really|not at all|negative|false|incorrect|that(?:'s| is) "
         r"(?:not (?:right|correct|true)|incorrect|wrong)",
-        "yes": r"yep|yeah|yup|correct|indeed|absolutely|definitely|affirmative|true|"
+        "yes": r"yep|yeah|yup|correct|indeed|absolutely|definitely|affirmative|true|sure do|"
+        r"(?:it )?(?:looks|seems) (?:like it|like you do|so)|"
         r"that(?:'s| is) (?:right|correct|true)",
     }.items()
 }

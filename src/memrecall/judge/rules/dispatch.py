@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...thinking import strip_thinking
 from .abstention import abstains, closes_by_declining, opens_by_declining
-from .choice import either_or_verdict, polarity, superlative_verdict, yes_no_gold
+from .choice import either_or_verdict, stated_polarity, superlative_verdict, yes_no_gold
 from .containment import containment_verdict
 from .normalise import (
     after_retraction,
@@ -58,7 +58,7 @@ def judge_one(
         return RuleVerdict(False, "declines: closes by saying it cannot answer")
     polar = yes_no_gold(answer)
     if polar is not None:
-        said = polarity(hyp)
+        said = stated_polarity(question, hyp)
         return RuleVerdict(said == polar, f"yes/no: expected {polar}, response says {said}")
     main, _ = split_acceptable(answer)
     short = len(content_tokens(main)) <= 2
