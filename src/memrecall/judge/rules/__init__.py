@@ -6,8 +6,8 @@ These rules follow the same per-type policy without a model, so the default pipe
 - abstention (`_abs`): correct when the response says the information is missing (the phrase list of
   memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't find any
   record", "can't determine", "none mentioned", "not in my records", "you mentioned X but not Y",
-  "X, not Y", ...), or asks the user for it ("could you tell me which day it was?", "I'd need more
-  details").
+  "X, not Y", "the history is silent on it", "I couldn't locate any", ...), or asks the user for
+  it ("could you tell me which day it was?", "I'd need more details").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
   Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail words.
@@ -19,13 +19,19 @@ These rules follow the same per-type policy without a model, so the default pipe
   determine that. The messages mention ...") is wrong, whatever facts it lists, unless it turns
   after the decline ("I cannot say exactly, but it was X"). A greeting or acknowledgement
   ("Sure!", "Great question!"), a heading, a status line ("Searching memory...") or a list
-  number before it is not where it opens.
+  number before it is not where it opens. Nor is a response that closes by saying so, in its last
+  paragraph before a closing offer or notes ("You joined three weeks ago ... That message gives no
+  date, so there is not enough information to say how long.").
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
   "there is no mention" or a line that opens "No mention of ...", is not one; an emphasised or
   dashed one is, "the answer is **no** — ..."; a "Yes/No:" label is not; "Definitely not" is a
-  no).
+  no). Without either word, a bare "You do!", an emphatic or negated "do" ("You do have one",
+  "You did not go"), an opening "I'm afraid not" or "Not that I know of", or the first statement
+  that restates more than half of the question's content words says which ("Therefore, you
+  received a higher discount from A"); an indirect question, an offer or a statement that the
+  detail is missing does not.
 - reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is",
   "..., so my final answer is X"): numbers, yes/no and contained words are read from the
   conclusion, not from the evidence listed before it.
@@ -56,7 +62,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
   temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's own "N
   is also acceptable". Any matching number counts, so "20 before, 25 now" is right for a knowledge
-  update to 25.
+  update to 25. Measures (miles, km, feet; pounds, kg, ounces) convert within their family, and
+  one in another unit counts as written, rounded ("19 km" answers 12 miles, "12 km" does not);
+  "miles per gallon" is a rate, not a length.
 - frequencies ("every week", "weekly", "once a week", "1x/week", "every 7 days", "every other week",
   "biweekly", "every fortnight"): the response must give the reference's period, so "every two
   weeks" is not "every week"; a reference that gives two ("previously every week, now every other
@@ -101,7 +109,8 @@ thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", writte
 ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half a
 year", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit glued to its number
 ("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count
-nothing), possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry), "&" for
+nothing), possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry; "baking",
+"baked" → bake), "&" for
 "and" and "~20%" for "approximately 20%". A
 response's HTML ("<br>", "<p>", "<b>", "<li>", "&amp;"), underscore emphasis ("__7 PM__") and
 non-breaking spaces read as the Markdown and text they stand for. An age question counts in

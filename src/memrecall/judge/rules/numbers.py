@@ -1,5 +1,6 @@
-"""Quantities: counts, durations, money, percentages and times of day, with unit conversion
-(weeks<->days, years<->months, hours<->minutes, dozens<->a count; weeks and days against months
+"""Quantities: counts, durations, money, percentages, measures (length, mass) and times of day,
+with unit conversion (weeks<->days, years<->months, hours<->minutes, dozens<->a count, miles<->km,
+pounds<->kg, a measure in another unit rounded as written; weeks and days against months
 and years to the nearest whole unit, "8 weeks" ~ 2 months), a compound duration ("4 years and
 9 months") as one number; dates, ordinals and years are not read as counts, nor a number that labels
 a part of the history or of the reasoning ("Session 3", "Step 2") or that is added up ("8 + 6 =
@@ -61,6 +62,31 @@ _UNIT_WORDS = {
     "percent": "percent",
     "%": "percent",
     "dozen": "dozen",
+    "mile": "mile",
+    "miles": "mile",
+    "mi": "mile",
+    "km": "km",
+    "kms": "km",
+    "kilometer": "km",
+    "kilometers": "km",
+    "kilometre": "km",
+    "kilometres": "km",
+    "foot": "foot",
+    "feet": "foot",
+    "ft": "foot",
+    "pound": "pound",
+    "pounds": "pound",
+    "lb": "pound",
+    "lbs": "pound",
+    "kg": "kg",
+    "kgs": "kg",
+    "kilo": "kg",
+    "kilos": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "ounce": "ounce",
+    "ounces": "ounce",
+    "oz": "ounce",
 }
 # unit -> (family, size in the family's base unit); conversions only within a family.
 _UNIT_SCALE = {
@@ -74,7 +100,16 @@ _UNIT_SCALE = {
     "dollar": ("money", 1),
     "percent": ("percent", 1),
     "dozen": ("count", 12),  # a bare count is the family's base unit: "2 dozen" = 24
+    # measures: "12 km" is no answer for 12 miles, "19 km" is (rounded as it is written)
+    "mile": ("length", 1609.344),
+    "km": ("length", 1000),
+    "foot": ("length", 0.3048),
+    "pound": ("mass", 453.59237),
+    "kg": ("mass", 1000),
+    "ounce": ("mass", 28.349523125),
 }
+_MEASURES = frozenset({"length", "mass"})
+_RATE = re.compile(r"\s*(?:per\b|/\s*[a-z]|an? (?:hour|day|week|month|year|gallon|liter|litre)\b)")
 _CALENDAR_UNITS = frozenset({"day", "week", "month", "year"})
 _FILLER_BEFORE_UNIT = frozenset(
     {
@@ -173,6 +208,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
                 break
             if w.group(0) not in _FILLER_BEFORE_UNIT:
                 break
+        if unit and _UNIT_SCALE[unit][0] in _MEASURES and _RATE.match(s[end:]):
+            unit = None  # "30 miles per gallon", "5 km an hour": a rate, not a length
         if unit is None:
             tail = _RANGE_TAIL.match(rest)
             if tail and tail.group(1) in _UNIT_WORDS:
@@ -367,6 +404,10 @@ def quantity_verdict(
                     f"quantity: {fmt(v)}{label_unit} in the reference's "
                     f"accepted range {fmt(lo)}-{fmt(hi)}",
                 )
+        if _rounded_conversion(q, gold.value, unit):
+            return RuleVerdict(
+                True, f"quantity: {fmt(q.value)} {q.unit} is {fmt(gold.value)}{label_unit}, rounded"
+            )
         if tol and _off_by_one(q, v, gold.value, unit):
             return RuleVerdict(
                 True,
@@ -402,6 +443,16 @@ def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[
         if v is not None and not q.clock:
             values.append(v)
     return values, []
+
+
+def _rounded_conversion(q: Quantity, gold: float, unit: str | None) -> bool:
+    """A measure in another unit of its family, converted from the reference and rounded as the
+    response writes it: "19 km" and "19.3 km" for 12 miles, "5.4 kg" for 12 pounds."""
+    if not (unit and q.unit and q.unit != unit and _UNIT_SCALE[q.unit][0] in _MEASURES):
+        return False
+    exact = _convert(Quantity(gold, unit), q.unit)
+    decimals = 0 if q.value.is_integer() else len(repr(q.value).split(".")[1])
+    return exact is not None and round(exact, decimals) == q.value
 
 
 def _off_by_one(q: Quantity, value: float, gold: float, unit: str) -> bool:
