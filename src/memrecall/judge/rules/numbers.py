@@ -136,6 +136,7 @@ class Quantity:
     clock: bool = False  # a time of day; value = minutes after midnight
     ampm_known: bool = True  # False for "6:00" without am/pm (compared modulo 12 hours)
     counts_noun: bool = False  # a bare number that counts the noun after it ("2 events")
+    former: bool = False  # called a former value: "previously 4", "from 25:50 to 24:30"
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -169,7 +170,14 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             minute = int((ampm or colon).group(1) or 0)
             if ampm:
                 hour = hour % 12 + (12 if ampm.group(2) == "pm" else 0)
-            out.append(Quantity(hour * 60 + minute, clock=True, ampm_known=bool(ampm) or hour > 12))
+            out.append(
+                Quantity(
+                    hour * 60 + minute,
+                    clock=True,
+                    ampm_known=bool(ampm) or hour > 12,
+                    former=_called_former(s, start, end),
+                )
+            )
             continue
         if re.match(r"/\d", rest):
             continue  # a date or a fraction ("7/22", "3/4"), not a count
@@ -196,10 +204,10 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             continue  # "one of several classes", "one of the highlights": picks one, counts none
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
-            out.append(Quantity(value, "percent"))
+            out.append(Quantity(value, "percent", former=_called_former(s, start, end)))
             continue
         if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
-            out.append(Quantity(value, "dollar"))
+            out.append(Quantity(value, "dollar", former=_called_former(s, start, end)))
             continue
         unit = None
         for w in list(re.finditer(r"[a-z]+", rest[:40]))[:3]:
@@ -225,7 +233,7 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
             and nxt.group(1) not in STOPWORDS
             and nxt.group(1) not in _FILLER_BEFORE_UNIT
         )
-        q = Quantity(value, unit, counts_noun=noun)
+        q = Quantity(value, unit, counts_noun=noun, former=_called_former(s, start, m.end()))
         prev_q = out[-1] if out else None
         if (
             prev_q is not None
@@ -243,6 +251,36 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         out.append(q)
         unit_end = end if unit is not None else None
     return out
+
+
+def _current(values: list[Quantity]) -> list[Quantity]:
+    """A knowledge update's answer among `values`: "Previously 4, now 3" answers 3. A value the
+    response calls former is not its answer when it gives another one (the judges accept the
+    reference among several values otherwise)."""
+    return [q for q in values if not q.former] or values
+
+
+def _called_former(s: str, start: int, end: int) -> bool:
+    """Is the number at s[start:end] one the response calls a former value ("previously 4",
+    "your old record of 27:12", "from 25:50 to 24:30")?"""
+    return bool(_FORMER_BEFORE.search(s[max(0, start - 40) : start])) or bool(
+        re.search(r"\bfrom\s+\$?$", s[max(0, start - 8) : start])
+        and re.match(r"(?::\d{2})?\s*(?:[a-z%]+\s+){0,2}to\s+\$?\d", s[end:])
+    )
+
+
+_ASKS_FORMER = re.compile(
+    r"(?i)\b(?:previous(?:ly)?|before|prior|original(?:ly)?|initial(?:ly)?|at first|first|"
+    r"used to|old|earlier|formerly|start(?:ed|ing)?|began|begin)\b"
+)
+
+
+# A former value's marker, up to three words before its number: "previously 4", "your previous
+# best was 25:50", "earlier you mentioned 4". "before" alone is not one ("before 7 am").
+_FORMER_BEFORE = re.compile(
+    r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
+    r"at first|before that|before then)\b(?:[\s,*_]+[a-z']+){0,3}[\s,*_:($~]*$"
+)
 
 
 # The high end of a range whose unit follows it: "10 to 12 hours", "between 2 and 3 weeks",
@@ -347,8 +385,12 @@ def quantity_verdict(
         # A reasoning transcript ("Step 1: extract ... Step 3: conclusion: 1 project") answers
         # in its conclusion; the numbers in the evidence it lists are not its answer.
         hyp_qs = concluded
+    # A knowledge update asks for the value now, unless it asks for an earlier one ("How many
+    # engineers did I lead when I first started?")
+    current_asked = question_type == "knowledge-update" and not _ASKS_FORMER.search(question)
     if gold.clock:
-        for q in hyp_qs:
+        clocks = [q for q in hyp_qs if q.clock]
+        for q in _current(clocks) if current_asked else clocks:
             if q.clock:
                 mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
                 if (q.value - gold.value) % mod == 0:
@@ -375,6 +417,8 @@ def quantity_verdict(
         ]
     else:
         pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
+    if current_asked:
+        pool = _current(pool)
     label_unit = f" {unit}" if unit else ""
     for q in pool:
         if unit and q.unit:
