@@ -128,12 +128,14 @@ def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
         return None
     left, right = q[:idx], q[idx + 4 :]
     if "," in left:
-        left = left.rsplit(",", 1)[1]
+        frame, left = left.rsplit(",", 1)
     else:  # "increase or decrease the limit": one word each side
-        left = left.split()[-1] if left.split() else ""
+        frame, left = (left.rsplit(None, 1) + [""])[:2] if left.split() else ("", "")
         right = right.split()[0] if right.split() else ""
     a, b = content_tokens(left), content_tokens(right)
-    common = set(a) & set(b)
+    # Words both options share, or that the question's frame already has ("Which trip did I take
+    # first, the one to Europe or the solo trip to Thailand?": "trip"), identify neither option.
+    common = (set(a) & set(b)) | set(content_tokens(frame))
     a, b = [t for t in a if t not in common], [t for t in b if t not in common]
     return (a, b) if a and b else None
 
