@@ -265,6 +265,16 @@ def _stated_choice(
                 prev = words[i - 1] if i else ""
                 # "the first day" describes; "the dryer was the first repair" places the dryer.
                 copula = prev in _DETERMINER and i > 1 and words[i - 2] in ("was", "is", "were")
+                if last_option is None and w in ("before", "after"):
+                    # "Before salsa, you took up pottery", "a month after your pottery class":
+                    # a preposition places the option after it the other way round.
+                    ahead = _option_ahead(words[i + 1 : i + 5], right, wrong)
+                    if ahead is not None:
+                        early = w == "after"
+                        other_option = wrong if ahead is right else right
+                        chosen = ahead if early == (ask == "early") else other_option
+                        (exact if w in own_words else other).append(chosen)
+                    continue
                 if last_option is None or nxt in _TIME_NOUN or (prev in _DETERMINER and not copula):
                     continue
                 chosen = (
@@ -281,6 +291,17 @@ def _stated_choice(
                 last_option = wrong
     picked = exact or other
     return picked[-1] if picked else None
+
+
+def _option_ahead(words: list[str], right: list[str], wrong: list[str]) -> list[str] | None:
+    """The option that `words` name first, if any."""
+    for w in words:
+        toks = set(tokens(w))
+        if toks & (set(right) - set(wrong)):
+            return right
+        if toks & (set(wrong) - set(right)):
+            return wrong
+    return None
 
 
 # Words that mark the sentence giving the answer to an either-or question.
