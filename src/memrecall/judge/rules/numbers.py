@@ -276,10 +276,12 @@ _ASKS_FORMER = re.compile(
 
 
 # A former value's marker, up to three words before its number: "previously 4", "your previous
-# best was 25:50", "earlier you mentioned 4". "before" alone is not one ("before 7 am").
+# best was 25:50", "earlier you mentioned 4". "before" alone is not one ("before 7 am"), nor are
+# the history's own "previous conversations".
 _FORMER_BEFORE = re.compile(
     r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
-    r"at first|before that|before then)\b(?:[\s,*_]+[a-z']+){0,3}[\s,*_:($~]*$"
+    r"at first|before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
+    r"discussion|exchange|interaction|record|note)s?\b)(?:[\s,*_]+[a-z']+){0,3}[\s,*_:($~]*$"
 )
 
 
