@@ -112,11 +112,9 @@ ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour a
 year", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit glued to its number
 ("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count
 nothing), possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry; "baking",
-"baked" → bake), "&" for
-"and" and "~20%" for "approximately 20%". A
-response's HTML ("<br>", "<p>", "<b>", "<li>", "&amp;"), underscore emphasis ("__7 PM__") and
-non-breaking spaces read as the Markdown and text they stand for. An age question counts in
-years.
+"baked" → bake), "&" for "and" and "~20%" for "approximately 20%". A response's HTML ("<br>",
+"<p>", "<b>", "<li>", "&amp;"), underscore emphasis ("__7 PM__") and non-breaking spaces read as
+the Markdown and text they stand for. An age question counts in years.
 
 These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
 hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.

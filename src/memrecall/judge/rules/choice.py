@@ -130,7 +130,8 @@ def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
     if "," in left:
         frame, left = left.rsplit(",", 1)
     else:  # "increase or decrease the limit": one word each side
-        frame, left = (left.rsplit(None, 1) + [""])[:2] if left.split() else ("", "")
+        words = left.split()
+        frame, left = (" ".join(words[:-1]), words[-1]) if words else ("", "")
         right = right.split()[0] if right.split() else ""
     a, b = content_tokens(left), content_tokens(right)
     # Words both options share, or that the question's frame already has ("Which trip did I take
