@@ -253,6 +253,12 @@ def _stated_choice(
     own_words = {w for w in re.findall(r"[a-z]+", question.lower()) if w in (_EARLY | _LATE)}
     only_right = set(right) - set(wrong)
     only_wrong = set(wrong) - set(right)
+
+    def named(word: str) -> list[str] | None:
+        """The option a word names, if any."""
+        toks = set(tokens(word))
+        return right if toks & only_right else wrong if toks & only_wrong else None
+
     exact, other = [], []
     for clause in re.split(r"(?<=[.!?])\s+|\n+|[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b", hypothesis):
         if not clause or _NOT_A_STATEMENT.search(normalize(clause)):
@@ -269,7 +275,7 @@ def _stated_choice(
                 if last_option is None and w in ("before", "after"):
                     # "Before salsa, you took up pottery", "a month after your pottery class":
                     # a preposition places the option after it the other way round.
-                    ahead = _option_ahead(words[i + 1 : i + 5], right, wrong)
+                    ahead = next(filter(None, map(named, words[i + 1 : i + 5])), None)
                     if ahead is not None:
                         early = w == "after"
                         other_option = wrong if ahead is right else right
@@ -285,24 +291,9 @@ def _stated_choice(
                 )
                 (exact if w in own_words else other).append(chosen)
                 continue
-            toks = set(tokens(w))
-            if toks & only_right:
-                last_option = right
-            elif toks & only_wrong:
-                last_option = wrong
+            last_option = named(w) or last_option
     picked = exact or other
     return picked[-1] if picked else None
-
-
-def _option_ahead(words: list[str], right: list[str], wrong: list[str]) -> list[str] | None:
-    """The option that `words` name first, if any."""
-    for w in words:
-        toks = set(tokens(w))
-        if toks & (set(right) - set(wrong)):
-            return right
-        if toks & (set(wrong) - set(right)):
-            return wrong
-    return None
 
 
 # Words that mark the sentence giving the answer to an either-or question.

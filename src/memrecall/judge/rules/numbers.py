@@ -393,10 +393,9 @@ def quantity_verdict(
     if gold.clock:
         clocks = [q for q in hyp_qs if q.clock]
         for q in _current(clocks) if current_asked else clocks:
-            if q.clock:
-                mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
-                if (q.value - gold.value) % mod == 0:
-                    return RuleVerdict(True, f"quantity: time of day {_clock(gold)} matched")
+            mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
+            if (q.value - gold.value) % mod == 0:
+                return RuleVerdict(True, f"quantity: time of day {_clock(gold)} matched")
         return RuleVerdict(False, f"quantity: no time of day equal to {_clock(gold)}")
     unit = gold.unit or _question_unit(question)
     alts, ranges = _alternatives(alts_text, unit)
