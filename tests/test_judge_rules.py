@@ -545,6 +545,8 @@ def test_yes_no_answered_without_the_words_yes_or_no():
         ("No", "Not that I know of; you only have the original."),
         ("No", "It doesn't look like it: you gave the spare away."),
         ("No", "So you have no spare screwdriver for opening the laptop any more."),
+        ("No", "You no longer have it; you gave it away."),
+        ("No", "You don't seem to have one anymore; you lent it away."),
     ):
         assert judge_one("knowledge-update", q, gold, text).label, text
     for text in (

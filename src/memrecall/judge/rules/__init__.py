@@ -28,7 +28,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   "there is no mention" or a line that opens "No mention of ...", is not one; an emphasised or
   dashed one is, "the answer is **no** — ..."; a "Yes/No:" label is not; "Definitely not" is a
   no). Without either word, a bare "You do!", an emphatic or negated "do" ("You do have one",
-  "You did not go"), an opening "I'm afraid not" or "Not that I know of", or the first statement
+  "You did not go", "You no longer have it"), an opening "I'm afraid not" or "Not that I know
+  of", or the first statement
   that restates more than half of the question's content words says which ("Therefore, you
   received a higher discount from A"); an indirect question, an offer or a statement that the
   detail is missing does not.
@@ -109,7 +110,8 @@ and fifty" → 150, "twice" → 2 times, "$1.5M", "$2bn" and "1.2K USD", times i
 thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
 "2023-02-01" and the haystack's "2023/02/01" → february 1; "2/13/2023" and "13/02/2023", not the
 ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half a
-year", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit glued to its number
+year", "half a decade", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit
+glued to its number
 ("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count
 nothing), possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry; "baking",
 "baked" → bake), "&" for "and" and "~20%" for "approximately 20%". A response's HTML ("<br>",

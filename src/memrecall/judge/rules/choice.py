@@ -58,7 +58,7 @@ def stated_polarity(question: str, text: str) -> str | None:
     ]
     bare = _BARE_AUXILIARY.match(sentences[0]) if sentences else None
     if bare:
-        return "no" if bare.group(1) or bare.group(2) else "yes"
+        return "no" if bare.group(1) or bare.group(2) or bare.group(3) else "yes"
     wanted = set(content_tokens(question))
     for sentence in sentences:
         if sentence.rstrip(" *_").endswith("?") or says_missing(sentence, instead=False):
@@ -75,10 +75,12 @@ def stated_polarity(question: str, text: str) -> str | None:
 
 
 # "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
-# "You do have one", "You did not go": an emphatic or negated "do" before its verb.
+# "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
+# longer have it", "You don't seem to have one": a no.
 _BARE_AUXILIARY = re.compile(
     r"^[\W_]*you (?:(?:do|did|have|had|are|were|can|will|should)( not)?[\W_]*(?:$|[.!;:,—–-])"
-    r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z])"
+    r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z]|(no longer|(?:do|does|did) not "
+    r"(?:seem|appear) to)\b)"
 )
 _NEGATION = frozenset({"not", "never", "no", "cannot"})
 _NOT_A_CLAIM = frozenset({"whether", "if", "i", "me", "let", "we"})

@@ -113,7 +113,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\bthrice\b", "3 times", s)
     # "an hour and a half" -> 1.5 hours, "half an hour" -> 0.5 hour, "1h30" -> 1 hour 30 minutes
     s = re.sub(r"\b(?:an?|one) (hour|day|week|month|year) and a half\b", r"1.5 \1s", s)
-    s = re.sub(r"\bhalf an? (hour|day|week|month|year)\b", r"0.5 \1", s)
+    s = re.sub(r"\bhalf an? (hour|day|week|month|year|fortnight|decade)\b", r"0.5 \1", s)
     # "a quarter of an hour", "a quarter hour", "¾ of an hour"; "a fortnight", "a decade"
     s = re.sub(r"\b(?:a |one )?quarter(?: of an?)? (hour|day|year)\b", r"0.25 \1", s)
     s = re.sub(r"\b(?:three|3) quarters of an? (hour|day|year)\b", r"0.75 \1", s)
