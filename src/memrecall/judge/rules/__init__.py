@@ -72,7 +72,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   "biweekly", "every fortnight"): the response must give the reference's period, so "every two
   weeks" is not "every week"; a reference that gives two ("previously every week, now every other
   week") needs both, in its order.
-- order questions: the reference's named entities must appear in the response in that order; a
+- order questions: the reference's named entities must appear in the response in that order (or
+  reversed, in a list the response says it gives latest first, "From last to first: C, B, A",
+  when the question did not ask for that direction); a
   reference without names written as a sequence ("First, I did A, then B, and lastly C") orders
   its steps, each found by the words no other step shares. A response that opens by saying the
   information is missing gives no order ("I'm sorry, but I found no record of A, B or C": what

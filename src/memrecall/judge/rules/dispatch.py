@@ -67,7 +67,7 @@ def judge_one(
         if verdict is not None:
             return verdict
     if ORDER_QUESTION.search(question):
-        verdict = order_verdict(main, hyp)
+        verdict = order_verdict(question, main, hyp)
         if verdict is not None:
             return verdict
     verdict = either_or_verdict(question, main, hyp)

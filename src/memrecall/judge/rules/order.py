@@ -81,7 +81,20 @@ def _find_run(run: list[str], seq: list[str]) -> int | None:
     return None
 
 
-def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
+# A list given latest first: "From last to first: C, B, A", "in reverse order", "most recent
+# first". It states the reference's order when the question asked for the other direction.
+_LATEST_FIRST = re.compile(
+    r"\breversed? (?:chronological )?order\b|\bfrom (?:the )?(?:last|latest|most recent|newest) "
+    r"to (?:the )?(?:first|earliest|oldest)\b|\b(?:most recent|latest|newest) first\b"
+)
+
+
+def _in_order(positions: list[int], latest_first: bool) -> bool:
+    pairs = list(zip(positions, positions[1:]))
+    return all(a > b for a, b in pairs) if latest_first else all(a < b for a, b in pairs)
+
+
+def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
     groups = _entity_groups(answer)
     steps = _sequence_steps(answer) if len(groups) < 2 else []
     if len(groups) < 2 and not steps:
@@ -94,12 +107,15 @@ def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
         return RuleVerdict(False, "order: says the information is missing, gives no order")
     hyp = tokens(hypothesis)
     hyp_content = [t for t in hyp if t not in STOPWORDS]
+    latest_first = bool(_LATEST_FIRST.search(plain(hypothesis))) and not _LATEST_FIRST.search(
+        plain(question)
+    )
     if steps:
         found = [_step_position(step, hyp_content) for step in steps]
         if None in found:
             missing = steps[found.index(None)]
             return RuleVerdict(False, f"order: step '{' '.join(missing)}' missing")
-        if all(a < b for a, b in zip(found, found[1:])):
+        if _in_order(found, latest_first):
             return RuleVerdict(True, "order: all steps present in the reference order")
         return RuleVerdict(False, "order: steps present but in a different order")
     positions = []
@@ -114,6 +130,6 @@ def order_verdict(answer: str, hypothesis: str) -> RuleVerdict | None:
         if pos is None:
             return RuleVerdict(False, f"order: '{' '.join(g)}' missing")
         positions.append(pos)
-    if all(a < b for a, b in zip(positions, positions[1:])):
+    if _in_order(positions, latest_first):
         return RuleVerdict(True, "order: all items present in the reference order")
     return RuleVerdict(False, "order: items present but in a different order")
