@@ -3,7 +3,9 @@ question does not already contain must appear in the response (so a subset of a 
 extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
 closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
 ("1:10, meaning one part to ten parts") and a named place without the "in/at <Name>" that
-locates it; a long reference may miss one framing word in six."""
+locates it; a long reference may miss one framing word in six. A fault the reference describes
+("not functioning correctly") restates a question about an issue, and a reference the response
+names only to deny it ("Instagram, not TikTok") is not its answer."""
 
 from __future__ import annotations
 
@@ -95,9 +97,38 @@ _NARRATION = frozenset(
     stem(w)
     for w in """
 meaning means meant example examples recommended recommend recommends suggested suggest
-suggests referring refer refers namely specifically
+suggests referring refer refers namely specifically according assigned
 """.split()
 )
+
+
+# A fault the reference describes ("GPS system not functioning correctly") says again what a
+# question about an issue asks for: "a GPS system malfunction", "a problem with the GPS system"
+# name the same issue. The thing at fault is the answer.
+_ASKS_FAULT = re.compile(r"\b(?:issues?|problems?|troubles?|faults?|wrong)\b", re.IGNORECASE)
+_FAULT = re.compile(
+    r"\b(?:(?:was|were|is|are|kept)\s+)?(?:not|n't|stopped)\s+(?:function|work)(?:ing|ed)?"
+    r"(?:\s+(?:correctly|properly|right|well))?|\bmalfunction(?:ing|ed|s)?\b|\bfaulty\b",
+    re.IGNORECASE,
+)
+
+# A reference named only to be denied ("Instagram, not TikTok", "rather than TikTok") is not
+# the response's answer.
+_DENIED = re.compile(
+    r"(?:\bnot|n't|\brather than|\binstead of|\bother than|\bno longer)"
+    r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my))?[\s*_\"'(]*$"
+)
+
+
+def _only_denied(word: str, hypothesis: str) -> bool:
+    """Whether every mention of the reference's first own word follows a denial."""
+    text = normalize(hypothesis)
+    denials = [
+        bool(_DENIED.search(text[max(0, m.start() - 30) : m.start()]))
+        for m in re.finditer(r"[a-z0-9']+", text)
+        if tokens(m.group(0)) == [word]
+    ]
+    return bool(denials) and all(denials)
 
 
 # How often something happens, as (count, unit): "every week" = "weekly" = "once a week" =
@@ -177,7 +208,12 @@ def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
     labels_matter = without_label_numbers(main) != normalize(main)
     hyp = set(tokens(hypothesis if labels_matter else without_label_numbers(hypothesis)))
     best_missing: list[str] | None = None
-    for form in _gold_forms(answer):
+    forms = _gold_forms(answer)
+    if _ASKS_FAULT.search(question):
+        forms += [
+            _FAULT.sub(" ", f) for f in forms if _FAULT.search(f) and _FAULT.sub("", f).strip(" .")
+        ]
+    for form in forms:
         content = content_tokens(form)
         own = [t for t in content if t not in q_tokens]
         required = list(dict.fromkeys(own or content or tokens(form)))
@@ -185,6 +221,8 @@ def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
         if not required:
             continue
         if not missing:
+            if own and len(own) <= 3 and _only_denied(own[0], hypothesis):
+                return RuleVerdict(False, f"contains: {own[0]} only where the response denies it")
             return RuleVerdict(True, "contains: " + " ".join(required))
         # A sentence-long reference restated in other words: one framing word in six may be
         # missing ("was assigned to", "the link is"), never a number, and not when the reference
