@@ -66,19 +66,25 @@ def judge_one(
         verdict = quantity_verdict(question_type, question, answer, hyp)
         if verdict is not None:
             return verdict
+    # A reasoning transcript answers in its conclusion; what it quotes as evidence before
+    # ("Session 2: the tablet came first", "Session 2: you visited Harvard") is not its answer.
+    concluded = conclusion(hyp)
+    if concluded is hyp or len(concluded.split()) < 3:
+        concluded = None
     if ORDER_QUESTION.search(question):
-        verdict = order_verdict(question, main, hyp)
+        verdict = _in_conclusion(order_verdict, question, main, hyp, concluded)
         if verdict is not None:
             return verdict
-    verdict = either_or_verdict(question, main, hyp)
+    verdict = _in_conclusion(either_or_verdict, question, main, hyp, concluded)
     if verdict is not None:
         return verdict
-    verdict = superlative_verdict(question, main, hyp)
+    verdict = _in_conclusion(superlative_verdict, question, main, hyp, concluded)
     if verdict is not None:
         return verdict
-    concluded = conclusion(hyp)
-    if concluded is not hyp and len(concluded.split()) >= 3:
-        # A reasoning transcript answers in its conclusion; what it quotes as evidence before
-        # ("Session 2: you visited Harvard") is not its answer.
-        return containment_verdict(question, answer, concluded)
-    return containment_verdict(question, answer, hyp)
+    return containment_verdict(question, answer, concluded or hyp)
+
+
+def _in_conclusion(rule, question: str, reference: str, hyp: str, concluded: str | None):
+    """The rule's verdict on the conclusion when it decides there, else on the whole response."""
+    verdict = rule(question, reference, concluded) if concluded else None
+    return verdict if verdict is not None else rule(question, reference, hyp)
