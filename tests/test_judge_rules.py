@@ -520,6 +520,13 @@ def test_abstention_in_more_words_of_its_meaning():
         "Sorry, that's not something you've told me.",
         "The chat history is silent on violin practice.",
         "I do not possess that information.",
+        # the twelfth round's: no trace of it, nowhere in the history, not documented, none of
+        # the sessions discuss it, never touched on
+        "There's no trace of violin practice in the history.",
+        "Nowhere in our past sessions do you mention a violin.",
+        "Violin practice isn't documented anywhere in the sessions.",
+        "None of the sessions discuss violin practice.",
+        "Our chats never touched on a violin.",
     ):
         assert judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
     for text in ("You practise the violin for 30 minutes a day.", "Thirty minutes, every day."):

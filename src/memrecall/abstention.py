@@ -63,6 +63,12 @@ PHRASES = [
     r"\bno (?:\w+ ){0,3}on (?:record|file)\b",
     r"\bnot (?:in|part of|among|anywhere in) (?:\w+ ){0,2}(?:records?|history|notes|memory|"
     r"memories|conversations?|chats?|messages|sessions|logs)\b",
+    # "no trace of it", "nowhere in our chats", "it is not documented", "none of the sessions
+    # discuss it", "our chats never touched on it"
+    r"\bno trace of\b|\bnowhere (?:in|do|does|did|is|are|was|were)\b",
+    r"\bnot (?:been )?documented\b|\bnever (?:touched on|brought up)\b",
+    r"\bnone of (?:the|our|your|my) (?:\w+ )?(?:sessions|messages|conversations|chats|records|"
+    r"notes|memories|excerpts) (?:\w+ )?(?:mention|discuss|say|refer|include|contain|cover|talk)",
     # a terse answer that is nothing but "Unknown", "N/A", "Not mentioned", "Unanswerable"
     r"^\W*(?:unknown|unclear|n/?a|not (?:mentioned|known|specified|stated|available|provided)|"
     r"no idea|no (?:answer|information|data)(?: (?:found|available|given))?|"
