@@ -554,9 +554,17 @@ def test_yes_no_answered_without_the_words_yes_or_no():
         ("No", "So you have no spare screwdriver for opening the laptop any more."),
         ("No", "You no longer have it; you gave it away."),
         ("No", "You don't seem to have one anymore; you lent it away."),
+        # the twelfth round's: after a lead-in, "you sure did", "you never", "not quite"
+        ("Yes", "Based on our chats, you do — you bought a spare last month."),
+        ("Yes", "You sure do! You bought a spare last month."),
+        ("No", "Unfortunately, you don't: you lent your spare to a friend."),
+        ("No", "You never replaced the one you lent out."),
+        ("No", "Not quite — you only have the screwdriver that came with the laptop."),
     ):
         assert judge_one("knowledge-update", q, gold, text).label, text
     for text in (
+        "You never mentioned a spare screwdriver.",
+        "Based on our chats, you never told me about a spare screwdriver.",
         "I can check whether you have a spare screwdriver for opening your laptop.",
         "I'd be happy to look for a spare screwdriver for your laptop if you describe it!",
         "I have no record of a spare screwdriver for opening your laptop.",

@@ -57,7 +57,7 @@ def stated_polarity(question: str, text: str) -> str | None:
         s for s in re.split(r"(?<=[.!?;:])\s+|\n+", plain(conclusion(text)).strip()) if s.strip()
     ]
     bare = _BARE_AUXILIARY.match(sentences[0]) if sentences else None
-    if bare:
+    if bare and not says_missing(sentences[0], instead=False):  # "You never mentioned one."
         return "no" if bare.group(1) or bare.group(2) or bare.group(3) else "yes"
     wanted = set(content_tokens(question))
     for sentence in sentences:
@@ -78,8 +78,12 @@ def stated_polarity(question: str, text: str) -> str | None:
 # "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
 # longer have it", "You don't seem to have one": a no.
 _BARE_AUXILIARY = re.compile(
-    r"^[\W_]*you (?:(?:do|did|have|had|are|were|can|will|should)( not)?[\W_]*(?:$|[.!;:,—–-])"
-    r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z]|(no longer|(?:do|does|did) not "
+    # after a lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ")
+    r"^[\W_]*(?:(?:based on|according to|from|unfortunately|sadly|actually|well)\b[^,.!?;:]{0,40}"
+    r",\s*)?"
+    r"you (?:(?:sure|certainly|definitely|indeed) )?"
+    r"(?:(?:do|did|have|had|are|were|can|will|should)( not)?[\W_]*(?:$|[.!;:,—–-])"
+    r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z]|(no longer|never|(?:do|does|did) not "
     r"(?:seem|appear) to)\b)"
 )
 _NEGATION = frozenset({"not", "never", "no", "cannot"})
@@ -103,7 +107,7 @@ _OPENING_POLARITY = {
         "no": r"(?:definitely|absolutely|certainly|of course|i'm afraid|unfortunately|sadly) not|"
         r"not that i(?:'m| am)? (?:know|aware) of|(?:it )?(?:doesn't|does not) (?:look|seem) "
         r"like it|"
-        r"nope|nah|not really|not at all|negative|false|incorrect|that(?:'s| is) "
+        r"nope|nah|not really|not quite|not at all|negative|false|incorrect|that(?:'s| is) "
         r"(?:not (?:right|correct|true)|incorrect|wrong)",
         "yes": r"yep|yeah|yup|correct|indeed|absolutely|definitely|affirmative|true|sure do|"
         r"(?:it )?(?:looks|seems) (?:like it|like you do|so)|"
