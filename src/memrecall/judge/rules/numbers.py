@@ -146,8 +146,9 @@ def _word_before(s: str, pos: int) -> str:
     return m.group(1) if m else ""
 
 
-def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
-    """Numbers with their units, skipping dates ("March 15"), ordinals ("15th") and years."""
+def quantities(text: str, *, keep_years: bool = False, targets: bool = False) -> list[Quantity]:
+    """Numbers with their units, skipping dates ("March 15"), ordinals ("15th"), years and,
+    unless `targets`, numbers named as a target ("hoping to reach 1,300")."""
     s = normalize(text)
     s = re.sub(r"\b(?:a|an)\s+(?=(?:single\s+)?(?:minute|hour|day|week|month|year)\b)", "1 ", s)
     out: list[Quantity] = []
@@ -161,6 +162,8 @@ def quantities(text: str, *, keep_years: bool = False) -> list[Quantity]:
         rest = s[end:]
         if re.match(r"[.)][ \t]+\S", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
             continue  # a list marker ("2. **Swimming**"), not a count
+        if not targets and _AIMED_AT.search(s[max(0, start - 30) : start]):
+            continue  # "hoping to reach 1,300", "a goal of 25:50": a target, not a value had
         ampm = re.match(r"(?::(\d{2}))?\s?(am|pm)\b", rest)
         colon = re.match(r":(\d{2})\b", rest)
         if (ampm or colon) and _STAMPED.search(s[max(0, start - 30) : start]):
@@ -296,6 +299,22 @@ _SHORT_OF = re.compile(
 )
 
 
+# Words that make a number a target: "hoping to reach 1,300" followers, "aiming for 25:50", "a
+# goal of 10,000 steps". The response does not say the number was reached.
+_AIMED_AT = re.compile(
+    r"\b(?:(?:hop(?:e|es|ed|ing)|aim(?:s|ed|ing)?|try(?:ing)?|tried|want(?:s|ed|ing)?|plan(?:s|ned|"
+    r"ning)?) to (?:reach|hit|beat|break|get to|get under|get below|achieve)|"
+    r"aim(?:s|ed|ing)? for|(?:goal|target) (?:of|is|was)|(?:goal|target)[:]?)\s+\$?\s?$"
+)
+
+
+_ASKS_TARGET = re.compile(
+    r"\b(?:goals?|targets?|aim(?:s|ed|ing)?|hop(?:e|es|ed|ing)|plan(?:s|ned|ning)?|want(?:s|ed)?|"
+    r"trying|tried|try)\b",
+    re.IGNORECASE,
+)
+
+
 # What a message's timestamp puts before its time of day: a year ("May 20, 2023 06:42", from
 # the haystack's "2023/05/20 (Sat) 06:42") or a weekday in brackets ("(Sat) 06:42"). A time a
 # response reports comes after a word ("at 6:42", "woke up 6:42").
@@ -377,12 +396,14 @@ def quantity_verdict(
     question_type: str, question: str, answer: str, hypothesis: str
 ) -> RuleVerdict | None:
     main, alts_text = split_acceptable(answer)
-    gold_qs = quantities(main, keep_years=True)
+    gold_qs = quantities(main, keep_years=True, targets=True)
     if not gold_qs or days_of_month(without_asides(main)):
         return None  # no quantity, or a date ("7 May 2023"): its day and month go together
     gold = gold_qs[0]
-    hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900)
-    concluded = quantities(conclusion(hypothesis), keep_years=gold.value >= 1900)
+    # A question about a goal ("What is my daily step goal?") is answered by the target.
+    targets = bool(_ASKS_TARGET.search(question))
+    hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900, targets=targets)
+    concluded = quantities(conclusion(hypothesis), keep_years=gold.value >= 1900, targets=targets)
     if concluded and len(concluded) < len(hyp_qs):
         # A reasoning transcript ("Step 1: extract ... Step 3: conclusion: 1 project") answers
         # in its conclusion; the numbers in the evidence it lists are not its answer.
