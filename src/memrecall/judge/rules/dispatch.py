@@ -78,7 +78,7 @@ def judge_one(
     verdict = _in_conclusion(either_or_verdict, question, main, hyp, concluded)
     if verdict is not None:
         return verdict
-    verdict = _in_conclusion(superlative_verdict, question, main, hyp, concluded)
+    verdict = superlative_verdict(question, main, hyp)  # reads a transcript's conclusion itself
     if verdict is not None:
         return verdict
     return containment_verdict(question, answer, concluded or hyp)
