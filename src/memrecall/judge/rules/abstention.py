@@ -15,8 +15,13 @@ from .normalise import closing_paragraph, first_sentence
 def abstains(hypothesis: str) -> bool:
     """Does the response say the asked information is missing from the history? Asking the user
     for it ("Could you tell me which day you arrived?", "I'd need more details from you") says
-    so as well: it identifies the question as one the history cannot answer."""
-    return says_missing(hypothesis) or bool(_ASKS_USER.search(plain(hypothesis)))
+    so as well, and so does correcting the question's premise ("You haven't started at Google
+    yet", "You may be thinking of Dr. Smith"): each identifies the question as one the history
+    cannot answer."""
+    said = plain(hypothesis)
+    return says_missing(hypothesis) or bool(
+        _ASKS_USER.search(said) or _CORRECTS_PREMISE.search(said)
+    )
 
 
 # A request to the user for the information the answer needs. Kept out of the shared phrase list
@@ -27,6 +32,16 @@ _ASKS_USER = re.compile(
     r"\b(?:please|could you|can you|would you)(?: \w+)? (?:provide|share|tell me|give me|"
     r"remind me|fill me in)\b|\b(?:i|we)(?: will| would|'ll|'d) need (?:\w+ )?"
     r"(?:information|details|more|to know)\b"
+)
+
+
+# A correction of what the question takes for granted: the user is thinking of something else,
+# the question mixes things up, or the event it asks about has not happened yet. Kept here for
+# the reason _ASKS_USER is: an answerable question's response can say "you haven't ... yet" too.
+_CORRECTS_PREMISE = re.compile(
+    r"\b(?:you(?:'re| are)?|you (?:may|might) be|perhaps|maybe) (?:\w+ )?thinking of\b|"
+    r"\bmix-?up\b|\bmixed up\b|\b(?:some|a bit of|a little) confusion\b|\bpremise\b|"
+    r"\b(?:have|has) not (?:\w+ ){1,6}yet\b"
 )
 
 
