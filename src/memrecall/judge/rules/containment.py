@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .normalise import (
+    FORMER_MARKER,
     content_tokens,
     days_of_month,
     normalize,
@@ -120,15 +121,26 @@ _DENIED = re.compile(
 )
 
 
-def _only_denied(word: str, hypothesis: str) -> bool:
-    """Whether every mention of the reference's first own word follows a denial."""
+# A knowledge update's former value, named as such: "you used to go to X", "previously in X",
+# "you switched from X to Y", "you no longer go to X", "you were at X before."
+_FORMER_WORD_BEFORE = re.compile(
+    rf"(?:{FORMER_MARKER}|\bno longer\b|\b(?:switch|mov|chang|went|upgrad|transition)\w* "
+    r"(?:\w+ )?from\b)(?:[\s,*_]+[a-z']+){0,5}[\s,*_:($~\"']*$"
+)
+_FORMER_WORD_AFTER = re.compile(r"^[\w' -]{0,30}\b(?:before|previously|in the past)\b[.;,!]")
+
+
+def _only(word: str, hypothesis: str, before: re.Pattern, after: re.Pattern | None = None) -> bool:
+    """Whether every mention of `word` (a reference's first own word) has `before` just before
+    it, or `after` just after it."""
     text = normalize(hypothesis)
-    denials = [
-        bool(_DENIED.search(text[max(0, m.start() - 30) : m.start()]))
+    marked = [
+        bool(before.search(text[max(0, m.start() - 60) : m.start()]))
+        or bool(after and after.match(text[m.end() : m.end() + 40]))
         for m in re.finditer(r"[a-z0-9']+", text)
         if tokens(m.group(0)) == [word]
     ]
-    return bool(denials) and all(denials)
+    return bool(marked) and all(marked)
 
 
 # How often something happens, as (count, unit): "every week" = "weekly" = "once a week" =
@@ -175,7 +187,11 @@ def _frequency_sequence(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict:
+def containment_verdict(
+    question: str, answer: str, hypothesis: str, *, current: bool = False
+) -> RuleVerdict:
+    """`current`: the question asks for a value now (a knowledge update), so a reference the
+    response names only as a former value is not its answer."""
     main, _ = split_acceptable(answer)
     gold_dates = days_of_month(without_asides(main))
     if gold_dates:
@@ -221,8 +237,14 @@ def containment_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
         if not required:
             continue
         if not missing:
-            if own and len(own) <= 3 and _only_denied(own[0], hypothesis):
+            if own and len(own) <= 3 and _only(own[0], hypothesis, _DENIED):
                 return RuleVerdict(False, f"contains: {own[0]} only where the response denies it")
+            if (
+                own
+                and current
+                and _only(own[0], hypothesis, _FORMER_WORD_BEFORE, _FORMER_WORD_AFTER)
+            ):
+                return RuleVerdict(False, f"contains: {own[0]} only as a former value")
             return RuleVerdict(True, "contains: " + " ".join(required))
         # A sentence-long reference restated in other words: one framing word in six may be
         # missing ("was assigned to", "the link is"), never a number, and not when the reference

@@ -389,6 +389,15 @@ _LABEL_NUMBER = re.compile(
 )
 
 
+# Words that call what follows a former value ("previously 4", "your old gym, FitHub"); the
+# history's own "previous conversations" are no such value.
+FORMER_MARKER = (
+    r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
+    r"at first|before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
+    r"discussion|exchange|interaction|record|note)s?\b)"
+)
+
+
 def without_label_numbers(text: str) -> str:
     """The normalised text with the numbers that name a part dropped ("session 3" -> "session")."""
     return _LABEL_NUMBER.sub(r"\1", normalize(text))

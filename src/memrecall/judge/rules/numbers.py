@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .normalise import (
+    FORMER_MARKER,
     LABEL_WORDS,
     MONTH_ABBREVIATIONS,
     MONTHS,
@@ -272,7 +273,7 @@ def _called_former(s: str, start: int, end: int) -> bool:
     )
 
 
-_ASKS_FORMER = re.compile(
+ASKS_FORMER = re.compile(
     r"(?i)\b(?:previous(?:ly)?|before|prior|original(?:ly)?|initial(?:ly)?|at first|first|"
     r"used to|old|earlier|formerly|start(?:ed|ing)?|began|begin)\b"
 )
@@ -281,11 +282,7 @@ _ASKS_FORMER = re.compile(
 # A former value's marker, up to three words before its number: "previously 4", "your previous
 # best was 25:50", "earlier you mentioned 4". "before" alone is not one ("before 7 am"), nor are
 # the history's own "previous conversations".
-_FORMER_BEFORE = re.compile(
-    r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
-    r"at first|before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
-    r"discussion|exchange|interaction|record|note)s?\b)(?:[\s,*_]+[a-z']+){0,3}[\s,*_:($~]*$"
-)
+_FORMER_BEFORE = re.compile(FORMER_MARKER + r"(?:[\s,*_]+[a-z']+){0,3}[\s,*_:($~]*$")
 
 
 # The high end of a range whose unit follows it: "10 to 12 hours", "between 2 and 3 weeks",
@@ -410,7 +407,7 @@ def quantity_verdict(
         hyp_qs = concluded
     # A knowledge update asks for the value now, unless it asks for an earlier one ("How many
     # engineers did I lead when I first started?")
-    current_asked = question_type == "knowledge-update" and not _ASKS_FORMER.search(question)
+    current_asked = question_type == "knowledge-update" and not ASKS_FORMER.search(question)
     if gold.clock:
         clocks = [q for q in hyp_qs if q.clock]
         for q in _current(clocks) if current_asked else clocks:
