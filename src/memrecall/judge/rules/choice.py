@@ -173,12 +173,25 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         # it names are the question's own words, not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
     hyp = _without_alternatives(tokens(_conclusion(hypothesis, right, wrong)), right, wrong)
+    hyp = _without_denied(hyp, right + wrong)
     pos_right, pos_wrong = _mentions(right, hyp), _mentions(wrong, hyp)
     if pos_right is None:
         return RuleVerdict(False, f"either-or: '{' '.join(right)}' not chosen")
     if pos_wrong is not None and pos_wrong < pos_right:
         return RuleVerdict(False, f"either-or: names '{' '.join(wrong)}' first")
     return RuleVerdict(True, f"either-or: chose '{' '.join(right)}'")
+
+
+def _without_denied(hyp: list[str], option_words: list[str]) -> list[str]:
+    """The response's words without an option it denies ("Not the thermostat — the router"):
+    a denied option is not the one it names."""
+    out: list[str] = []
+    for w in hyp:
+        back = out[-2:] if len(out) >= 2 and out[-1] in _DETERMINER else out[-1:]
+        if w in option_words and back and back[0] == "not":
+            continue
+        out.append(w)
+    return out
 
 
 def _without_alternatives(hyp: list[str], a: list[str], b: list[str]) -> list[str]:
@@ -214,7 +227,8 @@ _EARLY = frozenset(
     "preceded precede precedes".split()
 )
 _LATE = frozenset(
-    "last latest later after recent recently afterward afterwards newer subsequently".split()
+    "last latest later after recent recently afterward afterwards newer subsequently second "
+    "followed follows".split()
 )
 _QUESTION_EARLY = re.compile(r"\b(?:first|earlier|earliest|sooner)\b", re.IGNORECASE)
 _QUESTION_LATE = re.compile(
@@ -276,6 +290,8 @@ def _stated_choice(
             if w in _EARLY or w in _LATE:
                 nxt = words[i + 1] if i + 1 < len(words) else ""
                 prev = words[i - 1] if i else ""
+                if w.startswith("follow") and nxt == "by":
+                    w = "before"  # "the router, followed by the thermostat": the router first
                 # "the first day" describes; "the dryer was the first repair" places the dryer.
                 copula = prev in _DETERMINER and i > 1 and words[i - 2] in ("was", "is", "were")
                 if last_option is None and w in ("before", "after"):
