@@ -187,6 +187,23 @@ def _frequency_sequence(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def _joined_pairs(text: str) -> set[str]:
+    """Two adjacent words written as one ("jet blue" -> "jetblue"), stemmed."""
+    words = re.findall(r"[a-z]+", normalize(text))
+    return {stem(a + b) for a, b in zip(words, words[1:])}
+
+
+def _split_in(form: str, hyp: set[str]) -> set[str]:
+    """The reference's words that the response writes joined to their neighbour ("JetBlue" for
+    "Jet Blue")."""
+    words = re.findall(r"[a-z]+", normalize(form))
+    out: set[str] = set()
+    for a, b in zip(words, words[1:]):
+        if stem(a + b) in hyp:
+            out |= {stem(a), stem(b)}
+    return out
+
+
 def containment_verdict(
     question: str, answer: str, hypothesis: str, *, current: bool = False
 ) -> RuleVerdict:
@@ -223,6 +240,7 @@ def containment_verdict(
     # gives, unless the reference names such a part too ("Which session ...? Session 3").
     labels_matter = without_label_numbers(main) != normalize(main)
     hyp = set(tokens(hypothesis if labels_matter else without_label_numbers(hypothesis)))
+    hyp |= _joined_pairs(hypothesis)  # "Jet Blue" writes "JetBlue"
     best_missing: list[str] | None = None
     forms = _gold_forms(answer)
     if _ASKS_FAULT.search(question):
@@ -233,7 +251,8 @@ def containment_verdict(
         content = content_tokens(form)
         own = [t for t in content if t not in q_tokens]
         required = list(dict.fromkeys(own or content or tokens(form)))
-        missing = [t for t in required if t not in hyp]
+        written = hyp | _split_in(form, hyp)
+        missing = [t for t in required if t not in written]
         if not required:
             continue
         if not missing:

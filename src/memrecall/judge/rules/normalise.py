@@ -294,6 +294,7 @@ finally next later
 
 _ABBREVIATIONS = {
     "st": "street",
+    "dr": "doctor",
     "ave": "avenue",
     "mt": "mount",
     "dept": "department",
