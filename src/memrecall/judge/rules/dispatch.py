@@ -47,11 +47,13 @@ def judge_one(
         if abstains(hyp) or abstains(stated):
             return RuleVerdict(True, "abstention: says the information is missing")
         return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
+    if question_type == "single-session-preference":
+        # Whether advice is personal is read from all of it: "I can only give a general answer"
+        # before an "Answer:" label still says the advice is general.
+        return preference_verdict(question, answer, hyp)
     # The labelled answer is what the response answers; the reasoning or notes set apart
     # after it ("Reasoning: ...", "Confidence: ...") are not.
     hyp = stated
-    if question_type == "single-session-preference":
-        return preference_verdict(question, answer, hyp)
     if opens_by_declining(hyp):
         return RuleVerdict(False, "declines: opens by saying it cannot answer")
     if closes_by_declining(hyp):

@@ -445,6 +445,28 @@ def without_question_echo(text: str, question: str) -> str:
     return "\n".join(kept)
 
 
+# A line a response opens with about itself: a greeting, a Markdown heading or a status line (a
+# bold line can hold the answer, so it stays).
+_SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*|#+ .*|{_STATUS})")
+# Notes a response appends about itself: where it looked and how sure it is.
+_NOTE_LINE = re.compile(
+    r"(?i)^[\W_]*(?:sources?|citations?|references?|confidence(?: level| score)?)[*_]*\s*[:：]"
+)
+
+
+def without_notes(text: str) -> str:
+    """The response without the lines it adds about itself: an opening status line, greeting or
+    heading ("Searching memory...", "## Answer") and closing notes ("Sources: session 3",
+    "Confidence: high"). Their words ("memory", "sources") say nothing of the user."""
+    lines = (text or "").strip().splitlines()
+    while len(lines) > 1 and (not lines[0].strip() or _SELF_LINE.fullmatch(lines[0].strip())):
+        lines.pop(0)
+    paragraphs = re.split(r"\n\s*\n", "\n".join(lines).strip())
+    while len(paragraphs) > 1 and _NOTE_LINE.match(paragraphs[-1].strip()):
+        paragraphs.pop()
+    return "\n\n".join(paragraphs)
+
+
 def first_sentence(text: str) -> str:
     """The response's opening sentence (or line), where it declines or says what is missing."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
@@ -548,6 +570,10 @@ def stated_answer(text: str) -> str:
     if labels:
         after = text[labels[-1].end() :]
         section = _SECTION_LINE.search(after)
+        if section and _CONCLUSION.search(after[section.end() :]):
+            # "Final Answer: ... **Reasoning:** ... Therefore, 14 days": a section that reaches
+            # a conclusion is the reasoning the answer is made of, not notes set apart from it.
+            section = None
         answer = after[: section.start()] if section else after
         # The label cuts at a labelled explanation, opens the response ("Answer: N/A"), or
         # closes it (no paragraph after its own), so notes appended after it change nothing.

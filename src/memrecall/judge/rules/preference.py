@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import says_missing
-from .normalise import STOPWORDS, normalize, stem, tokens
+from .normalise import STOPWORDS, normalize, stem, tokens, without_notes
 from .verdict import RuleVerdict
 
 _RUBRIC_NEGATIVE = re.compile(
@@ -80,6 +80,7 @@ def _rubric_terms(rubric: str, question: str):
 
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
     anchors, numbers, details, bigrams = _rubric_terms(rubric, question)
+    hypothesis = without_notes(hypothesis)
     hyp = tokens(hypothesis)
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
