@@ -138,7 +138,8 @@ def _only(word: str, hypothesis: str, before: re.Pattern, after: re.Pattern | No
         bool(before.search(text[max(0, m.start() - 60) : m.start()]))
         or bool(after and after.match(text[m.end() : m.end() + 40]))
         for m in re.finditer(r"[a-z0-9']+", text)
-        if tokens(m.group(0)) == [word]
+        # a stem keeps its word's first letter ("st" -> "street" too): a cheap test first
+        if m.group(0)[0] == word[0] and tokens(m.group(0)) == [word]
     ]
     return bool(marked) and all(marked)
 
