@@ -14,6 +14,7 @@ import yaml
 from conftest import shared_file
 from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.judge.rules import abstains, judge_one, normalize, quantities, stem, tokens
+from memrecall.judge.rules.normalise import content_tokens
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
 CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
@@ -989,3 +990,16 @@ def test_an_agents_final_answer_and_extra_spaces_read_as_the_plain_answer():
     spaced = "You had 3 kayaks in March.  Therefore, you now own 1 kayak."
     assert judge_one("knowledge-update", kayaks, "1", spaced).label is True
     assert judge_one("knowledge-update", kayaks, "3", spaced).label is False
+
+
+def test_stopwords_are_not_stemmed_into_content_words():
+    """A stopword stays itself, so the list filters it: stemmed, "whose", "there", "before" and
+    "called" became "whos", "ther", "befor" and "call", which a reference then required and a
+    preference rubric counted as the user's details."""
+    words = "whose there these those where while before called named discussed according quite"
+    assert content_tokens(words) == []
+    # the words themselves still stem as before
+    assert stem("calls") == "call" and stem("naming") == "name"
+    q = "Which cafe did you recommend near the station?"
+    ref = "A cafe called Blue Door, just before the bridge."
+    assert judge_one("single-session-assistant", q, ref, "Blue Door, by the bridge.").label

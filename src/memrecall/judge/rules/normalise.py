@@ -317,7 +317,9 @@ def stem(word: str) -> str:
     'increased'/'increase', 'planting'/'planted', 'scrubbing'/'scrub' (a doubled consonant
     undoubled, not 'added'/'ad'), 'drying'/'dried'/'dry', 'baking'/'baked'/'bake'."""
     w = _ABBREVIATIONS.get(word, word)
-    if w.isdigit() or len(w) <= 3:
+    if w.isdigit() or len(w) <= 3 or w in STOPWORDS:
+        # a stopword stays itself, so the list filters it: "whose", "there", "called" would
+        # stem to "whos", "ther", "call" and pass for content words
         return w
     short = re.fullmatch(r"([^aeiou\d][aeiou][^aeiouwxy\d])(?:ing|ed)", w)
     if short and w not in STOPWORDS:
