@@ -185,6 +185,10 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             continue
         if re.match(r"/\d", rest):
             continue  # a date or a fraction ("7/22", "3/4"), not a count
+        if re.match(r"(?:st|nd|rd|th)\s+birthday\b", rest):
+            # "on your 18th birthday": an age, in years
+            out.append(Quantity(float(m.group(0)), "year", former=_called_former(s, start, end)))
+            continue
         if re.match(r"(?:st|nd|rd|th)\b", rest) or re.match(r"[a-z]", rest):
             continue  # ordinal, or glued to letters ("5k", "200mm")
         if _word_before(s, start) in _MONTHS or re.match(
