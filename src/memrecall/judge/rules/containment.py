@@ -98,7 +98,7 @@ _NARRATION = frozenset(
     stem(w)
     for w in """
 meaning means meant example examples recommended recommend recommends suggested suggest
-suggests referring refer refers namely specifically according assigned
+suggests referring refer refers namely specifically assigned
 """.split()
 )
 

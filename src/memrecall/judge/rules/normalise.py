@@ -322,7 +322,7 @@ def stem(word: str) -> str:
         # stem to "whos", "ther", "call" and pass for content words
         return w
     short = re.fullmatch(r"([^aeiou\d][aeiou][^aeiouwxy\d])(?:ing|ed)", w)
-    if short and w not in STOPWORDS:
+    if short:
         # baking/baked/bake, hiking/hiked/hike: a short verb's silent e comes back, and a
         # four-letter word keeps its e (below), so all three forms meet ("during" stays)
         return short.group(1) + "e"
