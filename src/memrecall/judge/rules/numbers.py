@@ -436,9 +436,10 @@ def quantity_verdict(
         # A bare number counts only when it is the whole answer ("14", "It was 14."), not when
         # it counts something else ("between those 2 events"). A count the question gives
         # ("my three road trips") is said again, not answered.
-        asked = {q.value for q in quantities(question)} - {gold.value}
-        said = [q for q in counts if not (q.unit is None and q.value in asked)]
-        pool = pool or [q for q in said if q.unit is None and len(said) == 1 and not q.counts_noun]
+        if not pool:
+            asked = {q.value for q in quantities(question)} - {gold.value}
+            said = [q for q in counts if not (q.unit is None and q.value in asked)]
+            pool = [q for q in said if q.unit is None and len(said) == 1 and not q.counts_noun]
     else:
         pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
     if current_asked:
