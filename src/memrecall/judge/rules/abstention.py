@@ -40,7 +40,8 @@ _ASKS_USER = re.compile(
 # the reason _ASKS_USER is: an answerable question's response can say "you haven't ... yet" too.
 _CORRECTS_PREMISE = re.compile(
     r"\b(?:you(?:'re| are)?|you (?:may|might) be|perhaps|maybe) (?:\w+ )?thinking of\b|"
-    r"\bmix-?up\b|\bmixed up\b|\b(?:some|a bit of|a little) confusion\b|\bpremise\b|"
+    r"\bmix-?up\b|\bmixed up\b|\b(?:some|a bit of|a little) confusion\b|"
+    r"\bpremise (?:\w+ ){0,2}(?:off|wrong|mistaken|incorrect|false|flawed|not (?:right|correct))\b|"
     r"\b(?:have|has) not (?:\w+ ){1,6}yet\b"
 )
 

@@ -128,14 +128,26 @@ _FORMER_WORD_BEFORE = re.compile(
     r"(?:\w+ )?from\b)(?:[\s,*_]+[a-z']+){0,5}[\s,*_:($~\"']*$"
 )
 _FORMER_WORD_AFTER = re.compile(r"^[\w' -]{0,30}\b(?:before|previously|in the past)\b[.;,!]")
+# ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.
+_NEW_AFTER_FROM = re.compile(r"\bfrom\b[^.;:\n]{0,50}\b(?:to|into)(?:\s+(?:the|a|an))?[\s*_\"'(]*$")
 
 
-def _only(word: str, hypothesis: str, before: re.Pattern, after: re.Pattern | None = None) -> bool:
+def _only(
+    word: str,
+    hypothesis: str,
+    before: re.Pattern,
+    after: re.Pattern | None = None,
+    unless: re.Pattern | None = None,
+) -> bool:
     """Whether every mention of `word` (a reference's first own word) has `before` just before
-    it, or `after` just after it."""
+    it (and not `unless`), or `after` just after it."""
     text = normalize(hypothesis)
+
+    def marked_before(window: str) -> bool:
+        return bool(before.search(window)) and not (unless and unless.search(window))
+
     marked = [
-        bool(before.search(text[max(0, m.start() - 60) : m.start()]))
+        marked_before(text[max(0, m.start() - 60) : m.start()])
         or bool(after and after.match(text[m.end() : m.end() + 40]))
         for m in re.finditer(r"[a-z0-9']+", text)
         # a stem keeps its word's first letter ("st" -> "street" too): a cheap test first
@@ -262,7 +274,9 @@ def containment_verdict(
             if (
                 own
                 and current
-                and _only(own[0], hypothesis, _FORMER_WORD_BEFORE, _FORMER_WORD_AFTER)
+                and _only(
+                    own[0], hypothesis, _FORMER_WORD_BEFORE, _FORMER_WORD_AFTER, _NEW_AFTER_FROM
+                )
             ):
                 return RuleVerdict(False, f"contains: {own[0]} only as a former value")
             return RuleVerdict(True, "contains: " + " ".join(required))
