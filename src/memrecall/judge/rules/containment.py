@@ -116,7 +116,7 @@ _FAULT = re.compile(
 # A reference named only to be denied ("Instagram, not TikTok", "rather than TikTok") is not
 # the response's answer.
 _DENIED = re.compile(
-    r"(?:\bnot|n't|\brather than|\binstead of|\bother than|\bno longer)"
+    r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer)"
     r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my)){0,2}[\s*_\"'(]*$"
 )
 

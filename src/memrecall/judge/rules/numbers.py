@@ -163,7 +163,8 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         rest = s[end:]
         if re.match(r"[.)][ \t]+\S", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
             continue  # a list marker ("2. **Swimming**"), not a count
-        if not targets and _AIMED_AT.search(s[max(0, start - 30) : start]):
+        before_it = s[max(0, start - 40) : start]
+        if not targets and _AIMED_AT.search(before_it) and not _REACHED.search(before_it):
             continue  # "hoping to reach 1,300", "a goal of 25:50": a target, not a value had
         ampm = re.match(r"(?::(\d{2}))?\s?(am|pm)\b", rest)
         colon = re.match(r":(\d{2})\b", rest)
@@ -309,6 +310,11 @@ _AIMED_AT = re.compile(
 )
 
 
+# ... unless the response says it was reached: "you hit your goal of 10,000 steps".
+_REACHED = re.compile(
+    r"\b(?:reached|hit|met|achieved|beat|exceeded|surpassed|made|smashed|crushed) "
+    r"(?:your |the |my |a |that )?(?:\w+ )?(?:goal|target)\b"
+)
 _ASKS_TARGET = re.compile(
     r"\b(?:goals?|targets?|aim(?:s|ed|ing)?|hop(?:e|es|ed|ing)|plan(?:s|ned|ning)?|want(?:s|ed)?|"
     r"trying|tried|try)\b",
