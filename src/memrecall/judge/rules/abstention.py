@@ -65,7 +65,13 @@ def _declines(text: str) -> bool:
     declined = _DECLINE.search(said)
     # "I cannot say exactly, but it was X" goes on to answer; "I'm not sure, but I cannot say"
     # does not: only a turn after the decline takes it back.
-    return bool(declined) and not _BUT.search(said, declined.end())
+    # "I don't have enough information to give a more detailed answer" limits the answer it
+    # gave; it declines nothing.
+    return (
+        bool(declined)
+        and not _BUT.search(said, declined.end())
+        and not _BEYOND_GIVEN.match(said, declined.end())
+    )
 
 
 # Saying the question cannot be answered, not just that some detail is missing ("I couldn't
@@ -76,5 +82,9 @@ _DECLINE = re.compile(
     r"\b(?:cannot|can not|could not) be (?:answered|determined|calculated|worked out)\b|"
     r"\b(?:not enough|insufficient|don't have enough|do not have enough) (?:\w+ )?"
     r"(?:information|info|details|data|context)\b"
+)
+_BEYOND_GIVEN = re.compile(
+    r"(?: [\w']+){0,6}? (?:give|provide|offer|share|suggest)(?: you)? (?:a |any )?"
+    r"(?:more|broader|fuller|further|additional|wider)\b"
 )
 _BUT = re.compile(r"\b(?:but|however|although|though)\b")

@@ -47,17 +47,18 @@ def judge_one(
         if abstains(hyp) or abstains(stated):
             return RuleVerdict(True, "abstention: says the information is missing")
         return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
+    # The labelled answer is what the response answers; the reasoning or notes set apart
+    # after it ("Reasoning: ...", "Confidence: ...") are not. One that opens or closes by saying
+    # it cannot answer has answered nothing, whatever facts or names of the user it lists.
+    if opens_by_declining(stated):
+        return RuleVerdict(False, "declines: opens by saying it cannot answer")
+    if closes_by_declining(stated):
+        return RuleVerdict(False, "declines: closes by saying it cannot answer")
     if question_type == "single-session-preference":
         # Whether advice is personal is read from all of it: "I can only give a general answer"
         # before an "Answer:" label still says the advice is general.
         return preference_verdict(question, answer, hyp)
-    # The labelled answer is what the response answers; the reasoning or notes set apart
-    # after it ("Reasoning: ...", "Confidence: ...") are not.
     hyp = stated
-    if opens_by_declining(hyp):
-        return RuleVerdict(False, "declines: opens by saying it cannot answer")
-    if closes_by_declining(hyp):
-        return RuleVerdict(False, "declines: closes by saying it cannot answer")
     polar = yes_no_gold(answer)
     if polar is not None:
         said = stated_polarity(question, hyp)
