@@ -81,7 +81,12 @@ _DECLINE = re.compile(
     r"determine|tell|say|calculate|compute|work out)\b|"
     r"\b(?:cannot|can not|could not) be (?:answered|determined|calculated|worked out)\b|"
     r"\b(?:not enough|insufficient|don't have enough|do not have enough) (?:\w+ )?"
-    r"(?:information|info|details|data|context)\b"
+    r"(?:information|info|details|data|context)\b|"
+    # "To answer your question properly, I would need messages about ...": what answering needs
+    # and the response lacks. "To give you more targeted tips, I'd need ..." offers more.
+    r"\bto (?:properly )?(?:answer|give|get|provide|recommend|suggest|help)\b"
+    r"(?:(?! (?:more|further|broader|better|fuller|additional)\b)[^.,;:!?]){0,80}, "
+    r"(?:i|we|you)(?: would|'d) need\b"
 )
 _BEYOND_GIVEN = re.compile(
     r"(?: [\w']+){0,6}? (?:give|provide|offer|share|suggest)(?: you)? (?:a |any )?"
