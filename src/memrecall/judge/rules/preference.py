@@ -53,6 +53,29 @@ _SAYS_GENERAL = re.compile(
 )
 
 
+# A question back to the user ("Which camera do you use (Sony, Canon, Fujifilm)?", "Do you have
+# a Suica card yet?") asks for their details: the names in it are options, not details recalled.
+# A question that recalls ("Do you still shoot with your Sony?") or suggests ("Have you tried
+# Premiere Pro's masterclass?", "Why not revisit the lemon cake?") keeps its names.
+_QUESTION = re.compile(r"[^.!?\n]*\?[*_ ]*(?:\([^)\n]*\))?")
+_RECALLS_OR_SUGGESTS = re.compile(
+    r"\byour\b|\byou(?:'ve| have (?:been|already)| had| mentioned| said| told)\b|\b(?:tried|"
+    r"considered|"
+    r"thought about|why not|how about|what about|like to try|want to try)\b",
+    re.IGNORECASE,
+)
+
+
+def _without_questions_to_user(text: str) -> str:
+    def keep(m: re.Match) -> str:
+        asked = m.group(0)
+        if not _RECALLS_OR_SUGGESTS.search(asked):
+            return " "
+        return asked
+
+    return _QUESTION.sub(keep, text.replace("’", "'"))
+
+
 def _rubric_terms(rubric: str, question: str):
     """(anchors, detail words, detail bigrams) from the rubric's positive sentences."""
     sentences = re.split(r"(?<=[.!?])\s+", rubric.strip())
@@ -80,7 +103,7 @@ def _rubric_terms(rubric: str, question: str):
 
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
     anchors, numbers, details, bigrams = _rubric_terms(rubric, question)
-    hypothesis = without_notes(hypothesis)
+    hypothesis = _without_questions_to_user(without_notes(hypothesis))
     hyp = tokens(hypothesis)
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
