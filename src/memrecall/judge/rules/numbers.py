@@ -138,6 +138,7 @@ class Quantity:
     ampm_known: bool = True  # False for "6:00" without am/pm (compared modulo 12 hours)
     counts_noun: bool = False  # a bare number that counts the noun after it ("2 events")
     former: bool = False  # called a former value: "previously 4", "from 25:50 to 24:30"
+    current: bool = False  # labelled the value now: "Current: 3", "Latest: 1,300"
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -180,7 +181,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
                     hour * 60 + minute,
                     clock=True,
                     ampm_known=bool(ampm) or hour > 12,
-                    former=_called_former(s, start, end),
+                    **_when(s, start, end),
                 )
             )
             continue
@@ -188,7 +189,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             continue  # a date or a fraction ("7/22", "3/4"), not a count
         if re.match(r"(?:st|nd|rd|th)\s+birthday\b", rest):
             # "on your 18th birthday": an age, in years
-            out.append(Quantity(float(m.group(0)), "year", former=_called_former(s, start, end)))
+            out.append(Quantity(float(m.group(0)), "year", **_when(s, start, end)))
             continue
         if re.match(r"(?:st|nd|rd|th)\b", rest) or re.match(r"[a-z]", rest):
             continue  # ordinal, or glued to letters ("5k", "200mm")
@@ -213,10 +214,10 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             continue  # "one of several classes", "one of the highlights": picks one, counts none
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
-            out.append(Quantity(value, "percent", former=_called_former(s, start, end)))
+            out.append(Quantity(value, "percent", **_when(s, start, end)))
             continue
         if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
-            out.append(Quantity(value, "dollar", former=_called_former(s, start, end)))
+            out.append(Quantity(value, "dollar", **_when(s, start, end)))
             continue
         unit = None
         for w in list(re.finditer(r"[a-z]+", rest[:40]))[:3]:
@@ -242,7 +243,12 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             and nxt.group(1) not in STOPWORDS
             and nxt.group(1) not in _FILLER_BEFORE_UNIT
         )
-        q = Quantity(value, unit, counts_noun=noun, former=_called_former(s, start, m.end()))
+        q = Quantity(
+            value,
+            unit,
+            counts_noun=noun,
+            **_when(s, start, m.end()),
+        )
         prev_q = out[-1] if out else None
         if (
             prev_q is not None
@@ -266,7 +272,25 @@ def _current(values: list[Quantity]) -> list[Quantity]:
     """A knowledge update's answer among `values`: "Previously 4, now 3" answers 3. A value the
     response calls former is not its answer when it gives another one (the judges accept the
     reference among several values otherwise)."""
-    return [q for q in values if not q.former] or values
+    now = [q for q in values if q.current and not q.former]
+    return now or [q for q in values if not q.former] or values
+
+
+def _when(s: str, start: int, end: int) -> dict[str, bool]:
+    """What the response says of the number at s[start:end]: a former value, or the value now."""
+    return {"former": _called_former(s, start, end), "current": _called_current(s, start)}
+
+
+def _called_current(s: str, start: int) -> bool:
+    """Is the number at s[start:] one the response labels the value now ("Current: 3",
+    "Latest: 1,300")? Not "you said you currently own 3": that reports an earlier statement."""
+    return bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start]))
+
+
+_CURRENT_BEFORE = re.compile(
+    r"\b(?:current(?:ly)?|now|latest|most recent(?:ly)?|as of (?:today|now))"
+    r"(?: (?:value|count|total))?[\s*_]*[:|][\s*_($~|]*$"
+)
 
 
 def _called_former(s: str, start: int, end: int) -> bool:
