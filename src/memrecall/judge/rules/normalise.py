@@ -590,8 +590,8 @@ def stated_answer(text: str) -> str:
 
 # Taking back what was just said ("Actually, no, that's not right: it was X", "scratch that",
 # "I was wrong", "I made a mistake", "Correction:"): what follows the last retraction is the
-# answer, and a retraction with nothing after it leaves none. A correction of the question's premise reads the same way ("you said
-# 2021, but that is not correct: it was 2022").
+# answer, and a retraction with nothing after it leaves none. A correction of the question's
+# premise reads the same way ("you said 2021, but that is not correct: it was 2022").
 _RETRACTION = re.compile(
     r"(?i)\b(?:actually,? no\b|no,? wait\b|wait,? no\b|scratch that\b|i was wrong\b|"
     r"i misspoke\b|(?:that|this|it)(?:'s|’s| is| was) (?:not|n't) (?:right|correct)\b|"
