@@ -63,6 +63,8 @@ def stated_polarity(question: str, text: str) -> str | None:
     for sentence in sentences:
         if sentence.rstrip(" *_").endswith("?") or says_missing(sentence, instead=False):
             continue
+        # "If I recall correctly, you ..." says how sure it is; the claim is what follows
+        sentence = _EPISTEMIC_HEDGE.sub(" ", sentence)
         words = tokens(sentence)
         hits = [i for i, w in enumerate(words) if w in wanted]
         if len({words[i] for i in hits}) * 2 <= len(wanted):
@@ -70,8 +72,41 @@ def stated_polarity(question: str, text: str) -> str | None:
         before = set(words[: hits[0]])
         if before & _NOT_A_CLAIM:
             continue
-        return "no" if before & _NEGATION else "yes"
+        negated = bool(before & _NEGATION) != _turns_comparison(question, sentence)
+        return "no" if negated else "yes"
     return None
+
+
+# A comparison restated the other way round answers no: "Do I go to the gym more often than
+# before?" - "you go to the gym less often than before".
+_OPPOSITES = {
+    "more": ("less", "fewer"),
+    "less": ("more",),
+    "fewer": ("more",),
+    "higher": ("lower",),
+    "lower": ("higher",),
+    "bigger": ("smaller",),
+    "smaller": ("bigger", "larger"),
+    "larger": ("smaller",),
+    "longer": ("shorter",),
+    "shorter": ("longer",),
+    "faster": ("slower",),
+    "slower": ("faster",),
+    "better": ("worse",),
+    "worse": ("better",),
+    "earlier": ("later",),
+    "later": ("earlier",),
+    "cheaper": ("pricier",),
+}
+
+
+def _turns_comparison(question: str, sentence: str) -> bool:
+    asked = set(re.findall(r"[a-z]+", plain(question)))
+    said = set(re.findall(r"[a-z]+", sentence))
+    return any(
+        word in asked and word not in said and said.intersection(_OPPOSITES[word])
+        for word in _OPPOSITES
+    )
 
 
 # "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
