@@ -167,7 +167,7 @@ def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
     idx = q.lower().rfind(" or ")
     if idx < 0:
         return None
-    left, right = q[:idx], q[idx + 4 :]
+    left, right = q[:idx].rstrip(" ,"), q[idx + 4 :]
     if "," in left:
         frame, left = left.rsplit(",", 1)
     else:  # "increase or decrease the limit": one word each side
@@ -175,6 +175,10 @@ def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
         frame, left = (" ".join(words[:-1]), words[-1]) if words else ("", "")
         right = right.split()[0] if right.split() else ""
     a, b = content_tokens(left), content_tokens(right)
+    # "did I switch to more water per tablespoon, or less?": the elided option answers its
+    # opposite, and the rest of the left side ("switch", "water") belongs to both.
+    if len(b) == 1 and set(_OPPOSITES.get(b[0], ())) & set(a):
+        a = [w for w in a if w in _OPPOSITES[b[0]]][:1]
     # Words both options share, or that the question's frame already has ("Which trip did I take
     # first, the one to Europe or the solo trip to Thailand?": "trip"), identify neither option.
     common = (set(a) & set(b)) | set(content_tokens(frame))
