@@ -89,6 +89,8 @@ def normalize(text: str) -> str:
     s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
     s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)  # "½" alone -> 0.5
     s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
+    if not s.isascii():  # "Pastéis de Belém" is "Pasteis de Belem" written with its accents
+        s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
     s = re.sub(r"\s&\s", " and ", s)  # "two & a half weeks", "a week & a half"
     s = _IDENTIFIER.sub("identifier", s)  # "answer_54f0d6f9_1" names a session, counts nothing
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
