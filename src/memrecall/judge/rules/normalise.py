@@ -313,12 +313,49 @@ _ABBREVIATIONS = {
 }
 
 
+# British spellings meet American ones ("grey"/"gray", "colour"/"color", "centre"/"center",
+# "organise"/"organize", "travelled"/"traveled"): the same word either way.
+_BRITISH_WORDS = {
+    "grey": "gray",
+    "greys": "grays",
+    "mum": "mom",
+    "mums": "moms",
+    "jewellery": "jewelry",
+    "pyjamas": "pajamas",
+    "aluminium": "aluminum",
+    "tyre": "tire",
+    "tyres": "tires",
+}
+_BRITISH_SPELLING = [
+    (re.compile(r"^(\w{3,})our(s|ed|ing|ite|ites|able|ful)?$"), r"\1or\2"),
+    (
+        re.compile(r"^(\w*(?:cent|theat|met|lit|fib|spect|calib|somb|meag|lust))re(s|d)?$"),
+        r"\1er\2",
+    ),
+    (re.compile(r"^(\w{3,}[^aeiou\W])is(e|es|ed|ing|ation|ations)$"), r"\1iz\2"),
+    (re.compile(r"^(\w+)ys(e|es|ed|ing)$"), r"\1yz\2"),
+    (re.compile(r"^(\w{3,})ogue(s)?$"), r"\1og\2"),
+    # "travelled", "cancelling", "modeller"; not "installed", "spelled" ("install", "spell")
+    (re.compile(r"^(\w*[aeiou][^aeiou\W]+e)ll(ed|ing|er|ers)$"), r"\1l\2"),
+]
+
+
+def _american(word: str) -> str:
+    word = _BRITISH_WORDS.get(word, word)
+    for pattern, replacement in _BRITISH_SPELLING:
+        word = pattern.sub(replacement, word)
+    return word
+
+
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A deliberately light stemmer: plurals, -ed and -ing, so 'pads'/'pad',
     'increased'/'increase', 'planting'/'planted', 'scrubbing'/'scrub' (a doubled consonant
     undoubled, not 'added'/'ad'), 'drying'/'dried'/'dry', 'baking'/'baked'/'bake'."""
     w = _ABBREVIATIONS.get(word, word)
+    if w.isdigit() or w in STOPWORDS:
+        return w
+    w = _american(w)
     if w.isdigit() or len(w) <= 3 or w in STOPWORDS:
         # a stopword stays itself, so the list filters it: "whose", "there", "called" would
         # stem to "whos", "ther", "call" and pass for content words
