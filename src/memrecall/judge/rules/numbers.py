@@ -410,14 +410,16 @@ QUANTITY_QUESTION = re.compile(
     r"difference|number|amount|price|cost)\b",
     re.IGNORECASE,
 )
-_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) (minute|hour|day|week|month|year|time|dozen)s?\b")
+_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) ([a-z]+)\b")
 
 
 def _question_unit(question: str) -> str | None:
+    """The unit the question counts in, for a reference that gives a bare number ("How many
+    miles did I run?" - "26.2")."""
     q = normalize(question)
     m = _QUESTION_UNIT.search(q)
-    if m:
-        return m.group(1)
+    if m and m.group(1) in _UNIT_WORDS:
+        return _UNIT_WORDS[m.group(1)]
     if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b|\bages?\b", q):
         return "year"
     return None
