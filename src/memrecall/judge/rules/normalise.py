@@ -140,7 +140,8 @@ def normalize(text: str) -> str:
     # "a dozen", "half a dozen": a number of dozens (numbers.py reads the unit)
     s = re.sub(r"\bhalf an? dozen\b", "0.5 dozen", s)
     s = re.sub(r"\ban? dozen\b", "1 dozen", s)
-    s = _ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    # "the third of march" is a date too, once its ordinal is written "3rd"
+    s = _month_first(_ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s))
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
@@ -245,10 +246,14 @@ def _written_dates(s: str) -> str:
     # "2023-05-20t06:42:00": the date, then its time
     s = re.sub(r"\b(\d{4})[-/](\d{2})[-/](\d{2})(?:\b|t(?=\d{2}:\d{2}))", iso, s)
     s = re.sub(r"\b(\d{1,2})([/.])(\d{1,2})\2(\d{4})\b", day_month, s)
-    # "25 march 2023", "the 3rd of june" -> "march 25, 2023", "june 3rd": one order for a day and
-    # its month, so the day is read as a date and not as a count ("may" only with "of", a year or
-    # punctuation after it, as "the other 3 may be" is no date, and the verb is never followed by
-    # a comma: "on 3 may, a wednesday")
+    return _month_first(s)
+
+
+def _month_first(s: str) -> str:
+    """ "25 march 2023", "the 3rd of june" -> "march 25, 2023", "june 3rd": one order for a day and
+    its month, so the day is read as a date and not as a count ("may" only with "of", a year or
+    punctuation after it, as "the other 3 may be" is no date, and the verb is never followed by
+    a comma: "on 3 may, a wednesday")."""
     return re.sub(
         rf"\b([1-9]|[12]\d|3[01])(st|nd|rd|th)?\s+(?:(of\s+)?({_MONTH_NAMES})|(of\s+)?(may)"
         r"(?=,?\s+\d{4}\b)|of\s+(may)|(may)(?=[,.;:!?)]|[ \t]*(?:\n|$)))\b(,?\s+\d{4}\b)?",
