@@ -86,7 +86,8 @@ _DECLINE = re.compile(
     # and the response lacks. "To give you more targeted tips, I'd need ..." offers more.
     r"\bto (?:properly )?(?:answer|give|get|provide|recommend|suggest|help)\b"
     r"(?:(?! (?:more|further|broader|better|fuller|additional)\b)[^.,;:!?]){0,80}, "
-    r"(?:i|we|you)(?: would|'d) need\b"
+    # ("To answer this, I'd need to compare the dates: ..." sets out a method, not a lack)
+    r"(?:you(?: would|'d) need\b|(?:i|we)(?: would|'d) need\b(?! to (?!know\b)))"
 )
 _BEYOND_GIVEN = re.compile(
     r"(?: [\w']+){0,6}? (?:give|provide|offer|share|suggest)(?: you)? (?:a |any )?"
