@@ -250,10 +250,10 @@ def _written_dates(s: str) -> str:
 
 
 def _month_first(s: str) -> str:
-    """ "25 march 2023", "the 3rd of june" -> "march 25, 2023", "june 3rd": one order for a day and
-    its month, so the day is read as a date and not as a count ("may" only with "of", a year or
-    punctuation after it, as "the other 3 may be" is no date, and the verb is never followed by
-    a comma: "on 3 may, a wednesday")."""
+    """One order for a day and its month, so the day is read as a date and not as a count:
+    "25 march 2023", "the 3rd of june" -> "march 25, 2023", "june 3rd" ("may" only with "of", a
+    year or punctuation after it, as "the other 3 may be" is no date, and the verb is never
+    followed by a comma: "on 3 may, a wednesday")."""
     return re.sub(
         rf"\b([1-9]|[12]\d|3[01])(st|nd|rd|th)?\s+(?:(of\s+)?({_MONTH_NAMES})|(of\s+)?(may)"
         r"(?=,?\s+\d{4}\b)|of\s+(may)|(may)(?=[,.;:!?)]|[ \t]*(?:\n|$)))\b(,?\s+\d{4}\b)?",
@@ -359,11 +359,11 @@ def stem(word: str) -> str:
     undoubled, not 'added'/'ad'), 'drying'/'dried'/'dry', 'baking'/'baked'/'bake'."""
     w = _ABBREVIATIONS.get(word, word)
     if w.isdigit() or w in STOPWORDS:
-        return w
-    w = _american(w)
-    if w.isdigit() or len(w) <= 3 or w in STOPWORDS:
         # a stopword stays itself, so the list filters it: "whose", "there", "called" would
         # stem to "whos", "ther", "call" and pass for content words
+        return w
+    w = _american(w)
+    if len(w) <= 3:
         return w
     short = re.fullmatch(r"([^aeiou\d][aeiou][^aeiouwxy\d])(?:ing|ed)", w)
     if short:

@@ -243,12 +243,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             and nxt.group(1) not in STOPWORDS
             and nxt.group(1) not in _FILLER_BEFORE_UNIT
         )
-        q = Quantity(
-            value,
-            unit,
-            counts_noun=noun,
-            **_when(s, start, m.end()),
-        )
+        q = Quantity(value, unit, counts_noun=noun, **_when(s, start, m.end()))
         prev_q = out[-1] if out else None
         if (
             prev_q is not None

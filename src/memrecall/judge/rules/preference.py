@@ -59,9 +59,8 @@ _SAYS_GENERAL = re.compile(
 # Premiere Pro's masterclass?", "Why not revisit the lemon cake?") keeps its names.
 _QUESTION = re.compile(r"[^.!?\n]*\?[*_ ]*(?:\([^)\n]*\))?")
 _RECALLS_OR_SUGGESTS = re.compile(
-    r"\byour\b|\byou(?:'ve| have (?:been|already)| had| mentioned| said| told)\b|\b(?:tried|"
-    r"considered|"
-    r"thought about|why not|how about|what about|like to try|want to try)\b",
+    r"\byour\b|\byou(?:'ve| have (?:been|already)| had| mentioned| said| told)\b|"
+    r"\b(?:tried|considered|thought about|why not|how about|what about|like to try|want to try)\b",
     re.IGNORECASE,
 )
 
