@@ -121,7 +121,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(?:three|3) quarters of an? (hour|day|year)\b", r"0.75 \1", s)
     s = re.sub(r"\b(0\.\d+) +of an? (hour|day|week|month|year)\b", r"\1 \2", s)
     s = re.sub(r"\b(?:an?|one) (fortnight|decade)\b", r"1 \1", s)
-    # "45min", "3wks", "10yrs", "6mos": a unit abbreviation glued to its number; "27yo", "27 y/o"
+    # "45min", "3wks", "21km", "12oz": a unit abbreviation glued to its number; "27yo", "27 y/o"
     s = re.sub(rf"\b(\d+(?:\.\d+)?)(?={_GLUED_UNIT}\b)", r"\1 ", s)
     s = re.sub(r"\b(\d+)\s?(?:yo|y/o|y\.o\.?)(?!\w)", r"\1 years old", s)
     s = re.sub(r"\b(\d+(?:\.\d+)?)\s?pct\b", r"\1 percent", s)
@@ -153,7 +153,10 @@ _WORD_UNITS = {"fortnight": (2, "weeks"), "decade": (10, "years")}
 
 # Unit abbreviations that a number may carry glued on ("45min", "3wks"); single letters other than
 # "h" ("3d", "5k", "30m") name other things too often (3D, 5 km, 30 metres).
-_GLUED_UNIT = r"(?:mins?|minutes?|hrs?|hours?|days?|wks?|weeks?|mos?|months?|yrs?|years?)"
+_GLUED_UNIT = (
+    r"(?:mins?|minutes?|hrs?|hours?|days?|wks?|weeks?|mos?|months?|yrs?|years?|kms?|kgs?|mi|lbs?|"
+    r"ft|oz)"
+)
 
 
 # A name made of parts joined by underscores, one with a digit ("answer_54f0d6f9_1",
