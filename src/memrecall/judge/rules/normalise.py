@@ -182,7 +182,8 @@ _PAST_TO = re.compile(rf"\b(?:(half|(?:a )?quarter) past|(?:a )?quarter to) ({_H
 
 def _clock_words(s: str) -> str:
     """Times of day in words: "seven thirty" -> 7:30, "half past seven" -> 7:30, "quarter to
-    eight" -> 7:45, "seven o'clock" -> 7:00, "noon" -> 12:00 pm, "midnight" -> 12:00 am."""
+    eight" -> 7:45, "seven o'clock" -> 7:00, "6 in the evening" -> 6:00 pm, "noon" -> 12:00 pm,
+    "midnight" -> 12:00 am."""
 
     def hour(w: str) -> int:
         return _HOUR_WORDS[w] if w in _HOUR_WORDS else int(w)
@@ -201,6 +202,16 @@ def _clock_words(s: str) -> str:
     s = _HOUR_MINUTES.sub(pair, s)
     s = _PAST_TO.sub(past_to, s)
     s = re.sub(rf"\b({_HOUR})\s*o'?clock\b", lambda m: f"{hour(m.group(1))}:00", s)
+    # "at 6 in the evening", "by 7:30 in the morning", "around 10 at night": the part of the day
+    # is am or pm. Only after a preposition of time: "you take 2 in the morning" counts pills.
+    s = re.sub(
+        rf"\b(at|around|about|by|until|till|before|after|from|to) ({_HOUR})(:\d{{2}})? "
+        r"(?:in the (morning)|in the (?:afternoon|evening)|at night)\b",
+        lambda m: (
+            f"{m.group(1)} {hour(m.group(2))}{m.group(3) or ':00'} {'am' if m.group(4) else 'pm'}"
+        ),
+        s,
+    )
     s = re.sub(r"\bnoon\b", "12:00 pm", s)
     return re.sub(r"\bmidnight\b", "12:00 am", s)
 
