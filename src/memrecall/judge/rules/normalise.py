@@ -140,8 +140,9 @@ def normalize(text: str) -> str:
     # "a dozen", "half a dozen": a number of dozens (numbers.py reads the unit)
     s = re.sub(r"\bhalf an? dozen\b", "0.5 dozen", s)
     s = re.sub(r"\ban? dozen\b", "1 dozen", s)
-    # "the third of march" is a date too, once its ordinal is written "3rd"
-    s = _month_first(_ORDINAL_RUN.sub(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s))
+    s, ordinals = _ORDINAL_RUN.subn(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    if ordinals:  # "the third of march" is a date too, once its ordinal is written "3rd"
+        s = _month_first(s)
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
@@ -180,6 +181,12 @@ _HOUR_MINUTES = re.compile(
 _PAST_TO = re.compile(rf"\b(?:(half|(?:a )?quarter) past|(?:a )?quarter to) ({_HOUR})\b")
 
 
+_TIME_IN_PART_OF_DAY = re.compile(
+    rf"\b(at|around|about|by|until|till|before|after|from|to) ({_HOUR})(:\d{{2}})? "
+    r"(?:in the (morning)|in the (?:afternoon|evening)|at night)\b"
+)
+
+
 def _clock_words(s: str) -> str:
     """Times of day in words: "seven thirty" -> 7:30, "half past seven" -> 7:30, "quarter to
     eight" -> 7:45, "seven o'clock" -> 7:00, "6 in the evening" -> 6:00 pm, "noon" -> 12:00 pm,
@@ -204,14 +211,14 @@ def _clock_words(s: str) -> str:
     s = re.sub(rf"\b({_HOUR})\s*o'?clock\b", lambda m: f"{hour(m.group(1))}:00", s)
     # "at 6 in the evening", "by 7:30 in the morning", "around 10 at night": the part of the day
     # is am or pm. Only after a preposition of time: "you take 2 in the morning" counts pills.
-    s = re.sub(
-        rf"\b(at|around|about|by|until|till|before|after|from|to) ({_HOUR})(:\d{{2}})? "
-        r"(?:in the (morning)|in the (?:afternoon|evening)|at night)\b",
-        lambda m: (
-            f"{m.group(1)} {hour(m.group(2))}{m.group(3) or ':00'} {'am' if m.group(4) else 'pm'}"
-        ),
-        s,
-    )
+    if "in the " in s or "at night" in s:  # a cheap test first: the pattern is slow on long text
+        s = _TIME_IN_PART_OF_DAY.sub(
+            lambda m: (
+                f"{m.group(1)} {hour(m.group(2))}{m.group(3) or ':00'} "
+                f"{'am' if m.group(4) else 'pm'}"
+            ),
+            s,
+        )
     s = re.sub(r"\bnoon\b", "12:00 pm", s)
     return re.sub(r"\bmidnight\b", "12:00 am", s)
 
