@@ -15,7 +15,7 @@ from .normalise import (
     stated_answer,
     without_question_echo,
 )
-from .numbers import ASKS_FORMER, QUANTITY_QUESTION, quantity_verdict
+from .numbers import QUANTITY_QUESTION, asks_current, quantity_verdict
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
 from .verdict import RuleVerdict
@@ -84,7 +84,7 @@ def judge_one(
     verdict = superlative_verdict(question, main, hyp)  # reads a transcript's conclusion itself
     if verdict is not None:
         return verdict
-    current = question_type == "knowledge-update" and not ASKS_FORMER.search(question)
+    current = asks_current(question_type, question)
     return containment_verdict(question, answer, concluded or hyp, current=current)
 
 

@@ -297,10 +297,16 @@ def _called_former(s: str, start: int, end: int) -> bool:
     )
 
 
-ASKS_FORMER = re.compile(
+_ASKS_FORMER = re.compile(
     r"(?i)\b(?:previous(?:ly)?|before|prior|original(?:ly)?|initial(?:ly)?|at first|first|"
     r"used to|old|earlier|formerly|start(?:ed|ing)?|began|begin)\b"
 )
+
+
+def asks_current(question_type: str, question: str) -> bool:
+    """A knowledge update asks for the value now, unless it asks for an earlier one ("How many
+    engineers did I lead when I first started?")."""
+    return question_type == "knowledge-update" and not _ASKS_FORMER.search(question)
 
 
 # A former value's marker, up to three words before its number: "previously 4", "your previous
@@ -436,9 +442,7 @@ def quantity_verdict(
         # A reasoning transcript ("Step 1: extract ... Step 3: conclusion: 1 project") answers
         # in its conclusion; the numbers in the evidence it lists are not its answer.
         hyp_qs = concluded
-    # A knowledge update asks for the value now, unless it asks for an earlier one ("How many
-    # engineers did I lead when I first started?")
-    current_asked = question_type == "knowledge-update" and not ASKS_FORMER.search(question)
+    current_asked = asks_current(question_type, question)
     if gold.clock:
         clocks = [q for q in hyp_qs if q.clock]
         for q in _current(clocks) if current_asked else clocks:

@@ -66,13 +66,11 @@ _RECALLS_OR_SUGGESTS = re.compile(
 
 
 def _without_questions_to_user(text: str) -> str:
-    def keep(m: re.Match) -> str:
-        asked = m.group(0)
-        if not _RECALLS_OR_SUGGESTS.search(asked):
-            return " "
-        return asked
-
-    return _QUESTION.sub(keep, text.replace("’", "'"))
+    """The text, typographic apostrophes made plain, without its questions to the user."""
+    return _QUESTION.sub(
+        lambda m: m.group(0) if _RECALLS_OR_SUGGESTS.search(m.group(0)) else " ",
+        text.replace("’", "'"),
+    )
 
 
 def _rubric_terms(rubric: str, question: str):
@@ -106,7 +104,7 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hyp = tokens(hypothesis)
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
-    if _SAYS_GENERAL.search(hypothesis.replace("’", "'")):
+    if _SAYS_GENERAL.search(hypothesis):  # apostrophes already plain
         return RuleVerdict(False, "preference: says its advice is general, not the user's")
     hit_anchor = sorted(anchors & hyp_set) + sorted(
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
