@@ -88,6 +88,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   decision word ("first", "so", "therefore"); the alternatives restated ("between a bus and a
   train", "either A or B") name neither. A response that opens by saying the information is
   missing and places neither option chooses neither.
+- questions that list three or more options ("6S, MAJA, and Sen2Cor ... which one is
+  implemented in SIAC_GEE?") with a reference in the question's own words: the answer is the
+  option the reference names, and the response's first sentence naming one option alone must
+  name it (the list restated names none); the reference's framing words need not be repeated.
 - superlative questions ("Which platform did I gain the most followers on?", a reference that is
   a name): the response's first statement with the question's superlative must name the
   reference; one that names something else there ("X is where you gained the most") does not

@@ -4,6 +4,7 @@ a friend") or a bare "You do!" says which. Either-or questions
 ("A or B?"): for which-came-first questions, the option the response places first ("B came
 first", "A happened after that"); otherwise the response names the reference's option, and names
 it first if it names both (the alternatives restated, "between A and B", name neither).
+Questions that list three or more options: the response names the reference's option first.
 Superlative questions ("Which ... the most ...?"): the response's first statement with the
 question's superlative names its answer."""
 
@@ -12,7 +13,14 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import conclusion, content_tokens, first_sentence, normalize, tokens
+from .normalise import (
+    STOPWORDS,
+    conclusion,
+    content_tokens,
+    first_sentence,
+    normalize,
+    tokens,
+)
 from .verdict import RuleVerdict
 
 
@@ -386,6 +394,66 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
         if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None
     ]
     return clauses[-1] if clauses else last
+
+
+# A question that lists three or more options ("6S, MAJA, and Sen2Cor are all algorithms ...
+# which one is implemented in SIAC_GEE?"): items of one to four words joined by commas and a
+# closing "and" or "or".
+_ITEM = r"[^\s,;:.?!]+(?: [^\s,;:.?!]+){0,3}"
+_LISTED = re.compile(rf"((?:{_ITEM}, ){{2,}}(?:(?:and|or) )?{_ITEM})")
+
+
+def _after_last_stopword(words: list[str]) -> list[str]:
+    stops = [i for i, w in enumerate(words) if w.lower() in STOPWORDS]
+    return words[stops[-1] + 1 :] if stops else words
+
+
+def _before_first_stopword(words: list[str]) -> list[str]:
+    stops = [i for i, w in enumerate(words) if w.lower() in STOPWORDS]
+    return words[: stops[0]] if stops else words
+
+
+def listed_choice_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
+    """For a question that lists its options and a reference that only repeats the question's
+    words ("The 6S algorithm is implemented in the SIAC_GEE tool."), the answer is the option
+    the reference names: the response must name it before any other option, the options
+    restated together ("6S, MAJA, and Sen2Cor are all ...") naming none. The reference's other
+    words frame the choice ("tool", "algorithm") and need not be repeated."""
+    wanted = set(tokens(question))
+    gold = content_tokens(answer)
+    if not gold or any(t not in wanted for t in gold):
+        return None
+    for listed in _LISTED.finditer(question):
+        items = [
+            x.split() for x in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", listed.group(1))
+        ]
+        # the list's edges run into the sentence: the first item is its words after the last
+        # stopword ("you mentioned that 6S"), the last its words before the first ("Sen2Cor are
+        # all algorithms")
+        items[0] = _after_last_stopword(items[0])
+        items[-1] = _before_first_stopword(items[-1])
+        options = [o for o in map(content_tokens, map(" ".join, items)) if o]
+        if len(options) < 3:
+            continue
+        # an item's words that other items share ("the 6S algorithm", "the MAJA algorithm")
+        # name no single option
+        counts = {t: sum(t in o for o in options) for o in options for t in o}
+        options = [[t for t in o if counts[t] == 1] for o in options]
+        named = [o for o in options if o and all(t in gold for t in o)]
+        if len(named) != 1:
+            continue
+        right = named[0]
+        first = None
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", hypothesis):
+            words = tokens(sentence)
+            hits = {i for i, o in enumerate(options) if o and all(t in words for t in o)}
+            if len(hits) == 1:  # several options in one sentence restate the list
+                first = options[hits.pop()]
+                break
+        if first is None:
+            return RuleVerdict(False, f"listed options: '{' '.join(right)}' not chosen")
+        return RuleVerdict(first is right, f"listed options: chose '{' '.join(first)}'")
+    return None
 
 
 # A degree superlative makes a "which ..." question pick one of several ("Which platform did I

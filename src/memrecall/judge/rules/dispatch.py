@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from ...thinking import strip_thinking
 from .abstention import abstains, closes_by_declining, opens_by_declining
-from .choice import either_or_verdict, stated_polarity, superlative_verdict, yes_no_gold
+from .choice import (
+    either_or_verdict,
+    listed_choice_verdict,
+    stated_polarity,
+    superlative_verdict,
+    yes_no_gold,
+)
 from .containment import containment_verdict
 from .normalise import (
     after_retraction,
@@ -79,6 +85,9 @@ def judge_one(
         if verdict is not None:
             return verdict
     verdict = _in_conclusion(either_or_verdict, question, main, hyp, concluded)
+    if verdict is not None:
+        return verdict
+    verdict = _in_conclusion(listed_choice_verdict, question, main, hyp, concluded)
     if verdict is not None:
         return verdict
     verdict = superlative_verdict(question, main, hyp)  # reads a transcript's conclusion itself
