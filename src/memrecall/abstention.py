@@ -31,6 +31,8 @@ PHRASES = [
     r"did not|don't|do not) (?:\w+ ){0,2}(?:find|locate)\b",
     r"\b(?:doesn't|does not|don't|do not) (?:appear|seem) to (?:have been |be )?(?:mentioned|"
     r"recorded|discussed|covered|included|in)\b",
+    # "the Porsche model does not appear in any session"
+    r"\b(?:does not|do not|did not|never) (?:appear|show up|come up) (?:anywhere )?in\b",
     r"\bnothing (?:related|about|on|regarding|specific|mentioned|in|that)\b",
     r"\bthere (?:is|are|was|were) (?:no|not)\b",
     # "I don't have that information", also "I don't have access to our past conversations":
@@ -49,7 +51,7 @@ PHRASES = [
     r"discussed|shared|given|provided|specified|stated|found)\b",
     r"\b(?:cannot|can not|do not|did not|unable to|not able to) (?:\w+ )?(?:recall|remember)\b",
     r"\bno (?:memory|recollection|knowledge) of\b",
-    r"\b(?:is|are|was|were|remains?) (?:unknown|unclear|uncertain)\b",
+    r"\b(?:is|are|was|were|remains?|it's|that's) (?:unknown|unclear|uncertain)\b",
     r"\b(?:never|did not|has not|have not) c[oa]me up\b|\b(?:am|'m) not aware of\b",
     # "that's not something you've told me", "the history is silent on it", "the records don't
     # show any"
