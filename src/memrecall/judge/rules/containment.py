@@ -206,6 +206,14 @@ def _joined_pairs(text: str) -> set[str]:
     return {stem(a + b) for a, b in zip(words, words[1:])}
 
 
+def _part_of(word: str, required: list[str], written: set[str]) -> bool:
+    """Whether `word` begins or ends a longer reference word the response writes
+    ("challeng" in "plankchalleng")."""
+    return len(word) >= 4 and any(
+        c != word and c in written and (c.startswith(word) or c.endswith(word)) for c in required
+    )
+
+
 def _split_in(form: str, hyp: set[str]) -> set[str]:
     """The reference's words that the response writes joined to their neighbour ("JetBlue" for
     "Jet Blue")."""
@@ -265,7 +273,9 @@ def containment_verdict(
         own = [t for t in content if t not in q_tokens]
         required = list(dict.fromkeys(own or content or tokens(form)))
         written = hyp | _split_in(form, hyp)
-        missing = [t for t in required if t not in written]
+        # "a challenge called #PlankChallenge": a reference word that begins or ends another
+        # the response writes ("the #PlankChallenge") is written there
+        missing = [t for t in required if t not in written and not _part_of(t, required, written)]
         if not required:
             continue
         if not missing:
