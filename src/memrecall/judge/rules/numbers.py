@@ -476,6 +476,9 @@ def quantity_verdict(
     if current_asked:
         pool = _current(pool)
     label_unit = f" {unit}" if unit else ""
+    # Exact readings first, the one-off tolerance after: "3 months ... so about 2 months" is
+    # the reference matched, not 3 months off by one.
+    near = None
     for q in pool:
         if unit and q.unit:
             v = _convert(q, unit)
@@ -484,11 +487,14 @@ def quantity_verdict(
         if v is None:
             approx = _calendar(q, unit) if unit and q.unit else None
             if approx is not None and abs(approx - gold.value) <= tol + 1e-9:
-                return RuleVerdict(
+                verdict = RuleVerdict(
                     True,
                     f"quantity: {fmt(q.value)} {q.unit} is about {fmt(approx)}{label_unit}"
                     + (" (temporal-reasoning allows one off)" if approx != gold.value else ""),
                 )
+                if approx == gold.value:
+                    return verdict
+                near = near or verdict
             continue
         if abs(v - gold.value) < 1e-9:
             return RuleVerdict(True, f"quantity: {fmt(gold.value)}{label_unit} matched")
@@ -508,13 +514,15 @@ def quantity_verdict(
             return RuleVerdict(
                 True, f"quantity: {fmt(q.value)} {q.unit} is {fmt(gold.value)}{label_unit}, rounded"
             )
-        if tol and _off_by_one(q, v, gold.value, unit):
-            return RuleVerdict(
+        if tol and near is None and _off_by_one(q, v, gold.value, unit):
+            near = RuleVerdict(
                 True,
                 f"quantity: {fmt(q.value)}{' ' + (q.unit or unit)} is "
                 f"off by one from {fmt(gold.value)}{label_unit} "
                 f"(temporal-reasoning allows it)",
             )
+    if near is not None:
+        return near
     seen = ", ".join(f"{fmt(q.value)}{' ' + q.unit if q.unit else ''}" for q in pool) or "none"
     tol_note = " ±1" if tol else ""
     return RuleVerdict(
