@@ -56,7 +56,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   days" gives 14), nor the "one" that picks an item out of a group ("one of several", "one of the
   highlights"; "only one of them" counts); a hedge over two counts ("one or two") is a range like
   "1-2", right at either end, and a range's unit is both ends' ("10 to 12 hours"); "how many
-  times" is answered by any count ("10 rides", "12 games");
+  times" is answered by any count ("10 rides", "12 games"); a time back from now ("three weeks
+  ago") answers only a question that counts back from now ("How many weeks ago ...?", "How
+  many months have passed since ...?"), not how long something lasted;
   for a question in a unit, a bare number counts only when it stands alone ("It was 14."), not when
   it counts a noun ("2 events"); "close to 1,300" and "almost 5" give no number (they say it was not
   reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,

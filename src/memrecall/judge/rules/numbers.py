@@ -139,6 +139,7 @@ class Quantity:
     counts_noun: bool = False  # a bare number that counts the noun after it ("2 events")
     former: bool = False  # called a former value: "previously 4", "from 25:50 to 24:30"
     current: bool = False  # labelled the value now: "Current: 3", "Latest: 1,300"
+    ago: bool = False  # a time before now ("three weeks ago"): when something was, no duration
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -243,7 +244,8 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             and nxt.group(1) not in STOPWORDS
             and nxt.group(1) not in _FILLER_BEFORE_UNIT
         )
-        q = Quantity(value, unit, counts_noun=noun, **_when(s, start, m.end()))
+        ago = unit is not None and re.match(r"[\s*_]+ago\b", s[end:]) is not None
+        q = Quantity(value, unit, counts_noun=noun, ago=ago, **_when(s, start, m.end()))
         prev_q = out[-1] if out else None
         if (
             prev_q is not None
@@ -426,6 +428,11 @@ def _question_unit(question: str) -> str | None:
     return None
 
 
+# A question that counts back from now ("How many weeks ago ...?", "How many months have passed
+# since ...?") is answered by "3 weeks ago"; any other duration is not.
+_ASKS_BACK_FROM_NOW = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
+
+
 def quantity_verdict(
     question_type: str, question: str, answer: str, hypothesis: str
 ) -> RuleVerdict | None:
@@ -473,6 +480,9 @@ def quantity_verdict(
             pool = [q for q in said if q.unit is None and len(said) == 1 and not q.counts_noun]
     else:
         pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
+    if not _ASKS_BACK_FROM_NOW.search(question):
+        # "How long had I used the rug when ...?": "a month ago" says when, not how long
+        pool = [q for q in pool if not q.ago]
     if current_asked:
         pool = _current(pool)
     label_unit = f" {unit}" if unit else ""
