@@ -23,6 +23,10 @@ reason (the rule that decided). The printed tables do not change.
         --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
         --disagreements /tmp/disagreements.jsonl
 
+The "which rule decided" table groups the verdicts by the rule family their reason names
+(quantity, contains, declines, preference, either-or, ...) and by what the rules said: a "yes"
+row with low agreement is where the rules over-accept, a "no" row where they over-reject.
+
 `--restyle` also re-judges every answer dressed in each house style of
 memrecall.audit.restyle (a greeting first, a heading, the question restated, citations after, ...)
 and counts the verdicts that change, toward the official label or away from it. The label of a
@@ -106,6 +110,32 @@ def _rule(q: dict, response: str):
     )
 
 
+def decided_by(reason: str) -> str:
+    """The rule family a verdict's reason names: its words before the first ":" ("quantity",
+    "contains", "declines", "preference", ...), or the whole reason when it has none."""
+    return reason.split(":", 1)[0].strip()
+
+
+def by_rule(rows: list[dict]) -> list[dict]:
+    """Per rule family and verdict, how often the official label agrees: where the rules
+    over-accept (a "yes" row with low agreement) or over-reject (a "no" row), most
+    disagreements first."""
+    groups: dict[tuple[str, bool], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["decided_by"], r["rule"]), []).append(r)
+    table = [
+        {
+            "rule": rule,
+            "says": "yes" if says else "no",
+            "n": len(rs),
+            "agreement": sum(r["rule"] == r["official"] for r in rs) / len(rs),
+            "disagreements": sum(r["rule"] != r["official"] for r in rs),
+        }
+        for (rule, says), rs in groups.items()
+    ]
+    return sorted(table, key=lambda t: (-t["disagreements"], t["rule"], t["says"]))
+
+
 def measure(
     logs: list[str], oracle: str, dev: str | None = None, disagreements: list | None = None
 ) -> dict:
@@ -139,15 +169,18 @@ def measure(
                 "question_type": q["question_type"],
                 "official": e["label"],
                 "rule": v.label,
+                "decided_by": decided_by(v.reason),
             }
         )
-    out = {"runs": {}, "pooled": {}, "split": {}}
+    out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}}
     for model in sorted({r["judge_model"] for r in rows}):
         sub = [r for r in rows if r["judge_model"] == model]
         # Agreement of the rule judge (a) with the official labels (b).
         out["pooled"][model] = judge_agreement(
             _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
         )
+    for model in sorted({r["judge_model"] for r in rows}):
+        out["by_rule"][model] = by_rule([r for r in rows if r["judge_model"] == model])
     if dev is not None:
         for model in sorted({r["judge_model"] for r in rows}):
             for group in ("dev", "held-out"):
@@ -252,6 +285,15 @@ def print_tables(result: dict) -> None:
                 f"| {name} | {o['n']} | {_f(o['agreement'])} | {_f(o['kappa'])} | "
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
                 f"{s['runs_over_2pt']} |"
+            )
+    for model, table in result.get("by_rule", {}).items():
+        print(f"\n## which rule decided, against {model}\n")
+        print("| rule | says | n | agreement | disagreements |")
+        print("|---|---|---:|---:|---:|")
+        for t in table:
+            print(
+                f"| {t['rule']} | {t['says']} | {t['n']} | {_f(t['agreement'])} | "
+                f"{t['disagreements']} |"
             )
     print("\n## per run\n")
     print("| run | judge | n | agreement | kappa | official acc | rule acc | rule − official |")
