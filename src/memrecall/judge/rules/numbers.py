@@ -433,6 +433,9 @@ def _question_unit(question: str) -> str | None:
 _ASKS_BACK_FROM_NOW = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
 
 
+_OR_ASIDE = re.compile(r"\(\s*or\s+([^()]*)\)", re.IGNORECASE)
+
+
 def quantity_verdict(
     question_type: str, question: str, answer: str, hypothesis: str
 ) -> RuleVerdict | None:
@@ -459,6 +462,10 @@ def quantity_verdict(
         return RuleVerdict(False, f"quantity: no time of day equal to {_clock(gold)}")
     unit = gold.unit or _question_unit(question)
     alts, ranges = _alternatives(alts_text, unit)
+    # "11 days (or 12 days, if April 15th to 22nd is counted as 8)": a value the reference
+    # also accepts, as "12 days is also acceptable" would be
+    for other in _OR_ASIDE.findall(main):
+        alts += _alternatives(other, unit)[0][:1]  # its first number; the rest is its condition
     tol = 1.0 if (question_type == "temporal-reasoning" and unit in _CALENDAR_UNITS) else 0.0
     counts = [q for q in hyp_qs if not q.clock]
     if unit == "time":
