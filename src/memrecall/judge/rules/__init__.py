@@ -64,12 +64,13 @@ These rules follow the same per-type policy without a model, so the default pipe
   reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
   temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's own "N
-  is also acceptable" or "(or N, if ...)" is accepted too. Any matching number counts, so "20 before, 25 now" is right for a knowledge
-  update to 25; but one the response calls former ("previously 4, now 3", "from 25:50 to 24:30")
-  is not its answer when it gives another, unless the question asks for an earlier value ("when
-  I first started"). Measures (miles, km, feet; pounds, kg, ounces) convert within their family, and
-  one in another unit counts as written, rounded ("19 km" answers 12 miles, "12 km" does not);
-  "miles per gallon" is a rate, not a length.
+  is also acceptable" or "(or N, if ...)" is accepted too. Any matching number counts, so "20
+  before, 25 now" is right for a knowledge update to 25; but one the response calls former
+  ("previously 4, now 3", "from 25:50 to 24:30") is not its answer when it gives another, unless
+  the question asks for an earlier value ("when I first started"). Measures (miles, km, feet;
+  pounds, kg, ounces) convert within their family, and one in another unit counts as written,
+  rounded ("19 km" answers 12 miles, "12 km" does not); "miles per gallon" is a rate, not a
+  length.
 - frequencies ("every week", "weekly", "once a week", "1x/week", "every 7 days", "every other week",
   "biweekly", "every fortnight"): the response must give the reference's period, so "every two
   weeks" is not "every week"; a reference that gives two ("previously every week, now every other
