@@ -19,6 +19,7 @@ from .normalise import (
     content_tokens,
     first_sentence,
     normalize,
+    sentences,
     tokens,
 )
 from .verdict import RuleVerdict
@@ -61,14 +62,14 @@ def stated_polarity(question: str, text: str) -> str | None:
     said = polarity(text)
     if said is not None:
         return said
-    sentences = [
+    statements = [
         s for s in re.split(r"(?<=[.!?;:])\s+|\n+", plain(conclusion(text)).strip()) if s.strip()
     ]
-    bare = _BARE_AUXILIARY.match(sentences[0]) if sentences else None
-    if bare and not says_missing(sentences[0], instead=False):  # "You never mentioned one."
+    bare = _BARE_AUXILIARY.match(statements[0]) if statements else None
+    if bare and not says_missing(statements[0], instead=False):  # "You never mentioned one."
         return "no" if bare.group(1) or bare.group(2) or bare.group(3) else "yes"
     wanted = set(content_tokens(question))
-    for sentence in sentences:
+    for sentence in statements:
         if sentence.rstrip(" *_").endswith("?") or says_missing(sentence, instead=False):
             continue
         # "If I recall correctly, you ..." says how sure it is; the claim is what follows
@@ -376,10 +377,9 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
     """The part of the response that answers: a short response is its own answer; a response
     that reasons over both options answers in its last sentence naming one of them with a
     decision word ("so the train was more recent"), else its last sentence naming one."""
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", hypothesis.strip()) if x.strip()]
     naming = [
         x
-        for x in sentences
+        for x in sentences(hypothesis)
         if _mentions(a, tokens(x)) is not None or _mentions(b, tokens(x)) is not None
     ]
     if len(naming) <= 1:
@@ -419,11 +419,14 @@ def listed_choice_verdict(question: str, answer: str, hypothesis: str) -> RuleVe
     the reference names: the response must name it before any other option, the options
     restated together ("6S, MAJA, and Sen2Cor are all ...") naming none. The reference's other
     words frame the choice ("tool", "algorithm") and need not be repeated."""
+    lists = list(_LISTED.finditer(question))  # cheap, and most questions list nothing
+    if not lists:
+        return None
     wanted = set(tokens(question))
     gold = content_tokens(answer)
     if not gold or any(t not in wanted for t in gold):
         return None
-    for listed in _LISTED.finditer(question):
+    for listed in lists:
         items = [
             x.split() for x in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", listed.group(1))
         ]
@@ -444,7 +447,7 @@ def listed_choice_verdict(question: str, answer: str, hypothesis: str) -> RuleVe
             continue
         right = named[0]
         first = None
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", hypothesis):
+        for sentence in sentences(hypothesis):
             words = tokens(sentence)
             hits = {i for i, o in enumerate(options) if o and all(t in words for t in o)}
             if len(hits) == 1:  # several options in one sentence restate the list

@@ -534,14 +534,18 @@ def without_notes(text: str) -> str:
     return "\n\n".join(paragraphs)
 
 
+def sentences(text: str) -> list[str]:
+    """The text's sentences and lines, in order, without empty ones."""
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
+
+
 def first_sentence(text: str) -> str:
     """The response's opening sentence (or line), where it declines or says what is missing."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
-    for sentence in sentences:
+    for sentence in (found := sentences(text)):
         # "1." of a numbered list is no sentence; a greeting, heading or status line says nothing
         if re.search(r"[^\W\d_]", sentence) and not _PREAMBLE.fullmatch(sentence.strip()):
             return sentence
-    return sentences[0] if sentences else ""
+    return found[0] if found else ""
 
 
 def content_tokens(text: str) -> list[str]:
