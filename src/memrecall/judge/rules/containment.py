@@ -3,7 +3,8 @@ question does not already contain must appear in the response (so a subset of a 
 extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
 closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
 ("1:10, meaning one part to ten parts") and a named place without the "in/at <Name>" that
-locates it; a long reference may miss one framing word in six. A fault the reference describes
+locates it; a long reference may miss one framing word in six. The "one" that picks an item out
+of a group ("any one of its hexagons") asks for no 1. A fault the reference describes
 ("not functioning correctly") restates a question about an issue, and a reference the response
 names only to deny it ("Instagram, not TikTok") is not its answer."""
 
@@ -22,6 +23,7 @@ from .normalise import (
     without_asides,
     without_label_numbers,
 )
+from .numbers import without_picking_one
 from .verdict import RuleVerdict
 
 _OPTIONAL_PAREN = re.compile(
@@ -269,7 +271,8 @@ def containment_verdict(
             _FAULT.sub(" ", f) for f in forms if _FAULT.search(f) and _FAULT.sub("", f).strip(" .")
         ]
     for form in forms:
-        content = content_tokens(form)
+        # "any one of its hexagons": the reference asks for the hexagons, not for a 1
+        content = content_tokens(without_picking_one(form))
         own = [t for t in content if t not in q_tokens]
         required = list(dict.fromkeys(own or content or tokens(form)))
         written = hyp | _split_in(form, hyp)

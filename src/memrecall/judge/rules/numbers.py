@@ -376,6 +376,17 @@ _ONE_OF = re.compile(
 _JUST = re.compile(r"\b(?:only|just|exactly|precisely|merely)\s+$")
 
 
+def without_picking_one(text: str) -> str:
+    """The text without the "one" that picks an item out of a group ("any one of its
+    hexagons"), which counts nothing; "only one of them" keeps its count."""
+    return re.sub(
+        r"\b(?:one|1)(?=" + _ONE_OF.pattern + ")",
+        lambda m: m.group(0) if _JUST.search(text[: m.start()].lower()) else " ",
+        text,
+        flags=re.IGNORECASE,
+    )
+
+
 # "Session 24" of the history, "Step 2" of a reasoning transcript: the number names, not counts
 # ("the session 3 weeks ago" still gives 3 weeks).
 _LABEL_BEFORE = re.compile(rf"\b(?:{LABEL_WORDS})[\s*_#]*$")
