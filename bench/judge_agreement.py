@@ -179,8 +179,7 @@ def measure(
         out["pooled"][model] = judge_agreement(
             _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
         )
-    for model in sorted({r["judge_model"] for r in rows}):
-        out["by_rule"][model] = by_rule([r for r in rows if r["judge_model"] == model])
+        out["by_rule"][model] = by_rule(sub)
     if dev is not None:
         for model in sorted({r["judge_model"] for r in rows}):
             for group in ("dev", "held-out"):

@@ -154,6 +154,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
     unless `targets`, numbers named as a target ("hoping to reach 1,300")."""
     s = normalize(text)
     s = re.sub(r"\b(?:a|an)\s+(?=(?:single\s+)?(?:minute|hour|day|week|month|year)\b)", "1 ", s)
+    s = without_picking_one(s)  # "1 of the highlights" picks one and counts none
     out: list[Quantity] = []
     unit_end: int | None = None  # where the last unit word ended (a compound continues there)
     for m in re.finditer(r"\d+(?:\.\d+)?", s):
@@ -211,8 +212,6 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             or (_CITE_OPEN.search(before) and _CITE_CLOSE.match(rest))
         ):
             continue  # "Confidence: 3 out of 5", "80% confident", "[3]": rates or cites, no count
-        if m.group(0) == "1" and _ONE_OF.match(rest) and not _JUST.search(s[:start]):
-            continue  # "one of several classes", "one of the highlights": picks one, counts none
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
             out.append(Quantity(value, "percent", **_when(s, start, end)))
@@ -380,7 +379,7 @@ def without_picking_one(text: str) -> str:
     """The text without the "one" that picks an item out of a group ("any one of its
     hexagons"), which counts nothing; "only one of them" keeps its count."""
     return re.sub(
-        r"\b(?:one|1)(?=" + _ONE_OF.pattern + ")",
+        r"(?<![\d.])\b(?:one|1)(?=" + _ONE_OF.pattern + ")",
         lambda m: m.group(0) if _JUST.search(text[: m.start()].lower()) else " ",
         text,
         flags=re.IGNORECASE,
