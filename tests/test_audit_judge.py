@@ -42,8 +42,10 @@ def by_class(ps):
 def test_numbers_dates_and_periods():
     got = by_class(plant("q1", "How many bikes do I own?", "I own 4 bikes.", []))
     assert got["wrong_number"] == "I own 6 bikes" and got["number_words"] == "I own four bikes"
-    assert got["reasoning_then_wrong"].endswith("my final answer is: I own 6 bikes.")
-    assert got["gold_plus_contradiction"].startswith("I own 4 bikes. Actually, no")
+    reasoning, contradicted = got["reasoning_then_wrong"], got["gold_plus_contradiction"]
+    assert reasoning.index("I own 4 bikes") < reasoning.index("I own 6 bikes")
+    assert reasoning.endswith("I own 6 bikes.") and contradicted.endswith("I own 6 bikes.")
+    assert contradicted.startswith("I own 4 bikes. ")
     assert "wrong_date" not in got and "date_format" not in got
     got = by_class(plant("q2", "When did I adopt the dog?", "12 March 2021", []))
     assert got["wrong_date"] == "14 March 2021" and got["date_format"] == "March 12, 2021"
@@ -61,6 +63,29 @@ def test_numbers_dates_and_periods():
     # nor an alternative in brackets: left in a wrong answer, it still states an accepted one
     got = by_class(plant("q6", "How long was it?", "9 days (or 10 days, counting both ends)", []))
     assert got["wrong_date"] == "11 days" and "10 days" not in got["reasoning_then_wrong"]
+
+
+def test_each_wording_of_a_class_is_planted():
+    """Reasoning and contradictions come in several wordings, one per question picked by its id,
+    so the audit measures the class and not one phrase a judge may know; without a wrong answer
+    to conclude, a contradiction only takes the gold back."""
+    seen = {"reasoning_then_wrong": set(), "gold_plus_contradiction": set()}
+    for i in range(40):
+        got = by_class(plant(f"q{i}", "How many bikes do I own?", "4 bikes", []))
+        for klass, texts in seen.items():
+            assert got[klass].endswith("6 bikes.") and got[klass].index("4 bikes") < got[
+                klass
+            ].index("6 bikes")
+            texts.add(got[klass].replace("4 bikes", "{core}").replace("6 bikes", "{wrong}"))
+    assert seen["reasoning_then_wrong"] == set(planting._REASONING_THEN_WRONG)
+    assert seen["gold_plus_contradiction"] == set(planting._CONTRADICTED)
+    taken_back = {
+        by_class(plant(f"q{i}", "Who gave me the scarf?", "my aunt Rosa", []))[
+            "gold_plus_contradiction"
+        ]
+        for i in range(40)
+    }
+    assert taken_back == {w.format(core="my aunt Rosa") for w in planting._TAKEN_BACK}
 
 
 def test_a_wrong_count_reads_as_a_count():
@@ -143,7 +168,7 @@ def test_either_or_options_are_whole_and_vague_answers_pick_none():
         "the evening pottery class for beginners at the community center"
     )
     assert got["reasoning_then_wrong"].endswith(
-        "my final answer is: the evening pottery class for beginners at the community center."
+        "the evening pottery class for beginners at the community center."
     )
     q = "Which did I install first, the smart doorbell or the mesh router?"
     got = by_class(plant("q2", q, "Smart doorbell", []))

@@ -11,8 +11,10 @@ Planted wrong answers (a judge that accepts one is lenient):
   gold of a question on another history;
 - vague: a non-answer that touches the question's topic ("something related to <its longest
   content word>", never a word of one option only) and commits to nothing;
-- reasoning_then_wrong: a reasoning that names the gold answer, then concludes a wrong one;
-- gold_plus_contradiction: the gold answer, then a claim that takes it back;
+- reasoning_then_wrong: a reasoning that names the gold answer, then concludes a wrong one
+  ("..., so my final answer is: X", "..., though, the answer is X", "That leaves X", ...);
+- gold_plus_contradiction: the gold answer, then a claim that takes it back ("Actually, no",
+  "Wait, I need to correct that", "On second thought", "Looking again at your messages");
 - abstention: "the information is not there", on an answerable question.
 Planted right answers (a judge that rejects one is strict):
 - unit_paraphrase: a period in another unit (3 weeks -> 21 days, 2 hours -> 120 minutes; a
@@ -27,8 +29,8 @@ either-or option, another answer to swap in); a question gets no planted answer 
 does not apply, and the report counts how many did. Questions whose gold is an abstention (the
 answer is that the information is missing) and golds longer than MAX_GOLD_WORDS (rubrics, not
 answers) get none. Nothing here names a question or holds a gold text: every planted answer is
-computed from the question and gold it is given. Deterministic: choices are made by sha256 of
-the question id, never by a random generator.
+computed from the question and gold it is given. Deterministic: choices (a replacement, a
+wording) are made by sha256 of the question id, never by a random generator.
 """
 
 from __future__ import annotations
@@ -535,6 +537,28 @@ _ABSTAIN = (
     "That was never mentioned in our conversations.",
     "I can't find anything about that in what you've told me.",
 )
+# Each class is written in several ways, so the audit measures the class and not one wording a
+# judge may have been written against: how a reasoning reaches its conclusion, how a claim takes
+# the gold back. One wording per question, picked by the question id and the class.
+_REASONING_THEN_WRONG = (
+    "Let me go through what you told me. At first it looks like the answer is {core}. "
+    "But a later message changes that, so my final answer is: {wrong}.",
+    "One message points to {core}. Looking at the later messages, though, the answer is {wrong}.",
+    "I first thought of {core}, but that does not fit what you said later. That leaves {wrong}.",
+    "You first mentioned {core}, but a later message corrects that, so it's {wrong}.",
+)
+_CONTRADICTED = (
+    "{core}. Actually, no, that is not right: it was {wrong}.",
+    "{core}. Wait, I need to correct that: it was {wrong}.",
+    "{core}. On second thought, I was mistaken: it was {wrong}.",
+    "{core}. Hmm, no. Looking again at your messages, it was {wrong}.",
+)
+_TAKEN_BACK = (
+    "{core}. Actually, no, that is not right.",
+    "{core}. Wait, no, that is wrong.",
+    "{core}. On second thought, I was mistaken about that.",
+    "{core}. Hmm, no. Looking again at your messages, that is not what you said.",
+)
 
 
 def topic(question: str) -> str | None:
@@ -710,17 +734,16 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
     if vague and core.lower() in vague.lower():
         vague = None
     wrong["vague"] = vague
+
+    def worded(klass: str, wordings: tuple[str, ...]) -> str:
+        return _pick(wordings, f"{question_id}::{klass}").format(core=core, wrong=alternative)
+
     if alternative:
-        wrong["reasoning_then_wrong"] = (
-            f"Let me go through what you told me. At first it looks like the answer is {core}. "
-            f"But a later message changes that, so my final answer is: {alternative}."
-        )
-        wrong["gold_plus_contradiction"] = (
-            f"{core}. Actually, no, that is not right: it was {alternative}."
-        )
+        wrong["reasoning_then_wrong"] = worded("reasoning_then_wrong", _REASONING_THEN_WRONG)
+        wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", _CONTRADICTED)
     else:
         wrong["reasoning_then_wrong"] = None
-        wrong["gold_plus_contradiction"] = f"{core}. Actually, no, that is not right."
+        wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", _TAKEN_BACK)
     wrong["abstention"] = _pick(_ABSTAIN, question_id)
     right = {
         "unit_paraphrase": unit_paraphrase(core),
