@@ -17,6 +17,7 @@ from .normalise import (
     as_markdown,
     conclusion,
     content_tokens,
+    settled_answer,
     split_acceptable,
     stated_answer,
     without_question_echo,
@@ -36,6 +37,28 @@ def judge_one(
     is_abstention: bool = False,
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
+    verdict = _verdict(question_type, question, answer, hypothesis, is_abstention=is_abstention)
+    # An answer the response settles on after wavering ("Wait, I need to correct that: ...",
+    # "..., so the answer is X") must be right too. Not for an abstention question, where saying
+    # the information is missing anywhere counts, nor for a preference rubric, read whole.
+    if not verdict.label or is_abstention or question_type == "single-session-preference":
+        return verdict
+    settled = settled_answer(strip_thinking(hypothesis or ""))
+    if settled and content_tokens(settled):
+        again = _verdict(question_type, question, answer, settled)
+        if again.label is False:
+            return RuleVerdict(False, f"settles on another answer: {again.reason}")
+    return verdict
+
+
+def _verdict(
+    question_type: str,
+    question: str,
+    answer: str,
+    hypothesis: str | None,
+    *,
+    is_abstention: bool = False,
+) -> RuleVerdict:
     # A published run's answer may keep its model's thinking; the answer is what follows it.
     hyp = as_markdown(strip_thinking(hypothesis or "").strip())
     # A restated question names every option and item of it; it answers nothing.

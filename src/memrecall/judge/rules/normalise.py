@@ -657,13 +657,15 @@ def stated_answer(text: str) -> str:
     return text
 
 
-# Taking back what was just said ("Actually, no, that's not right: it was X", "scratch that",
-# "I was wrong", "I made a mistake", "Correction:"): what follows the last retraction is the
-# answer, and a retraction with nothing after it leaves none. A correction of the question's
-# premise reads the same way ("you said 2021, but that is not correct: it was 2022").
+# Taking back what was just said ("Actually, no, that's not right: it was X", "Hmm, no",
+# "scratch that", "I was wrong", "I was mistaken", "I made a mistake", "Correction:"): what
+# follows the last retraction is the answer, and a retraction with nothing after it leaves none.
+# A correction of the question's premise reads the same way ("you said 2021, but that is not
+# correct: it was 2022").
 _RETRACTION = re.compile(
-    r"(?i)\b(?:actually,? no\b|no,? wait\b|wait,? no\b|scratch that\b|i was wrong\b|"
-    r"i misspoke\b|(?:that|this|it)(?:'s|’s| is| was) (?:not|n't) (?:right|correct)\b|"
+    r"(?i)\b(?:actually,? no\b|hmm+,? no\b|no,? wait\b|wait,? no\b|scratch that\b|i was wrong\b|"
+    r"i misspoke\b|i was mistaken\b|i misread\b|"
+    r"(?:that|this|it)(?:'s|’s| is| was) (?:not|n't) (?:right|correct)\b|"
     r"i made (?:a|an) (?:mistake|error)\b|correction:)"
 )
 
@@ -674,3 +676,26 @@ def after_retraction(text: str) -> tuple[str, bool]:
     if not marks:
         return text, False
     return text[marks[-1].end() :].strip(" \t\n:;,.-—–"), True
+
+
+# Where a response settles on an answer after wavering: correcting itself ("Wait, I need to
+# correct that: ...", "On second thought, ...") or reasoning to one ("..., so the answer is X",
+# "though, the answer is X", "That leaves X"). Unlike a retraction above, the part after it is
+# not read instead of the whole: the official judges split on a wrong first answer corrected to
+# the right one (gpt-4o accepted one, gpt-4o-mini rejected them), but an answer settled on wrong
+# is wrong for both, whatever it named before.
+_SETTLES = re.compile(
+    r"(?i)(?:^|(?<=[.!?]\s)|(?<=\n))[*_]*wait\s*[,.!:;—–-]|\bon second thought\b|"
+    r"\b(?:i need to|let me) correct (?:that|this|myself)\b|"
+    r"\b(?:so|thus|therefore|hence|though|however),? the (?:final |correct )?answer is\b|"
+    r"\bthat leaves\b"
+)
+
+
+def settled_answer(text: str) -> str | None:
+    """What the response says after the last place it settles on an answer (see _SETTLES);
+    None when it has none."""
+    marks = list(_SETTLES.finditer(text or ""))
+    if not marks:
+        return None
+    return text[marks[-1].end() :].strip(" \t\n:;,.-—–")
