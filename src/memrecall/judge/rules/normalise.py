@@ -458,8 +458,11 @@ _LABEL_NUMBER = re.compile(
 
 
 # Words that call what follows a former value ("previously 4", "your old gym, FitHub"); the
-# history's own "previous conversations" are no such value.
+# history's own "previous conversations" are no such value, nor is what was told before ("as you
+# mentioned earlier, Paris", "what you shared previously"): the word dates the telling.
 FORMER_MARKER = (
+    r"(?<!mentioned )(?<!said )(?<!told me )(?<!told us )(?<!shared )(?<!noted )(?<!stated )"
+    r"(?<!wrote )(?<!discussed )"
     r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
     r"at first|before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
     r"discussion|exchange|interaction|record|note)s?\b)"

@@ -149,6 +149,12 @@ def _word_before(s: str, pos: int) -> str:
     return m.group(1) if m else ""
 
 
+# A line that opens with a number and a full stop or bracket: a list's marker when the list has
+# another ("1. Paris\n2. Rome") or starts there ("1. "); a lone "2. You told me about them." is an
+# answer.
+_LIST_MARKER = re.compile(r"(?m)^[ \t*>#-]*\d+[.)][ \t]+\S")
+
+
 def quantities(text: str, *, keep_years: bool = False, targets: bool = False) -> list[Quantity]:
     """Numbers with their units, skipping dates ("March 15"), ordinals ("15th"), years and,
     unless `targets`, numbers named as a target ("hoping to reach 1,300")."""
@@ -157,6 +163,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
     s = without_picking_one(s)  # "1 of the highlights" picks one and counts none
     out: list[Quantity] = []
     unit_end: int | None = None  # where the last unit word ended (a compound continues there)
+    listed = len(_LIST_MARKER.findall(s)) > 1
     for m in re.finditer(r"\d+(?:\.\d+)?", s):
         start, end = m.span()
         prev = s[start - 1] if start else " "
@@ -164,7 +171,11 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if prev.isalnum() or prev in ".:/" or glued:
             continue  # part of a token like "gr-90", "1.5" tail or a date "6/3"
         rest = s[end:]
-        if re.match(r"[.)][ \t]+\S", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
+        if (
+            re.match(r"[.)][ \t]+\S", rest)
+            and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start])
+            and (m.group() == "1" or listed)
+        ):
             continue  # a list marker ("2. **Swimming**"), not a count
         before_it = s[max(0, start - 40) : start]
         if not targets and _AIMED_AT.search(before_it) and not _REACHED.search(before_it):
