@@ -66,9 +66,9 @@ def test_numbers_dates_and_periods():
 
 
 def test_each_wording_of_a_class_is_planted():
-    """Reasoning and contradictions come in several wordings, one per question picked by its id,
-    so the audit measures the class and not one phrase a judge may know; without a wrong answer
-    to conclude, a contradiction only takes the gold back."""
+    """Reasoning, contradictions and the gold in a sentence come in several wordings, one per
+    question picked by its id, so the audit measures the class and not one phrase a judge may
+    know; without a wrong answer to conclude, a contradiction only takes the gold back."""
     seen = {"reasoning_then_wrong": set(), "gold_plus_contradiction": set()}
     for i in range(40):
         got = by_class(plant(f"q{i}", "How many bikes do I own?", "4 bikes", []))
@@ -79,6 +79,11 @@ def test_each_wording_of_a_class_is_planted():
             texts.add(got[klass].replace("4 bikes", "{core}").replace("6 bikes", "{wrong}"))
     assert seen["reasoning_then_wrong"] == set(planting._REASONING_THEN_WRONG)
     assert seen["gold_plus_contradiction"] == set(planting._CONTRADICTED)
+    in_sentence = {
+        by_class(plant(f"q{i}", "How many bikes do I own?", "4 bikes", []))["in_sentence"]
+        for i in range(40)
+    }
+    assert in_sentence == {w.format(core="4 bikes") for w in planting._IN_SENTENCE}
     taken_back = {
         by_class(plant(f"q{i}", "Who gave me the scarf?", "my aunt Rosa", []))[
             "gold_plus_contradiction"

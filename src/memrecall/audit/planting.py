@@ -22,7 +22,8 @@ Planted right answers (a judge that rejects one is strict):
 - number_words: counts as words ("3" -> "three") or words as numbers; not the digits of a
   phone number, code, score, clock time or name;
 - date_format: a date in another common format ("May 7, 2023" <-> "7 May 2023", ISO);
-- in_sentence: the gold answer inside a longer sentence.
+- in_sentence: the gold answer inside a longer sentence ("That would be X, based on what you
+  said", "X. You mentioned it when ...", "As you mentioned earlier, X", ...).
 
 A class applies only where its rule has something to work on (a number, a date, a name, an
 either-or option, another answer to swap in); a question gets no planted answer of a class that
@@ -539,7 +540,8 @@ _ABSTAIN = (
 )
 # Each class is written in several ways, so the audit measures the class and not one wording a
 # judge may have been written against: how a reasoning reaches its conclusion, how a claim takes
-# the gold back. One wording per question, picked by the question id and the class.
+# the gold back, how a sentence carries the gold. One wording per question, picked by the
+# question id and the class.
 _REASONING_THEN_WRONG = (
     "Let me go through what you told me. At first it looks like the answer is {core}. "
     "But a later message changes that, so my final answer is: {wrong}.",
@@ -558,6 +560,12 @@ _TAKEN_BACK = (
     "{core}. Wait, no, that is wrong.",
     "{core}. On second thought, I was mistaken about that.",
     "{core}. Hmm, no. Looking again at your messages, that is not what you said.",
+)
+_IN_SENTENCE = (
+    "From what you told me, I'd say {core}, if I remember our chats correctly.",
+    "{core}. You mentioned it when we talked about your plans.",
+    "That would be {core}, based on what you said.",
+    "As you mentioned earlier, {core}.",
 )
 
 
@@ -749,7 +757,7 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
         "unit_paraphrase": unit_paraphrase(core),
         "number_words": number_words_variant(core),
         "date_format": date_format(core),
-        "in_sentence": f"From what you told me, I'd say {core}, if I remember our chats correctly.",
+        "in_sentence": worded("in_sentence", _IN_SENTENCE),
     }
     out = [Planted(question_id, k, v, False) for k, v in wrong.items() if v and v != core]
     out += [Planted(question_id, k, v, True) for k, v in right.items() if v and v != core]
