@@ -163,7 +163,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
     s = without_picking_one(s)  # "1 of the highlights" picks one and counts none
     out: list[Quantity] = []
     unit_end: int | None = None  # where the last unit word ended (a compound continues there)
-    listed = len(_LIST_MARKER.findall(s)) > 1
+    listed = None  # whether two lines open with a list marker; read when a number opens a line
     for m in re.finditer(r"\d+(?:\.\d+)?", s):
         start, end = m.span()
         prev = s[start - 1] if start else " "
@@ -171,12 +171,11 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if prev.isalnum() or prev in ".:/" or glued:
             continue  # part of a token like "gr-90", "1.5" tail or a date "6/3"
         rest = s[end:]
-        if (
-            re.match(r"[.)][ \t]+\S", rest)
-            and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start])
-            and (m.group() == "1" or listed)
-        ):
-            continue  # a list marker ("2. **Swimming**"), not a count
+        if re.match(r"[.)][ \t]+\S", rest) and re.search(r"(?:^|\n)[ \t*>#-]*$", s[:start]):
+            if listed is None:
+                listed = len(_LIST_MARKER.findall(s)) > 1
+            if m.group() == "1" or listed:
+                continue  # a list marker ("2. **Swimming**"), not a count
         before_it = s[max(0, start - 40) : start]
         if not targets and _AIMED_AT.search(before_it) and not _REACHED.search(before_it):
             continue  # "hoping to reach 1,300", "a goal of 25:50": a target, not a value had
