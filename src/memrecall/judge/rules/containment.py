@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .normalise import (
+    DENIED_BEFORE,
     FORMER_MARKER,
     content_tokens,
     days_of_month,
@@ -117,10 +118,7 @@ _FAULT = re.compile(
 
 # A reference named only to be denied ("Instagram, not TikTok", "rather than TikTok") is not
 # the response's answer.
-_DENIED = re.compile(
-    r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer)"
-    r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my)){0,2}[\s*_\"'(]*$"
-)
+_DENIED = re.compile(DENIED_BEFORE)
 
 
 # A knowledge update's former value, named as such: "you used to go to X", "previously in X",

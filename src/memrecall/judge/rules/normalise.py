@@ -457,6 +457,14 @@ _LABEL_NUMBER = re.compile(
 )
 
 
+# Words that deny what follows ("not 3", "it wasn't the Sony", "rather than TikTok"): a value or
+# name named only to be denied is not the response's answer.
+DENIED_BEFORE = (
+    r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer)"
+    r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my|be|been|was|were|is|are)){0,2}[\s*_\"'($~]*$"
+)
+
+
 # Words that call what follows a former value ("previously 4", "your old gym, FitHub"); the
 # history's own "previous conversations" are no such value, nor is what was told before ("as you
 # mentioned earlier, Paris", "what you shared previously"): the word dates the telling.

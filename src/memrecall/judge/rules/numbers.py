@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .normalise import (
+    DENIED_BEFORE,
     FORMER_MARKER,
     LABEL_WORDS,
     MONTH_ABBREVIATIONS,
@@ -140,6 +141,7 @@ class Quantity:
     former: bool = False  # called a former value: "previously 4", "from 25:50 to 24:30"
     current: bool = False  # labelled the value now: "Current: 3", "Latest: 1,300"
     ago: bool = False  # a time before now ("three weeks ago"): when something was, no duration
+    denied: bool = False  # named to be denied: "not 3", "rather than 3", "it wasn't 3"
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -282,9 +284,16 @@ def _current(values: list[Quantity]) -> list[Quantity]:
     return now or [q for q in values if not q.former] or values
 
 
+_DENIED = re.compile(DENIED_BEFORE)
+
+
 def _when(s: str, start: int, end: int) -> dict[str, bool]:
     """What the response says of the number at s[start:end]: a former value, or the value now."""
-    return {"former": _called_former(s, start, end), "current": _called_current(s, start)}
+    return {
+        "former": _called_former(s, start, end),
+        "current": _called_current(s, start),
+        "denied": bool(_DENIED.search(s[max(0, start - 40) : start])),
+    }
 
 
 def _called_current(s: str, start: int) -> bool:
@@ -474,7 +483,7 @@ def quantity_verdict(
         hyp_qs = concluded
     current_asked = asks_current(question_type, question)
     if gold.clock:
-        clocks = [q for q in hyp_qs if q.clock]
+        clocks = [q for q in hyp_qs if q.clock and not q.denied]
         for q in _current(clocks) if current_asked else clocks:
             mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
             if (q.value - gold.value) % mod == 0:
@@ -507,6 +516,7 @@ def quantity_verdict(
             pool = [q for q in said if q.unit is None and len(said) == 1 and not q.counts_noun]
     else:
         pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
+    pool = [q for q in pool if not q.denied]  # "not 3: it was 5" answers 5
     if not _ASKS_BACK_FROM_NOW.search(question):
         # "How long had I used the rug when ...?": "a month ago" says when, not how long
         pool = [q for q in pool if not q.ago]
