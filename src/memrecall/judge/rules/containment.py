@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .normalise import (
+    CHANGED_FROM,
     DENIED_BEFORE,
     FORMER_MARKER,
     content_tokens,
@@ -124,8 +125,7 @@ _DENIED = re.compile(DENIED_BEFORE)
 # A knowledge update's former value, named as such: "you used to go to X", "previously in X",
 # "you switched from X to Y", "you no longer go to X", "you were at X before."
 _FORMER_WORD_BEFORE = re.compile(
-    rf"(?:{FORMER_MARKER}|\bno longer\b|\b(?:switch|mov|chang|went|upgrad|transition)\w* "
-    r"(?:\w+ )?from\b)(?:[\s,*_:]+[a-z']+){0,5}[\s,*_:($~\"']*$"
+    rf"(?:{FORMER_MARKER}|\bno longer\b|{CHANGED_FROM})(?:[\s,*_:]+[a-z']+){{0,5}}[\s,*_:($~\"']*$"
 )
 _FORMER_WORD_AFTER = re.compile(r"^[\w' -]{0,30}\b(?:before|previously|in the past)\b[.;,!]")
 # ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.

@@ -465,6 +465,13 @@ DENIED_BEFORE = (
 )
 
 
+# What a value changed from: "you switched gyms from X", "up from 25", "after updating from 25".
+CHANGED_FROM = (
+    r"\b(?:up|down|rose|fell|grew|went|(?:switch|mov|chang|upgrad|transition|updat|increas|"
+    r"decreas|dropp)\w*)(?: \w+)? from\b"
+)
+
+
 # Words that call what follows a former value ("previously 4", "your old gym, FitHub"); the
 # history's own "previous conversations" are no such value, nor is what was told before ("as you
 # mentioned earlier, Paris", "what you shared previously"): the word dates the telling.

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .normalise import (
+    CHANGED_FROM,
     DENIED_BEFORE,
     FORMER_MARKER,
     LABEL_WORDS,
@@ -310,11 +311,25 @@ _CURRENT_BEFORE = re.compile(
 
 def _called_former(s: str, start: int, end: int) -> bool:
     """Is the number at s[start:end] one the response calls a former value ("previously 4",
-    "your old record of 27:12", "from 25:50 to 24:30")?"""
-    return bool(_FORMER_BEFORE.search(s[max(0, start - 40) : start])) or bool(
-        re.search(r"\bfrom\s+\$?$", s[max(0, start - 8) : start])
-        and re.match(r"(?::\d{2})?\s*(?:[a-z%]+\s+){0,2}to\s+\$?\d", s[end:])
+    "your old record of 27:12", "from 25:50 to 24:30", "up from 25", "25 at first")?"""
+    return (
+        bool(_FORMER_BEFORE.search(s[max(0, start - 40) : start]))
+        or bool(
+            re.search(r"\bfrom\s+\$?$", s[max(0, start - 8) : start])
+            and re.match(r"(?::\d{2})?\s*(?:[a-z%]+\s+){0,2}to\s+\$?\d", s[end:])
+        )
+        or bool(_CHANGED_FROM.search(s[max(0, start - 40) : start]))
+        or bool(_FORMER_AFTER.match(s[end : end + 40]))
     )
+
+
+# "up from 25", "after updating from 25": what it changed from
+_CHANGED_FROM = re.compile(CHANGED_FROM + r"[\s*_:$~]*$")
+# "25 at first", "it was 25 before.", "25 previously": a value the response dates as earlier
+_FORMER_AFTER = re.compile(
+    r"^(?::\d{2})?[\w' -]{0,20}?\b(?:at (?:first|1st)|before|previously|earlier|originally|"
+    r"initially|in the past)\b\s*(?:[.;,!)]|$)"
+)
 
 
 _ASKS_FORMER = re.compile(
@@ -323,10 +338,19 @@ _ASKS_FORMER = re.compile(
 )
 
 
+# Where a count runs from ("since I started collecting again", "since starting painting
+# classes"): the question asks for the total now, not for an earlier value.
+_SINCE_START = re.compile(
+    r"(?i)\bsince (?:i |we )?(?:first )?(?:start(?:ed|ing)?|began|beginning)\b"
+)
+
+
 def asks_current(question_type: str, question: str) -> bool:
-    """A knowledge update asks for the value now, unless it asks for an earlier one ("How many
-    engineers did I lead when I first started?")."""
-    return question_type == "knowledge-update" and not _ASKS_FORMER.search(question)
+    """A knowledge update asks for the value now (a total "since I started ..." too), unless it
+    asks for an earlier one ("How many engineers did I lead when I first started?")."""
+    if question_type != "knowledge-update":
+        return False
+    return not _ASKS_FORMER.search(_SINCE_START.sub(" ", question))
 
 
 # A former value's marker, up to three words before its number: "previously 4", "your previous
