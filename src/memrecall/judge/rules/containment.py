@@ -15,6 +15,7 @@ import re
 from .normalise import (
     CHANGED_FROM,
     DENIED_BEFORE,
+    FORMER_AFTER,
     FORMER_MARKER,
     content_tokens,
     days_of_month,
@@ -127,7 +128,7 @@ _DENIED = re.compile(DENIED_BEFORE)
 _FORMER_WORD_BEFORE = re.compile(
     rf"(?:{FORMER_MARKER}|\bno longer\b|{CHANGED_FROM})(?:[\s,*_:]+[a-z']+){{0,5}}[\s,*_:($~\"']*$"
 )
-_FORMER_WORD_AFTER = re.compile(r"^[\w' -]{0,30}\b(?:before|previously|in the past)\b[.;,!]")
+_FORMER_WORD_AFTER = re.compile(FORMER_AFTER)
 # ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.
 _NEW_AFTER_FROM = re.compile(r"\bfrom\b[^.;:\n]{0,50}\b(?:to|into)(?:\s+(?:the|a|an))?[\s*_\"'(]*$")
 

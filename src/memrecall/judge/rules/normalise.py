@@ -472,14 +472,24 @@ CHANGED_FROM = (
 )
 
 
+# Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
+# FitHub previously;" (the sentence ends there, so "before the trip" is no such word).
+FORMER_AFTER = (
+    r"^(?::\d{2})?[\w' -]{0,30}?\b(?:at (?:first|1st)|before|previously|earlier|originally|"
+    r"initially|in the past)\b\s*(?:[.;,!)]|$)"
+)
+
+
 # Words that call what follows a former value ("previously 4", "your old gym, FitHub"); the
 # history's own "previous conversations" are no such value, nor is what was told before ("as you
-# mentioned earlier, Paris", "what you shared previously"): the word dates the telling.
+# mentioned earlier, Paris", "what you shared previously"): the word dates the telling. "At
+# first" is none either: it opens a sequence ("at first X, then Y") whose last value is the new
+# one (and normalised text reads it "at 1st"); after a value it is one ("X at first").
 FORMER_MARKER = (
     r"(?<!mentioned )(?<!said )(?<!told me )(?<!told us )(?<!shared )(?<!noted )(?<!stated )"
     r"(?<!wrote )(?<!discussed )"
     r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
-    r"at first|before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
+    r"before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
     r"discussion|exchange|interaction|record|note)s?\b)"
 )
 

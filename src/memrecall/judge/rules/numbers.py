@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .normalise import (
     CHANGED_FROM,
     DENIED_BEFORE,
+    FORMER_AFTER,
     FORMER_MARKER,
     LABEL_WORDS,
     MONTH_ABBREVIATIONS,
@@ -325,11 +326,7 @@ def _called_former(s: str, start: int, end: int) -> bool:
 
 # "up from 25", "after updating from 25": what it changed from
 _CHANGED_FROM = re.compile(CHANGED_FROM + r"[\s*_:$~]*$")
-# "25 at first", "it was 25 before.", "25 previously": a value the response dates as earlier
-_FORMER_AFTER = re.compile(
-    r"^(?::\d{2})?[\w' -]{0,20}?\b(?:at (?:first|1st)|before|previously|earlier|originally|"
-    r"initially|in the past)\b\s*(?:[.;,!)]|$)"
-)
+_FORMER_AFTER = re.compile(FORMER_AFTER)
 
 
 _ASKS_FORMER = re.compile(
