@@ -290,7 +290,8 @@ _DENIED = re.compile(DENIED_BEFORE)
 
 
 def _when(s: str, start: int, end: int) -> dict[str, bool]:
-    """What the response says of the number at s[start:end]: a former value, or the value now."""
+    """What the response says of the number at s[start:end]: a former value, the value now, or
+    one it denies."""
     return {
         "former": _called_former(s, start, end),
         "current": _called_current(s, start),
