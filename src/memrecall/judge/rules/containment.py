@@ -118,17 +118,11 @@ _FAULT = re.compile(
     re.IGNORECASE,
 )
 
-# A reference named only to be denied ("Instagram, not TikTok", "rather than TikTok") is not
-# the response's answer.
-_DENIED = re.compile(DENIED_BEFORE)
-
-
 # A knowledge update's former value, named as such: "you used to go to X", "previously in X",
 # "you switched from X to Y", "you no longer go to X", "you were at X before."
 _FORMER_WORD_BEFORE = re.compile(
     rf"(?:{FORMER_MARKER}|\bno longer\b|{CHANGED_FROM})(?:[\s,*_:]+[a-z']+){{0,5}}[\s,*_:($~\"']*$"
 )
-_FORMER_WORD_AFTER = re.compile(FORMER_AFTER)
 # ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.
 _NEW_AFTER_FROM = re.compile(r"\bfrom\b[^.;:\n]{0,50}\b(?:to|into)(?:\s+(?:the|a|an))?[\s*_\"'(]*$")
 
@@ -281,14 +275,12 @@ def containment_verdict(
         if not required:
             continue
         if not missing:
-            if own and len(own) <= 3 and _only(own[0], hypothesis, _DENIED):
+            if own and len(own) <= 3 and _only(own[0], hypothesis, DENIED_BEFORE):
                 return RuleVerdict(False, f"contains: {own[0]} only where the response denies it")
             if (
                 own
                 and current
-                and _only(
-                    own[0], hypothesis, _FORMER_WORD_BEFORE, _FORMER_WORD_AFTER, _NEW_AFTER_FROM
-                )
+                and _only(own[0], hypothesis, _FORMER_WORD_BEFORE, FORMER_AFTER, _NEW_AFTER_FROM)
             ):
                 return RuleVerdict(False, f"contains: {own[0]} only as a former value")
             return RuleVerdict(True, "contains: " + " ".join(required))

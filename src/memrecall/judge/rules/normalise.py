@@ -459,7 +459,7 @@ _LABEL_NUMBER = re.compile(
 
 # Words that deny what follows ("not 3", "it wasn't the Sony", "rather than TikTok"): a value or
 # name named only to be denied is not the response's answer.
-DENIED_BEFORE = (
+DENIED_BEFORE = re.compile(
     r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer)"
     r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my|be|been|was|were|is|are)){0,2}[\s*_\"'($~]*$"
 )
@@ -474,7 +474,7 @@ CHANGED_FROM = (
 
 # Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
 # FitHub previously;" (the sentence ends there, so "before the trip" is no such word).
-FORMER_AFTER = (
+FORMER_AFTER = re.compile(
     r"^(?::\d{2})?[\w' -]{0,30}?\b(?:at (?:first|1st)|before|previously|earlier|originally|"
     r"initially|in the past)\b\s*(?:[.;,!)]|$)"
 )
@@ -698,12 +698,16 @@ _RETRACTION = re.compile(
 )
 
 
+def _after_last(pattern: re.Pattern, text: str) -> str | None:
+    """What `text` says after the last match of `pattern`; None when nothing matches."""
+    marks = list(pattern.finditer(text or ""))
+    return text[marks[-1].end() :].strip(" \t\n:;,.-—–") if marks else None
+
+
 def after_retraction(text: str) -> tuple[str, bool]:
     """(what the response says after its last retraction, whether it retracts anything)."""
-    marks = list(_RETRACTION.finditer(text or ""))
-    if not marks:
-        return text, False
-    return text[marks[-1].end() :].strip(" \t\n:;,.-—–"), True
+    after = _after_last(_RETRACTION, text)
+    return (text, False) if after is None else (after, True)
 
 
 # Where a response settles on an answer after wavering: correcting itself ("Wait, I need to
@@ -723,7 +727,4 @@ _SETTLES = re.compile(
 def settled_answer(text: str) -> str | None:
     """What the response says after the last place it settles on an answer (see _SETTLES);
     None when it has none."""
-    marks = list(_SETTLES.finditer(text or ""))
-    if not marks:
-        return None
-    return text[marks[-1].end() :].strip(" \t\n:;,.-—–")
+    return _after_last(_SETTLES, text)

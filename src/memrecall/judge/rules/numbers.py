@@ -286,16 +286,13 @@ def _current(values: list[Quantity]) -> list[Quantity]:
     return now or [q for q in values if not q.former] or values
 
 
-_DENIED = re.compile(DENIED_BEFORE)
-
-
 def _when(s: str, start: int, end: int) -> dict[str, bool]:
     """What the response says of the number at s[start:end]: a former value, the value now, or
     one it denies."""
     return {
         "former": _called_former(s, start, end),
         "current": _called_current(s, start),
-        "denied": bool(_DENIED.search(s[max(0, start - 40) : start])),
+        "denied": bool(DENIED_BEFORE.search(s[max(0, start - 40) : start])),
     }
 
 
@@ -321,13 +318,12 @@ def _called_former(s: str, start: int, end: int) -> bool:
             and re.match(r"(?::\d{2})?\s*(?:[a-z%]+\s+){0,2}to\s+\$?\d", s[end:])
         )
         or bool(_CHANGED_FROM.search(s[max(0, start - 40) : start]))
-        or bool(_FORMER_AFTER.match(s[end : end + 40]))
+        or bool(FORMER_AFTER.match(s[end : end + 40]))
     )
 
 
 # "up from 25", "after updating from 25": what it changed from
 _CHANGED_FROM = re.compile(CHANGED_FROM + r"[\s*_:$~]*$")
-_FORMER_AFTER = re.compile(FORMER_AFTER)
 
 
 _ASKS_FORMER = re.compile(
