@@ -333,15 +333,19 @@ def _stated_choice(
             continue
         # Raw words: normalisation would read "first" as the number 1.
         words = re.findall(r"[a-z]+|\d+", plain(clause))
-        last_option = None
+        last_option, last_at = None, 0
         for i, w in enumerate(words):
             if w in _EARLY or w in _LATE:
                 nxt = words[i + 1] if i + 1 < len(words) else ""
                 prev = words[i - 1] if i else ""
                 if w.startswith("follow") and nxt == "by":
                     w = "before"  # "the router, followed by the thermostat": the router first
-                # "the first day" describes; "the dryer was the first repair" places the dryer.
-                copula = prev in _DETERMINER and i > 1 and words[i - 2] in ("was", "is", "were")
+                # A placing denied ("the car did not come first", "wasn't the first") places
+                # the other option.
+                denied = last_option is not None and bool(_NEGATION & set(words[last_at:i]))
+                # "the first day" describes; "the dryer was (not) the first repair" places.
+                verb = [x for x in words[max(0, i - 4) : i - 1] if x not in _NEGATION][-1:]
+                copula = prev in _DETERMINER and verb in (["was"], ["is"], ["were"])
                 if last_option is None and w in ("before", "after"):
                     # "Before salsa, you took up pottery", "a month after your pottery class":
                     # a preposition places the option after it the other way round.
@@ -356,12 +360,14 @@ def _stated_choice(
                     continue
                 chosen = (
                     last_option
-                    if (w in _EARLY) == (ask == "early")
+                    if ((w in _EARLY) == (ask == "early")) != denied
                     else (wrong if last_option is right else right)
                 )
                 (exact if w in own_words else other).append(chosen)
                 continue
-            last_option = named(w) or last_option
+            option = named(w)
+            if option is not None:
+                last_option, last_at = option, i + 1
     picked = exact or other
     return picked[-1] if picked else None
 
