@@ -525,13 +525,14 @@ def quantity_verdict(
             for q in counts
             if q.unit and (_convert(q, unit) is not None or _calendar(q, unit) is not None)
         ]
-        # A bare number counts only when it is the whole answer ("14", "It was 14."), not when
-        # it counts something else ("between those 2 events"). A count the question gives
-        # ("my three road trips") is said again, not answered.
+        # A bare number counts only when it is the whole answer ("14", "It was 14.", "14 ...
+        # so, 14"), not when it counts something else ("between those 2 events"). A count the
+        # question gives ("my three road trips") is said again, not answered.
         if not pool:
             asked = {q.value for q in quantities(question)} - {gold.value}
             said = [q for q in counts if not (q.unit is None and q.value in asked)]
-            pool = [q for q in said if q.unit is None and len(said) == 1 and not q.counts_noun]
+            one_number = len({q.value for q in said}) == 1
+            pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
     else:
         pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
     pool = [q for q in pool if not q.denied]  # "not 3: it was 5" answers 5
