@@ -228,8 +228,9 @@ def containment_verdict(
     main, _ = split_acceptable(answer)
     gold_dates = days_of_month(without_asides(main))
     if gold_dates:
-        # A date is its month and day together: "June 10th ... session 3" does not say June 3.
-        missed = gold_dates - days_of_month(hypothesis)
+        # A date is its month and day together: "June 10th ... session 3" does not say June 3,
+        # and "June 4, not June 3" names June 3 only to deny it.
+        missed = gold_dates - days_of_month(hypothesis, denied_too=False)
         if missed:
             month, day = sorted(missed)[0]
             return RuleVerdict(False, f"date: {month} {day} not given")

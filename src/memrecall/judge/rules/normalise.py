@@ -296,10 +296,16 @@ _DAY_OF_MONTH = re.compile(
 )
 
 
-def days_of_month(text: str) -> set[tuple[str, int]]:
+def days_of_month(text: str, *, denied_too: bool = True) -> set[tuple[str, int]]:
     """The (month, day) dates the text names: "June 3rd", "the 3rd of June", "2023/06/03" (the
-    normalised text names each month before its day)."""
-    return {(month, int(day)) for month, day in _DAY_OF_MONTH.findall(normalize(text))}
+    normalised text names each month before its day). With `denied_too=False`, not a date named
+    only to be denied ("June 4, not June 3")."""
+    s = normalize(text)
+    return {
+        (m.group(1), int(m.group(2)))
+        for m in _DAY_OF_MONTH.finditer(s)
+        if denied_too or not DENIED_BEFORE.search(s[max(0, m.start() - 40) : m.start()])
+    }
 
 
 def fmt(x: float) -> str:
