@@ -14,6 +14,7 @@ import re
 
 from .normalise import (
     CHANGED_FROM,
+    CURRENT_LABEL,
     DENIED_BEFORE,
     FORMER_AFTER,
     FORMER_MARKER,
@@ -125,6 +126,15 @@ _FORMER_WORD_BEFORE = re.compile(
 )
 # ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.
 _NEW_AFTER_FROM = re.compile(r"\bfrom\b[^.;:\n]{0,50}\b(?:to|into)(?:\s+(?:the|a|an))?[\s*_\"'(]*$")
+
+
+_CURRENT_SPAN = re.compile(CURRENT_LABEL + r"([^.;\n]{1,80})")
+
+
+def _labelled_current(hypothesis: str) -> list[str]:
+    """What the response labels the value now ("Currently: Wednesday", "Latest: the suburbs",
+    "currently it's Paris"), up to the end of its sentence or line."""
+    return [m.group(1) for m in _CURRENT_SPAN.finditer(normalize(hypothesis))]
 
 
 def _only(
@@ -284,6 +294,9 @@ def containment_verdict(
                 and _only(own[0], hypothesis, _FORMER_WORD_BEFORE, FORMER_AFTER, _NEW_AFTER_FROM)
             ):
                 return RuleVerdict(False, f"contains: {own[0]} only as a former value")
+            labelled = _labelled_current(hypothesis) if own and current else []
+            if labelled and not any(set(own) <= set(tokens(x)) for x in labelled):
+                return RuleVerdict(False, f"contains: {own[0]} not the value labelled current")
             return RuleVerdict(True, "contains: " + " ".join(required))
         # A sentence-long reference restated in other words: one framing word in six may be
         # missing ("was assigned to", "the link is"), never a number, and not when the reference

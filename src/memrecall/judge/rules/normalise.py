@@ -478,6 +478,16 @@ CHANGED_FROM = (
 )
 
 
+# A label the response puts on the value now: "Current: 3", "Latest: 1,300", "currently it's
+# 3". Not "you said you currently own 3": that reports an earlier statement.
+CURRENT_LABEL = (
+    r"(?:\b(?:current(?:ly)?|now|latest|most recent(?:ly)?|as of (?:today|now))"
+    r"(?: (?:value|count|total))?[\s*_]*[:|]"
+    r"|\b(?:currently|now|these days),? (?:it's|it is|that's|that is|it stands at|you're at|"
+    r"you are at))"
+)
+
+
 # Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
 # FitHub previously;" (the sentence ends there, so "before the trip" is no such word).
 FORMER_AFTER = re.compile(
@@ -718,14 +728,16 @@ def after_retraction(text: str) -> tuple[str, bool]:
 
 # Where a response settles on an answer after wavering: correcting itself ("Wait, I need to
 # correct that: ...", "On second thought, ...") or reasoning to one ("..., so the answer is X",
-# "though, the answer is X", "That leaves X"). Unlike a retraction above, the part after it is
-# not read instead of the whole: the official judges split on a wrong first answer corrected to
-# the right one (gpt-4o accepted one, gpt-4o-mini rejected them), but an answer settled on wrong
-# is wrong for both, whatever it named before.
+# "though, the answer is X", "Since ..., the answer is X", "That leaves X"; not "The answer is
+# based on your May message", which opens no answer). Unlike a retraction above, the part after
+# it is not read instead of the whole: the official judges split on a wrong first answer
+# corrected to the right one (gpt-4o accepted one, gpt-4o-mini rejected them), but an answer
+# settled on wrong is wrong for both, whatever it named before.
 _SETTLES = re.compile(
     r"(?i)(?:^|(?<=[.!?]\s)|(?<=\n))[*_]*wait\s*[,.!:;—–-]|\bon second thought\b|"
     r"\b(?:i need to|let me) correct (?:that|this|myself)\b|"
-    r"\b(?:so|thus|therefore|hence|though|however),? the (?:final |correct )?answer is\b|"
+    r"(?:\b(?:so|thus|therefore|hence|though|however),?|,) the (?:final |correct )?answer is\b|"
+    r"\bthe (?:final |correct )?answer is:|"
     r"\bthat leaves\b"
 )
 

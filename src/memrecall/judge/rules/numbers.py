@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .normalise import (
     CHANGED_FROM,
+    CURRENT_LABEL,
     DENIED_BEFORE,
     FORMER_AFTER,
     FORMER_MARKER,
@@ -298,14 +299,11 @@ def _when(s: str, start: int, end: int) -> dict[str, bool]:
 
 def _called_current(s: str, start: int) -> bool:
     """Is the number at s[start:] one the response labels the value now ("Current: 3",
-    "Latest: 1,300")? Not "you said you currently own 3": that reports an earlier statement."""
+    "Latest: 1,300", "currently it's 3")?"""
     return bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start]))
 
 
-_CURRENT_BEFORE = re.compile(
-    r"\b(?:current(?:ly)?|now|latest|most recent(?:ly)?|as of (?:today|now))"
-    r"(?: (?:value|count|total))?[\s*_]*[:|][\s*_($~|]*$"
-)
+_CURRENT_BEFORE = re.compile(CURRENT_LABEL + r"[\s*_($~|]*$")
 
 
 def _called_former(s: str, start: int, end: int) -> bool:
