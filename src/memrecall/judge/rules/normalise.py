@@ -489,10 +489,13 @@ CURRENT_LABEL = (
 
 
 # Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
-# FitHub previously;" (the sentence ends there, so "before the trip" is no such word).
+# FitHub previously;", "you mentioned 600, but that was before." (the sentence ends there, so
+# "before the trip" is no such word).
 FORMER_AFTER = re.compile(
-    r"^(?::\d{2})?[\w' -]{0,30}?\b(?:at (?:first|1st)|before|previously|earlier|originally|"
-    r"initially|in the past)\b\s*(?:[.;,!)]|$)"
+    r"^(?::\d{2})?[\w' -]{0,30}?"
+    r"(?:,\s*(?:but|though|although) (?:that|this|it) (?:was|were|is|'s) )?"
+    r"\b(?:at (?:first|1st)|before|previously|earlier|originally|initially|in the past)\b"
+    r"\s*(?:[.;,!)]|$)"
 )
 
 
