@@ -120,9 +120,11 @@ _FAULT = re.compile(
 )
 
 # A knowledge update's former value, named as such: "you used to go to X", "previously in X",
-# "you switched from X to Y", "you no longer go to X", "you were at X before."
+# "you switched from X to Y", "you no longer go to X", "you were at X before." Not past a turn
+# to the value now: "you used to go on Wednesday, but now it's Friday".
 _FORMER_WORD_BEFORE = re.compile(
-    rf"(?:{FORMER_MARKER}|\bno longer\b|{CHANGED_FROM})(?:[\s,*_:]+[a-z']+){{0,5}}[\s,*_:($~\"']*$"
+    rf"(?:{FORMER_MARKER}|\bno longer\b|{CHANGED_FROM})"
+    r"(?:[\s,*_:]+(?!(?:but|now|currently|today|however)\b)[a-z']+){0,5}[\s,*_:($~\"']*$"
 )
 # ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.
 _NEW_AFTER_FROM = re.compile(r"\bfrom\b[^.;:\n]{0,50}\b(?:to|into)(?:\s+(?:the|a|an))?[\s*_\"'(]*$")
