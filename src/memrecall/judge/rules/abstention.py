@@ -75,10 +75,10 @@ def _declines(text: str) -> bool:
 
 
 # Saying the question cannot be answered, not just that some detail is missing ("I couldn't
-# find the exact date, but ..." goes on to answer).
+# find the exact date, but ..." goes on to answer). "I can't recall the answer" declines too.
 _DECLINE = re.compile(
     r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
-    r"determine|tell|say|calculate|compute|work out)\b|"
+    r"determine|tell|say|calculate|compute|work out|recall|remember)\b|"
     r"\b(?:cannot|can not|could not) be (?:answered|determined|calculated|worked out)\b|"
     r"\b(?:not enough|insufficient|don't have enough|do not have enough) (?:\w+ )?"
     r"(?:information|info|details|data|context)\b|"

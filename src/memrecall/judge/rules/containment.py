@@ -288,7 +288,7 @@ def containment_verdict(
         if not required:
             continue
         if not missing:
-            if own and len(own) <= 3 and _only(own[0], hypothesis, DENIED_BEFORE):
+            if own and _only(own[0], hypothesis, DENIED_BEFORE):
                 return RuleVerdict(False, f"contains: {own[0]} only where the response denies it")
             if (
                 own
