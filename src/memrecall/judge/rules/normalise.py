@@ -463,10 +463,11 @@ _LABEL_NUMBER = re.compile(
 )
 
 
-# Words that deny what follows ("not 3", "it wasn't the Sony", "rather than TikTok"): a value or
-# name named only to be denied is not the response's answer.
+# Words that deny what follows ("not 3", "it wasn't the Sony", "rather than TikTok", "I have no
+# record of Veja"): a value or name named only to be denied is not the response's answer.
 DENIED_BEFORE = re.compile(
-    r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer)"
+    r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer|"
+    r"(?:\bno|n't (?:have|see)|\bnot (?:have|see)) (?:any )?(?:record|mention|trace|sign) of)"
     r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my|be|been|was|were|is|are)){0,2}[\s*_\"'($~]*$"
 )
 
