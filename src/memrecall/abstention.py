@@ -21,8 +21,9 @@ PHRASES = [
     r"\b(?:did not|didn't|have not|haven't|has not|hasn't|never|do not|don't|does not|doesn't)"
     r" (?:\w+ )?(?:mention|say|said|tell|told|specif|share|state|provide|discuss|talk|bring|"
     r"include|contain|indicate)",
-    # "I don't think you ever told me that": a hedge on the same statement
-    r"\b(?:i|we) (?:don't|do not) (?:think|believe) (?:you|we|i) (?:\w+ )?(?:mention|say|said|"
+    # "I don't think you ever told me that", "... you've mentioned": a hedge on the same statement
+    r"\b(?:i|we) (?:don't|do not) (?:think|believe) (?:you|we|i)(?:'ve|'d| have| had)? "
+    r"(?:\w+ )?(?:mention|say|said|"
     r"tell|told|share|discuss|talk|br[io]ught)",
     r"\bnot (?:been |be )?(?:mentioned|specified|stated|provided|available|included|discussed|"
     r"given|found|recorded|shared|known|indicated|covered)\b",
