@@ -31,7 +31,8 @@ def polarity(text: str) -> str | None:
     answer: an answering "no" stands alone ("No, ...", "no.") or opens a line and a clause ("No
     I didn't"), also emphasised or before a dash ("the answer is **no** — ..."); a "Yes/No:"
     label names both. Without either word, an opening "Correct", "Yep", "Indeed", "Nope", "Not
-    really", "Definitely not" answers too."""
+    really", "Definitely not" answers too, and so does "I think so" or "I don't believe so"
+    wherever it stands."""
     s = normalize(conclusion(text))
     s = re.sub(r"\byes ?(?:/|or) ?no\b", " ", s)  # "Yes/No: No": the label names both
     for m in re.finditer(r"\b(yes|no)\b", s):
@@ -48,7 +49,15 @@ def polarity(text: str) -> str | None:
     for word, pattern in _OPENING_POLARITY.items():
         if pattern.search(s):
             return word
+    said = _PRO_FORM.search(s)
+    if said:
+        return "no" if said.group(1) or said.group(2) else "yes"
     return None
+
+
+# "I think so", "I don't believe so", "I believe not": the "so" or "not" stands for the question's
+# own claim, so the clause answers it wherever it stands ("Sure! I believe so.").
+_PRO_FORM = re.compile(r"\bi (?:(don't|do not) )?(?:think|believe|guess|suppose) (?:(not)|so)\b")
 
 
 def stated_polarity(question: str, text: str) -> str | None:
