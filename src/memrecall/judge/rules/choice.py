@@ -130,10 +130,14 @@ def _turns_comparison(question: str, sentence: str) -> bool:
 # "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
 # "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
 # longer have it", "You don't seem to have one": a no.
+# A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
+# recall correctly, ", "I'm not 100% sure, but ").
+_LEAD_IN = (
+    r"(?:(?:based on|according to|from|unfortunately|sadly|actually|well|if i|as far as i|"
+    r"i'm not|i am not)\b[^,.!?;:\n]{0,40},\s*(?:but\s+)?)"
+)
 _BARE_AUXILIARY = re.compile(
-    # after a lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ")
-    r"^[\W_]*(?:(?:based on|according to|from|unfortunately|sadly|actually|well)\b[^,.!?;:]{0,40}"
-    r",\s*)?"
+    rf"^[\W_]*{_LEAD_IN}?"
     r"you (?:(?:sure|certainly|definitely|indeed) )?"
     r"(?:(?:do|did|have|had|are|were|can|will|should)( not)?[\W_]*(?:$|[.!;:,—–-])"
     r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z]|(no longer|never|(?:do|does|did) not "
@@ -153,9 +157,11 @@ _NO_BEFORE_NOUN = re.compile(
 
 
 # Other words for yes and no, read only where a response opens (or a line does): inside a
-# sentence "true" or "right" is seldom an answer.
+# sentence "true" or "right" is seldom an answer. A greeting ("Sure! "), a list's number or a
+# lead-in before them leaves them where the response opens.
+_OPENS = rf"(?:^|\n)[\W_]*(?:(?:\w+(?: \w+){{0,2}}!|\d+[.)]\s|{_LEAD_IN})[\W_]*){{0,3}}"
 _OPENING_POLARITY = {
-    word: re.compile(rf"(?:^|\n)[\W_]*(?:{alternatives})\b(?![ -](?:to|of|that)\b)")
+    word: re.compile(rf"{_OPENS}(?:{alternatives})\b(?![ -](?:to|of|that|me)\b)")
     for word, alternatives in {
         "no": r"(?:definitely|absolutely|certainly|of course|i'm afraid|unfortunately|sadly) not|"
         r"not that i(?:'m| am)? (?:know|aware) of|(?:it )?(?:doesn't|does not) (?:look|seem) "
