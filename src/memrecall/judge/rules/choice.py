@@ -127,15 +127,15 @@ def _turns_comparison(question: str, sentence: str) -> bool:
     )
 
 
-# "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
-# "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
-# longer have it", "You don't seem to have one": a no.
 # A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
 # recall correctly, ", "I'm not 100% sure, but ").
 _LEAD_IN = (
     r"(?:(?:based on|according to|from|unfortunately|sadly|actually|well|if i|as far as i|"
     r"i'm not|i am not)\b[^,.!?;:\n]{0,40},\s*(?:but\s+)?)"
 )
+# "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
+# "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
+# longer have it", "You don't seem to have one": a no.
 _BARE_AUXILIARY = re.compile(
     rf"^[\W_]*{_LEAD_IN}?"
     r"you (?:(?:sure|certainly|definitely|indeed) )?"
