@@ -14,6 +14,7 @@ import re
 
 from ...abstention import plain, says_missing
 from .normalise import (
+    GREETING,
     STOPWORDS,
     conclusion,
     content_tokens,
@@ -127,11 +128,19 @@ def _turns_comparison(question: str, sentence: str) -> bool:
     )
 
 
+# How sure the speaker is, not a condition or a negation of what is said: "if I recall
+# correctly", "if I'm not mistaken", "I'm not 100% sure, but".
+_EPISTEMIC_HEDGE = re.compile(
+    r"\bif i (?:recall|remember)(?: correctly| right)?\b|\bif i(?: a|')m not mistaken\b|"
+    r"\bi(?: a|')m not (?:100% |completely |entirely |totally )?(?:sure|certain)\b"
+)
+
+
 # A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
 # recall correctly, ", "I'm not 100% sure, but ").
 _LEAD_IN = (
-    r"(?:(?:based on|according to|from|unfortunately|sadly|actually|well|if i|as far as i|"
-    r"i'm not|i am not)\b[^,.!?;:\n]{0,40},\s*(?:but\s+)?)"
+    r"(?:(?:(?:based on|according to|from|unfortunately|sadly|actually|well|as far as i)\b|"
+    rf"{_EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?)"
 )
 # "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
 # "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
@@ -159,7 +168,7 @@ _NO_BEFORE_NOUN = re.compile(
 # Other words for yes and no, read only where a response opens (or a line does): inside a
 # sentence "true" or "right" is seldom an answer. A greeting ("Sure! "), a list's number or a
 # lead-in before them leaves them where the response opens.
-_OPENS = rf"(?:^|\n)[\W_]*(?:(?:\w+(?: \w+){{0,2}}!|\d+[.)]\s|{_LEAD_IN})[\W_]*){{0,3}}"
+_OPENS = rf"(?:^|\n)[\W_]*(?:(?:{GREETING}!|\d+[.)]\s|{_LEAD_IN})[\W_]*){{0,3}}"
 _OPENING_POLARITY = {
     word: re.compile(rf"{_OPENS}(?:{alternatives})\b(?![ -](?:to|of|that|me)\b)")
     for word, alternatives in {
@@ -486,14 +495,6 @@ def listed_choice_verdict(question: str, answer: str, hypothesis: str) -> RuleVe
 _SUPERLATIVE = re.compile(
     r"\b(most|least|highest|lowest|biggest|largest|smallest|longest|shortest|best|worst|"
     r"fewest|cheapest|farthest|furthest|closest|fastest)\b(?! recent)"
-)
-
-
-# How sure the speaker is, not a condition or a negation of what is said: "if I recall
-# correctly", "if I'm not mistaken", "I'm not 100% sure, but".
-_EPISTEMIC_HEDGE = re.compile(
-    r"\bif i (?:recall|remember)(?: correctly| right)?\b|\bif i(?: a|')m not mistaken\b|"
-    r"\bi(?: a|')m not (?:100% |completely |entirely |totally )?(?:sure|certain)\b"
 )
 
 

@@ -522,7 +522,7 @@ def without_label_numbers(text: str) -> str:
 # An opening that says nothing about the question: a greeting or acknowledgement ("Sure!",
 # "Great question!", "Hi there,"), a heading ("## Answer", "**Answer**") or a status line. The
 # response opens with the sentence after it.
-_GREETING = (
+GREETING = (
     r"(?:sure|of course|certainly|absolutely|okay|ok|alright|all right|hi|hello|hey|"
     r"(?:great|good) question|thanks?(?: you)?(?: for (?:asking|your question))?|"
     r"happy to help|glad to help|let me (?:check|see|look)(?: into (?:it|that))?)"
@@ -532,11 +532,11 @@ _MARKUP = r"[\s*_>#•-]*"  # list bullets, emphasis, quote marks and heading ma
 # A status line ("Searching memory...", "Let me check my notes…") is no sentence of the answer.
 _STATUS = r"(?:\w+ ){0,3}?(?:search|check|look|retriev|recall|think|review|scann)ing\b.*(?:\.{3}|…)"
 _PREAMBLE = re.compile(
-    rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS})"
+    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS})"
 )
 # What may label a line that restates the question, after a greeting or not: "Question:",
 # "You asked:", "Q:", "Re:" (the line's words, lower-cased and without punctuation).
-_ECHO_LEAD = re.compile(rf"(?:{_GREETING}\s*)?(?:(?:your |the )?question|you asked(?: me)?|q|re)?")
+_ECHO_LEAD = re.compile(rf"(?:{GREETING}\s*)?(?:(?:your |the )?question|you asked(?: me)?|q|re)?")
 
 
 def without_question_echo(text: str, question: str) -> str:
@@ -562,7 +562,7 @@ def without_question_echo(text: str, question: str) -> str:
 
 # A line a response opens with about itself: a greeting, a Markdown heading or a status line (a
 # bold line can hold the answer, so it stays).
-_SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{_GREETING}[.!:,]*|#+ .*|{_STATUS})")
+_SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS})")
 # Notes a response appends about itself: where it looked and how sure it is.
 _NOTE_LINE = re.compile(
     r"(?i)^[\W_]*(?:sources?|citations?|references?|confidence(?: level| score)?)[*_]*\s*[:：]"
