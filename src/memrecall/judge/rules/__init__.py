@@ -110,8 +110,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   to ten parts", "i.e.", "that is"), and so is a named place without the trailing "in/at
   <Name>" that locates it ("University of Melbourne in Australia"); a sentence-long
   reference's framing ("I recommended",
-  "meaning", "as examples") is optional, and one word in six of it may be missing (never a
-  number, nor the word that makes a choice the question offers).
+  "meaning", "as examples") is optional, and a reference of four words or more may miss one in
+  four, a verb or modifier that frames it ("Planted 12 tomato saplings" for "planting 12 new
+  tomato saplings"; never a number, a name it capitalises, nor the word that makes a choice the
+  question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one hundred
 and fifty" → 150, "twice" → 2 times, "$1.5M", "$2bn" and "1.2K USD", times in words ("seven thirty",

@@ -3,7 +3,8 @@ question does not already contain must appear in the response (so a subset of a 
 extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
 closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
 ("1:10, meaning one part to ten parts") and a named place without the "in/at <Name>" that
-locates it; a long reference may miss one framing word in six. The "one" that picks an item out
+locates it; a reference of four words or more may miss one word in four that is neither a
+number nor a name ("Planted 12 tomato saplings" for "planting 12 new tomato saplings"). The "one" that picks an item out
 of a group ("any one of its hexagons") asks for no 1. A fault the reference describes
 ("not functioning correctly") restates a question about an issue, and a reference the response
 names only to deny it ("Instagram, not TikTok") is not its answer."""
@@ -213,6 +214,13 @@ def _joined_pairs(text: str) -> set[str]:
     return {stem(a + b) for a, b in zip(words, words[1:])}
 
 
+def _names(form: str) -> set[str]:
+    """The words a reference capitalises past its first ("Dark Souls 3 DLC" -> dark, soul, dlc),
+    stemmed: names, which a shortened answer may not drop."""
+    words = re.findall(r"[A-Za-z][A-Za-z'’]*", form)
+    return {t for w in words[1:] if w[0].isupper() for t in tokens(w)}
+
+
 def _part_of(word: str, required: list[str], written: set[str]) -> bool:
     """Whether `word` begins or ends a longer reference word the response writes
     ("challeng" in "plankchalleng")."""
@@ -300,10 +308,18 @@ def containment_verdict(
             if labelled and not any(set(own) <= set(tokens(x)) for x in labelled):
                 return RuleVerdict(False, f"contains: {own[0]} not the value labelled current")
             return RuleVerdict(True, "contains: " + " ".join(required))
-        # A sentence-long reference restated in other words: one framing word in six may be
-        # missing ("was assigned to", "the link is"), never a number, and not when the reference
-        # only repeats the question's words (then the one missing word is the choice: "less").
-        if own and len(missing) * 6 <= len(required) and not any(t.isdigit() for t in missing):
+        # A reference restated in other words or shortened: one word in four may be missing, a
+        # verb or modifier that frames the content ("I got my own set of sculpting tools":
+        # "a sculpting tools set"; "started taking ukulele lessons": "started ukulele lessons"),
+        # never a number or a name ("Dark Souls 3 DLC" is not "Dark Souls 3"), and not when the
+        # reference only repeats the question's words (then the one missing word is the choice:
+        # "less").
+        if (
+            own
+            and len(missing) * 4 <= len(required)
+            and not any(t.isdigit() for t in missing)
+            and not set(missing) & _names(form)
+        ):
             return RuleVerdict(True, "contains: all but " + " ".join(missing))
         if best_missing is None or len(missing) < len(best_missing):
             best_missing = missing
