@@ -1,6 +1,8 @@
-"""Order questions: the reference's named entities must appear in the response in that order; a
-reference without names that is written as a sequence ("First, I did A, then B, and lastly C") is
-an order of its steps, each found in the response by the words no other step shares. A
+"""Order questions: the reference's named entities must appear in the response in that order; in
+a reference written as a sequence or a numbered list, each item's names may come in any order
+within it ("First, a coupon at Walmart. Then an Amazon gift card from Ibotta."). A reference
+without names that is written as a sequence ("First, I did A, then B, and lastly C") is an
+order of its steps, each found in the response by the words no other step shares. A
 response that opens by saying the information is missing gives no order: the names it goes on to
 list in the question's own order are not an ordering (as for either-or questions)."""
 
@@ -22,12 +24,21 @@ ORDER_QUESTION = re.compile(
 _TURN = re.compile(r"\b(?:but|however|though|although)\b")
 
 
+# The words that set out a sequence in a reference ("First, ..., then ..., and lastly ...").
+_SEQUENCE = re.compile(
+    r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards?|"
+    r"finally|lastly|followed by)\b",
+    re.IGNORECASE,
+)
+
+
 def _entity_groups(answer: str) -> list[list[str]]:
     """Runs of capitalised words in the reference ("Big Sur", "Museum of Modern Art")."""
     groups, current, pending = [], [], []
     for w in re.findall(r"[A-Za-z][\w'’-]*|[^\sA-Za-z]+", answer):
         toks = [t for t in tokens(w) if t not in STOPWORDS]
-        if w[:1].isupper() and toks and w.lower() not in STOPWORDS:
+        # "First, I ...": a sentence's opening sequence word is capitalised, and no name
+        if w[:1].isupper() and toks and w.lower() not in STOPWORDS and not _SEQUENCE.fullmatch(w):
             current.extend(toks)
             pending = []
         elif current and w in ("of", "de", "the") and not pending:
@@ -41,12 +52,17 @@ def _entity_groups(answer: str) -> list[list[str]]:
     return groups
 
 
-# The words that set out a sequence in a reference ("First, ..., then ..., and lastly ...").
-_SEQUENCE = re.compile(
-    r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards?|"
-    r"finally|lastly|followed by)\b",
-    re.IGNORECASE,
-)
+# Where a reference's list starts its next item: a sequence word or a list number ("2.").
+_NEXT_ITEM = re.compile(_SEQUENCE.pattern + r"|(?<![\w.])\d{1,2}[.)](?=\s)", re.IGNORECASE)
+
+
+def _named_items(answer: str) -> list[list[list[str]]]:
+    """The names of each item of a reference written as a sequence or a numbered list ("First,
+    a coupon at Walmart. Then a gift card from Ibotta."), one list of groups per item; empty when
+    fewer than two items name something. An item's names may come in any order in a response
+    ("your Ibotta cashback for an Amazon gift card"): the order asked for is the items'."""
+    items = [g for g in (_entity_groups(p) for p in _NEXT_ITEM.split(answer)) if g]
+    return items if len(items) >= 2 else []
 
 
 def _sequence_steps(answer: str) -> list[list[str]]:
@@ -72,6 +88,17 @@ def _step_position(step: list[str], seq: list[str]) -> int | None:
         if t in step and len(set(seq[i : i + window]) & set(step)) >= need:
             return i
     return None
+
+
+def _name_position(group: list[str], groups: list[list[str]], seq: list[str]) -> int | None:
+    """Where the response names a reference's name: where the whole name appears, else where its
+    words no other name shares appear."""
+    pos = _find_run(group, seq)
+    if pos is not None:
+        return pos
+    others = {t for h in groups if h != group for t in h}
+    found = [seq.index(t) for t in group if t not in others and t in seq]
+    return min(found) if found else None
 
 
 def _find_run(run: list[str], seq: list[str]) -> int | None:
@@ -118,18 +145,16 @@ def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | 
         if _in_order(found, latest_first):
             return RuleVerdict(True, "order: all steps present in the reference order")
         return RuleVerdict(False, "order: steps present but in a different order")
+    items = _named_items(answer) or [[g] for g in groups]
     positions = []
-    for i, g in enumerate(groups):
-        # Where the whole name appears; else where its words no other item shares appear.
-        pos = _find_run(g, hyp_content)
-        if pos is None:
-            others = {t for j, h in enumerate(groups) if j != i for t in h}
-            own = [t for t in g if t not in others]
-            found = [hyp_content.index(t) for t in own if t in hyp_content]
-            pos = min(found) if found else None
-        if pos is None:
-            return RuleVerdict(False, f"order: '{' '.join(g)}' missing")
-        positions.append(pos)
+    for item in items:
+        found = []
+        for g in item:
+            pos = _name_position(g, groups, hyp_content)
+            if pos is None:
+                return RuleVerdict(False, f"order: '{' '.join(g)}' missing")
+            found.append(pos)
+        positions.append(min(found))
     if _in_order(positions, latest_first):
         return RuleVerdict(True, "order: all items present in the reference order")
     return RuleVerdict(False, "order: items present but in a different order")
