@@ -7,7 +7,9 @@ and each run's accuracy under both labelings.
 Each log is an official eval-results file (`autoeval_label: {model, label}` per answer). The
 rule judge labels the same answers with the oracle file's questions and references. Logs of
 different judge models (gpt-4o vs gpt-4o-mini) are pooled apart: only gpt-4o-2024-08-06 is the
-official judge; the mini labels are a second opinion.
+official judge; the mini labels are a second opinion. A log given as `NAME=PATH` is the run
+NAME (its family the name before the first "_"): published runs are often all called
+hypotheses.jsonl.
 
 `--dev REGEX` names the runs a rule change was developed on (their disagreements were read);
 every other run is held out, and the split table reports both groups apart, per judge model,
@@ -56,8 +58,17 @@ from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 
 
-def run_name(path: str) -> str:
-    return Path(path).name.split(".jsonl")[0]
+def log_path(arg: str) -> str:
+    """The file a --logs argument names: `NAME=PATH` or a path."""
+    return arg if Path(arg).exists() or "=" not in arg else arg.split("=", 1)[1]
+
+
+def run_name(arg: str) -> str:
+    """A run's name: NAME of a `NAME=PATH` argument (published runs are often all called
+    hypotheses.jsonl), else the file's name before ".jsonl"."""
+    if not Path(arg).exists() and "=" in arg:
+        return arg.split("=", 1)[0]
+    return Path(arg).name.split(".jsonl")[0]
 
 
 def family(run: str) -> str:
@@ -89,12 +100,12 @@ def _answers(logs: list[str], oracle: str):
     """(log path, its eval entry, the oracle question) for every answer of every log."""
     ref = {str(q["question_id"]): q for q in load_records(oracle)}
     for path in logs:
-        entries = read_eval_results(path)
+        entries = read_eval_results(log_path(path))
         for e in tqdm(entries, desc=run_name(path), leave=False):
             q = ref.get(e["question_id"])
             if q is None:
                 sys.exit(
-                    f"error: {path} line {e['line']}: question_id {e['question_id']!r} "
+                    f"error: {log_path(path)} line {e['line']}: question_id {e['question_id']!r} "
                     f"is not in {oracle}"
                 )
             yield path, e, q
@@ -307,7 +318,12 @@ def print_tables(result: dict) -> None:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--logs", nargs="+", required=True, help="official eval-results logs")
+    ap.add_argument(
+        "--logs",
+        nargs="+",
+        required=True,
+        help="official eval-results logs, each PATH or NAME=PATH (NAME names the run)",
+    )
     ap.add_argument("--oracle", required=True, help="longmemeval_oracle.json (all questions)")
     ap.add_argument("--json", default=None, help="write every figure here")
     ap.add_argument(

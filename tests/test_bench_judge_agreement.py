@@ -41,3 +41,14 @@ def test_by_rule_counts_agreement_per_family_and_verdict_most_disagreements_firs
         ("quantity", "no", 1, 0),
     ]
     assert table[0]["agreement"] == 1 / 3
+
+
+def test_a_log_given_as_name_equals_path_is_the_run_name(tmp_path):
+    log = tmp_path / "hypotheses.jsonl.eval-results-gpt-4o"
+    log.write_text("")
+    assert bench.run_name(str(log)) == "hypotheses"
+    assert bench.log_path(str(log)) == str(log)
+    named = f"activegraph_full_s={log}"
+    assert bench.run_name(named) == "activegraph_full_s"
+    assert bench.family(bench.run_name(named)) == "activegraph"
+    assert bench.log_path(named) == str(log)
