@@ -481,6 +481,13 @@ _ASKS_BACK_FROM_NOW = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
 _OR_ASIDE = re.compile(r"\(\s*or\s+([^()]*)\)", re.IGNORECASE)
 
 
+# "2 weeks for A, 4 weeks for B and 2 for C, so a total of 8 weeks": a reference that adds up
+# its parts is answered by the sum, not by its first part.
+_SUMMED = re.compile(
+    r"\b(?:(?:so|for) (?:a |the )?total(?: of)?|in total|altogether|in all)\b", re.IGNORECASE
+)
+
+
 def quantity_verdict(
     question_type: str, question: str, answer: str, hypothesis: str
 ) -> RuleVerdict | None:
@@ -488,7 +495,9 @@ def quantity_verdict(
     gold_qs = quantities(main, keep_years=True, targets=True)
     if not gold_qs or days_of_month(without_asides(main)):
         return None  # no quantity, or a date ("7 May 2023"): its day and month go together
-    gold = gold_qs[0]
+    summed = _SUMMED.search(main)
+    sums = quantities(main[summed.end() :], keep_years=True, targets=True) if summed else []
+    gold = (sums or gold_qs)[0]
     # A question about a goal ("What is my daily step goal?") is answered by the target.
     targets = bool(_ASKS_TARGET.search(question))
     hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900, targets=targets)
