@@ -58,17 +58,23 @@ from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 
 
+def _named_log(arg: str) -> tuple[str | None, str]:
+    """(NAME, PATH) of a `NAME=PATH` --logs argument; (None, arg) for a path."""
+    if "=" in arg and not Path(arg).exists():
+        name, path = arg.split("=", 1)
+        return name, path
+    return None, arg
+
+
 def log_path(arg: str) -> str:
-    """The file a --logs argument names: `NAME=PATH` or a path."""
-    return arg if Path(arg).exists() or "=" not in arg else arg.split("=", 1)[1]
+    return _named_log(arg)[1]
 
 
 def run_name(arg: str) -> str:
     """A run's name: NAME of a `NAME=PATH` argument (published runs are often all called
     hypotheses.jsonl), else the file's name before ".jsonl"."""
-    if not Path(arg).exists() and "=" in arg:
-        return arg.split("=", 1)[0]
-    return Path(arg).name.split(".jsonl")[0]
+    name, path = _named_log(arg)
+    return name or Path(path).name.split(".jsonl")[0]
 
 
 def family(run: str) -> str:
