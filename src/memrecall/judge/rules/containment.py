@@ -2,9 +2,11 @@
 question does not already contain must appear in the response (so a subset of a list is wrong, and
 extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
 closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
-("1:10, meaning one part to ten parts") and a named place without the "in/at <Name>" that
-locates it; a reference of four words or more may miss one word in four that is neither a
-number nor a name ("Planted 12 tomato saplings" for "planting 12 new tomato saplings"). The
+("1:10, meaning one part to ten parts"), a named place without the "in/at <Name>" that
+locates it, a quoted title without the "by <Name>" that credits it, and a two-unit duration as a
+clock reading ("27:45"); "Book I" is "Book 1". A reference of four words or more may miss one
+word in four that is neither a number nor a name ("Planted 12 tomato saplings" for "planting 12
+new tomato saplings"). The
 "one" that picks an item out of a group ("any one of its hexagons") asks for no 1. A fault the
 reference describes ("not functioning correctly") restates a question about an issue, and a
 reference the response names only to deny it ("Instagram, not TikTok") is not its answer."""
@@ -79,6 +81,13 @@ def _gold_forms(answer: str) -> list[str]:
     located = _LOCATED.match(main.strip())
     if located and re.search(r"\s[A-Z]", located.group(1)) and len(located.group(1).split()) <= 6:
         forms.append(without_asides(located.group(1)))
+    # "'The Nightingale' by Kristin Hannah": the quoted title names the work; "by" credits it.
+    titled = _TITLE_BY.match(main.strip())
+    if titled:
+        forms.append(titled.group(1))
+    # "27 minutes and 45 seconds" is written "27:45" too (as a reference's own "(or 25:50)" says).
+    if _DURATION_PAIR.search(main):
+        forms.append(without_asides(_DURATION_PAIR.sub(_clock_form, main)))
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
         if alt and not main[p.end() :].strip(" ."):
@@ -92,6 +101,33 @@ def _gold_forms(answer: str) -> list[str]:
         elif not main[p.end() :].strip(" .") and len(p.group(1).split()) <= 3:
             forms.append(p.group(1))  # "X (Y)" at the end: Y alone may name the same thing
     return forms
+
+
+_TITLE_BY = re.compile(
+    r"^[\"'‘“](.+)[\"'’”],?\s+by\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3}\s*\.?$"
+)
+# Two units of a duration, the larger first: hours and minutes, or minutes and seconds.
+_DURATION_PAIR = re.compile(
+    r"\b(\d+)\s+(?:(hours?)|minutes?),?\s+(?:and\s+)?(\d{1,2})\s+(?(2)minutes?|seconds?)\b"
+)
+
+
+# "Book I", "Part II", "Season IV": a numbered part written in Roman numerals is the same part
+# as "Book 1", in any case.
+_ROMAN = {r: i for i, r in enumerate("i ii iii iv v vi vii viii ix x".split(), start=1)}
+_NUMBERED_PART = re.compile(
+    r"\b((?:book|part|chapter|volume|vol\.|season|act|episode|phase|stage|level|section)\s+)"
+    r"(" + "|".join(sorted(_ROMAN, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _arabic_numbered(text: str) -> str:
+    return _NUMBERED_PART.sub(lambda m: f"{m.group(1)}{_ROMAN[m.group(2).lower()]}", text)
+
+
+def _clock_form(m: re.Match) -> str:
+    return f"{m.group(1)}:{int(m.group(3)):02d}"
 
 
 _LOCATED = re.compile(
@@ -245,6 +281,7 @@ def containment_verdict(
 ) -> RuleVerdict:
     """`current`: the question asks for a value now (a knowledge update), so a reference the
     response names only as a former value is not its answer."""
+    answer, hypothesis = _arabic_numbered(answer), _arabic_numbered(hypothesis)
     main, _ = split_acceptable(answer)
     gold_dates = days_of_month(without_asides(main))
     if gold_dates:

@@ -157,6 +157,9 @@ def _word_before(s: str, pos: int) -> str:
 # A line that opens with a number and a full stop or bracket: a list's marker when the list has
 # another ("1. Paris\n2. Rome") or starts there ("1. "); a lone "2. You told me about them." is an
 # answer.
+# A score out of its scale ("a GPA of 3.83/4.0", "rated 8.5/10"): a decimal is no day of a date
+# nor a fraction's numerator, so the number before the slash is the score.
+_OUT_OF_SCALE = re.compile(r"/\s?(?:4|5|10|100)(?:\.0)?\b(?!/)")
 _LIST_MARKER = re.compile(r"(?m)^[ \t*>#-]*\d+[.)][ \t]+\S")
 
 
@@ -202,7 +205,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
                 )
             )
             continue
-        if re.match(r"/\d", rest):
+        if re.match(r"/\d", rest) and not ("." in m.group() and _OUT_OF_SCALE.match(rest)):
             continue  # a date or a fraction ("7/22", "3/4"), not a count
         if re.match(r"(?:st|nd|rd|th)\s+birthday\b", rest):
             # "on your 18th birthday": an age, in years
