@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...abstention import says_missing
 from .normalise import (
     CHANGED_FROM,
     CURRENT_LABEL,
@@ -556,10 +557,7 @@ def quantity_verdict(
     # the reference matched, not 3 months off by one.
     near = None
     for q in pool:
-        if unit and q.unit:
-            v = _convert(q, unit)
-        else:  # a count: "2 dozen" is 24
-            v = q.value * (_UNIT_SCALE[q.unit][1] if q.unit else 1)
+        v = _in_unit(q, unit)
         if v is None:
             approx = _calendar(q, unit) if unit and q.unit else None
             if approx is not None and abs(approx - gold.value) <= tol + 1e-9:
@@ -599,11 +597,32 @@ def quantity_verdict(
             )
     if near is not None:
         return near
+    # "5 tomato plants and 3 cucumber plants" for 8: a question about two things ("How many
+    # plants did I plant for tomatoes and cucumbers?") answered by its two parts, the total left
+    # to the reader (the official prompt accepts the intermediate steps). Not when the response
+    # says a part is missing: then the parts are what it found, not its answer.
+    parts = list(dict.fromkeys(_in_unit(q, unit) for q in pool))
+    if (
+        len(parts) == 2
+        and None not in parts
+        and abs(sum(parts) - gold.value) < 1e-9
+        and re.search(r"\w and \w", question)
+        and not says_missing(hypothesis, instead=False)
+    ):
+        return RuleVerdict(True, f"quantity: the parts given add up to {fmt(gold.value)}")
     seen = ", ".join(f"{fmt(q.value)}{' ' + q.unit if q.unit else ''}" for q in pool) or "none"
     tol_note = " ±1" if tol else ""
     return RuleVerdict(
         False, f"quantity: expected {fmt(gold.value)}{label_unit}{tol_note}; found {seen}"
     )
+
+
+def _in_unit(q: Quantity, unit: str | None) -> float | None:
+    """The quantity in the reference's unit (None when it does not convert); a count as a
+    number ("2 dozen" is 24)."""
+    if unit and q.unit:
+        return _convert(q, unit)
+    return q.value * (_UNIT_SCALE[q.unit][1] if q.unit else 1)
 
 
 def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[float, float]]]:
