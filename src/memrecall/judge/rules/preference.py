@@ -1,8 +1,8 @@
 """single-session-preference: the reference is a rubric. Correct when the response uses the
 user's own details the rubric names: one proper noun or number from its positive sentences
-(Sony, Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail
-words. Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't
-count. A response that says the advice it gives is general ("I can offer some general tips") is
+(Sony, Luna, 9:30), or one two-word detail (turbinado sugar; its words may come apart or
+turned round: "granulated sugar for turbinado"), or three distinct single detail words. Rubric
+boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count. A response that says the advice it gives is general ("I can offer some general tips") is
 not personalised, whatever names it lists."""
 
 from __future__ import annotations
@@ -98,6 +98,11 @@ def _rubric_terms(rubric: str, question: str):
     return anchors, numbers, details - anchors, bigrams
 
 
+# A two-word detail written apart or turned round ("granulated sugar for turbinado" for
+# "turbinado sugar"): both words within this many content words of each other.
+_PAIR_WINDOW = 3
+
+
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
     anchors, numbers, details, bigrams = _rubric_terms(rubric, question)
     hypothesis = _without_questions_to_user(without_notes(hypothesis))
@@ -117,7 +122,12 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
         # Only words that say so count: advice "rather than" something names nothing missing.
         return RuleVerdict(False, "preference: says it lacks the user's information")
     content = [t for t in hyp if t not in STOPWORDS]
-    hyp_pairs = set(zip(content, content[1:]))
+    hyp_pairs = {
+        pair
+        for i, a in enumerate(content)
+        for b in content[i + 1 : i + 1 + _PAIR_WINDOW]
+        for pair in ((a, b), (b, a))
+    }
     hit_pairs = sorted(bigrams & hyp_pairs)
     if hit_pairs:
         return RuleVerdict(
