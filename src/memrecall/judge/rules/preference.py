@@ -2,8 +2,9 @@
 user's own details the rubric names: one proper noun or number from its positive sentences
 (Sony, Luna, 9:30), or one two-word detail (turbinado sugar; its words may come apart or
 turned round: "granulated sugar for turbinado"), or three distinct single detail words. Rubric
-boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count. A response that says the advice it gives is general ("I can offer some general tips") is
-not personalised, whatever names it lists."""
+boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count. A
+response that says the advice it gives is general ("I can offer some general tips") is not
+personalised, whatever names it lists."""
 
 from __future__ import annotations
 
