@@ -164,12 +164,28 @@ _OUT_OF_SCALE = re.compile(r"/\s?(?:4|5|10|100)(?:\.0)?\b(?!/)")
 _LIST_MARKER = re.compile(r"(?m)^[ \t*>#-]*\d+[.)][ \t]+\S")
 
 
+# A table's row-number column: a header whose first cell is "#" (or "No."), then rows whose first
+# cell is only a number. Those numbers count rows, as a list's "1." does.
+_NUMBERED_TABLE = re.compile(
+    r"(?m)^[ \t]*\|[ \t]*(?:#|no\.?|nr\.?)[ \t]*\|.*\n[ \t]*\|[ \t:|-]+\|?[ \t]*\n"
+    r"(?:[ \t]*\|.*(?:\n|$))+"
+)
+_ROW_NUMBER = re.compile(r"(?m)^([ \t]*\|[ \t]*)(\d+)(?=[ \t]*\|)")
+
+
+def _without_row_numbers(s: str) -> str:
+    return _NUMBERED_TABLE.sub(
+        lambda t: _ROW_NUMBER.sub(lambda m: m.group(1) + " " * len(m.group(2)), t.group(0)), s
+    )
+
+
 def quantities(text: str, *, keep_years: bool = False, targets: bool = False) -> list[Quantity]:
     """Numbers with their units, skipping dates ("March 15"), ordinals ("15th"), years and,
     unless `targets`, numbers named as a target ("hoping to reach 1,300")."""
     s = normalize(text)
     s = re.sub(r"\b(?:a|an)\s+(?=(?:single\s+)?(?:minute|hour|day|week|month|year)\b)", "1 ", s)
     s = without_picking_one(s)  # "1 of the highlights" picks one and counts none
+    s = _without_row_numbers(s)  # "| 4 | Charity Golf Tournament |" numbers a row
     out: list[Quantity] = []
     unit_end: int | None = None  # where the last unit word ended (a compound continues there)
     listed = None  # whether two lines open with a list marker; read when a number opens a line
