@@ -124,6 +124,8 @@ def test_bad_hypothesis_files_name_file_line_and_field(tmp_path, lines, line, fi
         (None, "autoeval_label", "missing autoeval_label"),
         ({"model": "gpt-4o-2024-08-06"}, "autoeval_label.label", "true or false"),
         ({"model": "gpt-4o-2024-08-06", "label": "yes"}, "autoeval_label.label", "true or false"),
+        ({"model": "gpt-4o-2024-08-06", "label": 2}, "autoeval_label.label", "true or false"),
+        ({"model": "gpt-4o-2024-08-06", "label": 0.5}, "autoeval_label.label", "true or false"),
         ({"label": True}, "autoeval_label.model", "missing autoeval_label.model"),
         ({"model": "gpt-4o-mini-2024-07-18", "label": True}, "autoeval_label.model", "two judge"),
     ],
@@ -142,6 +144,20 @@ def test_bad_eval_logs_name_file_line_and_field(tmp_path, auto, field, words):
         read_eval_results(p)
     assert (e.value.line, e.value.field, e.value.question_id) == (2, field, "a2")
     assert words in str(e.value)
+
+
+def test_eval_logs_with_one_and_zero_labels_read_as_verdicts(tmp_path):
+    rows = [
+        {
+            "question_id": q,
+            "hypothesis": "x",
+            "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": v},
+        }
+        for q, v in (("a1", 1), ("a2", 0), ("a3", True))
+    ]
+    back = read_eval_results(_write(tmp_path / "log.jsonl", rows))
+    assert [r["label"] for r in back] == [True, False, True]
+    assert all(type(r["label"]) is bool for r in back)
 
 
 def test_model_short_names_follow_the_official_files():

@@ -119,15 +119,20 @@ def read_eval_results(path: str | Path) -> list[dict]:
             raise InputError(
                 "missing autoeval_label {model, label}", field="autoeval_label", **where
             )
-        if not isinstance(auto.get("label"), bool):
+        label = auto.get("label")
+        # Harnesses that re-run the official prompts write 1/0 (nambok/mentedb); nothing else
+        # reads as a verdict ("yes", 0.5).
+        if type(label) is int and label in (0, 1):
+            label = bool(label)
+        if not isinstance(label, bool):
             raise InputError(
-                f"autoeval_label.label must be true or false, got {auto.get('label')!r}",
+                f"autoeval_label.label must be true or false (or 1 or 0), got {label!r}",
                 field="autoeval_label.label",
                 **where,
             )
         if not isinstance(auto.get("model"), str) or not auto["model"]:
             raise InputError("missing autoeval_label.model", field="autoeval_label.model", **where)
-        r["label"], r["model"] = auto["label"], auto["model"]
+        r["label"], r["model"] = label, auto["model"]
         models.setdefault(auto["model"], r["line"])
         if len(models) > 1:
             (m0, l0), (m1, _) = list(models.items())[:2]
