@@ -32,6 +32,7 @@ from .normalise import (
     fmt,
     normalize,
     split_acceptable,
+    tokens,
     without_asides,
 )
 from .verdict import RuleVerdict
@@ -613,6 +614,8 @@ def quantity_verdict(
             )
     if near is not None:
         return near
+    if unit is None and gold.value in _ordinal_counts(hypothesis, question):
+        return RuleVerdict(True, f"quantity: an ordinal of what is asked counts {fmt(gold.value)}")
     # "5 tomato plants and 3 cucumber plants" for 8: a question about two things ("How many
     # plants did I plant for tomatoes and cucumbers?") answered by its two parts, the total left
     # to the reader (the official prompt accepts the intermediate steps). Not when the response
@@ -631,6 +634,22 @@ def quantity_verdict(
     return RuleVerdict(
         False, f"quantity: expected {fmt(gold.value)}{label_unit}{tol_note}; found {seen}"
     )
+
+
+_ORDINAL_BEFORE_NOUN = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+([a-z]+)")
+
+
+def _ordinal_counts(hypothesis: str, question: str) -> set[float]:
+    """N for each "Nth <thing>" whose thing the question counts ("How many projects have I
+    completed?": "you just finished your 5th project" has completed 5)."""
+    if not re.match(r"\s*how many\b", question, re.IGNORECASE):
+        return set()
+    asked = set(tokens(question))
+    return {
+        float(m.group(1))
+        for m in _ORDINAL_BEFORE_NOUN.finditer(normalize(hypothesis))
+        if tokens(m.group(2))[:1] and tokens(m.group(2))[0] in asked
+    }
 
 
 def _in_unit(q: Quantity, unit: str | None) -> float | None:
