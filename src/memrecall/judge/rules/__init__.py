@@ -10,7 +10,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   it ("could you tell me which day it was?", "I'd need more details").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
-  Luna, 9:30), or one two-word detail (turbinado sugar), or three distinct single detail words.
+  Luna, 9:30), or one two-word detail (turbinado sugar, also written apart or turned round:
+  "granulated sugar for turbinado"), or three distinct single detail words.
   Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
   A response that says it lacks the user's information is wrong unless it names such a proper
   noun or number ("I don't have your history, but I know you like Sony"), and one that says the
@@ -70,7 +71,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   the question asks for an earlier value ("when I first started"). Measures (miles, km, feet;
   pounds, kg, ounces) convert within their family, and one in another unit counts as written,
   rounded ("19 km" answers 12 miles, "12 km" does not); "miles per gallon" is a rate, not a
-  length.
+  length. A decimal over its scale ("3.61/4.0") is the score; a table's "#" column numbers rows
+  and counts nothing; an ordinal of what a "how many" question counts gives the count ("your 5th
+  project"); a question about two things ("tomatoes and cucumbers") is answered by exactly two
+  parts that add up to the reference, unless the response says a part is missing.
 - frequencies ("every week", "weekly", "once a week", "1x/week", "every 7 days", "every other week",
   "biweekly", "every fortnight"): the response must give the reference's period, so "every two
   weeks" is not "every week"; a reference that gives two ("previously every week, now every other
@@ -108,7 +112,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
   "(or 25:50)" are other forms, and so is what precedes a restatement ("1:10, meaning one part
   to ten parts", "i.e.", "that is"), and so is a named place without the trailing "in/at
-  <Name>" that locates it ("University of Melbourne in Australia"); a sentence-long
+  <Name>" that locates it ("University of Melbourne in Australia"), a quoted title without the
+  "by <Name>" that credits it, and a two-unit duration as a clock reading ("27:45" for "27
+  minutes and 45 seconds"); a Roman-numbered part is the same part ("Book I", "Book 1"); a
+  sentence-long
   reference's framing ("I recommended",
   "meaning", "as examples") is optional, and a reference of four words or more may miss one in
   four, a verb or modifier that frames it ("Planted 12 tomato saplings" for "planting 12 new
