@@ -64,7 +64,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   it counts a noun ("2 events"); "close to 1,300" and "almost 5" give no number (they say it was not
   reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
-  temporal-reasoning accepts off-by-one for day/week/month/year counts, and the reference's own "N
+  temporal-reasoning accepts off-by-one for day/week/month/year counts (never a count of 0: "the
+  same day" is no near miss of "1 day"), and the reference's own "N
   is also acceptable" or "(or N, if ...)" is accepted too. Any matching number counts, so "20
   before, 25 now" is right for a knowledge update to 25; but one the response calls former
   ("previously 4, now 3", "from 25:50 to 24:30") is not its answer when it gives another, unless

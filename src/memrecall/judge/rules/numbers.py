@@ -605,7 +605,9 @@ def quantity_verdict(
             return RuleVerdict(
                 True, f"quantity: {fmt(q.value)} {q.unit} is {fmt(gold.value)}{label_unit}, rounded"
             )
-        if tol and near is None and _off_by_one(q, v, gold.value, unit):
+        # "0 weeks: you bought it and received it the same day" says no time passed; that is
+        # no near miss of "1 week", whatever the off-by-one tolerance forgives.
+        if tol and near is None and v > 0 and _off_by_one(q, v, gold.value, unit):
             near = RuleVerdict(
                 True,
                 f"quantity: {fmt(q.value)}{' ' + (q.unit or unit)} is "
