@@ -73,9 +73,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   pounds, kg, ounces) convert within their family, and one in another unit counts as written,
   rounded ("19 km" answers 12 miles, "12 km" does not); "miles per gallon" is a rate, not a
   length. A decimal over its scale ("3.61/4.0") is the score; a table's "#" column numbers rows
-  and counts nothing; an ordinal of what a "how many" question counts gives the count ("your 5th
-  project"); a question about two things ("tomatoes and cucumbers") is answered by exactly two
-  parts that add up to the reference, unless the response says a part is missing.
+  and counts nothing; an ordinal in digits of what a "how many" question counts gives the count
+  ("your 5th project"; "a second bike" is another one); a question about two things
+  ("tomatoes and cucumbers") is answered by exactly two parts that add up to the reference,
+  unless the response says a part is missing.
 - frequencies ("every week", "weekly", "once a week", "1x/week", "every 7 days", "every other week",
   "biweekly", "every fortnight"): the response must give the reference's period, so "every two
   weeks" is not "every week"; a reference that gives two ("previously every week, now every other

@@ -643,13 +643,14 @@ _ORDINAL_BEFORE_NOUN = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+([a-z]+)")
 
 def _ordinal_counts(hypothesis: str, question: str) -> set[float]:
     """N for each "Nth <thing>" whose thing the question counts ("How many projects have I
-    completed?": "you just finished your 5th project" has completed 5)."""
+    completed?": "you just finished your 5th project" has completed 5). Written in digits only:
+    "a second bike" or "no mention of a second bike" is another bike, not a count of two."""
     if not re.match(r"\s*how many\b", question, re.IGNORECASE):
         return set()
     asked = set(tokens(question))
     return {
         float(m.group(1))
-        for m in _ORDINAL_BEFORE_NOUN.finditer(normalize(hypothesis))
+        for m in _ORDINAL_BEFORE_NOUN.finditer(hypothesis.lower())
         if tokens(m.group(2))[:1] and tokens(m.group(2))[0] in asked
     }
 
