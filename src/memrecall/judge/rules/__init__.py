@@ -65,8 +65,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
   temporal-reasoning accepts off-by-one for day/week/month/year counts (never a count of 0: "the
-  same day" is no near miss of "1 day"), and the reference's own "N
-  is also acceptable" or "(or N, if ...)" is accepted too. Any matching number counts, so "20
+  same day" is no near miss of "1 day"), and the reference's own "N is also acceptable" or "(or
+  N, if ...)" is accepted too. Any matching number counts, so "20
   before, 25 now" is right for a knowledge update to 25; but one the response calls former
   ("previously 4, now 3", "from 25:50 to 24:30") is not its answer when it gives another, unless
   the question asks for an earlier value ("when I first started"). Measures (miles, km, feet;
@@ -117,12 +117,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   <Name>" that locates it ("University of Melbourne in Australia"), a quoted title without the
   "by <Name>" that credits it, and a two-unit duration as a clock reading ("27:45" for "27
   minutes and 45 seconds"); a Roman-numbered part is the same part ("Book I", "Book 1"); a
-  sentence-long
-  reference's framing ("I recommended",
-  "meaning", "as examples") is optional, and a reference of four words or more may miss one in
-  four, a verb or modifier that frames it ("Planted 12 tomato saplings" for "planting 12 new
-  tomato saplings"; never a number, a name it capitalises, nor the word that makes a choice the
-  question offers).
+  sentence-long reference's framing ("I recommended", "meaning", "as examples") is optional,
+  and a reference of four words or more may miss one in four, a verb or modifier that frames it
+  ("Planted 12 tomato saplings" for "planting 12 new tomato saplings"; never a number, a name it
+  capitalises, nor the word that makes a choice the question offers).
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one hundred
 and fifty" → 150, "twice" → 2 times, "$1.5M", "$2bn" and "1.2K USD", times in words ("seven thirty",

@@ -6,10 +6,10 @@ closing "(or 25:50)" are other forms, as is the part of a reference before a res
 locates it, a quoted title without the "by <Name>" that credits it, and a two-unit duration as a
 clock reading ("27:45"); "Book I" is "Book 1". A reference of four words or more may miss one
 word in four that is neither a number nor a name ("Planted 12 tomato saplings" for "planting 12
-new tomato saplings"). The
-"one" that picks an item out of a group ("any one of its hexagons") asks for no 1. A fault the
-reference describes ("not functioning correctly") restates a question about an issue, and a
-reference the response names only to deny it ("Instagram, not TikTok") is not its answer."""
+new tomato saplings"). The "one" that picks an item out of a group ("any one of its hexagons")
+asks for no 1. A fault the reference describes ("not functioning correctly") restates a question
+about an issue, and a reference the response names only to deny it ("Instagram, not TikTok") is
+not its answer."""
 
 from __future__ import annotations
 

@@ -156,12 +156,13 @@ def _word_before(s: str, pos: int) -> str:
     return m.group(1) if m else ""
 
 
-# A line that opens with a number and a full stop or bracket: a list's marker when the list has
-# another ("1. Paris\n2. Rome") or starts there ("1. "); a lone "2. You told me about them." is an
-# answer.
 # A score out of its scale ("a GPA of 3.83/4.0", "rated 8.5/10"): a decimal is no day of a date
 # nor a fraction's numerator, so the number before the slash is the score.
 _OUT_OF_SCALE = re.compile(r"/\s?(?:4|5|10|100)(?:\.0)?\b(?!/)")
+
+# A line that opens with a number and a full stop or bracket: a list's marker when the list has
+# another ("1. Paris\n2. Rome") or starts there ("1. "); a lone "2. You told me about them." is an
+# answer.
 _LIST_MARKER = re.compile(r"(?m)^[ \t*>#-]*\d+[.)][ \t]+\S")
 
 
@@ -651,7 +652,7 @@ def _ordinal_counts(hypothesis: str, question: str) -> set[float]:
     return {
         float(m.group(1))
         for m in _ORDINAL_BEFORE_NOUN.finditer(hypothesis.lower())
-        if tokens(m.group(2))[:1] and tokens(m.group(2))[0] in asked
+        if (thing := tokens(m.group(2))) and thing[0] in asked
     }
 
 
