@@ -7,7 +7,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't find any
   record", "can't determine", "none mentioned", "not in my records", "you mentioned X but not Y",
   "X, not Y", "the history is silent on it", "I couldn't locate any", ...), or asks the user for
-  it ("could you tell me which day it was?", "I'd need more details").
+  it ("could you tell me which day it was?", "I'd need more details"), or opens by denying the
+  question's premise ("You don't play table tennis. You play tennis every other week.").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
   Luna, 9:30), or one two-word detail (turbinado sugar, also written apart or turned round:
@@ -22,7 +23,12 @@ These rules follow the same per-type policy without a model, so the default pipe
   ("Sure!", "Great question!"), a heading, a status line ("Searching memory...") or a list
   number before it is not where it opens. Nor is a response that closes by saying so, in its last
   paragraph before a closing offer or notes ("You joined three weeks ago ... That message gives no
-  date, so there is not enough information to say how long.").
+  date, so there is not enough information to say how long."), or one that opens by denying
+  what the question asks about ("Based on the history, you did not fix a bike last weekend."),
+  unless the question asks yes or no ("You never replaced it" answers "no"). Either is right
+  after all when it works the asked quantity out on the way ("I can't say exactly. You started
+  on March 2 and finished on March 18, which would suggest about 16 days"): the official prompt
+  counts a response with all the intermediate steps to the correct answer as correct.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,

@@ -19,8 +19,10 @@ def abstains(hypothesis: str) -> bool:
     yet", "You may be thinking of Dr. Smith"): each identifies the question as one the history
     cannot answer."""
     said = plain(hypothesis)
-    return says_missing(hypothesis) or bool(
-        _ASKS_USER.search(said) or _CORRECTS_PREMISE.search(said)
+    return (
+        says_missing(hypothesis)
+        or bool(_ASKS_USER.search(said) or _CORRECTS_PREMISE.search(said))
+        or opens_by_denying(hypothesis, habit=True)
     )
 
 
@@ -51,6 +53,19 @@ def opens_by_declining(hypothesis: str) -> bool:
     The messages mention ...")? For an answerable question that is not an answer, even when the
     facts it goes on to list contain the reference."""
     return _declines(first_sentence(hypothesis))
+
+
+def opens_by_denying(hypothesis: str, *, habit: bool = False) -> bool:
+    """Does the response open by denying what the question asks about ("Based on the
+    conversation history, you did not fix a bike this past weekend")? Unless the question asks
+    yes or no, that is no answer, whatever it goes on to list; for an unanswerable question it
+    is the correction the question needs, and there a denied habit counts too ("You don't play
+    table tennis"; an answer to "what time do I wake up" can open "You don't wake up at a fixed
+    time" and go on to give the usual one). A denial turned to something else ("You didn't fix
+    the mountain bike, but ...", "You didn't go there the most; Cafe Lumen ...") answers."""
+    said = plain(first_sentence(hypothesis))
+    denied = _DENIES_EVENT.match(said)
+    return bool(denied) and (habit or not denied.group(1)) and not _TURNS.search(said)
 
 
 def closes_by_declining(hypothesis: str) -> bool:
@@ -89,6 +104,11 @@ _DECLINE = re.compile(
     # ("To answer this, I'd need to compare the dates: ..." sets out a method, not a lack)
     r"(?:you(?: would|'d) need\b|(?:i|we)(?: would|'d) need\b(?! to (?!know\b)))"
 )
+_DENIES_EVENT = re.compile(
+    r"[\W_]*(?:(?:based on|according to|from|looking at|in) [^,]{0,60}, )?"
+    r"(?:it (?:seems|appears|looks like) (?:that )?)?you (?:did not|never|have not|(do not))\b"
+)
+_TURNS = re.compile(r"\b(?:but|however|although|though|instead|rather)\b|[;:—]")
 _BEYOND_GIVEN = re.compile(
     r"(?: [\w']+){0,6}? (?:give|provide|offer|share|suggest)(?: you)? (?:a |any )?"
     r"(?:more|broader|fuller|further|additional|wider)\b"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...thinking import strip_thinking
-from .abstention import abstains, closes_by_declining, opens_by_declining
+from .abstention import abstains, closes_by_declining, opens_by_declining, opens_by_denying
 from .choice import (
     either_or_verdict,
     listed_choice_verdict,
@@ -22,7 +22,7 @@ from .normalise import (
     stated_answer,
     without_question_echo,
 )
-from .numbers import QUANTITY_QUESTION, asks_current, quantity_verdict
+from .numbers import QUANTITY_QUESTION, asks_current, quantity_verdict, worked_out_verdict
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
 from .verdict import RuleVerdict
@@ -78,17 +78,25 @@ def _verdict(
         return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
     # The labelled answer is what the response answers; the reasoning or notes set apart
     # after it ("Reasoning: ...", "Confidence: ...") are not. One that opens or closes by saying
-    # it cannot answer has answered nothing, whatever facts or names of the user it lists.
+    # it cannot answer, or opens by denying what the question asks about, has answered nothing,
+    # whatever facts or names of the user it lists, unless it works the asked quantity out.
+    polar = yes_no_gold(answer)
     if opens_by_declining(stated):
-        return RuleVerdict(False, "declines: opens by saying it cannot answer")
-    if closes_by_declining(stated):
-        return RuleVerdict(False, "declines: closes by saying it cannot answer")
+        declined = "opens by saying it cannot answer"
+    elif closes_by_declining(stated):
+        declined = "closes by saying it cannot answer"
+    elif polar is None and opens_by_denying(stated):  # "You never replaced it" answers "no"
+        declined = "opens by denying what the question asks about"
+    else:
+        declined = None
+    if declined:
+        worked = worked_out_verdict(question_type, question, answer, stated)
+        return worked or RuleVerdict(False, f"declines: {declined}")
     if question_type == "single-session-preference":
         # Whether advice is personal is read from all of it: "I can only give a general answer"
         # before an "Answer:" label still says the advice is general.
         return preference_verdict(question, answer, hyp)
     hyp = stated
-    polar = yes_no_gold(answer)
     if polar is not None:
         said = stated_polarity(question, hyp)
         return RuleVerdict(said == polar, f"yes/no: expected {polar}, response says {said}")

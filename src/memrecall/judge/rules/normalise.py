@@ -743,7 +743,8 @@ _SETTLES = re.compile(
     r"\b(?:i need to|let me) correct (?:that|this|myself)\b|"
     r"(?:\b(?:so|thus|therefore|hence|though|however),?|,) the (?:final |correct )?answer is\b|"
     r"\bthe (?:final |correct )?answer is:|"
-    r"\bthat leaves\b|\bbut actually,? (?:it|that|this|the answer)(?: was|'s| is)\b"
+    r"\bthat leaves\b|\bbut actually,? (?:it|that|this|the answer)(?: was|'s| is)\b|"
+    r"\bto (?:directly |simply |briefly )?answer your (?:\w+ )?question(?: directly)?\s*[:,]"
 )
 
 

@@ -31,6 +31,7 @@ from .normalise import (
     days_of_month,
     fmt,
     normalize,
+    sentences,
     split_acceptable,
     tokens,
     without_asides,
@@ -710,3 +711,29 @@ def _off_by_one(q: Quantity, value: float, gold: float, unit: str) -> bool:
 
 def _clock(q: Quantity) -> str:
     return f"{int(q.value) // 60:02d}:{int(q.value) % 60:02d}"
+
+
+# A sentence that works a quantity out: "This would suggest about 21 days", "4 + 8 = 12 days",
+# "So you had made $120", "that's 3 weeks".
+_WORKS_OUT = re.compile(
+    r"\b(?:would (?:be|suggest|mean|make|give|come to)|suggests?|comes? to|adds? up to|"
+    r"in total|total|that(?:'s| is) (?:about |approximately |roughly |around )?\d|so\b)|="
+)
+
+
+def worked_out_verdict(
+    question_type: str, question: str, answer: str, hypothesis: str
+) -> RuleVerdict | None:
+    """Accept a response that hedges or declines but works the asked quantity out on the way
+    ("I can't say exactly. You started on March 2 and finished on March 18, which would suggest
+    about 16 days"): the official prompt counts a response that contains all the intermediate
+    steps to the correct answer as correct. None when it works out no matching quantity."""
+    if not QUANTITY_QUESTION.search(question):
+        return None
+    worked = [s for s in sentences(hypothesis) if _WORKS_OUT.search(s.lower())]
+    verdict = (
+        quantity_verdict(question_type, question, answer, "\n".join(worked)) if worked else None
+    )
+    if verdict is None or not verdict.label:
+        return None
+    return RuleVerdict(True, f"declines but works the quantity out: {verdict.reason}")
