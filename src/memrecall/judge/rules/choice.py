@@ -18,7 +18,6 @@ from .normalise import (
     STOPWORDS,
     conclusion,
     content_tokens,
-    first_sentence,
     normalize,
     sentences,
     tokens,
@@ -239,10 +238,9 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         return RuleVerdict(
             stated is right, f"either-or: states '{' '.join(stated)}' {_direction(question)}"
         )
-    first = first_sentence(hypothesis)
-    if says_missing(first, instead=False):
-        # No "X came first" statement and it opens by saying something is missing: the options
-        # it names are the question's own words, not a choice.
+    if says_missing(hypothesis, instead=False):
+        # No "X came first" statement, and it says something is missing ("there is no mention
+        # of meeting Tom, so I can't compare"): the options it names are not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
     hyp = _without_alternatives(tokens(_conclusion(hypothesis, right, wrong)), right, wrong)
     hyp = _without_denied(hyp, right + wrong)
@@ -317,10 +315,11 @@ _TIME_NOUN = frozenset(
 )
 _DETERMINER = frozenset("the a an my your his her their its our this that".split())
 # An indirect question or a comparison it cannot make is not a statement ("I can't tell whether
-# A or B came first").
+# A or B came first"), nor is what the history does not say ("There is no mention of you taking a
+# bus more recently").
 _NOT_A_STATEMENT = re.compile(
     r"\b(?:whether|if|which|compare|comparison|determine|unclear|"
-    r"not sure|can't|cannot|unable)\b"
+    r"not sure|can't|cannot|unable|no (?:mention|record|indication|evidence))\b"
 )
 
 
@@ -351,6 +350,11 @@ def _stated_choice(
         toks = set(tokens(word))
         return right if toks & only_right else wrong if toks & only_wrong else None
 
+    def named_after(words: list[str]) -> list[str] | None:
+        """The option named first in `words`, past a determiner."""
+        words = [x for x in words if x not in _DETERMINER]
+        return named(words[0]) if words else None
+
     exact, other = [], []
     for clause in re.split(r"(?<=[.!?])\s+|\n+|[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b", hypothesis):
         if not clause or _NOT_A_STATEMENT.search(normalize(clause)):
@@ -380,7 +384,20 @@ def _stated_choice(
                         chosen = ahead if early == (ask == "early") else other_option
                         (exact if w in own_words else other).append(chosen)
                     continue
-                if last_option is None or nxt in _TIME_NOUN or (prev in _DETERMINER and not copula):
+                if last_option is None:
+                    # "The most recent mode of transport you used was a train": the option the
+                    # placing word's noun phrase is said to be.
+                    ahead = words[i + 1 : i + 10]
+                    at = next((j for j, x in enumerate(ahead) if x in ("was", "is", "were")), None)
+                    said = named_after(ahead[at + 1 : at + 3]) if at is not None else None
+                    if said is not None:
+                        (exact if w in own_words else other).append(
+                            said
+                            if (w in _EARLY) == (ask == "early")
+                            else (wrong if said is right else right)
+                        )
+                    continue
+                if nxt in _TIME_NOUN or (prev in _DETERMINER and not copula):
                     continue
                 chosen = (
                     last_option
