@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import closing_paragraph, first_sentence
+from .normalise import LEAD_IN, closing_paragraph, first_sentence
 
 
 def abstains(hypothesis: str) -> bool:
@@ -65,7 +65,7 @@ def opens_by_denying(hypothesis: str, *, habit: bool = False) -> bool:
     the mountain bike, but ...", "You didn't go there the most; Cafe Lumen ...") answers."""
     said = plain(first_sentence(hypothesis))
     denied = _DENIES_EVENT.match(said)
-    return bool(denied) and (habit or not denied.group(1)) and not _TURNS.search(said)
+    return bool(denied) and (habit or not denied.group(1)) and not _TURNS.search(said, denied.end())
 
 
 def closes_by_declining(hypothesis: str) -> bool:
@@ -105,8 +105,8 @@ _DECLINE = re.compile(
     r"(?:you(?: would|'d) need\b|(?:i|we)(?: would|'d) need\b(?! to (?!know\b)))"
 )
 _DENIES_EVENT = re.compile(
-    r"[\W_]*(?:(?:based on|according to|from|looking at|in) [^,]{0,60}, )?"
-    r"(?:it (?:seems|appears|looks like) (?:that )?)?you (?:did not|never|have not|(do not))\b"
+    rf"[\W_]*(?:{LEAD_IN}[\W_]*)*(?:it (?:seems|appears|looks like) (?:that )?)?"
+    r"you (?:did not|never|have not|(do not))\b"
 )
 _TURNS = re.compile(r"\b(?:but|however|although|though|instead|rather)\b|[;:—]")
 _BEYOND_GIVEN = re.compile(

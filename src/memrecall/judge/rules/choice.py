@@ -14,7 +14,9 @@ import re
 
 from ...abstention import plain, says_missing
 from .normalise import (
+    EPISTEMIC_HEDGE,
     GREETING,
+    LEAD_IN,
     STOPWORDS,
     conclusion,
     content_tokens,
@@ -82,7 +84,7 @@ def stated_polarity(question: str, text: str) -> str | None:
         if sentence.rstrip(" *_").endswith("?") or says_missing(sentence, instead=False):
             continue
         # "If I recall correctly, you ..." says how sure it is; the claim is what follows
-        sentence = _EPISTEMIC_HEDGE.sub(" ", sentence)
+        sentence = EPISTEMIC_HEDGE.sub(" ", sentence)
         words = tokens(sentence)
         hits = [i for i, w in enumerate(words) if w in wanted]
         if len({words[i] for i in hits}) * 2 <= len(wanted):
@@ -127,25 +129,11 @@ def _turns_comparison(question: str, sentence: str) -> bool:
     )
 
 
-# How sure the speaker is, not a condition or a negation of what is said: "if I recall
-# correctly", "if I'm not mistaken", "I'm not 100% sure, but".
-_EPISTEMIC_HEDGE = re.compile(
-    r"\bif i (?:recall|remember)(?: correctly| right)?\b|\bif i(?: a|')m not mistaken\b|"
-    r"\bi(?: a|')m not (?:100% |completely |entirely |totally )?(?:sure|certain)\b"
-)
-
-
-# A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
-# recall correctly, ", "I'm not 100% sure, but ").
-_LEAD_IN = (
-    r"(?:(?:(?:based on|according to|from|unfortunately|sadly|actually|well|as far as i)\b|"
-    rf"{_EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?)"
-)
 # "You do!", "You don't.", "You did not": a bare auxiliary answering a "Do I ...?" question;
 # "You do have one", "You did not go": an emphatic or negated "do" before its verb; "You no
 # longer have it", "You don't seem to have one": a no.
 _BARE_AUXILIARY = re.compile(
-    rf"^[\W_]*{_LEAD_IN}?"
+    rf"^[\W_]*{LEAD_IN}?"
     r"you (?:(?:sure|certainly|definitely|indeed) )?"
     r"(?:(?:do|did|have|had|are|were|can|will|should)( not)?[\W_]*(?:$|[.!;:,—–-])"
     r"|(?:do|did)( not)? (?!not\b|seem|appear|look)[a-z]|(no longer|never|(?:do|does|did) not "
@@ -167,7 +155,7 @@ _NO_BEFORE_NOUN = re.compile(
 # Other words for yes and no, read only where a response opens (or a line does): inside a
 # sentence "true" or "right" is seldom an answer. A greeting ("Sure! "), a list's number or a
 # lead-in before them leaves them where the response opens.
-_OPENS = rf"(?:^|\n)[\W_]*(?:(?:{GREETING}!|\d+[.)]\s|{_LEAD_IN})[\W_]*){{0,3}}"
+_OPENS = rf"(?:^|\n)[\W_]*(?:(?:{GREETING}!|\d+[.)]\s|{LEAD_IN})[\W_]*){{0,3}}"
 _OPENING_POLARITY = {
     word: re.compile(rf"{_OPENS}(?:{alternatives})\b(?![ -](?:to|of|that|me)\b)")
     for word, alternatives in {
@@ -537,7 +525,7 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
         if not re.search(rf"\b{word.group(1)}\b", s) or re.search(r"\b(?:which|whether)\b", s):
             continue
         if says_missing(s, instead=False) or re.search(
-            r"\b(?:not|no|cannot|if)\b", _EPISTEMIC_HEDGE.sub(" ", s)
+            r"\b(?:not|no|cannot|if)\b", EPISTEMIC_HEDGE.sub(" ", s)
         ):
             return None  # negated or conditional: "if you count X, Y grew the most"
         said = set(tokens(sentence))

@@ -489,6 +489,21 @@ CURRENT_LABEL = (
 )
 
 
+# How sure the speaker is, not a condition or a negation of what is said: "if I recall
+# correctly", "if I'm not mistaken", "I'm not 100% sure, but".
+EPISTEMIC_HEDGE = re.compile(
+    r"\bif i (?:recall|remember)(?: correctly| right)?\b|\bif i(?: a|')m not mistaken\b|"
+    r"\bi(?: a|')m not (?:100% |completely |entirely |totally )?(?:sure|certain)\b"
+)
+
+
+# A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
+# recall correctly, ", "I'm not 100% sure, but ").
+LEAD_IN = (
+    r"(?:(?:(?:based on|according to|from|looking at|unfortunately|sadly|actually|well|"
+    r"as far as i)\b|"
+    rf"{EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?)"
+)
 # Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
 # FitHub previously;", "you mentioned 600, but that was before." (the sentence ends there, so
 # "before the trip" is no such word).
