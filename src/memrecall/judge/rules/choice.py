@@ -20,6 +20,7 @@ from .normalise import (
     STOPWORDS,
     conclusion,
     content_tokens,
+    first_sentence,
     normalize,
     sentences,
     tokens,
@@ -226,9 +227,9 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         return RuleVerdict(
             stated is right, f"either-or: states '{' '.join(stated)}' {_direction(question)}"
         )
-    if says_missing(hypothesis, instead=False):
-        # No "X came first" statement, and it says something is missing ("there is no mention
-        # of meeting Tom, so I can't compare"): the options it names are not a choice.
+    if says_missing(first_sentence(hypothesis), instead=False):
+        # No "X came first" statement and it opens by saying something is missing: the options
+        # it names are the question's own words, not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
     hyp = _without_alternatives(tokens(_conclusion(hypothesis, right, wrong)), right, wrong)
     hyp = _without_denied(hyp, right + wrong)
