@@ -108,9 +108,10 @@ _DENIES_EVENT = re.compile(
     rf"[\W_]*(?:{LEAD_IN}[\W_]*)*(?:it (?:seems|appears|looks like) (?:that )?)?"
     r"you (?:did not|never|have not|(do not))\b"
 )
-_TURNS = re.compile(r"\b(?:but|however|although|though|instead|rather)\b|[;:—]")
 _BEYOND_GIVEN = re.compile(
     r"(?: [\w']+){0,6}? (?:give|provide|offer|share|suggest)(?: you)? (?:a |any )?"
     r"(?:more|broader|fuller|further|additional|wider)\b"
 )
 _BUT = re.compile(r"\b(?:but|however|although|though)\b")
+# ... and what turns a denial to an answer: "You didn't fix the mountain bike; you fixed ..."
+_TURNS = re.compile(rf"{_BUT.pattern}|\b(?:instead|rather)\b|[;:—]")

@@ -504,6 +504,8 @@ LEAD_IN = (
     r"as far as i)\b|"
     rf"{EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?)"
 )
+
+
 # Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
 # FitHub previously;", "you mentioned 600, but that was before." (the sentence ends there, so
 # "before the trip" is no such word).
