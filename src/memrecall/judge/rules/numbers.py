@@ -717,7 +717,7 @@ def _clock(q: Quantity) -> str:
 # "So you had made $120", "that's 3 weeks".
 _WORKS_OUT = re.compile(
     r"\b(?:would (?:be|suggest|mean|make|give|come to)|suggests?|comes? to|adds? up to|"
-    r"in total|total|that(?:'s| is) (?:about |approximately |roughly |around )?\d|so\b)|="
+    r"total|that(?:'s| is) (?:about |approximately |roughly |around )?\d|so\b)|="
 )
 
 
