@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import says_missing
-from .normalise import STOPWORDS, normalize, stem, tokens, without_notes
+from .normalise import STOPWORDS, normalize, sentences, stem, tokens, without_notes
 from .verdict import RuleVerdict
 
 _RUBRIC_NEGATIVE = re.compile(
@@ -47,9 +47,9 @@ desire perhaps preferably preferable additionally moreover cater regarding towar
 # whether the response recalls and utilises the user's personal information). "They don't provide
 # general tips" describes something else, so a negated verb does not count.
 _SAYS_GENERAL = re.compile(
-    r"(?<!not )(?<!n't )\b(?:provide|give|offer|here are|here is|these are) (?:you )?"
-    r"(?:a |some )?(?:more )?general (?:answer|tips|advice|suggestions|recommendations|ideas|"
-    r"resources)\b",
+    r"(?<!not )(?<!n't )\b(?:provide|give|offer|share|here are|here is|these are) (?:you )?"
+    r"(?:a |some )?(?:[*_]*[a-z-]+[*_]* )?[*_]*general (?:answer|tips|advice|suggestions|"
+    r"recommendations|ideas|resources)\b",
     re.IGNORECASE,
 )
 
@@ -104,6 +104,41 @@ def _rubric_terms(rubric: str, question: str):
 _PAIR_WINDOW = 3
 
 
+def _near_pairs(text: str) -> set[tuple[str, str]]:
+    """Each pair of content words of `text` within _PAIR_WINDOW of each other, both ways round."""
+    content = [t for t in tokens(text) if t not in STOPWORDS]
+    return {
+        pair
+        for i, a in enumerate(content)
+        for b in content[i + 1 : i + 1 + _PAIR_WINDOW]
+        for pair in ((a, b), (b, a))
+    }
+
+
+# A sentence that tells the user what it found of theirs: "you mentioned", "you've been
+# experimenting with", "I did come across a mention that you ...", "I can see you ...". Said to
+# the user, not of "the user" in a reasoning transcript's notes.
+_RECALLS_USER = re.compile(
+    r"\byou(?:'ve| have)? (?:\w+ )?(?:mentioned|shared|said|told|noted|described|recalled|"
+    r"discussed|explored|experimented|tried|enjoyed|been \w+ing)\b|"
+    r"\bi (?:did |also |can )?(?:find|found|notice|noticed|see|saw|came across|come across)\b"
+    r"(?=.*\byou)",
+    re.IGNORECASE,
+)
+
+
+def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
+    """Whether a sentence that tells the user what it recalls of them, and does not say
+    something is missing, names a two-word rubric detail ("I didn't find anything on reunions,
+    but I did find that you were on the debate team")."""
+    return any(
+        _RECALLS_USER.search(sent)
+        and not says_missing(sent, instead=False)
+        and bigrams & _near_pairs(sent)
+        for sent in sentences(text)
+    )
+
+
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
     anchors, numbers, details, bigrams = _rubric_terms(rubric, question)
     hypothesis = _without_questions_to_user(without_notes(hypothesis))
@@ -117,19 +152,13 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     )
     if hit_anchor:
         return RuleVerdict(True, f"preference: uses the user's {', '.join(hit_anchor)}")
-    if says_missing(hypothesis, instead=False):
+    if says_missing(hypothesis, instead=False) and not _recalls_a_detail(hypothesis, bigrams):
         # "I don't have your history, but here are general tips": it says it cannot recall the
-        # user's information, so it does not use it. The user's names or numbers (above) win.
+        # user's information, so it does not use it. The user's names or numbers (above) win,
+        # and so does a two-word detail in a sentence that tells the user it recalls it.
         # Only words that say so count: advice "rather than" something names nothing missing.
         return RuleVerdict(False, "preference: says it lacks the user's information")
-    content = [t for t in hyp if t not in STOPWORDS]
-    hyp_pairs = {
-        pair
-        for i, a in enumerate(content)
-        for b in content[i + 1 : i + 1 + _PAIR_WINDOW]
-        for pair in ((a, b), (b, a))
-    }
-    hit_pairs = sorted(bigrams & hyp_pairs)
+    hit_pairs = sorted(bigrams & _near_pairs(hypothesis))
     if hit_pairs:
         return RuleVerdict(
             True, "preference: uses the user's " + ", ".join(" ".join(p) for p in hit_pairs)
