@@ -755,20 +755,13 @@ def after_retraction(text: str) -> tuple[str, bool]:
 # official judges split on a wrong first answer corrected to the right one (gpt-4o accepted one,
 # gpt-4o-mini rejected them), but an answer settled on wrong is wrong for both, whatever it
 # named before.
-_PICKED = r"(?:most (?:recent|up[- ]to[- ]date|accurate|specific|likely)|latest)"
 _SETTLES = re.compile(
     r"(?i)(?:^|(?<=[.!?]\s)|(?<=\n))[*_]*wait\s*[,.!:;—–-]|\bon second thought\b|"
     r"\b(?:i need to|let me) correct (?:that|this|myself)\b|"
     r"(?:\b(?:so|thus|therefore|hence|though|however),?|,) the (?:final |correct )?answer is\b|"
     r"\bthe (?:final |correct )?answer is:|"
     r"\bthat leaves\b|\bbut actually,? (?:it|that|this|the answer)(?: was|'s| is)\b|"
-    r"\bto (?:directly |simply |briefly )?answer your (?:\w+ )?question(?: directly)?\s*[:,]|"
-    # picking one of several values: "Based on the most recent account, X", "The most accurate
-    # count appears to be X" (not "the most recent message is from May 29": that dates an entry).
-    # Read from the pick on, which frames what it picks ("The most recent one was the ferry").
-    rf"(?=\bbased on (?:the|your) {_PICKED}\b[^,.\n]{{0,60}},|"
-    rf"\bthe {_PICKED}\b(?:[\s/]+[\w*-]+){{0,4}}?\s+[*_]*(?:is|was|appears to be|would be)\b"
-    r"(?!\s+(?:from|on|in|at|during|dated|when)\b))"
+    r"\bto (?:directly |simply |briefly )?answer your (?:\w+ )?question(?: directly)?\s*[:,]"
 )
 
 
