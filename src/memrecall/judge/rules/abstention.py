@@ -93,10 +93,10 @@ def _declines(text: str) -> bool:
 # find the exact date, but ..." goes on to answer). "I can't recall the answer" declines too.
 _DECLINE = re.compile(
     r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
-    r"determine|tell|say|calculate|compute|work out|recall|remember)\b|"
+    r"determine|tell|say|calculate|compute|work out|recall|remember|retrieve)\b|"
     r"\b(?:cannot|can not|could not) be (?:answered|determined|calculated|worked out)\b|"
-    r"\b(?:not enough|insufficient|don't have enough|do not have enough) (?:\w+ )?"
-    r"(?:information|info|details|data|context)\b|"
+    r"\b(?:not enough|insufficient|(?:do|does|did) not have "
+    r"(?:enough|sufficient)) (?:\w+ )?(?:information|info|details|data|context)\b|"
     # "To answer your question properly, I would need messages about ...": what answering needs
     # and the response lacks. "To give you more targeted tips, I'd need ..." offers more.
     r"\bto (?:properly )?(?:answer|give|get|provide|recommend|suggest|help)\b"

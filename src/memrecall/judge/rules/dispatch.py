@@ -20,6 +20,7 @@ from .normalise import (
     settled_answer,
     split_acceptable,
     stated_answer,
+    without_examples,
     without_question_echo,
 )
 from .numbers import QUANTITY_QUESTION, asks_current, quantity_verdict, worked_out_verdict
@@ -96,7 +97,7 @@ def _verdict(
         # Whether advice is personal is read from all of it: "I can only give a general answer"
         # before an "Answer:" label still says the advice is general.
         return preference_verdict(question, answer, hyp)
-    hyp = stated
+    hyp = without_examples(stated)
     if polar is not None:
         said = stated_polarity(question, hyp)
         return RuleVerdict(said == polar, f"yes/no: expected {polar}, response says {said}")

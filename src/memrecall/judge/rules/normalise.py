@@ -291,6 +291,18 @@ def without_asides(text: str) -> str:
     return re.sub(r"\([^()]*\)", " ", text)
 
 
+# An aside that lists examples of what could be meant ("the amount of RAM (e.g., 8GB, 16GB)
+# was not mentioned", "a frequency (e.g., weekly, monthly)") names possibilities, not an answer.
+_EXAMPLES_ASIDE = re.compile(
+    r"\(\s*(?:e\.g\.|eg\b|for example|for instance|such as)[^()\n]*\)", re.IGNORECASE
+)
+
+
+def without_examples(text: str) -> str:
+    """The text without its parenthetical lists of examples ("(e.g., weekly, biweekly)")."""
+    return _EXAMPLES_ASIDE.sub(" ", text)
+
+
 _DAY_OF_MONTH = re.compile(
     r"\b(" + "|".join(MONTHS) + r"),? (?:the )?(\d{1,2})(?:st|nd|rd|th)?\b(?!:)"
 )
