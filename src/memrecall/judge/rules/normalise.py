@@ -83,6 +83,26 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+# Holidays that fall on the same date every year name that date ("on Valentine's Day" is "on
+# February 14"); the name is kept beside it. Not "Christmas" alone, which also names a season,
+# nor national days, which differ by country.
+_FIXED_DATE_HOLIDAYS = {
+    r"valentine'?s day": "february 14",
+    r"christmas eve": "december 24",
+    r"christmas day": "december 25",
+    r"new year'?s eve": "december 31",
+    r"new year'?s day": "january 1",
+    r"halloween": "october 31",
+    r"st\.? patrick'?s day": "march 17",
+    r"april fools'? day": "april 1",
+}
+_FIXED_DATE_HOLIDAY = re.compile(r"\b(?:" + "|".join(_FIXED_DATE_HOLIDAYS) + r")\b")
+
+
+def _holiday_date(name: str) -> str:
+    return next(d for p, d in _FIXED_DATE_HOLIDAYS.items() if re.fullmatch(p, name))
+
+
 @lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
     """Lower-cased text with number words as digits; punctuation is kept (quantities need it)."""
@@ -96,6 +116,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
     s = re.sub(r"\b(\d{1,2})\.(\d{2}) ?(?=[ap]m\b)", r"\1:\2 ", s)  # 7.30am -> 7:30 am
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 12,000 -> 12000
+    s = _FIXED_DATE_HOLIDAY.sub(lambda m: f"{m.group(0)} {_holiday_date(m.group(0))}", s)
     s = _written_dates(s)
     # "400 thousand", "$1.2k": before the number words, which would read "thousand" alone
     s = re.sub(
