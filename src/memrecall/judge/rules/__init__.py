@@ -15,10 +15,13 @@ These rules follow the same per-type policy without a model, so the default pipe
   "granulated sugar for turbinado"), or three distinct single detail words.
   Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
   A response that says it lacks the user's information is wrong unless it names such a proper
-  noun or number ("I don't have your history, but I know you like Sony"), and one that says the
-  advice it gives is general ("I'll provide some general tips") is wrong whatever it names.
+  noun or number ("I don't have your history, but I know you like Sony"), or tells the user a
+  two-word detail it recalls of them ("I didn't find anything on reunions, but I did find that
+  you were on the debate team"), and one that says the advice it gives is general ("I'll
+  provide some general tips", "here are some great general tips") is wrong whatever it names.
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
-  determine that. The messages mention ...") is wrong, whatever facts it lists, unless it turns
+  determine that. The messages mention ...", "I don't have sufficient information to answer",
+  "I'm unable to retrieve those details") is wrong, whatever facts it lists, unless it turns
   after the decline ("I cannot say exactly, but it was X"). A greeting or acknowledgement
   ("Sure!", "Great question!"), a heading, a status line ("Searching memory...") or a list
   number before it is not where it opens. Nor is a response that closes by saying so, in its last
@@ -114,7 +117,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   conditional ("if I recall correctly" and "I'm not sure, but" say how sure it is, and are
   neither).
 - a date reference ("June 3rd") is its month and day together ("the 3rd of June"), not a month
-  and a day number anywhere in the response ("June 10th ... session 3").
+  and a day number anywhere in the response ("June 10th ... session 3"); a holiday on a fixed
+  date names it ("Valentine's Day" is February 14; not "Christmas" alone, nor national days).
+- examples listed in an aside ("the amount of RAM (e.g., 8GB, 16GB) was not mentioned") are
+  possibilities the response names, not its answer.
 - otherwise: normalised containment: every content word of the reference that the question does
   not already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
