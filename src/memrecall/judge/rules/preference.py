@@ -104,9 +104,9 @@ def _rubric_terms(rubric: str, question: str):
 _PAIR_WINDOW = 3
 
 
-def _near_pairs(text: str) -> set[tuple[str, str]]:
-    """Each pair of content words of `text` within _PAIR_WINDOW of each other, both ways round."""
-    content = [t for t in tokens(text) if t not in STOPWORDS]
+def _near_pairs(words: list[str]) -> set[tuple[str, str]]:
+    """Each pair of content words within _PAIR_WINDOW of each other, both ways round."""
+    content = [t for t in words if t not in STOPWORDS]
     return {
         pair
         for i, a in enumerate(content)
@@ -134,7 +134,7 @@ def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
     return any(
         _RECALLS_USER.search(sent)
         and not says_missing(sent, instead=False)
-        and bigrams & _near_pairs(sent)
+        and bigrams & _near_pairs(tokens(sent))
         for sent in sentences(text)
     )
 
@@ -158,7 +158,7 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
         # and so does a two-word detail in a sentence that tells the user it recalls it.
         # Only words that say so count: advice "rather than" something names nothing missing.
         return RuleVerdict(False, "preference: says it lacks the user's information")
-    hit_pairs = sorted(bigrams & _near_pairs(hypothesis))
+    hit_pairs = sorted(bigrams & _near_pairs(hyp))
     if hit_pairs:
         return RuleVerdict(
             True, "preference: uses the user's " + ", ".join(" ".join(p) for p in hit_pairs)
