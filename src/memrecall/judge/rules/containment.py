@@ -1,15 +1,15 @@
-"""The general rule: normalised containment. Every content word of the reference that the
-question does not already contain must appear in the response (so a subset of a list is wrong, and
-extra information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a
-closing "(or 25:50)" are other forms, as is the part of a reference before a restatement
-("1:10, meaning one part to ten parts"), a named place without the "in/at <Name>" that
-locates it, a quoted title without the "by <Name>" that credits it, and a two-unit duration as a
-clock reading ("27:45"); "Book I" is "Book 1". A reference of four words or more may miss one
-word in four that is neither a number nor a name ("Planted 12 tomato saplings" for "planting 12
-new tomato saplings"). The "one" that picks an item out of a group ("any one of its hexagons")
-asks for no 1. A fault the reference describes ("not functioning correctly") restates a question
-about an issue, and a reference the response names only to deny it ("Instagram, not TikTok") is
-not its answer."""
+"""The general rule: normalised containment. Every content word of the reference that the question
+does not already contain must appear in the response (so a subset of a list is wrong, and extra
+information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing "(or
+25:50)" are other forms, as is the part of a reference before a restatement ("1:10, meaning one
+part to ten parts"), a named place without the "in/at <Name>" that locates it, a quoted title
+without the "by <Name>" that credits it, the parts of "a mix of Irish and Italian" without the mix,
+and a two-unit duration as a clock reading ("27:45"); "Book I" is "Book 1". A reference of four
+words or more may miss one word in four that is neither a number nor a name ("Planted 12 tomato
+saplings" for "planting 12 new tomato saplings"). The "one" that picks an item out of a group ("any
+one of its hexagons") asks for no 1. A fault the reference describes ("not functioning correctly")
+restates a question about an issue, and a reference the response names only to deny it ("Instagram,
+not TikTok") is not its answer."""
 
 from __future__ import annotations
 
@@ -85,6 +85,10 @@ def _gold_forms(answer: str) -> list[str]:
     titled = _TITLE_BY.match(main.strip())
     if titled:
         forms.append(titled.group(1))
+    # "A mix of Irish and Italian": a mix is named by its parts ("Irish and Italian descent").
+    mixed = _MIX_OF.match(main)
+    if mixed:
+        forms.append(without_asides(mixed.group(1)))
     # "27 minutes and 45 seconds" is written "27:45" too (as a reference's own "(or 25:50)" says).
     if _DURATION_PAIR.search(main):
         forms.append(without_asides(_DURATION_PAIR.sub(_clock_form, main)))
@@ -103,6 +107,7 @@ def _gold_forms(answer: str) -> list[str]:
     return forms
 
 
+_MIX_OF = re.compile(r"^\s*(?:an? )?(?:mix|mixture|combination|blend) of\s+(.+)$", re.IGNORECASE)
 _TITLE_BY = re.compile(
     r"^[\"'‘“](.+)[\"'’”],?\s+by\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3}\s*\.?$"
 )
@@ -205,7 +210,7 @@ def _only(
 # "every fortnight" = (2, week). "Twice a week" is no period of this kind, so it matches none.
 _PERIOD_UNITS = "day|week|month|year|weekend"
 _FREQUENCY = re.compile(
-    rf"\b(?:1 ?(?:time|x) ?(?:a|an|per|each|every|/)|(?:1 time )?every) "
+    rf"\b(?:1 ?(?:times?|x) ?(?:a|an|per|each|every|/)|(?:1 time )?every) "
     rf"?(?:(other|second)|(\d+))? ?({_PERIOD_UNITS}|fortnight)s?\b|"
     r"\b(bi-?weekly|fortnightly)\b|\b(daily|weekly|monthly|yearly|annually)\b"
 )

@@ -1,5 +1,6 @@
 """Normalisation shared by every rule family: case, punctuation, number words ("three" -> 3, "twelve
 thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1 dozen),
+multiples ("triple what I paid", "tripled", "threefold", "3x" -> 3 times), youtu.be links,
 "$1.5M" and "$2bn", times in words ("seven thirty", "half past seven", "noon" -> 7:30, 12:00 pm),
 thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
 "2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february 1, 2023 09:15; "25 March
@@ -112,6 +113,7 @@ def normalize(text: str) -> str:
     if not s.isascii():  # "Pastéis de Belém" is "Pasteis de Belem" written with its accents
         s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
     s = re.sub(r"\s&\s", " and ", s)  # "two & a half weeks", "a week & a half"
+    s = s.replace("youtu.be/", "youtube.com/watch?v=")  # YouTube's short links name the same video
     s = _IDENTIFIER.sub("identifier", s)  # "answer_54f0d6f9_1" names a session, counts nothing
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
     s = re.sub(r"\b(\d{1,2})\.(\d{2}) ?(?=[ap]m\b)", r"\1:\2 ", s)  # 7.30am -> 7:30 am
@@ -134,6 +136,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\bonce\b", "1 time", s)
     s = re.sub(r"\btwice\b", "2 times", s)
     s = re.sub(r"\bthrice\b", "3 times", s)
+    s = _multiples(s)
     # "an hour and a half" -> 1.5 hours, "half an hour" -> 0.5 hour, "1h30" -> 1 hour 30 minutes
     s = re.sub(r"\b(?:an?|one) (hour|day|week|month|year) and a half\b", r"1.5 \1s", s)
     s = re.sub(r"\bhalf an? (hour|day|week|month|year|fortnight|decade)\b", r"0.5 \1", s)
@@ -167,6 +170,33 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
     s = re.sub(r"\bmore than\b", "over", s)
     return s
+
+
+# "worth triple what I paid", "it tripled", "threefold", "3x the price": a multiple is a number
+# of times, as "twice" is 2 times. "double"/"triple" count only where they multiply (after
+# "worth", "is", "paid", ... or before "what", "the", "its", ...), not in "a double room".
+_MULTIPLE_WORDS = {"double": 2, "triple": 3, "quadruple": 4}
+_FOLD_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
+_MULTIPLE_AFTER = re.compile(
+    r"\b(worth|is|was|are|were|be|been|cost|costs|paid|pay|earn|earns|earned|make|makes|made|"
+    r"grew|rose|increased|about|nearly|almost|roughly|over|than|least) "
+    r"[*_]*(double|triple|quadruple)\b(?!-)"
+)
+_MULTIPLE_BEFORE = re.compile(
+    r"\b(double|triple|quadruple)(?=[*_]* (?:what|the|its|their|his|her|my|your|our|that|this|"
+    r"as much|as many)\b)"
+)
+_MULTIPLE_VERB = re.compile(r"\b(doubl|tripl|quadrupl)ed\b")
+_FOLD = re.compile(r"\b(two|three|four|five|ten|\d+)[- ]?fold\b")
+_TIMES_X = re.compile(r"\b(\d+(?:\.\d+)?)x\b(?![\d.])")
+
+
+def _multiples(s: str) -> str:
+    s = _MULTIPLE_AFTER.sub(lambda m: f"{m.group(1)} {_MULTIPLE_WORDS[m.group(2)]} times", s)
+    s = _MULTIPLE_BEFORE.sub(lambda m: f"{_MULTIPLE_WORDS[m.group(1)]} times", s)
+    s = _MULTIPLE_VERB.sub(lambda m: f"{_MULTIPLE_WORDS[m.group(1) + 'e']} times", s)
+    s = _FOLD.sub(lambda m: f"{_FOLD_WORDS.get(m.group(1), m.group(1))} times", s)
+    return _TIMES_X.sub(r"\1 times", s)
 
 
 # Units that are a number of another: "a fortnight" is 2 weeks, "a decade" 10 years.
