@@ -4,7 +4,8 @@ user's own details the rubric names: one proper noun or number from its positive
 turned round: "granulated sugar for turbinado"), or three distinct single detail words. Rubric
 boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count. A
 response that says the advice it gives is general ("I can offer some general tips") is not
-personalised, whatever names it lists."""
+personalised, whatever names it lists, and nor is one that opens by offering generic options
+("Here are some popular options") and nowhere draws on the user's history."""
 
 from __future__ import annotations
 
@@ -52,6 +53,62 @@ _SAYS_GENERAL = re.compile(
     r"recommendations|ideas|resources)\b",
     re.IGNORECASE,
 )
+
+
+# A response that opens by offering generic options ("Here are some popular options that are sure
+# to please a crowd", "There are several strategies you can adopt") and nowhere draws on the
+# user's history offers what anyone would get: not personalised, whatever rubric words its list
+# happens to name (a "Pimm's Cup" among the popular cocktails).
+_GENERIC_OPENING = re.compile(
+    r"\b(?:popular|common|general|classic|standard|well-known|typical|various|several|many|"
+    r"a range of|a variety of|a few)\b(?: [\w-]+){0,2} (?:tips|ideas|options|strategies|"
+    r"suggestions|ways|recommendations|choices|activities|resources|approaches|methods|steps|"
+    r"practices|hotels|places)\b|\bthere are (?:many|several|plenty of|lots of|numerous)\b|"
+    r"\bsure to please\b|\bcater to a range\b",
+    re.IGNORECASE,
+)
+# Signs that a response draws on what it knows of the user, anywhere in it: it says what the user
+# told it or did ("you mentioned", "since you loved", "you've been", "building on your"), or speaks
+# of them from its notes ("the user's", "Session 3"). A bare claim of having looked ("Based on our
+# previous conversations", "If I recall correctly") is a house style and names nothing of them.
+# Broader than _RECALLS_USER below, which asks of one sentence whether it tells the user a detail
+# it recalls.
+_DRAWS_ON_HISTORY = re.compile(
+    r"\byou(?:'ve| have| had)? (?:\w+ )?(?:mentioned|said|told|shared|noted|described|asked|"
+    r"expressed|indicated|brought up|talked|discussed)\b|"
+    r"\b(?:as|since|because|like|now that|given that|considering) you(?:'re| are|'ve| have| had|"
+    r" did| do| were| already| recently| own| use| enjoy| love| like| prefer| \w+ed)\b|"
+    r"\byou(?:'ve| have) (?:been|already|recently|started|got|gotten|bought|tried|used|found|"
+    r"had|\w+ed)\b|\byou (?:loved|enjoyed|liked)\b|\byou already\b|\bearlier,? you\b|"
+    r"\b(?:i|we)(?:'ve| have)? (?:\w+ )?(?:discussed|talked about)\b|\blast time\b|"
+    r"\bas (?:we |you )?(?:discussed|mentioned|noted)\b|"
+    r"\b(?:conversation|discussion|chat)s? (?:about|on|regarding)\b|"
+    r"\b(?:based on|given|building on|build on) (?:your|what you)\b(?! (?:previous |past |earlier |"
+    r"prior |recent )?(?:conversation|chat|discussion|session|message|question|request|histor))|"
+    r"\byour (?:existing|current|new|own|recent)\b|"
+    r"\bthe user(?:'s| has| had| is| was| mentioned| already| previously)\b|\bsession \d",
+    re.IGNORECASE,
+)
+
+
+# "I wouldn't give you general tips" offers none, and "I recommended several resources" reports
+# what was offered before.
+_NOT_AN_OFFER = re.compile(
+    r"\b(?:not|no|never)\b|n't\b|"
+    r"\b(?:i|we)(?:'ve| have)? (?:recommended|suggested|provided|shared|gave|listed|mentioned)\b",
+    re.IGNORECASE,
+)
+
+
+def _offers_generic(text: str) -> bool:
+    """Does the response's opening (its words before its first list, heading or blank line)
+    offer generic options?"""
+    opening = re.split(r"\n\s*\n|\n\s*(?:[-*•#]|\d+[.)])", text.strip(), maxsplit=1)[0]
+    for m in _GENERIC_OPENING.finditer(opening):
+        clause = re.split(r"[.!?;:,]|\bbut\b", opening[: m.start()])[-1]
+        if not _NOT_AN_OFFER.search(clause):
+            return True
+    return False
 
 
 # A question back to the user ("Which camera do you use (Sony, Canon, Fujifilm)?", "Do you have
@@ -147,6 +204,8 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hyp_norm = normalize(hypothesis)
     if _SAYS_GENERAL.search(hypothesis):  # apostrophes already plain
         return RuleVerdict(False, "preference: says its advice is general, not the user's")
+    if _offers_generic(hypothesis) and not _DRAWS_ON_HISTORY.search(hypothesis):
+        return RuleVerdict(False, "preference: offers generic options, recalls nothing of the user")
     hit_anchor = sorted(anchors & hyp_set) + sorted(
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
     )
