@@ -511,10 +511,29 @@ _SUMMED = re.compile(
 )
 
 
+def _asked_parts(question: str, reference: str) -> list[tuple[str, str]]:
+    """'How many did I lead when I started? How many do I lead now?' with a reference that
+    answers each in a sentence of its own: the (question, reference) pairs, in order."""
+    asked = [q.strip() for q in re.findall(r"[^?]+\?", question) if QUANTITY_QUESTION.search(q)]
+    if len(asked) < 2:
+        return []
+    answered = [s for s in re.split(r"(?<=[.;])\s+", reference.strip()) if quantities(s)]
+    return list(zip(asked, answered)) if len(answered) == len(asked) else []
+
+
 def quantity_verdict(
     question_type: str, question: str, answer: str, hypothesis: str
 ) -> RuleVerdict | None:
     main, alts_text = split_acceptable(answer)
+    # Two quantities asked in two questions: the response must answer both ("4 then, 5 now";
+    # "4 then, and still 4" answers only the first).
+    parts = _asked_parts(question, main)
+    if parts:
+        verdicts = [quantity_verdict(question_type, q, a, hypothesis) for q, a in parts]
+        if all(v is not None for v in verdicts):
+            missed = next((v for v in verdicts if not v.label), None)
+            matched = "; ".join(v.reason.removeprefix("quantity: ") for v in verdicts)
+            return missed or RuleVerdict(True, f"quantity: each one asked ({matched})")
     gold_qs = quantities(main, keep_years=True, targets=True)
     if not gold_qs or days_of_month(without_asides(main)):
         return None  # no quantity, or a date ("7 May 2023"): its day and month go together
