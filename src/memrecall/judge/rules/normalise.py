@@ -176,7 +176,6 @@ def normalize(text: str) -> str:
 # of times, as "twice" is 2 times. "double"/"triple" count only where they multiply (after
 # "worth", "is", "paid", ... or before "what", "the", "its", ...), not in "a double room".
 _MULTIPLE_WORDS = {"double": 2, "triple": 3, "quadruple": 4}
-_FOLD_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
 _MULTIPLE_AFTER = re.compile(
     r"\b(worth|is|was|are|were|be|been|cost|costs|paid|pay|earn|earns|earned|make|makes|made|"
     r"grew|rose|increased|about|nearly|almost|roughly|over|than|least) "
@@ -186,16 +185,16 @@ _MULTIPLE_BEFORE = re.compile(
     r"\b(double|triple|quadruple)(?=[*_]* (?:what|the|its|their|his|her|my|your|our|that|this|"
     r"as much|as many)\b)"
 )
-_MULTIPLE_VERB = re.compile(r"\b(doubl|tripl|quadrupl)ed\b")
-_FOLD = re.compile(r"\b(two|three|four|five|ten|\d+)[- ]?fold\b")
+_MULTIPLE_VERB = re.compile(r"\b(double|triple|quadruple)d\b")  # "it tripled"
+_FOLD = re.compile(rf"\b({'|'.join(_UNITS)}|\d+)[- ]?fold\b")
 _TIMES_X = re.compile(r"\b(\d+(?:\.\d+)?)x\b(?![\d.])")
 
 
 def _multiples(s: str) -> str:
     s = _MULTIPLE_AFTER.sub(lambda m: f"{m.group(1)} {_MULTIPLE_WORDS[m.group(2)]} times", s)
     s = _MULTIPLE_BEFORE.sub(lambda m: f"{_MULTIPLE_WORDS[m.group(1)]} times", s)
-    s = _MULTIPLE_VERB.sub(lambda m: f"{_MULTIPLE_WORDS[m.group(1) + 'e']} times", s)
-    s = _FOLD.sub(lambda m: f"{_FOLD_WORDS.get(m.group(1), m.group(1))} times", s)
+    s = _MULTIPLE_VERB.sub(lambda m: f"{_MULTIPLE_WORDS[m.group(1)]} times", s)
+    s = _FOLD.sub(lambda m: f"{_UNITS.get(m.group(1), m.group(1))} times", s)
     return _TIMES_X.sub(r"\1 times", s)
 
 
