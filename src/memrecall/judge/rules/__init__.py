@@ -18,7 +18,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   noun or number ("I don't have your history, but I know you like Sony"), or tells the user a
   two-word detail it recalls of them ("I didn't find anything on reunions, but I did find that
   you were on the debate team"), and one that says the advice it gives is general ("I'll
-  provide some general tips", "here are some great general tips") is wrong whatever it names.
+  provide some general tips", "here are some great general tips") is wrong whatever it names, as
+  is one that opens by offering generic options ("Here are some popular options") and nowhere
+  draws on the user's history ("you mentioned", "since you loved"; a bare "Based on our previous
+  conversations" is style, not recall).
 - any other answerable question: a response that opens by saying it cannot answer ("I cannot
   determine that. The messages mention ...", "I don't have sufficient information to answer",
   "I'm unable to retrieve those details") is wrong, whatever facts it lists, unless it turns
@@ -58,7 +61,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   response is read from after its last retraction; one that takes its answer back and gives no
   other is wrong.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
-  number in the response equals the reference after unit conversion (weeks↔days, years↔months,
+  number in the response equals the reference (each of them, when two questions ask two: "How
+  many then? How many now?") after unit conversion (weeks↔days, years↔months,
   hours↔minutes, dozens↔a count: "two dozen" answers 24 and "how many dozen" 2; across the
   calendar families to the nearest whole unit: "8 weeks" is 2 months), a compound duration
   being one number ("4 years and 9 months" = 57 months); dates ("7/22"), ordinals and years are not
@@ -121,32 +125,33 @@ These rules follow the same per-type policy without a model, so the default pipe
   date names it ("Valentine's Day" is February 14; not "Christmas" alone, nor national days).
 - examples listed in an aside ("the amount of RAM (e.g., 8GB, 16GB) was not mentioned") are
   possibilities the response names, not its answer.
-- otherwise: normalised containment: every content word of the reference that the question does
-  not already contain must appear in the response (so a subset of a list is wrong, and extra
+- otherwise: normalised containment: every content word of the reference that the question does not
+  already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
-  "(or 25:50)" are other forms, and so is what precedes a restatement ("1:10, meaning one part
-  to ten parts", "i.e.", "that is"), and so is a named place without the trailing "in/at
-  <Name>" that locates it ("University of Melbourne in Australia"), a quoted title without the
-  "by <Name>" that credits it, and a two-unit duration as a clock reading ("27:45" for "27
-  minutes and 45 seconds"); a Roman-numbered part is the same part ("Book I", "Book 1"); a
-  sentence-long reference's framing ("I recommended", "meaning", "as examples") is optional,
-  and a reference of four words or more may miss one in four, a verb or modifier that frames it
-  ("Planted 12 tomato saplings" for "planting 12 new tomato saplings"; never a number, a name it
-  capitalises, nor the word that makes a choice the question offers).
+  "(or 25:50)" are other forms, and so is what precedes a restatement ("1:10, meaning one part to
+  ten parts", "i.e.", "that is"), and so is a named place without the trailing "in/at <Name>" that
+  locates it ("University of Melbourne in Australia"), a quoted title without the "by <Name>" that
+  credits it, the parts of "a mix of Irish and Italian" without the mix, and a two-unit duration as
+  a clock reading ("27:45" for "27 minutes and 45 seconds"); a Roman-numbered part is the same part
+  ("Book I", "Book 1"); a sentence-long reference's framing ("I recommended", "meaning", "as
+  examples") is optional, and a reference of four words or more may miss one in four, a verb or
+  modifier that frames it ("Planted 12 tomato saplings" for "planting 12 new tomato saplings";
+  never a number, a name it capitalises, nor the word that makes a choice the question offers).
 
-Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one hundred
-and fifty" → 150, "twice" → 2 times, "$1.5M", "$2bn" and "1.2K USD", times in words ("seven thirty",
+Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one
+hundred and fifty" → 150, "twice" → 2 times, multiples ("worth triple what I paid", "tripled", "3x"
+→ 3 times; not "a double room"), "$1.5M", "$2bn" and "1.2K USD", times in words ("seven thirty",
 "half past seven", "quarter to eight", "seven o'clock", "noon"), "5½" and "five and a half" → 5.5),
-thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
-"2023-02-01" and the haystack's "2023/02/01" → february 1; "2/13/2023" and "13/02/2023", not the
-ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half a
-year", "half a decade", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit
-glued to its number
-("45min", "3wks", "27yo", "20 pct"), session ids ("answer_54f0d6f9_1", whose numbers count
-nothing), possessives, light plural/-ed/-ing stemming ("scrubbing", "dried" → scrub, dry; "baking",
-"baked" → bake), "&" for "and" and "~20%" for "approximately 20%". A response's HTML ("<br>",
-"<p>", "<b>", "<li>", "&amp;"), underscore emphasis ("__7 PM__") and non-breaking spaces read as
-the Markdown and text they stand for. An age question counts in years.
+thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb.
+1st", "2023-02-01" and the haystack's "2023/02/01" → february 1; "2/13/2023" and "13/02/2023", not
+the ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half
+a year", "half a decade", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit
+glued to its number ("45min", "3wks", "27yo", "20 pct"), youtu.be links as youtube.com ones,
+session ids ("answer_54f0d6f9_1", whose numbers count nothing), possessives, light plural/-ed/-ing
+stemming ("scrubbing", "dried" → scrub, dry; "baking", "baked" → bake), "&" for "and" and "~20%"
+for "approximately 20%". A response's HTML ("<br>", "<p>", "<b>", "<li>", "&amp;"), underscore
+emphasis ("__7 PM__") and non-breaking spaces read as the Markdown and text they stand for. An age
+question counts in years.
 
 These rules under-credit paraphrases ("Southwest" for "Southwest Airlines") and over-credit
 hedges that list several numbers; tests/fixtures/judge_cases.yaml lists the known disagreements.
