@@ -388,6 +388,14 @@ def _stated_choice(
                     continue
                 if nxt in _TIME_NOUN or (prev in _DETERMINER and not copula):
                     continue
+                # "the rug two weeks before (June 10)", "the book club a month before": a time
+                # before or after a date places nothing; "two weeks before the lamp" does.
+                if (
+                    w in ("before", "after")
+                    and prev in _TIME_NOUN
+                    and not any(map(named, words[i + 1 : i + 5]))
+                ):
+                    continue
                 chosen = (
                     last_option
                     if ((w in _EARLY) == (ask == "early")) != denied
