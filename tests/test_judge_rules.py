@@ -528,9 +528,16 @@ def test_abstention_in_more_words_of_its_meaning():
         "Violin practice isn't documented anywhere in the sessions.",
         "None of the sessions discuss violin practice.",
         "Our chats never touched on a violin.",
+        # the twenty-second round's: the source as the subject
+        "No session mentions a violin; you practise the guitar for 20 minutes a day.",
+        "No earlier message covers violin practice.",
     ):
         assert judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
-    for text in ("You practise the violin for 30 minutes a day.", "Thirty minutes, every day."):
+    for text in (
+        "You practise the violin for 30 minutes a day.",
+        "Thirty minutes, every day.",
+        "No other session gives a different time. Answer: 30 minutes a day.",
+    ):
         assert not judge_one("single-session-user", q, expl, text, is_abstention=True).label, text
 
 

@@ -75,6 +75,11 @@ PHRASES = [
     r"\bnot (?:been )?documented\b|\bnever (?:touched on|brought up)\b",
     r"\bnone of (?:the|our|your|my) (?:\w+ )?(?:sessions|messages|conversations|chats|records|"
     r"notes|memories|excerpts) (?:\w+ )?(?:mention|discuss|say|refer|include|contain|cover|talk)",
+    # ... and with the source as its subject: "no session mentions Dr. Lee", "no message covers
+    # it". "No other session names a different café" narrows an answer; it says nothing missing.
+    r"\bno (?!other\b)(?:\w+ )?(?:sessions?|messages?|conversations?|chats?|records?|notes?|"
+    r"memor(?:y|ies)|excerpts?) (?:\w+ )?(?:mentions?|discuss(?:es)?|says?|refers? to|"
+    r"includes?|contains?|covers?|talks? about|names?|states?|shows?)\b",
     # a terse answer that is nothing but "Unknown", "N/A", "Not mentioned", "Unanswerable"
     r"^\W*(?:unknown|unclear|n/?a|not (?:mentioned|known|specified|stated|available|provided)|"
     r"no idea|no (?:answer|information|data)(?: (?:found|available|given))?|"
