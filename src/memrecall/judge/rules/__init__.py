@@ -105,8 +105,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   places with a placing word ("B came first", "A happened after that", "B predates A", "B was
   the first trip"; the question's own word wins over synonyms, the last such statement over
   earlier ones, and an indirect question "whether A or B came first" is no statement; a time
-  before a date, "B two weeks before May 25", places nothing, while "two weeks before A" places
-  B first). Otherwise
+  before a date, "B two weeks before May 25", places nothing, while "B two weeks before A"
+  places B first). Otherwise
   the response names the reference's option, and names it first if it names both; a response
   that reasons over both is read from its conclusion, the last sentence naming one with a
   decision word ("first", "so", "therefore"); the alternatives restated ("between a bus and a
