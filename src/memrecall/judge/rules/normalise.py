@@ -176,16 +176,17 @@ def normalize(text: str) -> str:
 # of times, as "twice" is 2 times. "double"/"triple" count only where they multiply (after
 # "worth", "is", "paid", ... or before "what", "the", "its", ...), not in "a double room".
 _MULTIPLE_WORDS = {"double": 2, "triple": 3, "quadruple": 4}
+_MULTIPLE = "|".join(_MULTIPLE_WORDS)
 _MULTIPLE_AFTER = re.compile(
     r"\b(worth|is|was|are|were|be|been|cost|costs|paid|pay|earn|earns|earned|make|makes|made|"
     r"grew|rose|increased|about|nearly|almost|roughly|over|than|least) "
-    r"[*_]*(double|triple|quadruple)\b(?!-)"
+    rf"[*_]*({_MULTIPLE})\b(?!-)"
 )
 _MULTIPLE_BEFORE = re.compile(
-    r"\b(double|triple|quadruple)(?=[*_]* (?:what|the|its|their|his|her|my|your|our|that|this|"
+    rf"\b({_MULTIPLE})(?=[*_]* (?:what|the|its|their|his|her|my|your|our|that|this|"
     r"as much|as many)\b)"
 )
-_MULTIPLE_VERB = re.compile(r"\b(double|triple|quadruple)d\b")  # "it tripled"
+_MULTIPLE_VERB = re.compile(rf"\b({_MULTIPLE})d\b")  # "it tripled"
 _FOLD = re.compile(rf"\b({'|'.join(_UNITS)}|\d+)[- ]?fold\b")
 _TIMES_X = re.compile(r"\b(\d+(?:\.\d+)?)x\b(?![\d.])")
 
