@@ -320,6 +320,24 @@ def test_conclusion_of_a_reasoning_transcript():
     assert conclusion(plain_answer) is plain_answer  # no marker: the whole response
 
 
+def test_sentences_do_not_end_at_an_abbreviation():
+    """An abbreviation's full stop ("vs.", "e.g.", "Dr.") is inside a sentence; an either-or
+    answer that sets the other option beside its choice ("A (a month ago, vs. B two weeks ago)")
+    is one sentence, and it chooses A."""
+    from memrecall.judge.rules.normalise import sentences
+
+    assert sentences("The lamp (a month ago, vs. the rug last week). Then e.g. the desk.") == [
+        "The lamp (a month ago, vs. the rug last week).",
+        "Then e.g. the desk.",
+    ]
+    assert sentences("Ask Dr. Patel. I.e. the dentist! Next\nline") == [
+        "Ask Dr. Patel.",
+        "I.e. the dentist!",
+        "Next",
+        "line",
+    ]
+
+
 def test_after_retraction():
     from memrecall.judge.rules.normalise import after_retraction
 

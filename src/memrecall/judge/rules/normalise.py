@@ -662,9 +662,18 @@ def without_notes(text: str) -> str:
     return "\n\n".join(paragraphs)
 
 
+# Abbreviations whose full stop ends no sentence: "the training pads (a month ago, vs. the dog
+# bed three weeks ago)" is one sentence, "e.g. the lamp" and "Dr. Patel" are inside one.
+_STOP_ABBREVIATIONS = ("vs", "e.g", "i.e", "approx", "cf", "mr", "mrs", "ms", "dr")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])" + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _STOP_ABBREVIATIONS) + r"\s+|\n+",
+    re.IGNORECASE,
+)
+
+
 def sentences(text: str) -> list[str]:
     """The text's sentences and lines, in order, without empty ones."""
-    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
+    return [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
 def first_sentence(text: str) -> str:

@@ -1,6 +1,7 @@
 """Order questions: the reference's named entities must appear in the response in that order; in
-a reference written as a sequence or a numbered list, each item's names may come in any order
-within it ("First, a coupon at Walmart. Then an Amazon gift card from Ibotta."). A reference
+a reference written as a sequence or a numbered list, an item is placed by the first of its
+names the response gives, and one of them is enough ("First, a coupon at Walmart. Then an
+Amazon gift card from Ibotta.": "the Walmart coupon, then the Ibotta cashback"). A reference
 without names that is written as a sequence ("First, I did A, then B, and lastly C") is an
 order of its steps, each found in the response by the words no other step shares. A
 response that opens by saying the information is missing gives no order: the names it goes on to
@@ -92,12 +93,12 @@ def _step_position(step: list[str], seq: list[str]) -> int | None:
 
 def _name_position(group: list[str], groups: list[list[str]], seq: list[str]) -> int | None:
     """Where the response names a reference's name: where the whole name appears, else where its
-    words no other name shares appear."""
+    words no other name shares appear. A lone letter ("k" of "5K Run") names nothing."""
     pos = _find_run(group, seq)
     if pos is not None:
         return pos
     others = {t for h in groups if h != group for t in h}
-    found = [seq.index(t) for t in group if t not in others and t in seq]
+    found = [seq.index(t) for t in group if t not in others and len(t) > 1 and t in seq]
     return min(found) if found else None
 
 
@@ -148,12 +149,11 @@ def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | 
     items = _named_items(answer) or [[g] for g in groups]
     positions = []
     for item in items:
-        found = []
-        for g in item:
-            pos = _name_position(g, groups, hyp_content)
-            if pos is None:
-                return RuleVerdict(False, f"order: '{' '.join(g)}' missing")
-            found.append(pos)
+        # One of an item's names places it: "Billie Eilish concert" for the reference's "Billie
+        # Eilish concert at the Wells Fargo Center in Philly" is the same item.
+        found = [p for p in (_name_position(g, groups, hyp_content) for g in item) if p is not None]
+        if not found:
+            return RuleVerdict(False, f"order: '{' '.join(item[0])}' missing")
         positions.append(min(found))
     if _in_order(positions, latest_first):
         return RuleVerdict(True, "order: all items present in the reference order")
