@@ -96,7 +96,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   week") needs both, in its order.
 - order questions: the reference's named entities must appear in the response in that order (or
   reversed, in a list the response says it gives latest first, "From last to first: C, B, A",
-  when the question did not ask for that direction); a
+  when the question did not ask for that direction); an item of a reference written as a
+  sequence or a numbered list is placed by any one of its names ("Zion" for "I hiked in Zion
+  National Park in Utah"), and a lone letter names nothing; a
   reference without names written as a sequence ("First, I did A, then B, and lastly C") orders
   its steps, each found by the words no other step shares. A response that opens by saying the
   information is missing gives no order ("I'm sorry, but I found no record of A, B or C": what

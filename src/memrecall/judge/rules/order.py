@@ -149,8 +149,8 @@ def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | 
     items = _named_items(answer) or [[g] for g in groups]
     positions = []
     for item in items:
-        # One of an item's names places it: "Billie Eilish concert" for the reference's "Billie
-        # Eilish concert at the Wells Fargo Center in Philly" is the same item.
+        # One of an item's names places it: "Zion" for the reference's "I hiked in Zion National
+        # Park in Utah" is the same item.
         found = [p for p in (_name_position(g, groups, hyp_content) for g in item) if p is not None]
         if not found:
             return RuleVerdict(False, f"order: '{' '.join(item[0])}' missing")
