@@ -98,11 +98,11 @@ These rules follow the same per-type policy without a model, so the default pipe
   reversed, in a list the response says it gives latest first, "From last to first: C, B, A",
   when the question did not ask for that direction); an item of a reference written as a
   sequence or a numbered list is placed by any one of its names ("Zion" for "I hiked in Zion
-  National Park in Utah"), and a lone letter names nothing; a
-  reference without names written as a sequence ("First, I did A, then B, and lastly C") orders
-  its steps, each found by the words no other step shares. A response that opens by saying the
-  information is missing gives no order ("I'm sorry, but I found no record of A, B or C": what
-  follows a turn decides).
+  National Park in Utah"), and a lone letter names nothing; a reference without names written
+  as a sequence ("First, I did A, then B, and lastly C") orders its steps, each found by a third
+  of the words no other step shares ("the airport run" for "I drove my aunt to the airport"). A
+  response that opens by saying the information is missing gives no order ("I'm sorry, but I
+  found no record of A, B or C": what follows a turn decides).
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response
   places with a placing word ("B came first", "A happened after that", "B predates A", "B was
   the first trip"; the question's own word wins over synonyms, the last such statement over

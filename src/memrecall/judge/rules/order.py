@@ -3,7 +3,7 @@ a reference written as a sequence or a numbered list, an item is placed by the f
 names the response gives, and one of them is enough ("First, a coupon at Walmart. Then an
 Amazon gift card from Ibotta.": "the Walmart coupon, then the Ibotta cashback"). A reference
 without names that is written as a sequence ("First, I did A, then B, and lastly C") is an
-order of its steps, each found in the response by the words no other step shares. A
+order of its steps, each found in the response by a third of the words no other step shares. A
 response that opens by saying the information is missing gives no order: the names it goes on to
 list in the question's own order are not an ordering (as for either-or questions)."""
 
@@ -81,9 +81,11 @@ def _sequence_steps(answer: str) -> list[list[str]]:
 
 
 def _step_position(step: list[str], seq: list[str]) -> int | None:
-    """Where the response first mentions a step: the first of its words from which at least half
-    of the step's words follow within a short window (a list item, a clause)."""
-    need = (len(step) + 1) // 2
+    """Where the response first mentions a step: the first of its words from which at least a
+    third of the step's words follow within a short window (a list item, a clause). A response
+    names a step in short ("the airport run" for "I drove my aunt to the airport"), as it names
+    an item by one of its names."""
+    need = (len(step) + 2) // 3
     window = 3 * len(step) + 3
     for i, t in enumerate(seq):
         if t in step and len(set(seq[i : i + window]) & set(step)) >= need:
