@@ -133,8 +133,8 @@ def _without_questions_to_user(text: str) -> str:
 
 def _rubric_terms(rubric: str, question: str):
     """(anchors, detail words, detail bigrams) from the rubric's positive sentences."""
-    sentences = re.split(r"(?<=[.!?])\s+", rubric.strip())
-    positive = [s for s in sentences if not _RUBRIC_NEGATIVE.search(s)] or sentences[:1]
+    parts = sentences(rubric)
+    positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
     q_tokens = set(tokens(question))
     skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens
     anchors: set[str] = set()
