@@ -13,7 +13,10 @@ hypotheses.jsonl.
 
 `--dev REGEX` names the runs a rule change was developed on (their disagreements were read);
 every other run is held out, and the split table reports both groups apart, per judge model,
-so a change that helps only the runs it was written from shows up.
+so a change that helps only the runs it was written from shows up, and names the held-out runs
+more than 2 points off. `--dev @FILE` reads the dev runs' exact names from FILE, one per line
+("#" starts a comment): a split written down before reading, where a regex's loose part (`v3`
+also matching `cj_v34p2`) would move a run silently. A name in FILE that no log has is an error.
 
 `--disagreements FILE.jsonl` writes one line per answer whose rule verdict differs from the
 official label, for reading while writing a rule: run, family (the run name before its first
@@ -153,6 +156,22 @@ def by_rule(rows: list[dict]) -> list[dict]:
     return sorted(table, key=lambda t: (-t["disagreements"], t["rule"], t["says"]))
 
 
+def dev_runs(spec: str, runs: list[str]) -> set[str]:
+    """The runs of `runs` that --dev names: by regex, or by exact name from `@FILE`."""
+    if not spec.startswith("@"):
+        return {run for run in runs if re.search(spec, run)}
+    path = spec[1:]
+    try:
+        lines = Path(path).read_text().splitlines()
+    except OSError as e:
+        raise SystemExit(f"--dev {spec}: cannot read the split file: {e}") from None
+    names = {line.split("#", 1)[0].strip() for line in lines} - {""}
+    unknown = sorted(names - set(runs))
+    if unknown:
+        raise SystemExit(f"--dev {spec}: no log is the run {', '.join(unknown)}")
+    return names
+
+
 def measure(
     logs: list[str], oracle: str, dev: str | None = None, disagreements: list | None = None
 ) -> dict:
@@ -198,31 +217,32 @@ def measure(
         )
         out["by_rule"][model] = by_rule(sub)
     if dev is not None:
+        developed = dev_runs(dev, list(dict.fromkeys(r["run"] for r in rows)))
         for model in sorted({r["judge_model"] for r in rows}):
             for group in ("dev", "held-out"):
                 sub = [
                     r
                     for r in rows
-                    if r["judge_model"] == model
-                    and (re.search(dev, r["run"]) is not None) == (group == "dev")
+                    if r["judge_model"] == model and (r["run"] in developed) == (group == "dev")
                 ]
                 if not sub:
                     continue
                 res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
                 runs = sorted({r["run"] for r in sub})
-                diffs = []
+                diffs = {}
                 for run in runs:
                     rr = [r for r in sub if r["run"] == run]
-                    diffs.append(
-                        abs(sum(r["rule"] for r in rr) - sum(r["official"] for r in rr)) / len(rr)
-                    )
+                    diffs[run] = (
+                        sum(r["rule"] for r in rr) - sum(r["official"] for r in rr)
+                    ) / len(rr)
                 out["split"][f"{model} {group}"] = {
                     "runs": runs,
                     "overall": res["overall"],
                     "by_type": res["by_type"],
                     "abstention": res["abstention"],
-                    "max_abs_difference": max(diffs),
-                    "runs_over_2pt": sum(d > 0.02 + 1e-9 for d in diffs),
+                    "max_abs_difference": max(abs(d) for d in diffs.values()),
+                    "runs_over_2pt": sum(abs(d) > 0.02 + 1e-9 for d in diffs.values()),
+                    "over_2pt": {run: d for run, d in diffs.items() if abs(d) > 0.02 + 1e-9},
                 }
     for run in dict.fromkeys(r["run"] for r in rows):
         sub = [r for r in rows if r["run"] == run]
@@ -292,15 +312,16 @@ def print_tables(result: dict) -> None:
         print("\n## held-out protocol: runs whose disagreements were read (dev) vs the rest\n")
         print(
             "| labels, runs | n | agreement | kappa | runs | max abs(rule − official) | "
-            "runs > 2 pt |"
+            "runs > 2 pt | those runs (rule − official) |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---|")
         for name, s in result["split"].items():
             o = s["overall"]
+            over = ", ".join(f"{run} {d * 100:+.1f}" for run, d in s["over_2pt"].items())
             print(
                 f"| {name} | {o['n']} | {_f(o['agreement'])} | {_f(o['kappa'])} | "
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
-                f"{s['runs_over_2pt']} |"
+                f"{s['runs_over_2pt']} | {over} |"
             )
     for model, table in result.get("by_rule", {}).items():
         print(f"\n## which rule decided, against {model}\n")
@@ -335,8 +356,9 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--dev",
         default=None,
-        metavar="REGEX",
-        help="runs (by file name) the rules were developed on; the rest are held out",
+        metavar="REGEX|@FILE",
+        help="runs the rules were developed on, by a regex over run names or exact names "
+        "listed in FILE; the rest are held out",
     )
     ap.add_argument(
         "--disagreements",

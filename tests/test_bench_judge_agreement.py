@@ -4,8 +4,13 @@ find where the rules over-accept or over-reject."""
 from __future__ import annotations
 
 import importlib.util
+import json
 
-from conftest import REPO
+import pytest
+
+from conftest import REPO, SAMPLE_FILE
+from memrecall.benchmarks.longmemeval.data import load_records
+from memrecall.interchange import eval_results_path, write_eval_results, write_hypotheses
 
 _SPEC = importlib.util.spec_from_file_location(
     "bench_judge_agreement", REPO / "bench" / "judge_agreement.py"
@@ -52,3 +57,55 @@ def test_a_log_given_as_name_equals_path_is_the_run_name(tmp_path):
     assert bench.run_name(named) == "activegraph_full_s"
     assert bench.family(bench.run_name(named)) == "activegraph"
     assert bench.log_path(named) == str(log)
+
+
+def test_dev_by_regex_matches_anywhere_in_a_name():
+    runs = ["activegraph_v3_s", "cj_v34p2", "cj_opus2"]
+    # The regex's loose part takes cj_v34p2 too: the reason @FILE exists.
+    assert bench.dev_runs("v3", runs) == {"activegraph_v3_s", "cj_v34p2"}
+
+
+def test_dev_from_a_file_takes_exact_names_and_comments(tmp_path):
+    split = tmp_path / "dev.txt"
+    split.write_text("# read in round 24\nactivegraph_v2_s\n\ncj_opus2  # read late\n")
+    runs = ["activegraph_v2_s", "cj_v34p2", "cj_opus2"]
+    assert bench.dev_runs(f"@{split}", runs) == {"activegraph_v2_s", "cj_opus2"}
+
+
+def test_dev_file_naming_a_run_no_log_has_is_an_error(tmp_path):
+    split = tmp_path / "dev.txt"
+    split.write_text("activegraph_v2_s\nactivegraph_v9_s\n")
+    with pytest.raises(SystemExit, match="activegraph_v9_s"):
+        bench.dev_runs(f"@{split}", ["activegraph_v2_s", "cj_v34p2"])
+    with pytest.raises(SystemExit, match="cannot read"):
+        bench.dev_runs(f"@{tmp_path / 'missing.txt'}", ["activegraph_v2_s"])
+
+
+def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path):
+    records = load_records(SAMPLE_FILE)[:3]
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps(records))
+    logs = []
+    # Each answer is its reference, so the rules accept all: run_b's official labels reject
+    # one answer of three (33 points below the rules), run_a's none.
+    for name, rejected in (("run_a", 0), ("run_b", 1), ("run_c", 0)):
+        rows = [
+            {
+                "question_id": r["question_id"],
+                "hypothesis": str(r["answer"]),
+                "model": "gpt-4o-2024-08-06",
+                "label": i >= rejected,
+            }
+            for i, r in enumerate(records)
+        ]
+        hyp = tmp_path / f"{name}.jsonl"
+        write_hypotheses(hyp, rows)
+        logs.append(str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows)))
+    split = tmp_path / "dev.txt"
+    split.write_text("run_a\n")
+    result = bench.measure(logs, str(oracle), dev=f"@{split}")["split"]
+    held = result["gpt-4o-2024-08-06 held-out"]
+    assert held["runs"] == ["run_b", "run_c"]
+    assert held["runs_over_2pt"] == 1
+    assert held["over_2pt"] == {"run_b": pytest.approx(1 / 3)}
+    assert result["gpt-4o-2024-08-06 dev"]["runs"] == ["run_a"]
