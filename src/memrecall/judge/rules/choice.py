@@ -316,6 +316,10 @@ def _direction(question: str) -> str:
     return "came first" if _QUESTION_EARLY.search(question) else "came last"
 
 
+# Where a sentence's clauses part: a clause mark, or a turn ("but", "while", "whereas").
+_CLAUSE_MARK = re.compile(r"[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b")
+
+
 def _stated_choice(
     question: str, hypothesis: str, right: list[str], wrong: list[str]
 ) -> list[str] | None:
@@ -345,7 +349,9 @@ def _stated_choice(
         return named(words[0]) if words else None
 
     exact, other = [], []
-    for clause in re.split(r"(?<=[.!?])\s+|\n+|[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b", hypothesis):
+    # Clauses of the response's sentences (one definition of a sentence's end: "vs." ends none).
+    clauses = (c for sent in sentences(hypothesis) for c in _CLAUSE_MARK.split(sent))
+    for clause in clauses:
         if not clause or _NOT_A_STATEMENT.search(normalize(clause)):
             continue
         # Raw words: normalisation would read "first" as the number 1.
