@@ -323,6 +323,17 @@ def print_tables(result: dict) -> None:
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
                 f"{s['runs_over_2pt']} | {over} |"
             )
+    if result.get("split"):
+        # The held-out targets are stated per type too: each group's by-type figures.
+        print("\n## held-out protocol by type (abstention questions also in their type)\n")
+        print("| labels, runs | type | n | agreement | kappa | rule acc | official acc |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for name, s in result["split"].items():
+            for t, r in [*s["by_type"].items(), ("abstention (_abs)", s["abstention"])]:
+                print(
+                    f"| {name} | {t} | {r['n']} | {_f(r['agreement'])} | {_f(r['kappa'])} | "
+                    f"{_f(r['a_yes'])} | {_f(r['b_yes'])} |"
+                )
     for model, table in result.get("by_rule", {}).items():
         print(f"\n## which rule decided, against {model}\n")
         print("| rule | says | n | agreement | disagreements |")

@@ -81,7 +81,7 @@ def test_dev_file_naming_a_run_no_log_has_is_an_error(tmp_path):
         bench.dev_runs(f"@{tmp_path / 'missing.txt'}", ["activegraph_v2_s"])
 
 
-def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path):
+def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
     records = load_records(SAMPLE_FILE)[:3]
     oracle = tmp_path / "oracle.json"
     oracle.write_text(json.dumps(records))
@@ -109,3 +109,13 @@ def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path):
     assert held["runs_over_2pt"] == 1
     assert held["over_2pt"] == {"run_b": pytest.approx(1 / 3)}
     assert result["gpt-4o-2024-08-06 dev"]["runs"] == ["run_a"]
+    bench.print_tables({"pooled": {}, "runs": {}, "split": result})
+    printed = capsys.readouterr().out
+    assert "| 1 | run_b +33.3 |" in printed  # the held-out run more than 2 points off, named
+    # by type: each type's held-out answers (two runs' worth) with their agreement
+    for t in {r["question_type"] for r in records}:
+        n = 2 * sum(r["question_type"] == t for r in records)
+        agreed = 2 * sum(r["question_type"] == t for r in records) - sum(
+            r["question_type"] == t for r in records[:1]
+        )
+        assert f"| gpt-4o-2024-08-06 held-out | {t} | {n} | {agreed / n:.3f} |" in printed
