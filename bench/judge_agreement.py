@@ -235,14 +235,15 @@ def measure(
                     diffs[run] = (
                         sum(r["rule"] for r in rr) - sum(r["official"] for r in rr)
                     ) / len(rr)
+                over = {run: d for run, d in diffs.items() if abs(d) > 0.02 + 1e-9}
                 out["split"][f"{model} {group}"] = {
                     "runs": runs,
                     "overall": res["overall"],
                     "by_type": res["by_type"],
                     "abstention": res["abstention"],
                     "max_abs_difference": max(abs(d) for d in diffs.values()),
-                    "runs_over_2pt": sum(abs(d) > 0.02 + 1e-9 for d in diffs.values()),
-                    "over_2pt": {run: d for run, d in diffs.items() if abs(d) > 0.02 + 1e-9},
+                    "runs_over_2pt": len(over),
+                    "over_2pt": over,
                 }
     for run in dict.fromkeys(r["run"] for r in rows):
         sub = [r for r in rows if r["run"] == run]
@@ -323,8 +324,7 @@ def print_tables(result: dict) -> None:
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
                 f"{s['runs_over_2pt']} | {over} |"
             )
-    if result.get("split"):
-        # The held-out targets are stated per type too: each group's by-type figures.
+        # Per type: a change that helps one type and hurts another shows here.
         print("\n## held-out protocol by type (abstention questions also in their type)\n")
         print("| labels, runs | type | n | agreement | kappa | rule acc | official acc |")
         print("|---|---|---:|---:|---:|---:|---:|")
