@@ -36,6 +36,12 @@ row with low agreement is where the rules over-accept, a "no" row where they ove
 memrecall.audit.restyle (a greeting first, a heading, the question restated, citations after, ...)
 and counts the verdicts that change, toward the official label or away from it. The label of a
 restyled answer is its original's, so every change is the rules reading style as meaning.
+
+`--rename` re-judges every answer whose question names something ("Sony", "Luna", "Instant
+Pot") with those names made up, the same way in the question, the reference and the response
+(memrecall.audit.rename), and lists each verdict that changes: a rule reading a particular name,
+tuned to the questions it was written from. Held-out runs answer the same questions as the dev
+runs; this is the check on other questions.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.audit.rename import rename  # noqa: E402
 from memrecall.audit.restyle import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
@@ -286,6 +293,55 @@ def print_restyled(result: dict) -> None:
         )
 
 
+def renamings(logs: list[str], oracle: str) -> dict:
+    """How many rule verdicts change when each answer's question names are made up
+    (memrecall.audit.rename), and which: run, question id, the names, and the reasons before
+    and after."""
+    answers = questions = 0
+    seen: set[str] = set()
+    changed = []
+    for path, e, q in _answers(logs, oracle):
+        r = rename(q["question"], str(q["answer"]), e["hypothesis"] or "")
+        if r is None:
+            continue
+        answers += 1
+        questions += q["question_id"] not in seen
+        seen.add(q["question_id"])
+        before = _rule(q, e["hypothesis"])
+        after = _rule(q | {"question": r.question, "answer": r.reference}, r.response)
+        if after.label != before.label:
+            changed.append(
+                {
+                    "run": run_name(path),
+                    "question_id": q["question_id"],
+                    "names": list(r.names),
+                    "before": before.reason,
+                    "after": after.reason,
+                    "toward_label": after.label == e["label"],
+                }
+            )
+    return {"answers": answers, "questions": questions, "changed": changed}
+
+
+def print_renamings(result: dict) -> None:
+    changed = result["changed"]
+    toward = sum(c["toward_label"] for c in changed)
+    print("\n## the rule judge's verdicts with the questions' names made up\n")
+    print(
+        f"{result['answers']} answers to {result['questions']} questions that name something; "
+        f"{len(changed)} verdicts changed ({toward} toward the label, "
+        f"{len(changed) - toward} away from it)"
+    )
+    if changed:
+        print("\n| run | question | names | before | after |")
+        print("|---|---|---|---|---|")
+        for c in changed:
+            print(
+                f"| {c['run']} | {c['question_id']} | {', '.join(c['names'])} | {c['before']} | "
+                f"{c['after']} |"
+            )
+
+
 def _f(x, d=3):
     return "–" if x is None else f"{x:.{d}f}"
 
@@ -382,6 +438,12 @@ def main(argv=None) -> None:
         action="store_true",
         help="also re-judge every answer under each restyling (memrecall.audit.restyle)",
     )
+    ap.add_argument(
+        "--rename",
+        action="store_true",
+        help="also re-judge every answer with its question's names made up "
+        "(memrecall.audit.rename)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     found = [] if args.disagreements else None
@@ -390,6 +452,9 @@ def main(argv=None) -> None:
     if args.restyle:
         result["restyled"] = restyled(args.logs, args.oracle)
         print_restyled(result["restyled"])
+    if args.rename:
+        result["renamed"] = renamings(args.logs, args.oracle)
+        print_renamings(result["renamed"])
     print(
         f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
         f"{time.perf_counter() - t0:.1f} s"

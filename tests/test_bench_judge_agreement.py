@@ -11,6 +11,7 @@ import pytest
 from conftest import REPO, SAMPLE_FILE
 from memrecall.benchmarks.longmemeval.data import load_records
 from memrecall.interchange import eval_results_path, write_eval_results, write_hypotheses
+from memrecall.judge.rules import RuleVerdict
 
 _SPEC = importlib.util.spec_from_file_location(
     "bench_judge_agreement", REPO / "bench" / "judge_agreement.py"
@@ -117,3 +118,42 @@ def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
         n = 2 * sum(r["question_type"] == t for r in records)
         agreed = n - (t == records[0]["question_type"])  # run_b's rejected first answer
         assert f"| gpt-4o-2024-08-06 held-out | {t} | {n} | {agreed / n:.3f} |" in printed
+
+
+def test_renamings_list_the_verdicts_a_name_decides(tmp_path, monkeypatch):
+    records = [
+        {
+            "question_id": "q_sony",
+            "question_type": "single-session-user",
+            "question": "Which camera brand do I use?",
+            "answer": "Sony",
+        },
+        {
+            "question_id": "q_count",
+            "question_type": "single-session-user",
+            "question": "How many cameras do I have?",
+            "answer": "3",
+        },
+    ]
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps(records))
+    rows = [
+        {"question_id": "q_sony", "hypothesis": "You use Sony.", "label": True},
+        {"question_id": "q_count", "hypothesis": "Three.", "label": True},
+    ]
+    rows = [r | {"model": "gpt-4o-2024-08-06"} for r in rows]
+    hyp = tmp_path / "run_a.jsonl"
+    write_hypotheses(hyp, rows)
+    log = str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows))
+    # the rules read no name: the answer naming one is judged alike renamed
+    assert bench.renamings([log], str(oracle)) == {"answers": 1, "questions": 1, "changed": []}
+
+    # a rule that knows the brand is caught, with the answer it decides
+    def knows_sony(question_type, question, answer, response, **_):
+        return RuleVerdict("sony" in response.lower(), "knows sony")
+
+    monkeypatch.setattr(bench, "judge_one", knows_sony)
+    changed = bench.renamings([log], str(oracle))["changed"]
+    assert [(c["question_id"], c["names"], c["toward_label"]) for c in changed] == [
+        ("q_sony", ["sony"], False)
+    ]
