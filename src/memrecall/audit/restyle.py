@@ -61,6 +61,16 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "ampersand": lambda q, r: r.replace(" and ", " & "),
     "double_space": lambda q, r: r.replace(". ", ".  "),
     "tilde": lambda q, r: re.sub(r"\b(?:about|approximately|around|roughly) (?=\$?\d)", "~", r),
+    "as_of_lead_in": lambda q, r: "As of our last conversation, " + _lower_first(r),
+    "basis_note": lambda q, r: (
+        r + "\n\nNote: this is based on the information available in my memory."
+    ),
+    "confidence_note": lambda q, r: (
+        r + "\n\nI'm fairly confident in this, but let me know if it doesn't match your records."
+    ),
+    "smart_quotes": lambda q, r: r.replace("'", "\u2019"),
+    "em_dash": lambda q, r: r.replace(" - ", " \u2014 "),
+    "crlf": lambda q, r: r.replace("\n", "\r\n"),
 }
 
 

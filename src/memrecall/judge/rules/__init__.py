@@ -28,8 +28,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   after the decline ("I cannot say exactly, but it was X"). A greeting or acknowledgement
   ("Sure!", "Great question!"), a heading, a status line ("Searching memory...") or a list
   number before it is not where it opens. Nor is a response that closes by saying so, in its last
-  paragraph before a closing offer or notes ("You joined three weeks ago ... That message gives no
-  date, so there is not enough information to say how long."), or one that opens by denying
+  paragraph before a closing offer or notes on itself ("Sources: session 3", "Note: this is based
+  on the information in my memory.", "I'm fairly confident in this, but ..."): "You joined three
+  weeks ago ... That message gives no date, so there is not enough information to say how
+  long."; or one that opens by denying
   what the question asks about ("Based on the history, you did not fix a bike last weekend."),
   unless the question asks yes or no ("You never replaced it" answers "no"). Either is right
   after all when it works the asked quantity out on the way ("I can't say exactly. You started
@@ -51,10 +53,12 @@ These rules follow the same per-type policy without a model, so the default pipe
   conclusion, not from the evidence listed before it.
 - a labelled answer (a JSON object's "answer" field, an `<answer>` tag, an "Answer:", "Short
   answer:" or "TL;DR:" line that a "Reasoning:", "Explanation:", "Evidence:", "Sources:", "Long
-  answer:" or "Confidence:" section follows, or that opens or closes the response, or an agent
-  trace's "Final Answer:") is what the response answers; the reasoning or notes set apart after
-  it are not read, except that an abstention anywhere still abstains. A "Note:" can qualify the
-  answer, so it is not set apart.
+  answer:" or "Confidence:" section follows, or that opens the response (after a greeting,
+  lead-in or list number on its line too: "Sure! **Answer: ...**") or closes it (before a
+  closing offer or note on itself), or an agent trace's "Final Answer:") is what the response
+  answers; the reasoning or notes set apart after it are not read, except that an abstention
+  anywhere still abstains. A "Note:" can qualify the answer ("Note: the count may now be 38"),
+  so it is not set apart unless it is about the response itself.
 - a leading `<think>...</think>` block (a reasoning model's thinking, kept in some published
   runs) is not read: the answer is what follows it, and one cut off inside it is empty.
 - retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the

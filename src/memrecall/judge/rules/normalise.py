@@ -561,10 +561,12 @@ EPISTEMIC_HEDGE = re.compile(
 
 
 # A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
-# recall correctly, ", "I'm not 100% sure, but ").
+# recall correctly, ", "I'm not 100% sure, but ", "As of our last conversation, ", "Having checked
+# your notes, ").
 LEAD_IN = (
     r"(?:(?:(?:based on|according to|from|looking at|unfortunately|sadly|actually|well|"
-    r"as far as i)\b|"
+    r"as far as i|as of|in|after|per|checking|reviewing|searching|going (?:through|over)|"
+    r"having (?:checked|reviewed|searched|looked|gone)|to (?:my|the best of my) knowledge)\b|"
     rf"{EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?)"
 )
 
@@ -643,10 +645,18 @@ def without_question_echo(text: str, question: str) -> str:
 # A line a response opens with about itself: a greeting, a Markdown heading or a status line (a
 # bold line can hold the answer, so it stays).
 _SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS})")
-# Notes a response appends about itself: where it looked and how sure it is.
-_NOTE_LINE = re.compile(
-    r"(?i)^[\W_]*(?:sources?|citations?|references?|confidence(?: level| score)?)[*_]*\s*[:：]"
+# Notes a response appends about itself: where it looked and how sure it is ("Sources: session
+# 3", "Confidence: high", "Note: this is based on the information in my memory.", "I'm fairly
+# confident in this, but ..."). A note that qualifies the answer ("Note: the count may now be
+# 38") is not one.
+_NOTE_ON_ITSELF = (
+    r"[\W_]*(?:(?:sources?|citations?|references?|confidence(?: level| score)?)[*_]*\s*[:：]|"
+    r"(?:(?:please )?note:?\s*)?(?:(?:this|that|my) (?:answer |response |summary )?is|"
+    r"(?:these|my) (?:answers|findings|details) are) based (?:only |solely |entirely )?on\b|"
+    r"i(?:'m| am) (?:fairly|reasonably|quite|pretty|very|not (?:entirely|completely|100%)) "
+    r"(?:confident|sure|certain) (?:in|about|of) (?:this|that|my answer|the answer)\b)"
 )
+_NOTE_LINE = re.compile(rf"(?i)^{_NOTE_ON_ITSELF}")
 
 
 def without_notes(text: str) -> str:
@@ -725,8 +735,11 @@ _JSON_LIKE = re.compile(
     r"""(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^,}\n]+))"""
 )
 _ANSWER_TAG = re.compile(r"<(?:final_)?answer>(.*?)</(?:final_)?answer>", re.DOTALL | re.IGNORECASE)
+# (a greeting, a lead-in or a list number before the label on its line leaves it the label:
+# "Sure! **Answer: 11 weeks**")
 _ANSWER_LINE = re.compile(
-    r"(?im)^[\W_]*(?:(?:final |short |direct )?answer|tl;?dr)[*_]*\s*[:：][*_]*"
+    rf"(?im)^[\W_]*(?:(?:{GREETING}[.!,]*|{LEAD_IN}|\d+[.)])[\W_]*)?"
+    r"(?:(?:final |short |direct )?answer|tl;?dr)[*_]*\s*[:：][*_]*"
 )
 _SECTION_LINE = re.compile(
     r"(?im)^[\W_]*(?:reasoning|explanation|rationale|justification|evidence|sources?|long answer|"
@@ -736,12 +749,12 @@ _SECTION_LINE = re.compile(
 
 
 # A closing paragraph that offers more help ("Let me know if you need anything else!", "Hope this
-# helps."): it says nothing of the answer.
+# helps.") or is a note on the response itself (_NOTE_ON_ITSELF): it says nothing of the answer.
 _OFFER = (
     r"[\W_]*(?:let me know|feel free|(?:i )?hope (?:this|that) helps|is there anything else|"
     r"would you like|(?:i'm |i am )?happy to help|if you (?:have|need))"
 )
-_CLOSING_OFFER = re.compile(rf"(?is)\n\s*\n{_OFFER}[^\n]*\s*$")
+_CLOSING_OFFER_OR_NOTE = re.compile(rf"(?is)\n\s*\n(?:{_OFFER}|{_NOTE_ON_ITSELF})[^\n]*\s*$")
 
 
 def closing_paragraph(text: str) -> str:
@@ -750,7 +763,9 @@ def closing_paragraph(text: str) -> str:
     session 3", "Confidence: high") are not that paragraph."""
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", (text or "").strip()) if p.strip()]
     while len(paragraphs) > 1 and (
-        re.match(_OFFER, paragraphs[-1], re.IGNORECASE) or _SECTION_LINE.match(paragraphs[-1])
+        re.match(_OFFER, paragraphs[-1], re.IGNORECASE)
+        or _SECTION_LINE.match(paragraphs[-1])
+        or _NOTE_LINE.match(paragraphs[-1])
     ):
         paragraphs.pop()
     return paragraphs[-1] if paragraphs else ""
@@ -785,7 +800,7 @@ def stated_answer(text: str) -> str:
         answer = after[: section.start()] if section else after
         # The label cuts at a labelled explanation, opens the response ("Answer: N/A"), or
         # closes it (no paragraph after its own), so notes appended after it change nothing.
-        closes = "\n\n" not in _CLOSING_OFFER.sub("", answer).strip()
+        closes = "\n\n" not in _CLOSING_OFFER_OR_NOTE.sub("", answer).strip()
         # "Final Answer:" ends an agent's trace ("Thought: ... Observation: ... Final Answer:")
         final = "final" in labels[-1].group(0).lower()
         opens = not text[: labels[-1].start()].strip()
