@@ -68,6 +68,9 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "confidence_note": lambda q, r: (
         r + "\n\nI'm fairly confident in this, but let me know if it doesn't match your records."
     ),
+    "announced": lambda q, r: "Here's what I found:\n\n" + r,
+    "apology": lambda q, r: "I apologize for any confusion earlier. " + r,
+    "sign_off": lambda q, r: r + "\n\nBest regards,\nYour assistant",
     "smart_quotes": lambda q, r: r.replace("'", "\u2019"),
     "em_dash": lambda q, r: r.replace(" - ", " \u2014 "),
     "crlf": lambda q, r: r.replace("\n", "\r\n"),

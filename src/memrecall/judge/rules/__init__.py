@@ -26,13 +26,15 @@ These rules follow the same per-type policy without a model, so the default pipe
   determine that. The messages mention ...", "I don't have sufficient information to answer",
   "I'm unable to retrieve those details") is wrong, whatever facts it lists, unless it turns
   after the decline ("I cannot say exactly, but it was X"). A greeting or acknowledgement
-  ("Sure!", "Great question!"), a heading, a status line ("Searching memory...") or a list
-  number before it is not where it opens. Nor is a response that closes by saying so, in its last
-  paragraph before a closing offer or notes on itself ("Sources: session 3", "Note: this is based
-  on the information in my memory.", "I'm fairly confident in this, but ..."): "You joined three
-  weeks ago ... That message gives no date, so there is not enough information to say how
-  long."; or one that opens by denying
-  what the question asks about ("Based on the history, you did not fix a bike last weekend."),
+  ("Sure!", "Great question!"), a heading, a status line ("Searching memory..."), a line that
+  announces what follows ("Here's what I found:"), an apology for an earlier turn ("I apologize
+  for any confusion earlier.") or a list number before it is not where it opens. Nor is a
+  response that closes by saying so, in its last paragraph before a closing offer, sign-off or
+  notes on itself ("Sources: session 3", "Note: this is based on the information in my
+  memory.", "I'm fairly confident in this, but ..."): "You joined three weeks ago ... That
+  message gives no date, so there is not enough information to say how long."; or one that
+  opens by denying what the question asks about ("Based on the history, you did not fix a bike
+  last weekend."),
   unless the question asks yes or no ("You never replaced it" answers "no"). Either is right
   after all when it works the asked quantity out on the way ("I can't say exactly. You started
   on March 2 and finished on March 18, which would suggest about 16 days"): the official prompt

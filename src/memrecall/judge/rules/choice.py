@@ -14,6 +14,7 @@ import re
 
 from ...abstention import plain, says_missing
 from .normalise import (
+    ANNOUNCEMENT,
     EPISTEMIC_HEDGE,
     GREETING,
     LEAD_IN,
@@ -154,9 +155,9 @@ _NO_BEFORE_NOUN = re.compile(
 
 
 # Other words for yes and no, read only where a response opens (or a line does): inside a
-# sentence "true" or "right" is seldom an answer. A greeting ("Sure! "), a list's number or a
-# lead-in before them leaves them where the response opens.
-_OPENS = rf"(?:^|\n)[\W_]*(?:(?:{GREETING}!|\d+[.)]\s|{LEAD_IN})[\W_]*){{0,3}}"
+# sentence "true" or "right" is seldom an answer. A greeting ("Sure! "), an apology for an earlier
+# turn, a list's number or a lead-in before them leaves them where the response opens.
+_OPENS = rf"(?:^|\n)[\W_]*(?:(?:{GREETING}!|{ANNOUNCEMENT}|\d+[.)]\s|{LEAD_IN})[\W_]*){{0,3}}"
 _OPENING_POLARITY = {
     word: re.compile(rf"{_OPENS}(?:{alternatives})\b(?![ -](?:to|of|that|me)\b)")
     for word, alternatives in {

@@ -613,8 +613,16 @@ GREETING = (
 _MARKUP = r"[\s*_>#•-]*"  # list bullets, emphasis, quote marks and heading marks before a line
 # A status line ("Searching memory...", "Let me check my notes…") is no sentence of the answer.
 _STATUS = r"(?:\w+ ){0,3}?(?:search|check|look|retriev|recall|think|review|scann)ing\b.*(?:\.{3}|…)"
+# A line that announces what follows ("Here's what I found:") or apologises for an earlier turn
+# ("I apologize for any confusion earlier.") says nothing of the answer either.
+ANNOUNCEMENT = (
+    r"here(?:'s| is) (?:what|everything) (?:i|we) (?:found|know|have|could find|see|recall)\b"
+    r"[^.!?\n]{0,40}[:.]?|"
+    r"(?:i )?(?:apologi[sz]e|(?:i'm |i am )?sorry) for (?:any |the )?(?:confusion|"
+    r"misunderstanding|mix-?up|delay)(?: earlier| before)?[.!]?"
+)
 _PREAMBLE = re.compile(
-    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS})"
+    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS}|{ANNOUNCEMENT})"
 )
 # What may label a line that restates the question, after a greeting or not: "Question:",
 # "You asked:", "Q:", "Re:" (the line's words, lower-cased and without punctuation).
@@ -644,7 +652,7 @@ def without_question_echo(text: str, question: str) -> str:
 
 # A line a response opens with about itself: a greeting, a Markdown heading or a status line (a
 # bold line can hold the answer, so it stays).
-_SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS})")
+_SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS}|{ANNOUNCEMENT})")
 # Notes a response appends about itself: where it looked and how sure it is ("Sources: session
 # 3", "Confidence: high", "Note: this is based on the information in my memory.", "I'm fairly
 # confident in this, but ..."). A note that qualifies the answer ("Note: the count may now be
@@ -735,10 +743,10 @@ _JSON_LIKE = re.compile(
     r"""(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^,}\n]+))"""
 )
 _ANSWER_TAG = re.compile(r"<(?:final_)?answer>(.*?)</(?:final_)?answer>", re.DOTALL | re.IGNORECASE)
-# (a greeting, a lead-in or a list number before the label on its line leaves it the label:
-# "Sure! **Answer: 11 weeks**")
+# (a greeting, an apology, a lead-in or a list number before the label on its line leaves it the
+# label: "Sure! **Answer: 11 weeks**")
 _ANSWER_LINE = re.compile(
-    rf"(?im)^[\W_]*(?:(?:{GREETING}[.!,]*|{LEAD_IN}|\d+[.)])[\W_]*)?"
+    rf"(?im)^[\W_]*(?:(?:{GREETING}[.!,]*|{ANNOUNCEMENT}|{LEAD_IN}|\d+[.)])[\W_]*)?"
     r"(?:(?:final |short |direct )?answer|tl;?dr)[*_]*\s*[:：][*_]*"
 )
 _SECTION_LINE = re.compile(
@@ -752,9 +760,13 @@ _SECTION_LINE = re.compile(
 # helps.") or is a note on the response itself (_NOTE_ON_ITSELF): it says nothing of the answer.
 _OFFER = (
     r"[\W_]*(?:let me know|feel free|(?:i )?hope (?:this|that) helps|is there anything else|"
-    r"would you like|(?:i'm |i am )?happy to help|if you (?:have|need))"
+    r"would you like|(?:i'm |i am )?happy to help|if you (?:have|need)|"
+    r"(?:best|kind|warm)(?:est)? regards\b|regards,|cheers[,!]|sincerely,|best wishes\b)"
 )
-_CLOSING_OFFER_OR_NOTE = re.compile(rf"(?is)\n\s*\n(?:{_OFFER}|{_NOTE_ON_ITSELF})[^\n]*\s*$")
+# (the whole last paragraph: a sign-off's name on the line after it too)
+_CLOSING_OFFER_OR_NOTE = re.compile(
+    rf"(?is)\n\s*\n(?:{_OFFER}|{_NOTE_ON_ITSELF})(?:(?!\n\s*\n).)*$"
+)
 
 
 def closing_paragraph(text: str) -> str:
