@@ -417,6 +417,12 @@ def test_a_published_answer_is_read_after_its_models_thinking():
     assert judge_one("temporal-reasoning", choice, "the pottery class", thinking).label is True
     wrong = "<think>Pottery came first? The dates say yoga.</think>The yoga class came first."
     assert judge_one("temporal-reasoning", choice, "the pottery class", wrong).label is False
+    # the tags a chain-of-thought prompt asks for read the same way
+    tagged = thought_right.replace("think>", "thinking>")
+    assert judge_one("multi-session", q, "4", tagged).label is False
+    assert judge_one("multi-session", q, "3", tagged).label is True
+    cut = "<reasoning>Pottery came first? The dates say yoga."
+    assert judge_one("temporal-reasoning", choice, "the pottery class", cut).label is False
 
 
 def test_order_response_that_says_the_order_is_missing_gives_none():

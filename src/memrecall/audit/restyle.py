@@ -68,6 +68,8 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "confidence_note": lambda q, r: (
         r + "\n\nI'm fairly confident in this, but let me know if it doesn't match your records."
     ),
+    "access_note": lambda q, r: "Note: I only have access to our past conversations.\n\n" + r,
+    "thinking_tags": lambda q, r: "<thinking>Let me check the sessions first.</thinking>\n" + r,
     "announced": lambda q, r: "Here's what I found:\n\n" + r,
     "apology": lambda q, r: "I apologize for any confusion earlier. " + r,
     "sign_off": lambda q, r: r + "\n\nBest regards,\nYour assistant",

@@ -62,7 +62,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   anywhere still abstains. A "Note:" can qualify the answer ("Note: the count may now be 38"),
   so it is not set apart unless it is about the response itself.
 - a leading `<think>...</think>` block (a reasoning model's thinking, kept in some published
-  runs) is not read: the answer is what follows it, and one cut off inside it is empty.
+  runs; also `<thinking>`, `<thought>` or `<reasoning>`, the tags chain-of-thought prompts ask
+  for) is not read: the answer is what follows it, and one cut off inside it is empty.
 - retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the
   response is read from after its last retraction; one that takes its answer back and gives no
   other is wrong.
@@ -137,7 +138,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   possibilities the response names, not its answer.
 - otherwise: normalised containment: every content word of the reference that the question does not
   already contain must appear in the response (so a subset of a list is wrong, and extra
-  information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
+  information is fine); the numbers that enumerate a reference's items ("1) ..., 2) ...") count
+  nothing. Parenthetical asides are optional; "(UCLA)"-style acronyms and a closing
   "(or 25:50)" are other forms, and so is what precedes a restatement ("1:10, meaning one part to
   ten parts", "i.e.", "that is"), and so is a named place without the trailing "in/at <Name>" that
   locates it ("University of Melbourne in Australia"), a quoted title without the "by <Name>" that

@@ -57,9 +57,23 @@ def _acronym_form(text: str, paren: re.Match) -> str | None:
     return text[: picked[-1].start()] + acronym + text[paren.end() :]
 
 
+# The numbers that enumerate a reference's items ("1) to identify ..., 2) to investigate ...")
+# count nothing: a response may list the same items with bullets. Only a run from 1 is an
+# enumeration; "28. Kg3" is a chess move's number.
+_ITEM_MARK = re.compile(r"(?<![\w.,])(\d{1,2})[.)](?=\s)")
+
+
+def _without_item_marks(text: str) -> str:
+    marks = [int(m.group(1)) for m in _ITEM_MARK.finditer(text)]
+    if len(marks) < 2 or marks != list(range(1, len(marks) + 1)):
+        return text
+    return _ITEM_MARK.sub(" ", text)
+
+
 def _gold_forms(answer: str) -> list[str]:
     """The reference without its parenthetical asides, plus one form per acronym alias."""
     main, _ = split_acceptable(answer)
+    main = _without_item_marks(main)
     # "Mod Podge or another sealant": the open alternative adds nothing to look for.
     main = (
         re.sub(

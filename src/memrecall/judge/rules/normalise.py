@@ -613,6 +613,19 @@ GREETING = (
 _MARKUP = r"[\s*_>#•-]*"  # list bullets, emphasis, quote marks and heading marks before a line
 # A status line ("Searching memory...", "Let me check my notes…") is no sentence of the answer.
 _STATUS = r"(?:\w+ ){0,3}?(?:search|check|look|retriev|recall|think|review|scann)ing\b.*(?:\.{3}|…)"
+# Notes a response adds about itself: where it looked and how sure it is ("Sources: session 3",
+# "Confidence: high", "Note: this is based on the information in my memory.", "I'm fairly
+# confident in this, but ...", "Note: I only have access to our past conversations."). A note
+# that qualifies the answer ("Note: the count may now be 38") is not one.
+_NOTE_ON_ITSELF = (
+    r"[\W_]*(?:(?:sources?|citations?|references?|confidence(?: level| score)?)[*_]*\s*[:：]|"
+    r"(?:(?:please )?note:?\s*)?(?:(?:(?:this|that|my) (?:answer |response |summary )?is|"
+    r"(?:these|my) (?:answers|findings|details) are) based (?:only |solely |entirely )?on\b|"
+    r"i(?:'m| am) (?:fairly|reasonably|quite|pretty|very|not (?:entirely|completely|100%)) "
+    r"(?:confident|sure|certain) (?:in|about|of) (?:this|that|my answer|the answer)\b|"
+    r"i (?:only )?have access (?:only )?to (?:our|your|the) (?:past |previous |earlier )?"
+    r"(?:conversations|chats|sessions|messages|history)\b))"
+)
 # A line that announces what follows ("Here's what I found:") or apologises for an earlier turn
 # ("I apologize for any confusion earlier.") says nothing of the answer either.
 ANNOUNCEMENT = (
@@ -622,7 +635,8 @@ ANNOUNCEMENT = (
     r"misunderstanding|mix-?up|delay)(?: earlier| before)?[.!]?"
 )
 _PREAMBLE = re.compile(
-    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS}|{ANNOUNCEMENT})"
+    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS}|{ANNOUNCEMENT}|"
+    rf"{_NOTE_ON_ITSELF}[^\n]*)"
 )
 # What may label a line that restates the question, after a greeting or not: "Question:",
 # "You asked:", "Q:", "Re:" (the line's words, lower-cased and without punctuation).
@@ -652,17 +666,8 @@ def without_question_echo(text: str, question: str) -> str:
 
 # A line a response opens with about itself: a greeting, a Markdown heading or a status line (a
 # bold line can hold the answer, so it stays).
-_SELF_LINE = re.compile(rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS}|{ANNOUNCEMENT})")
-# Notes a response appends about itself: where it looked and how sure it is ("Sources: session
-# 3", "Confidence: high", "Note: this is based on the information in my memory.", "I'm fairly
-# confident in this, but ..."). A note that qualifies the answer ("Note: the count may now be
-# 38") is not one.
-_NOTE_ON_ITSELF = (
-    r"[\W_]*(?:(?:sources?|citations?|references?|confidence(?: level| score)?)[*_]*\s*[:：]|"
-    r"(?:(?:please )?note:?\s*)?(?:(?:this|that|my) (?:answer |response |summary )?is|"
-    r"(?:these|my) (?:answers|findings|details) are) based (?:only |solely |entirely )?on\b|"
-    r"i(?:'m| am) (?:fairly|reasonably|quite|pretty|very|not (?:entirely|completely|100%)) "
-    r"(?:confident|sure|certain) (?:in|about|of) (?:this|that|my answer|the answer)\b)"
+_SELF_LINE = re.compile(
+    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS}|{ANNOUNCEMENT}|{_NOTE_ON_ITSELF}.*)"
 )
 _NOTE_LINE = re.compile(rf"(?i)^{_NOTE_ON_ITSELF}")
 
