@@ -297,16 +297,15 @@ def renamings(logs: list[str], oracle: str) -> dict:
     """How many rule verdicts change when each answer's question names are made up
     (memrecall.audit.rename), and which: run, question id, the names, and the reasons before
     and after."""
-    answers = questions = 0
-    seen: set[str] = set()
+    answers = 0
+    questions: set[str] = set()
     changed = []
     for path, e, q in _answers(logs, oracle):
         r = rename(q["question"], str(q["answer"]), e["hypothesis"] or "")
         if r is None:
             continue
         answers += 1
-        questions += q["question_id"] not in seen
-        seen.add(q["question_id"])
+        questions.add(q["question_id"])
         before = _rule(q, e["hypothesis"])
         after = _rule(q | {"question": r.question, "answer": r.reference}, r.response)
         if after.label != before.label:
@@ -320,7 +319,7 @@ def renamings(logs: list[str], oracle: str) -> dict:
                     "toward_label": after.label == e["label"],
                 }
             )
-    return {"answers": answers, "questions": questions, "changed": changed}
+    return {"answers": answers, "questions": len(questions), "changed": changed}
 
 
 def print_renamings(result: dict) -> None:

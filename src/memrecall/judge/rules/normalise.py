@@ -664,8 +664,8 @@ def without_question_echo(text: str, question: str) -> str:
     return "\n".join(kept)
 
 
-# A line a response opens with about itself: a greeting, a Markdown heading or a status line (a
-# bold line can hold the answer, so it stays).
+# A line a response opens with about itself: a greeting, a Markdown heading, a status line, an
+# announcement or a note on itself (a bold line can hold the answer, so it stays).
 _SELF_LINE = re.compile(
     rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*|#+ .*|{_STATUS}|{ANNOUNCEMENT}|{_NOTE_ON_ITSELF}.*)"
 )
@@ -762,7 +762,8 @@ _SECTION_LINE = re.compile(
 
 
 # A closing paragraph that offers more help ("Let me know if you need anything else!", "Hope this
-# helps.") or is a note on the response itself (_NOTE_ON_ITSELF): it says nothing of the answer.
+# helps."), signs off ("Best regards,") or is a note on the response itself (_NOTE_ON_ITSELF): it
+# says nothing of the answer.
 _OFFER = (
     r"[\W_]*(?:let me know|feel free|(?:i )?hope (?:this|that) helps|is there anything else|"
     r"would you like|(?:i'm |i am )?happy to help|if you (?:have|need)|"
