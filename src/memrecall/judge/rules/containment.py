@@ -21,6 +21,7 @@ from .normalise import (
     DENIED_BEFORE,
     FORMER_AFTER,
     FORMER_MARKER,
+    LIST_NUMBER,
     content_tokens,
     days_of_month,
     normalize,
@@ -60,11 +61,11 @@ def _acronym_form(text: str, paren: re.Match) -> str | None:
 # The numbers that enumerate a reference's items ("1) to identify ..., 2) to investigate ...")
 # count nothing: a response may list the same items with bullets. Only a run from 1 is an
 # enumeration; "28. Kg3" is a chess move's number.
-_ITEM_MARK = re.compile(r"(?<![\w.,])(\d{1,2})[.)](?=\s)")
+_ITEM_MARK = re.compile(LIST_NUMBER)
 
 
 def _without_item_marks(text: str) -> str:
-    marks = [int(m.group(1)) for m in _ITEM_MARK.finditer(text)]
+    marks = [int(m.group(0)[:-1]) for m in _ITEM_MARK.finditer(text)]
     if len(marks) < 2 or marks != list(range(1, len(marks) + 1)):
         return text
     return _ITEM_MARK.sub(" ", text)

@@ -560,6 +560,11 @@ EPISTEMIC_HEDGE = re.compile(
 )
 
 
+# A list's item number ("2.", "2)"): not inside a number ("3.2"), a date ("5.10") or a run of
+# numbers ("1,2)").
+LIST_NUMBER = r"(?<![\w.,])\d{1,2}[.)](?=\s)"
+
+
 # A lead-in that says nothing of the answer ("Based on our chats, ", "Unfortunately, ", "If I
 # recall correctly, ", "I'm not 100% sure, but ", "As of our last conversation, ", "Having checked
 # your notes, ").

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import STOPWORDS, first_sentence, tokens
+from .normalise import LIST_NUMBER, STOPWORDS, first_sentence, tokens
 from .verdict import RuleVerdict
 
 ORDER_QUESTION = re.compile(
@@ -54,7 +54,7 @@ def _entity_groups(answer: str) -> list[list[str]]:
 
 
 # Where a reference's list starts its next item: a sequence word or a list number ("2.").
-_NEXT_ITEM = re.compile(_SEQUENCE.pattern + r"|(?<![\w.])\d{1,2}[.)](?=\s)", re.IGNORECASE)
+_NEXT_ITEM = re.compile(rf"{_SEQUENCE.pattern}|{LIST_NUMBER}", re.IGNORECASE)
 
 
 def _named_items(answer: str) -> list[list[list[str]]]:
