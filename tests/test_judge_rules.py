@@ -336,6 +336,47 @@ def test_sentences_do_not_end_at_an_abbreviation():
         "Next",
         "line",
     ]
+    assert sentences("Mass at St. Mary's Church. Then home.") == [
+        "Mass at St. Mary's Church.",
+        "Then home.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "question, part",
+    [
+        ("Which came first, A or B?", "Which came first, A or B?"),
+        ("Quick question: which came first, A or B?", "which came first, A or B?"),
+        (
+            "Quick question: Before I bought it, did I have one?",
+            "Before I bought it, did I have one?",
+        ),
+        ("Hi! How many bikes do I own? Thanks!", "How many bikes do I own?"),
+        ("I'm trying to remember. Can you remind me which one I chose?", "which one I chose?"),
+        ("Do you remember how many I have?", "how many I have?"),
+        ("Please, can you tell me which came first, A or B, please?", "which came first, A or B?"),
+        (
+            "How many did I lead before? How many do I lead now",
+            "How many did I lead before? How many do I lead now",
+        ),
+        # a colon after a question's own opening introduces its options, not the question
+        (
+            "Which came first: the blender or the toaster?",
+            "Which came first: the blender or the toaster?",
+        ),
+        ("What time did I set: 6:30 or 7?", "What time did I set: 6:30 or 7?"),
+        # an indirect yes/no question keeps its opening; no sentence asking: the whole text
+        ("Can you remind me if I went?", "Can you remind me if I went?"),
+        ("Tell me how many I have.", "Tell me how many I have."),
+        ("How often do I see Dr. Smith?", "How often do I see Dr. Smith?"),
+    ],
+)
+def test_asked_part_is_what_a_question_asks(question, part):
+    """The sentences around a question ("Hi!", "Thanks!", "I'm trying to remember.") and an
+    opening before it ("Quick question:", "Can you remind me") ask nothing."""
+    from memrecall.judge.rules.normalise import asked_part
+
+    assert asked_part(question) == part
 
 
 def test_after_retraction():

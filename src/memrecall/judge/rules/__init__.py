@@ -41,6 +41,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   counts a response with all the intermediate steps to the correct answer as correct.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
+- what a question asks is read from its asking sentences: "Hi!", "I'm trying to remember
+  something." or "Thanks!" around it, a "please", an opening before a colon ("Quick question:
+  ...") or an indirect question's opening ("Can you remind me which ...?") change nothing of the
+  options, the claim, the superlative or the count it asks for.
 - yes/no references ("Yes."): the response's first yes/no word must agree ("no" as a determiner,
   "there is no mention" or a line that opens "No mention of ...", is not one; an emphasised or
   dashed one is, "the answer is **no** — ..."; a "Yes/No:" label is not; "Definitely not" is a

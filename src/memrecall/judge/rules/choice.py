@@ -19,6 +19,7 @@ from .normalise import (
     GREETING,
     LEAD_IN,
     STOPWORDS,
+    asked_part,
     conclusion,
     content_tokens,
     first_sentence,
@@ -81,7 +82,7 @@ def stated_polarity(question: str, text: str) -> str | None:
     bare = _BARE_AUXILIARY.match(statements[0]) if statements else None
     if bare and not says_missing(statements[0], instead=False):  # "You never mentioned one."
         return "no" if bare.group(1) or bare.group(2) or bare.group(3) else "yes"
-    wanted = set(content_tokens(question))
+    wanted = set(content_tokens(asked_part(question)))
     for sentence in statements:
         if sentence.rstrip(" *_").endswith("?") or says_missing(sentence, instead=False):
             continue
@@ -185,7 +186,7 @@ def yes_no_gold(answer: str) -> str | None:
 
 
 def _either_or_options(question: str) -> tuple[list[str], list[str]] | None:
-    q = question.strip().rstrip("?").strip()
+    q = asked_part(question).rstrip("?").strip()
     idx = q.lower().rfind(" or ")
     if idx < 0:
         return None
@@ -528,7 +529,7 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
     missing, or it names the reference. A statement that restates the question ("to see which
     platform grew the most, ...") is not one; a reasoning transcript is read from its
     conclusion."""
-    q = plain(question)
+    q = plain(asked_part(question))
     word = _SUPERLATIVE.search(q)
     if not re.match(r"\s*(?:which|what|who|where)\b", q) or word is None:
         return None

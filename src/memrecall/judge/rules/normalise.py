@@ -650,20 +650,26 @@ _ECHO_LEAD = re.compile(rf"(?:{GREETING}\s*)?(?:(?:your |the )?question|you aske
 
 def without_question_echo(text: str, question: str) -> str:
     """`text` without the lines that restate `question` ('**Question:** Which came first, A or
-    B?'): the question's own words name every option and every item, and answer nothing."""
-    asked = " ".join(re.findall(r"\w+", normalize(question)))
-    if not asked:
+    B?'): the question's own words name every option and every item, and answer nothing. A line
+    may restate all of it or only what it asks, without the words around it ("Hi!", "Thanks!")."""
+    restated = {
+        " ".join(re.findall(r"\w+", normalize(q))): (re.findall(r"\w+", q.lower()) or [""])[-1]
+        for q in (question, asked_part(question))
+    }
+    restated.pop("", None)
+    if not restated:
         return text
-    # A restatement holds the question's own last word; only such lines are worth normalising.
-    last = (re.findall(r"\w+", question.lower()) or [""])[-1]
     kept = []
     for line in text.splitlines():
-        if last not in line.lower():
+        # A restatement holds the question's own last word; only such lines are worth normalising.
+        if not any(last in line.lower() for last in restated.values()):
             kept.append(line)
             continue
         said = " ".join(re.findall(r"\w+", normalize(line)))
-        lead = said[: len(said) - len(asked)] if said.endswith(asked) else None
-        if lead is not None and _ECHO_LEAD.fullmatch(lead.strip()):
+        if any(
+            said.endswith(asked) and _ECHO_LEAD.fullmatch(said[: len(said) - len(asked)].strip())
+            for asked in restated
+        ):
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -691,8 +697,9 @@ def without_notes(text: str) -> str:
 
 
 # Abbreviations whose full stop ends no sentence: "the training pads (a month ago, vs. the dog
-# bed three weeks ago)" is one sentence, "e.g. the lamp" and "Dr. Patel" are inside one.
-_STOP_ABBREVIATIONS = ("vs", "e.g", "i.e", "approx", "cf", "mr", "mrs", "ms", "dr")
+# bed three weeks ago)" is one sentence, "e.g. the lamp", "Dr. Patel" and "St. Mary's" are
+# inside one.
+_STOP_ABBREVIATIONS = ("vs", "e.g", "i.e", "approx", "cf", "mr", "mrs", "ms", "dr", "st")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])" + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _STOP_ABBREVIATIONS) + r"\s+|\n+",
     re.IGNORECASE,
@@ -702,6 +709,46 @@ _SENTENCE_END = re.compile(
 def sentences(text: str) -> list[str]:
     """The text's sentences and lines, in order, without empty ones."""
     return [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+# An opening before a colon when what follows asks: "Quick question: which ...?", "Can you
+# remind me: how many ...?", "Quick question: Before I bought it, ...?". Not an opening that
+# asks itself ("Which came first: the blender or the toaster?", "What time did I set: 6:30 or
+# 7?"), where the colon's right side is the options.
+_ASKING_WORD = (
+    r"which|what|who|whom|whose|where|when|how|why|do|does|did|is|are|was|were|am|can|could|"
+    r"have|has|had|should|would|will"
+)
+_WH_WORD = r"which|what|who|whom|whose|where|when|how|why"
+_OPENING_BEFORE_ASKING = re.compile(
+    rf"^(?!\s*(?i:{_WH_WORD})\b)[^:?\n]*:\s+(?=[A-Z]|(?i:{_ASKING_WORD})\b)"
+)
+# An indirect question's opening: "Can you remind me which ...?", "Do you remember how many
+# ...?", "I was wondering what ...?". What it asks is the wh-clause.
+_INDIRECT_OPENING = re.compile(
+    r"^(?:(?:can|could|would|will) you (?:please )?(?:remind|tell) me(?: again)?|"
+    r"do you (?:happen to )?(?:remember|recall|know)|i(?:'m| am| was)? (?:wondering|wonder)|"
+    rf"i(?:'d| would) like to know),? (?=(?:{_WH_WORD})\b)",
+    re.IGNORECASE,
+)
+# "please" asks nothing: "..., A or B, please?", "Please, which ...?"
+_PLEASE = re.compile(r"^please,?\s+|,?\s+please(?=[\s*_]*\?)", re.IGNORECASE)
+
+
+def asked_part(question: str) -> str:
+    """What a question asks: its sentences that end in a question mark (or the last one, when it
+    ends with no mark at all). The sentences around them ("Hi!", "I'm trying to remember
+    something.", "Thanks!") ask nothing, and nor do a "please", an opening before a colon or an
+    indirect question's opening ("Can you remind me which ...?": "which ...?"). The whole
+    question when no sentence asks."""
+    found = sentences(question)
+    asking = [
+        _INDIRECT_OPENING.sub("", _OPENING_BEFORE_ASKING.sub("", _PLEASE.sub("", s.strip())))
+        for i, s in enumerate(found)
+        if (end := s.rstrip(" *_\"')")).endswith("?")
+        or (i == len(found) - 1 and not end.endswith((".", "!")))
+    ]
+    return " ".join(asking) if asking else question.strip()
 
 
 def first_sentence(text: str) -> str:

@@ -27,6 +27,7 @@ from .normalise import (
     MONTH_ABBREVIATIONS,
     MONTHS,
     STOPWORDS,
+    asked_part,
     conclusion,
     days_of_month,
     fmt,
@@ -365,7 +366,7 @@ def asks_current(question_type: str, question: str) -> bool:
     asks for an earlier one ("How many engineers did I lead when I first started?")."""
     if question_type != "knowledge-update":
         return False
-    return not _ASKS_FORMER.search(_SINCE_START.sub(" ", question))
+    return not _ASKS_FORMER.search(_SINCE_START.sub(" ", asked_part(question)))
 
 
 # A former value's marker, up to three words before its number: "previously 4", "your previous
@@ -477,7 +478,7 @@ def _calendar(q: Quantity, unit: str) -> float | None:
 
 QUANTITY_QUESTION = re.compile(
     r"\bhow (?:many|much|long|old|far)\b|\bwhat time\b|\bwhat percentage\b|"
-    r"\b(?:total|combined) (?:number|amount|cost|count)\b|\bwhat (?:is|was) the (?:total|sum|"
+    r"\b(?:total|combined) (?:number|amount|cost|count)\b|\bwhat(?:'s| is| was) the (?:total|sum|"
     r"difference|number|amount|price|cost)\b",
     re.IGNORECASE,
 )
@@ -514,7 +515,8 @@ _SUMMED = re.compile(
 def _asked_parts(question: str, reference: str) -> list[tuple[str, str]]:
     """'How many did I lead when I started? How many do I lead now?' with a reference that
     answers each in a sentence of its own: the (question, reference) pairs, in order."""
-    asked = [q.strip() for q in re.findall(r"[^?]+\?", question) if QUANTITY_QUESTION.search(q)]
+    # the last question may go without its mark ("... before? How many do I lead now")
+    asked = [q.strip() for q in re.findall(r"[^?]+\??", question) if QUANTITY_QUESTION.search(q)]
     if len(asked) < 2:
         return []
     answered = [s for s in re.split(r"(?<=[.;])\s+", reference.strip()) if quantities(s)]
@@ -541,7 +543,7 @@ def quantity_verdict(
     sums = quantities(main[summed.end() :], keep_years=True, targets=True) if summed else []
     gold = (sums or gold_qs)[0]
     # A question about a goal ("What is my daily step goal?") is answered by the target.
-    targets = bool(_ASKS_TARGET.search(question))
+    targets = bool(_ASKS_TARGET.search(asked_part(question)))
     hyp_qs = quantities(hypothesis, keep_years=gold.value >= 1900, targets=targets)
     concluded = quantities(conclusion(hypothesis), keep_years=gold.value >= 1900, targets=targets)
     if concluded and len(concluded) < len(hyp_qs):
@@ -666,7 +668,7 @@ def _ordinal_counts(hypothesis: str, question: str) -> set[float]:
     """N for each "Nth <thing>" whose thing the question counts ("How many projects have I
     completed?": "you just finished your 5th project" has completed 5). Written in digits only:
     "a second bike" or "no mention of a second bike" is another bike, not a count of two."""
-    if not re.match(r"\s*how many\b", question, re.IGNORECASE):
+    if not re.match(r"\s*how many\b", asked_part(question), re.IGNORECASE):
         return set()
     asked = set(tokens(question))
     return {
