@@ -42,6 +42,11 @@ Pot") with those names made up, the same way in the question, the reference and 
 (memrecall.audit.rename), and lists each verdict that changes: a rule reading a particular name,
 tuned to the questions it was written from. Held-out runs answer the same questions as the dev
 runs; this is the check on other questions.
+
+`--reword` re-judges every answer with its question asked in other words, its meaning kept
+("Quick question: ...", "Can you remind me which ...?", "... Thanks!", contractions; see
+memrecall.audit.reword), and counts the verdicts that change: a rule fitted to how these 500
+questions happen to be worded.
 """
 
 from __future__ import annotations
@@ -60,7 +65,9 @@ from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
 from memrecall.audit.rename import rename  # noqa: E402
-from memrecall.audit.restyle import Labelled, verdict_changes  # noqa: E402
+from memrecall.audit.restyle import RESTYLED  # noqa: E402
+from memrecall.audit.reword import REWORDED  # noqa: E402
+from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
@@ -270,22 +277,26 @@ def measure(
     return out
 
 
-def restyled(logs: list[str], oracle: str) -> dict:
-    """Per restyling (memrecall.audit.restyle), how many rule verdicts change when each response
-    is restyled, and whether toward or away from its official label."""
+def varied(logs: list[str], oracle: str, variants: dict) -> dict:
+    """Per variant (a restyling of memrecall.audit.restyle, a rewording of
+    memrecall.audit.reword), how many rule verdicts change on the answers it rewrites, and
+    whether toward or away from their official label."""
     items = [
         Labelled(q["question"], e["hypothesis"], e["label"], record=q)
         for _, e, q in _answers(logs, oracle)
     ]
     changes = verdict_changes(
-        items, lambda item, response: _rule(item.record, response).label, progress=True
+        items,
+        lambda item: _rule(item.record | {"question": item.question}, item.response).label,
+        variants,
+        progress=True,
     )
     return {name: vars(c) for name, c in changes.items()}
 
 
-def print_restyled(result: dict) -> None:
-    print("\n## the rule judge's verdicts under restylings that change no meaning\n")
-    print("| restyling | answers | verdicts changed | toward the label | away from it |")
+def print_varied(result: dict, title: str, kind: str) -> None:
+    print(f"\n## the rule judge's verdicts under {title}\n")
+    print(f"| {kind} | answers | verdicts changed | toward the label | away from it |")
     print("|---|---:|---:|---:|---:|")
     for name, c in result.items():
         print(
@@ -443,14 +454,23 @@ def main(argv=None) -> None:
         help="also re-judge every answer with its question's names made up "
         "(memrecall.audit.rename)",
     )
+    ap.add_argument(
+        "--reword",
+        action="store_true",
+        help="also re-judge every answer with its question asked in other words "
+        "(memrecall.audit.reword)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     found = [] if args.disagreements else None
     result = measure(args.logs, args.oracle, args.dev, found)
     print_tables(result)
     if args.restyle:
-        result["restyled"] = restyled(args.logs, args.oracle)
-        print_restyled(result["restyled"])
+        result["restyled"] = varied(args.logs, args.oracle, RESTYLED)
+        print_varied(result["restyled"], "restylings that change no meaning", "restyling")
+    if args.reword:
+        result["reworded"] = varied(args.logs, args.oracle, REWORDED)
+        print_varied(result["reworded"], "questions asked in other words", "rewording")
     if args.rename:
         result["renamed"] = renamings(args.logs, args.oracle)
         print_renamings(result["renamed"])

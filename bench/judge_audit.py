@@ -9,7 +9,8 @@ Writes OUT/judge_audit_<benchmark>.{md,json} and prints the tables.
 
 `--restyle` also re-judges every planted answer with the rule judge in each house style of
 memrecall.audit.restyle and prints, per benchmark, how many verdicts change: a planted answer's
-truth does not depend on its style, so every change is a misreading.
+truth does not depend on its style, so every change is a misreading. `--reword` does the same
+with each question asked in other words (memrecall.audit.reword).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from memrecall import benchmarks  # noqa: E402
 from memrecall.audit.leniency import audit_judges, report_markdown, write_report  # noqa: E402
 from memrecall.audit.planting import plant_all  # noqa: E402
-from memrecall.audit.restyle import Labelled, verdict_changes  # noqa: E402
+from memrecall.audit.restyle import RESTYLED  # noqa: E402
+from memrecall.audit.reword import REWORDED  # noqa: E402
+from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
 from memrecall.judge.panel import member_configs  # noqa: E402
 
 
@@ -41,8 +44,9 @@ def questions_of(kind: str, path: str):
     return normalise(load_records(path), path).questions
 
 
-def restyled(bench, questions) -> dict:
-    """Per restyling, the rule verdicts on the planted answers that change (see the docstring)."""
+def varied(bench, questions, variants: dict) -> dict:
+    """Per variant (a restyling or a rewording), the rule verdicts on the planted answers that
+    change (see the docstring)."""
     rows = {r["question_id"]: r for r in questions.iter_rows(named=True)}
     planted, _ = plant_all(list(rows.values()))
     items = [
@@ -51,7 +55,12 @@ def restyled(bench, questions) -> dict:
     ]
     changes = verdict_changes(
         items,
-        lambda item, response: bench.rule_verdict({**item.record, "hypothesis": response}).label,
+        lambda item: (
+            bench.rule_verdict(
+                {**item.record, "question": item.question, "hypothesis": item.response}
+            ).label
+        ),
+        variants,
         progress=True,
     )
     return {name: vars(c) for name, c in changes.items()}
@@ -64,6 +73,7 @@ def main() -> None:
     p.add_argument("--judge", action="append", dest="judges", metavar="OPTION")
     p.add_argument("--out", default="reports")
     p.add_argument("--restyle", action="store_true", help="rule verdicts in other house styles")
+    p.add_argument("--reword", action="store_true", help="rule verdicts, questions reworded")
     args = p.parse_args()
     judges = member_configs(args.judges or ["rule"])
     for kind in ("longmemeval", "locomo"):
@@ -74,11 +84,16 @@ def main() -> None:
         report["source"] = Path(path).name
         write_report(report, args.out, f"judge_audit_{kind}")
         print(report_markdown(report, f"Judge leniency audit: {Path(path).name}"))
-        if args.restyle:
-            print(f"\n## {Path(path).name}: rule verdicts on the planted answers, restyled\n")
-            print("| restyling | planted | verdicts changed | toward the truth | away from it |")
+        for wanted, variants, kind_of in (
+            (args.restyle, RESTYLED, "restyling"),
+            (args.reword, REWORDED, "rewording"),
+        ):
+            if not wanted:
+                continue
+            print(f"\n## {Path(path).name}: rule verdicts on the planted answers, {kind_of}s\n")
+            print(f"| {kind_of} | planted | verdicts changed | toward the truth | away from it |")
             print("|---|---:|---:|---:|---:|")
-            for name, c in restyled(benchmarks.get(kind), questions_of(kind, path)).items():
+            for name, c in varied(benchmarks.get(kind), questions_of(kind, path), variants).items():
                 print(
                     f"| {name} | {c['n']} | {c['changed']} | {c['toward_label']} | "
                     f"{c['away_from_label']} |"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memrecall.audit.restyle import RESTYLINGS, Labelled, verdict_changes
+from memrecall.audit.restyle import RESTYLED, RESTYLINGS
+from memrecall.audit.variants import Labelled, verdict_changes
 from memrecall.judge.rules import judge_one
 
 FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
@@ -53,8 +54,8 @@ def test_restylings_keep_the_response_words():
 
 def test_verdict_changes_counts_toward_and_away_from_the_label():
     # A judge that reads only the first word: a greeting before the answer moves it.
-    def first_word_yes(item, response):
-        return response.split()[0].strip(",.!").lower() == "yes"
+    def first_word_yes(item):
+        return item.response.split()[0].strip(",.!").lower() == "yes"
 
     items = [
         Labelled("Did I go?", "Yes, you went.", True),  # right, then wrong once dressed
@@ -62,6 +63,6 @@ def test_verdict_changes_counts_toward_and_away_from_the_label():
         Labelled("Did I go?", "No.", False),  # stays
         Labelled("Did I go?", "Yes.", None),  # unlabelled: counted as changed only
     ]
-    changes = verdict_changes(items, first_word_yes, {"greeting": RESTYLINGS["greeting"]})
+    changes = verdict_changes(items, first_word_yes, {"greeting": RESTYLED["greeting"]})
     c = changes["greeting"]
     assert (c.n, c.changed, c.toward_label, c.away_from_label) == (4, 3, 1, 1)

@@ -157,3 +157,39 @@ def test_renamings_list_the_verdicts_a_name_decides(tmp_path, monkeypatch):
     assert [(c["question_id"], c["names"], c["toward_label"]) for c in changed] == [
         ("q_sony", ["sony"], False)
     ]
+
+
+def test_rewordings_count_the_verdicts_a_question_wording_decides(tmp_path, monkeypatch):
+    records = [
+        {
+            "question_id": "q_count",
+            "question_type": "multi-session",
+            "question": "How many cameras do I have?",
+            "answer": "3",
+        }
+    ]
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps(records))
+    rows = [{"question_id": "q_count", "hypothesis": "Three.", "label": True}]
+    rows = [r | {"model": "gpt-4o-2024-08-06"} for r in rows]
+    hyp = tmp_path / "run_a.jsonl"
+    write_hypotheses(hyp, rows)
+    log = str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows))
+    reworded = bench.varied([log], str(oracle), bench.REWORDED)
+    # the rules read what is asked: no rewording moves the verdict
+    assert reworded["quick_question"] == {
+        "n": 1,
+        "changed": 0,
+        "toward_label": 0,
+        "away_from_label": 0,
+    }
+    assert sum(c["changed"] for c in reworded.values()) == 0
+
+    # a rule that reads how the question opens is caught, away from the label
+    def reads_the_opening(question_type, question, answer, response, **_):
+        return RuleVerdict(question.startswith("How many"), "reads the opening")
+
+    monkeypatch.setattr(bench, "judge_one", reads_the_opening)
+    reworded = bench.varied([log], str(oracle), bench.REWORDED)
+    assert reworded["quick_question"]["away_from_label"] == 1
+    assert reworded["thanks"]["changed"] == 0  # the opening stays

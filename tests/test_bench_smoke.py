@@ -230,6 +230,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--out",
             str(out / "audit"),
             "--restyle",
+            "--reword",
         ],
         "retrieve_m.py": [
             "--questions",

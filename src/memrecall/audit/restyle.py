@@ -3,23 +3,21 @@
 Published systems answer in many styles: a greeting first, a Markdown heading, the question
 restated, a closing offer to help, citations of the sessions read. A judge's verdict should not
 depend on the style, so each restyling below keeps what the response says and changes only how
-it is dressed. Re-judging labelled answers under each one counts the verdicts that change: every
-change is a reading of style as meaning, and the labels tell which way it errs. These are
-evidence a rule was not written from, because the label of a restyled answer is its original's.
+it is dressed. `RESTYLED` are the same as variants (variants.py), which count the verdicts a
+restyling changes.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
 
-from tqdm import tqdm
+from .variants import Variant
 
 
-def _lower_first(text: str) -> str:
+def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
@@ -41,9 +39,9 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "heading": lambda q, r: "## Answer\n\n" + r,
     "status_line": lambda q, r: "Searching memory...\n\n" + r,
     "numbered": lambda q, r: "1. " + r,
-    "lead_in": lambda q, r: "Based on our previous conversations, " + _lower_first(r),
-    "recall_hedge": lambda q, r: "If I recall correctly, " + _lower_first(r),
-    "unsure_hedge": lambda q, r: "I'm not 100% sure, but " + _lower_first(r),
+    "lead_in": lambda q, r: "Based on our previous conversations, " + lower_first(r),
+    "recall_hedge": lambda q, r: "If I recall correctly, " + lower_first(r),
+    "unsure_hedge": lambda q, r: "I'm not 100% sure, but " + lower_first(r),
     "restated_question": lambda q, r: f"**Question:** {q}\n\n" + r,
     "agent_trace": lambda q, r: (
         "Thought: I should check our past conversations.\nFinal Answer: " + r
@@ -61,7 +59,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "ampersand": lambda q, r: r.replace(" and ", " & "),
     "double_space": lambda q, r: r.replace(". ", ".  "),
     "tilde": lambda q, r: re.sub(r"\b(?:about|approximately|around|roughly) (?=\$?\d)", "~", r),
-    "as_of_lead_in": lambda q, r: "As of our last conversation, " + _lower_first(r),
+    "as_of_lead_in": lambda q, r: "As of our last conversation, " + lower_first(r),
     "basis_note": lambda q, r: (
         r + "\n\nNote: this is based on the information available in my memory."
     ),
@@ -79,55 +77,9 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
 }
 
 
-@dataclass(frozen=True)
-class Labelled:
-    """One judged response: its question, the response, its label (None when unlabelled), and
-    whatever else its judge reads (`record`: the reference, the question type)."""
-
-    question: str
-    response: str
-    label: bool | None = None
-    record: Any = None
+def dressed(restyle: Callable[[str, str], str]) -> Variant:
+    """The variant that dresses an answer's response in a restyling."""
+    return lambda item: replace(item, response=restyle(item.question, item.response))
 
 
-@dataclass
-class Changes:
-    """How one restyling moved a judge's verdicts."""
-
-    n: int = 0
-    changed: int = 0
-    toward_label: int = 0  # the restyled verdict agrees with the label, the original did not
-    away_from_label: int = 0
-
-
-def verdict_changes(
-    items: Iterable[Labelled],
-    judge: Callable[[Labelled, str], bool],
-    restylings: dict[str, Callable[[str, str], str]] = RESTYLINGS,
-    progress: bool = False,
-) -> dict[str, Changes]:
-    """Per restyling, the verdicts `judge(item, response)` gives differently on the restyled
-    response than on the original."""
-    items = list(items)
-    bar = tqdm(total=len(items) * (1 + len(restylings)), desc="restyled", disable=not progress)
-    original = []
-    for item in items:
-        original.append(judge(item, item.response))
-        bar.update()
-    out = {}
-    for name, restyle in restylings.items():
-        counts = Changes(n=len(items))
-        for item, before in zip(items, original, strict=True):
-            bar.update()
-            after = judge(item, restyle(item.question, item.response))
-            if after == before:
-                continue
-            counts.changed += 1
-            if item.label is not None:
-                if after == item.label:
-                    counts.toward_label += 1
-                else:
-                    counts.away_from_label += 1
-        out[name] = counts
-    bar.close()
-    return out
+RESTYLED: dict[str, Variant] = {name: dressed(f) for name, f in RESTYLINGS.items()}

@@ -1,0 +1,72 @@
+"""Rewordings: a question asked in other words, its meaning unchanged.
+
+People open a question with a few words of their own ("Quick question: ...", "Hi! ..."), ask it
+indirectly ("Can you remind me which ...?"), thank after it, contract or leave off its question
+mark. A judge reads the question to know what is asked: the unit it counts in, the options it
+offers, the claim a yes/no question makes. Its verdict should not depend on those words, so each
+rewording below keeps what the question asks and changes only how it is put, and `REWORDED`
+are the same as variants (variants.py), which count the verdicts a rewording changes. Held-out
+runs answer the very questions the rules were written from; a rewording is a question put as
+other questions are, and a change under one is a rule fitted to how these 500 were worded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from .restyle import lower_first
+from .variants import Variant
+
+_WH_QUESTION = re.compile(r"(?:which|what|who|where|when|how)\b", re.IGNORECASE)
+
+# Each full form and its contraction, as people write them.
+_CONTRACTIONS = (
+    ("I have been", "I've been"),
+    ("I am", "I'm"),
+    ("did not", "didn't"),
+    ("do not", "don't"),
+    ("have not", "haven't"),
+    ("is not", "isn't"),
+    ("What is", "What's"),
+    ("what is", "what's"),
+)
+
+
+def _swap(question: str, pairs) -> str:
+    for a, b in pairs:
+        question = re.sub(rf"\b{re.escape(a)}\b", b, question)
+    return question
+
+
+def _indirect(opening: str) -> Callable[[str], str]:
+    """ "Which ...?" asked as "<opening> which ...?"; a question not opening with a wh-word stays
+    (an indirect yes/no question is another sentence: "Can you remind me whether ...")."""
+    return lambda q: f"{opening} {lower_first(q)}" if _WH_QUESTION.match(q) else q
+
+
+# name -> question -> the question reworded
+REWORDINGS: dict[str, Callable[[str], str]] = {
+    "quick_question": lambda q: "Quick question: " + q,
+    "greeting": lambda q: "Hi! " + q,
+    "context_sentence": lambda q: "I'm trying to remember something. " + q,
+    "remind_me_colon": lambda q: "Can you remind me: " + lower_first(q),
+    "remind_me_indirect": _indirect("Can you remind me"),
+    "remember_indirect": _indirect("Do you remember"),
+    "thanks": lambda q: q + " Thanks!",
+    "trailing_sentence": lambda q: q + " I can't remember.",
+    "please": lambda q: re.sub(r"\?\s*$", ", please?", q.strip()),
+    "no_question_mark": lambda q: re.sub(r"\?\s*$", "", q.strip()),
+    "contractions": lambda q: _swap(q, _CONTRACTIONS),
+    "expanded": lambda q: _swap(q, [(b, a) for a, b in _CONTRACTIONS]),
+    "lower_case": lambda q: q.lower(),
+}
+
+
+def worded(reword: Callable[[str], str]) -> Variant:
+    """The variant that asks an answer's question in a rewording."""
+    return lambda item: replace(item, question=reword(item.question))
+
+
+REWORDED: dict[str, Variant] = {name: worded(f) for name, f in REWORDINGS.items()}
