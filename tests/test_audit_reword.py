@@ -52,14 +52,30 @@ def _words(text: str) -> list[str]:
 )
 def test_rewordings_keep_the_question_words(question):
     """A rewording adds words around a question or changes how its words are written; every word
-    of it is still there, in its order."""
+    of it is still there, in its order (the two options aside, which one rewording swaps)."""
     words = _words(question)
     for name, reword in REWORDINGS.items():
         found = _words(reword(question))
+        if name == "options_swapped":
+            assert sorted(found) == sorted(words)
+            continue
         at = 0
         for w in words:  # in order, with the rewording's own words between
             at = found.index(w, at) + 1 if w in found[at:] else -1
             assert at > 0, (name, w)
+
+
+def test_options_swapped_names_the_two_options_the_other_way_round():
+    swap = REWORDINGS["options_swapped"]
+    assert swap("Which came first, the blender or the mug?") == (
+        "Which came first, the mug or the blender?"
+    )
+    assert swap("Who did I meet first, Mark and Sarah or Tom?") == (
+        "Who did I meet first, Tom or Mark and Sarah?"
+    )
+    # not two options after a comma: as it was
+    for question in ("How many bikes did I service or fix?", "Which came first, A, B or C?"):
+        assert swap(question) == question
 
 
 def test_a_rewording_that_leaves_a_question_as_it_is_counts_no_answer():

@@ -2,12 +2,13 @@
 
 People open a question with a few words of their own ("Quick question: ...", "Hi! ..."), ask it
 indirectly ("Can you remind me which ...?"), thank after it, contract or leave off its question
-mark. A judge reads the question to know what is asked: the unit it counts in, the options it
-offers, the claim a yes/no question makes. Its verdict should not depend on those words, so each
-rewording below keeps what the question asks and changes only how it is put, and `REWORDED`
-are the same as variants (variants.py), which count the verdicts a rewording changes. Held-out
-runs answer the very questions the rules were written from; a rewording is a question put as
-other questions are, and a change under one is a rule fitted to how these 500 were worded.
+mark, or name its two options the other way round. A judge reads the question to know what is
+asked: the unit it counts in, the options it offers, the claim a yes/no question makes. Its
+verdict should not depend on those words, so each rewording below keeps what the question asks
+and changes only how it is put, and `REWORDED` are the same as variants (variants.py), which
+count the verdicts a rewording changes. Held-out runs answer the very questions the rules were
+written from; a rewording is a question put as other questions are, and a change under one is
+a rule fitted to how these 500 were worded.
 """
 
 from __future__ import annotations
@@ -46,6 +47,20 @@ def _indirect(opening: str) -> Callable[[str], str]:
     return lambda q: f"{opening} {lower_first(q)}" if _WH_QUESTION.match(q) else q
 
 
+# "Which ... first, A or B?": the options after the comma, one each side of a single "or".
+_TWO_OPTIONS = re.compile(
+    r"^(?P<frame>(?:which|who)\b[^,?]*,\s*)(?P<a>[^?,]+?),? or (?P<b>[^,?]+)\?$", re.IGNORECASE
+)
+
+
+def _options_swapped(question: str) -> str:
+    """ "Which came first, A or B?" asked "Which came first, B or A?"; other questions stay."""
+    m = _TWO_OPTIONS.match(question.strip())
+    if not m or " or " in m["a"]:  # "A or B or C": more than two
+        return question
+    return f"{m['frame']}{m['b']} or {m['a']}?"
+
+
 # name -> question -> the question reworded
 REWORDINGS: dict[str, Callable[[str], str]] = {
     "quick_question": lambda q: "Quick question: " + q,
@@ -61,6 +76,7 @@ REWORDINGS: dict[str, Callable[[str], str]] = {
     "contractions": lambda q: _swap(q, _CONTRACTIONS),
     "expanded": lambda q: _swap(q, [(b, a) for a, b in _CONTRACTIONS]),
     "lower_case": lambda q: q.lower(),
+    "options_swapped": _options_swapped,
 }
 
 
