@@ -715,11 +715,10 @@ def sentences(text: str) -> list[str]:
 # remind me: how many ...?", "Quick question: Before I bought it, ...?". Not an opening that
 # asks itself ("Which came first: the blender or the toaster?", "What time did I set: 6:30 or
 # 7?"), where the colon's right side is the options.
-_ASKING_WORD = (
-    r"which|what|who|whom|whose|where|when|how|why|do|does|did|is|are|was|were|am|can|could|"
-    r"have|has|had|should|would|will"
-)
 _WH_WORD = r"which|what|who|whom|whose|where|when|how|why"
+_ASKING_WORD = (
+    rf"{_WH_WORD}|do|does|did|is|are|was|were|am|can|could|have|has|had|should|would|will"
+)
 _OPENING_BEFORE_ASKING = re.compile(
     rf"^(?!\s*(?i:{_WH_WORD})\b)[^:?\n]*:\s+(?=[A-Z]|(?i:{_ASKING_WORD})\b)"
 )
