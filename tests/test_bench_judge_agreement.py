@@ -120,6 +120,17 @@ def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
         assert f"| gpt-4o-2024-08-06 held-out | {t} | {n} | {agreed / n:.3f} |" in printed
 
 
+def _one_labelled_run(tmp_path, records: list[dict], rows: list[dict]) -> tuple[str, str]:
+    """An oracle file of `records` and one run's eval-results log of `rows`, labelled by gpt-4o:
+    (oracle path, log path)."""
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps(records))
+    rows = [r | {"model": "gpt-4o-2024-08-06"} for r in rows]
+    hyp = tmp_path / "run_a.jsonl"
+    write_hypotheses(hyp, rows)
+    return str(oracle), str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows))
+
+
 def test_renamings_list_the_verdicts_a_name_decides(tmp_path, monkeypatch):
     records = [
         {
@@ -135,25 +146,20 @@ def test_renamings_list_the_verdicts_a_name_decides(tmp_path, monkeypatch):
             "answer": "3",
         },
     ]
-    oracle = tmp_path / "oracle.json"
-    oracle.write_text(json.dumps(records))
     rows = [
         {"question_id": "q_sony", "hypothesis": "You use Sony.", "label": True},
         {"question_id": "q_count", "hypothesis": "Three.", "label": True},
     ]
-    rows = [r | {"model": "gpt-4o-2024-08-06"} for r in rows]
-    hyp = tmp_path / "run_a.jsonl"
-    write_hypotheses(hyp, rows)
-    log = str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows))
+    oracle, log = _one_labelled_run(tmp_path, records, rows)
     # the rules read no name: the answer naming one is judged alike renamed
-    assert bench.renamings([log], str(oracle)) == {"answers": 1, "questions": 1, "changed": []}
+    assert bench.renamings([log], oracle) == {"answers": 1, "questions": 1, "changed": []}
 
     # a rule that knows the brand is caught, with the answer it decides
     def knows_sony(question_type, question, answer, response, **_):
         return RuleVerdict("sony" in response.lower(), "knows sony")
 
     monkeypatch.setattr(bench, "judge_one", knows_sony)
-    changed = bench.renamings([log], str(oracle))["changed"]
+    changed = bench.renamings([log], oracle)["changed"]
     assert [(c["question_id"], c["names"], c["toward_label"]) for c in changed] == [
         ("q_sony", ["sony"], False)
     ]
@@ -168,14 +174,9 @@ def test_rewordings_count_the_verdicts_a_question_wording_decides(tmp_path, monk
             "answer": "3",
         }
     ]
-    oracle = tmp_path / "oracle.json"
-    oracle.write_text(json.dumps(records))
     rows = [{"question_id": "q_count", "hypothesis": "Three.", "label": True}]
-    rows = [r | {"model": "gpt-4o-2024-08-06"} for r in rows]
-    hyp = tmp_path / "run_a.jsonl"
-    write_hypotheses(hyp, rows)
-    log = str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows))
-    reworded = bench.varied([log], str(oracle), bench.REWORDED)
+    oracle, log = _one_labelled_run(tmp_path, records, rows)
+    reworded = bench.varied([log], oracle, bench.REWORDED)
     # the rules read what is asked: no rewording moves the verdict
     assert reworded["quick_question"] == {
         "n": 1,
@@ -190,6 +191,6 @@ def test_rewordings_count_the_verdicts_a_question_wording_decides(tmp_path, monk
         return RuleVerdict(question.startswith("How many"), "reads the opening")
 
     monkeypatch.setattr(bench, "judge_one", reads_the_opening)
-    reworded = bench.varied([log], str(oracle), bench.REWORDED)
+    reworded = bench.varied([log], oracle, bench.REWORDED)
     assert reworded["quick_question"]["away_from_label"] == 1
     assert reworded["thanks"]["changed"] == 0  # the opening stays
