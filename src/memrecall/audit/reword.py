@@ -2,13 +2,14 @@
 
 People open a question with a few words of their own ("Quick question: ...", "Hi! ..."), ask it
 indirectly ("Can you remind me which ...?"), thank after it, contract or leave off its question
-mark, or name its two options the other way round. A judge reads the question to know what is
-asked: the unit it counts in, the options it offers, the claim a yes/no question makes. Its
-verdict should not depend on those words, so each rewording below keeps what the question asks
-and changes only how it is put, and `REWORDED` are the same as variants (variants.py), which
-count the verdicts a rewording changes. Held-out runs answer the very questions the rules were
-written from; a rewording is a question put as other questions are, and a change under one is
-a rule fitted to how these 500 were worded.
+mark, name its two options the other way round, or ask "How long ago ..., in weeks?" for "How
+many weeks ago ...?". A judge reads the question to know what is asked: the unit it counts in,
+the options it offers, the claim a yes/no question makes. Its verdict should not depend on those
+words, so each rewording below keeps what the question asks and changes only how it is put, and
+`REWORDED` are the same as variants (variants.py), which count the verdicts a rewording changes.
+Held-out runs answer the very questions the rules were written from; a rewording is a question
+put as other questions are, and a change under one is a rule fitted to how these 500 were
+worded.
 """
 
 from __future__ import annotations
@@ -61,6 +62,16 @@ def _options_swapped(question: str) -> str:
     return f"{m['frame']}{m['b']} or {m['a']}?"
 
 
+# "How many weeks ago did I ...?" asked "How long ago did I ..., in weeks?"
+_CALENDAR_COUNT = re.compile(r"^How many (days|weeks|months|years) (.*?)\?$")
+
+
+def _unit_after(question: str) -> str:
+    """A count of days, weeks, months or years asked as "How long ..., in <unit>?"."""
+    m = _CALENDAR_COUNT.match(question.strip())
+    return f"How long {m[2]}, in {m[1]}?" if m else question
+
+
 # name -> question -> the question reworded
 REWORDINGS: dict[str, Callable[[str], str]] = {
     "quick_question": lambda q: "Quick question: " + q,
@@ -77,6 +88,7 @@ REWORDINGS: dict[str, Callable[[str], str]] = {
     "expanded": lambda q: _swap(q, [(b, a) for a, b in _CONTRACTIONS]),
     "lower_case": lambda q: q.lower(),
     "options_swapped": _options_swapped,
+    "unit_after": _unit_after,
 }
 
 

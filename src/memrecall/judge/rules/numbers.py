@@ -482,16 +482,19 @@ QUANTITY_QUESTION = re.compile(
     r"difference|number|amount|price|cost)\b",
     re.IGNORECASE,
 )
-_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) ([a-z]+)\b")
+# "How many weeks ...?", or the unit named after a "how long" ("How long ago did I go, in
+# weeks?", "How long (in days) did it take?").
+_QUESTION_UNIT = re.compile(r"\bhow (?:many|much) ([a-z]+)\b|\(in ([a-z]+)\)|,? in ([a-z]+)\W*$")
 
 
 def _question_unit(question: str) -> str | None:
     """The unit the question counts in, for a reference that gives a bare number ("How many
     miles did I run?" - "26.2")."""
-    q = normalize(question)
-    m = _QUESTION_UNIT.search(q)
-    if m and m.group(1) in _UNIT_WORDS:
-        return _UNIT_WORDS[m.group(1)]
+    q = normalize(asked_part(question))
+    for m in _QUESTION_UNIT.finditer(q):
+        word = next(w for w in m.groups() if w)
+        if word in _UNIT_WORDS:
+            return _UNIT_WORDS[word]
     if re.search(r"\bhow old\b|\byears? older\b|\byears? younger\b|\bages?\b", q):
         return "year"
     return None
