@@ -2,14 +2,14 @@
 
 People open a question with a few words of their own ("Quick question: ...", "Hi! ..."), ask it
 indirectly ("Can you remind me which ...?"), thank after it, contract or leave off its question
-mark, name its two options the other way round, or ask "How long ago ..., in weeks?" for "How
-many weeks ago ...?". A judge reads the question to know what is asked: the unit it counts in,
-the options it offers, the claim a yes/no question makes. Its verdict should not depend on those
-words, so each rewording below keeps what the question asks and changes only how it is put, and
-`REWORDED` are the same as variants (variants.py), which count the verdicts a rewording changes.
-Held-out runs answer the very questions the rules were written from; a rewording is a question
-put as other questions are, and a change under one is a rule fitted to how these 500 were
-worded.
+mark, name its two options the other way round, ask "How long ago ..., in weeks?" for "How many
+weeks ago ...?", or say "weeks back" for "weeks ago". A judge reads the question to know what is
+asked: the unit it counts in, the options it offers, the claim a yes/no question makes. Its
+verdict should not depend on those words, so each rewording below keeps what the question asks
+and changes only how it is put, and `REWORDED` are the same as variants (variants.py), which
+count the verdicts a rewording changes. Held-out runs answer the very questions the rules were
+written from; a rewording is a question put as other questions are, and a change under one is
+a rule fitted to how these 500 were worded.
 """
 
 from __future__ import annotations
@@ -62,8 +62,9 @@ def _options_swapped(question: str) -> str:
     return f"{m['frame']}{m['b']} or {m['a']}?"
 
 
-# "How many weeks ago did I ...?" asked "How long ago did I ..., in weeks?"
-_CALENDAR_COUNT = re.compile(r"^How many (days|weeks|months|years) (.*?)\?$")
+# "How many weeks ago did I ...?" asked "How long ago did I ..., in weeks?" ("How long back"
+# is not said).
+_CALENDAR_COUNT = re.compile(r"^How many (days|weeks|months|years) (?!back\b)(.*?)\?$")
 
 
 def _unit_after(question: str) -> str:
@@ -89,6 +90,7 @@ REWORDINGS: dict[str, Callable[[str], str]] = {
     "lower_case": lambda q: q.lower(),
     "options_swapped": _options_swapped,
     "unit_after": _unit_after,
+    "back_for_ago": lambda q: re.sub(r"\b(days|weeks|months|years) ago\b", r"\1 back", q),
 }
 
 

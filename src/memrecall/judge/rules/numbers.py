@@ -501,8 +501,11 @@ def _question_unit(question: str) -> str | None:
 
 
 # A question that counts back from now ("How many weeks ago ...?", "How many months have passed
-# since ...?") is answered by "3 weeks ago"; any other duration is not.
-_ASKS_BACK_FROM_NOW = re.compile(r"\b(?:ago|since)\b", re.IGNORECASE)
+# since ...?", "How many weeks back ...?") is answered by "3 weeks ago"; any other duration is
+# not.
+_ASKS_BACK_FROM_NOW = re.compile(
+    r"\b(?:ago|since)\b|\b(?:days?|weeks?|months?|years?) back\b", re.IGNORECASE
+)
 
 
 _OR_ASIDE = re.compile(r"\(\s*or\s+([^()]*)\)", re.IGNORECASE)
