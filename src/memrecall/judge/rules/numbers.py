@@ -504,7 +504,7 @@ def _question_unit(question: str) -> str | None:
 # since ...?", "How many weeks back ...?") is answered by "3 weeks ago"; any other duration is
 # not.
 _ASKS_BACK_FROM_NOW = re.compile(
-    r"\b(?:ago|since)\b|\b(?:days?|weeks?|months?|years?) back\b", re.IGNORECASE
+    rf"\b(?:ago|since)\b|\b(?:{'|'.join(sorted(_CALENDAR_UNITS))})s? back\b", re.IGNORECASE
 )
 
 
