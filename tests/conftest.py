@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fake_openai_server import KEY, KEY_ENV
 
@@ -17,6 +18,13 @@ SHARED_DATA = SHARED / "data" / "longmemeval"
 DEV_FILE = SHARED_DATA / "longmemeval_s_cleaned_dev100.json.gz"
 ORACLE_FILE = SHARED_DATA / "longmemeval_oracle.json"
 SAMPLE_FILE = REPO / "data" / "sample" / "longmemeval_s_cleaned_sample.json.gz"
+JUDGE_CASES_FILE = REPO / "tests" / "fixtures" / "judge_cases.yaml"
+
+
+def judge_cases() -> dict:
+    """The rule judge's hand-written cases (JUDGE_CASES_FILE), read whole: its "cases" and the
+    documented limits beside them."""
+    return yaml.safe_load(JUDGE_CASES_FILE.read_text(encoding="utf-8"))
 
 
 def shared_file(path: Path) -> Path:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
+from conftest import judge_cases
 from memrecall.audit.rename import made_up, question_names, rename, renamed
 from memrecall.judge.rules import judge_one
 
-FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
-CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))["cases"]
+CASES = judge_cases()["cases"]
 
 
 @pytest.mark.parametrize(

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
+from conftest import judge_cases
 from memrecall.audit.restyle import RESTYLED, RESTYLINGS
 from memrecall.audit.variants import Labelled, verdict_changes
 from memrecall.judge.rules import judge_one
 
-FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
-CASES = [c for c in yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))["cases"]]
+CASES = judge_cases()["cases"]
 
 
 @pytest.mark.parametrize("name", sorted(RESTYLINGS))

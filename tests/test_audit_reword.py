@@ -4,17 +4,15 @@ is worded, only on what it asks."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
+from conftest import judge_cases
 from memrecall.audit.reword import REWORDED, REWORDINGS
 from memrecall.audit.variants import Labelled, verdict_changes
 from memrecall.judge.rules import judge_one
 
-FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
-CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))["cases"]
+CASES = judge_cases()["cases"]
 
 
 @pytest.mark.parametrize("name", sorted(REWORDINGS))

@@ -4,13 +4,12 @@ LLM client against a local OpenAI-compatible HTTP server (tests/fake_openai_serv
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import polars as pl
 import pytest
-import yaml
 
 from confs import group
+from conftest import judge_cases
 from fake_openai_server import FakeOpenAIServer, fake_runtime, last_user
 from memrecall.benchmarks.longmemeval import BENCHMARK as LME
 from memrecall.benchmarks.longmemeval.judge import PROMPT_HASHES, build_prompt, prompt_kind
@@ -19,9 +18,7 @@ from memrecall.eval.qa_metrics import qa_metrics
 from memrecall.judge.llm_judge import parse_verdict
 from memrecall.judge.stage import judge_answers
 
-CASES = yaml.safe_load(
-    (Path(__file__).parent / "fixtures" / "judge_cases.yaml").read_text(encoding="utf-8")
-)["cases"]
+CASES = judge_cases()["cases"]
 # Replies the fake judge gives instead of a clean yes/no, by case id.
 UNPARSEABLE = {
     "ssu-name-wrong": "The response is incorrect.",

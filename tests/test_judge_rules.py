@@ -9,15 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import shared_file
+from conftest import judge_cases, shared_file
 from memrecall.benchmarks.longmemeval.categories import QUESTION_TYPES
 from memrecall.judge.rules import abstains, judge_one, normalize, quantities, stem, tokens
 from memrecall.judge.rules.normalise import content_tokens
 
-FIXTURE = Path(__file__).parent / "fixtures" / "judge_cases.yaml"
-CASES = yaml.safe_load(FIXTURE.read_text(encoding="utf-8"))
+CASES = judge_cases()
 ORACLE = (
     Path(__file__).resolve().parents[2]
     / "shared"
