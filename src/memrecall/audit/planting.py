@@ -640,8 +640,10 @@ _CLOCK = re.compile(r"\s?[ap]\.?m\b\.?", re.IGNORECASE)
 def _in_name(text: str, start: int, end: int) -> bool:
     """The number at text[start:end] is part of a name or a label ("Level 4", "Galaxy 7 Pro"):
     right after a capitalised word, and not followed by a lower-case word it counts; or it
-    numbers what follows it ("12. Nf3", a list item)."""
-    if _opens_sentence(text, start) and re.match(r"\.\s+\S", text[end:]):
+    numbers what follows it ("12. Nf3", a list item: "1) to identify ..., and 2) to ...",
+    "..., 3. Music festival")."""
+    opens_item = _opens_sentence(text, start) or re.search(r"(?:,|\band)\s*$", text[:start])
+    if opens_item and re.match(r"[.)]\s+\S", text[end:]):
         return True
     prev = re.search(r"(\S+)\s+$", text[:start])
     if not prev or not any(c.isupper() for c in prev.group(1)):

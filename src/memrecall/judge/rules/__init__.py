@@ -41,6 +41,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   counts a response with all the intermediate steps to the correct answer as correct.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
+- a reference is read for what it says, not how it is written: "The user bought ..." and "The
+  assistant recommended ..." name who spoke as "You" and "I" do, "20%" is "twenty percent", a
+  duration in words is a clock reading too ("twenty-seven minutes and forty-five seconds" is
+  "27:45").
 - what a question asks is read from its asking sentences: "Hi!", "I'm trying to remember
   something." or "Thanks!" around it, a "please", an opening before a colon ("Quick question:
   ...") or an indirect question's opening ("Can you remind me which ...?") change nothing of the
@@ -88,7 +92,11 @@ These rules follow the same per-type policy without a model, so the default pipe
   it counts a noun ("2 events"); "close to 1,300" and "almost 5" give no number (they say it was not
   reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
-  temporal-reasoning accepts off-by-one for day/week/month/year counts (never a count of 0: "the
+  A reference in another unit than the question counts in is read in the question's unit when
+  it is a whole number of it ("14 days" for "How many weeks ...?" is 2 weeks: a bare "2" answers
+  it); cents are hundredths of a dollar ("75 cents" is $0.75).
+  temporal-reasoning accepts off-by-one for day/week/month/year counts, one of the question's
+  unit where it names one (never a count of 0: "the
   same day" is no near miss of "1 day"), and the reference's own "N is also acceptable" or "(or
   N, if ...)" is accepted too. Any matching number counts, so "20
   before, 25 now" is right for a knowledge update to 25; but one the response calls former

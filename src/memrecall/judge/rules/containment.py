@@ -4,7 +4,8 @@ information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms
 25:50)" are other forms, as is the part of a reference before a restatement ("1:10, meaning one
 part to ten parts"), a named place without the "in/at <Name>" that locates it, a quoted title
 without the "by <Name>" that credits it, the parts of "a mix of Irish and Italian" without the mix,
-and a two-unit duration as a clock reading ("27:45"); "Book I" is "Book 1". A reference of four
+and a two-unit duration as a clock reading ("27:45"); "Book I" is "Book 1". "The user" and "the
+assistant" in a reference name who spoke, as "you" and "I" do. A reference of four
 words or more may miss one word in four that is neither a number nor a name ("Planted 12 tomato
 saplings" for "planting 12 new tomato saplings"). The "one" that picks an item out of a group ("any
 one of its hexagons") asks for no 1. A fault the reference describes ("not functioning correctly")
@@ -71,10 +72,15 @@ def _without_item_marks(text: str) -> str:
     return _ITEM_MARK.sub(" ", text)
 
 
+# A reference written of the user or the assistant in the third person ("The user bought a
+# Sony", "The assistant recommended a Lager") names who spoke, as "you" and "I" do.
+_SPEAKER = re.compile(r"\bthe (?:user|assistant)\b", re.IGNORECASE)
+
+
 def _gold_forms(answer: str) -> list[str]:
     """The reference without its parenthetical asides, plus one form per acronym alias."""
     main, _ = split_acceptable(answer)
-    main = _without_item_marks(main)
+    main = _SPEAKER.sub("you", _without_item_marks(main))
     # "Mod Podge or another sealant": the open alternative adds nothing to look for.
     main = (
         re.sub(
@@ -105,8 +111,9 @@ def _gold_forms(answer: str) -> list[str]:
     if mixed:
         forms.append(without_asides(mixed.group(1)))
     # "27 minutes and 45 seconds" is written "27:45" too (as a reference's own "(or 25:50)" says).
-    if _DURATION_PAIR.search(main):
-        forms.append(without_asides(_DURATION_PAIR.sub(_clock_form, main)))
+    # Its numbers may be written as words ("twenty-seven minutes and forty-five seconds").
+    if _DURATION_PAIR.search(normalize(main)):
+        forms.append(without_asides(_DURATION_PAIR.sub(_clock_form, normalize(main))))
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
         if alt and not main[p.end() :].strip(" ."):

@@ -489,6 +489,7 @@ def tokens(text: str) -> list[str]:
     s = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", s)
     s = s.replace("&", " and ")
     s = re.sub(r"~\s?(?=[$\d])", " approximately ", s)  # "~20%" says "approximately 20%"
+    s = re.sub(r"(?<=\d)\s?%", " percent", s)  # "20%" is "20 percent", word for word
     return [stem(t) for t in re.findall(r"[a-z]+|\d+(?:\.\d+)?", s)]
 
 

@@ -8,13 +8,15 @@ a part of the history or of the reasoning ("Session 3", "Step 2") or that is add
 "only one of them" counts). A hedge over two counts ("one or two") is a range, like "1-2": either
 end. A message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports, nor
 is a confidence note ("Confidence: 3 out of 5") or a citation marker ("[3]") an answer.
+A reference is read in the unit the question counts in where it is a whole number of it ("14 days"
+for "How many weeks ...?"), and cents are hundredths of a dollar.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...abstention import says_missing
 from .normalise import (
@@ -66,6 +68,8 @@ _UNIT_WORDS = {
     "times": "time",
     "dollar": "dollar",
     "dollars": "dollar",
+    "cent": "cent",
+    "cents": "cent",
     "usd": "dollar",
     "bucks": "dollar",
     "percent": "percent",
@@ -107,6 +111,7 @@ _UNIT_SCALE = {
     "year": ("months", 12),
     "time": ("times", 1),
     "dollar": ("money", 1),
+    "cent": ("money", 0.01),
     "percent": ("percent", 1),
     "dozen": ("count", 12),  # a bare count is the family's base unit: "2 dozen" = 24
     # measures: "12 km" is no answer for 12 miles, "19 km" is (rounded as it is written)
@@ -500,6 +505,17 @@ def _question_unit(question: str) -> str | None:
     return None
 
 
+def _reading_unit(gold: Quantity, question: str) -> str | None:
+    """The unit a reference is read in: the one the question counts in, where the reference
+    converts to a whole number of it ("14 days" for "How many weeks ...?" is 2 weeks: a bare "2"
+    answers it, and the off-by-one tolerance is one week); else the reference's own."""
+    asked = _question_unit(question)
+    if not gold.unit or not asked:
+        return gold.unit or asked
+    value = _convert(gold, asked)
+    return asked if value is not None and abs(value - round(value)) < 1e-9 else gold.unit
+
+
 # A question that counts back from now ("How many weeks ago ...?", "How many months have passed
 # since ...?", "How many weeks back ...?") is answered by "3 weeks ago"; any other duration is
 # not.
@@ -564,7 +580,9 @@ def quantity_verdict(
             if (q.value - gold.value) % mod == 0:
                 return RuleVerdict(True, f"quantity: time of day {_clock(gold)} matched")
         return RuleVerdict(False, f"quantity: no time of day equal to {_clock(gold)}")
-    unit = gold.unit or _question_unit(question)
+    unit = _reading_unit(gold, question)
+    if gold.unit and unit != gold.unit:
+        gold = replace(gold, value=_convert(gold, unit), unit=unit)
     alts, ranges = _alternatives(alts_text, unit)
     # "11 days (or 12 days, if April 15th to 22nd is counted as 8)": a value the reference
     # also accepts, as "12 days is also acceptable" would be

@@ -136,7 +136,8 @@ def _rubric_terms(rubric: str, question: str):
     parts = sentences(rubric)
     positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
     q_tokens = set(tokens(question))
-    skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens
+    # "before 9:30 pm" or "9:30 PM": the time is the detail, its "pm" no name or detail of its own
+    skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens | {"am", "pm"}
     anchors: set[str] = set()
     numbers: set[str] = set()
     details: set[str] = set()
