@@ -47,6 +47,10 @@ runs; this is the check on other questions.
 ("Quick question: ...", "Can you remind me which ...?", "... Thanks!", contractions; see
 memrecall.audit.reword), and counts the verdicts that change: a rule fitted to how these 500
 questions happen to be worded.
+
+`--restate` re-judges every answer against its reference written in other words, its meaning
+kept ("five" for "5", "14 days" for "two weeks", "800 dollars" for "$800", "The user ..." for
+"You ..."; see memrecall.audit.restate): a rule fitted to how these 500 references are written.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
 from memrecall.audit.rename import rename  # noqa: E402
+from memrecall.audit.restate import RESTATED  # noqa: E402
 from memrecall.audit.restyle import RESTYLED  # noqa: E402
 from memrecall.audit.reword import REWORDED  # noqa: E402
 from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
@@ -279,8 +284,8 @@ def measure(
 
 def varied(logs: list[str], oracle: str, variants: dict) -> dict:
     """Per variant (a restyling of memrecall.audit.restyle, a rewording of
-    memrecall.audit.reword), how many rule verdicts change on the answers it rewrites, and
-    whether toward or away from their official label."""
+    memrecall.audit.reword, a restatement of memrecall.audit.restate), how many rule verdicts
+    change on the answers it rewrites, and whether toward or away from their official label."""
     items = [
         Labelled(q["question"], e["hypothesis"], e["label"], record=q)
         for _, e, q in _answers(logs, oracle)
@@ -460,6 +465,12 @@ def main(argv=None) -> None:
         help="also re-judge every answer with its question asked in other words "
         "(memrecall.audit.reword)",
     )
+    ap.add_argument(
+        "--restate",
+        action="store_true",
+        help="also re-judge every answer against its reference written in other words "
+        "(memrecall.audit.restate)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     found = [] if args.disagreements else None
@@ -471,6 +482,9 @@ def main(argv=None) -> None:
     if args.reword:
         result["reworded"] = varied(args.logs, args.oracle, REWORDED)
         print_varied(result["reworded"], "questions asked in other words", "rewording")
+    if args.restate:
+        result["restated"] = varied(args.logs, args.oracle, RESTATED)
+        print_varied(result["restated"], "references written in other words", "restatement")
     if args.rename:
         result["renamed"] = renamings(args.logs, args.oracle)
         print_renamings(result["renamed"])

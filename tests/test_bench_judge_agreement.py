@@ -194,3 +194,34 @@ def test_rewordings_count_the_verdicts_a_question_wording_decides(tmp_path, monk
     reworded = bench.varied([log], oracle, bench.REWORDED)
     assert reworded["quick_question"]["away_from_label"] == 1
     assert reworded["thanks"]["changed"] == 0  # the opening stays
+
+
+def test_restatements_count_the_verdicts_a_reference_wording_decides(tmp_path, monkeypatch):
+    records = [
+        {
+            "question_id": "q_spent",
+            "question_type": "multi-session",
+            "question": "How much did I spend on the bike?",
+            "answer": "$800",
+        }
+    ]
+    rows = [{"question_id": "q_spent", "hypothesis": "You spent $800.", "label": True}]
+    oracle, log = _one_labelled_run(tmp_path, records, rows)
+    restated = bench.varied([log], oracle, bench.RESTATED)
+    # the rules read what the reference says: no restatement moves the verdict
+    assert restated["money_words"] == {
+        "n": 1,
+        "changed": 0,
+        "toward_label": 0,
+        "away_from_label": 0,
+    }
+    assert sum(c["changed"] for c in restated.values()) == 0
+
+    # a rule that reads how the reference is written is caught, away from the label
+    def reads_the_dollar_sign(question_type, question, answer, response, **_):
+        return RuleVerdict(answer.startswith("$"), "reads the dollar sign")
+
+    monkeypatch.setattr(bench, "judge_one", reads_the_dollar_sign)
+    restated = bench.varied([log], oracle, bench.RESTATED)
+    assert restated["money_words"]["away_from_label"] == 1
+    assert restated["trailing_period"]["changed"] == 0  # the dollar sign stays

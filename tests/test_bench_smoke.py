@@ -231,6 +231,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             str(out / "audit"),
             "--restyle",
             "--reword",
+            "--restate",
         ],
         "retrieve_m.py": [
             "--questions",

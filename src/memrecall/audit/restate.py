@@ -1,0 +1,119 @@
+"""Restatements: a reference answer written in other words, its meaning unchanged.
+
+Held-out runs answer the very questions the rules were written from, so they are judged against
+the very reference answers the rules were written from. Other questions come with references
+their annotators wrote their own way: "five" for "5", "14 days" for "two weeks", "800 dollars"
+for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ...", an alternative
+in brackets rather than in a sentence of its own, a rubric that says "prefers" for "would
+prefer". Each restatement below keeps what the reference says and changes only how it is
+written, and `RESTATED` are the same as variants (variants.py), which count the verdicts a
+restatement changes: a rule that reads a reference's wording as its meaning.
+
+One restatement can change what the official judge itself would read: a period in another unit
+where the question names none ("How long had I been a member?": "Two weeks" or "14 days") moves
+the off-by-one tolerance of temporal questions from a week to a day. A change there is a
+tolerance read in the reference's unit, as the official prompt reads it, not a misreading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from .planting import date_format, number_words_variant, unit_paraphrase
+from .variants import Variant
+
+
+def _or_same(rewrite: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A planting rewrite that gives None where it has nothing to work on, as a restatement that
+    leaves such a reference as it is."""
+    return lambda reference: rewrite(reference) or reference
+
+
+def _money_words(reference: str) -> str:
+    """ "$800" as "800 dollars", "$0.75" as "75 cents"."""
+
+    def words(m: re.Match) -> str:
+        amount = m.group(1)
+        cents = re.fullmatch(r"0\.(\d\d)", amount)
+        return f"{int(cents.group(1))} cents" if cents else f"{amount} dollars"
+
+    return re.sub(r"\$(\d[\d,]*(?:\.\d\d)?)(?![\d.])", words, reference)
+
+
+def _clock_form(reference: str) -> str:
+    """ "6:00 pm" as "6 pm"; other times of day in capitals ("7:30 pm" as "7:30 PM")."""
+    on_the_hour = re.sub(r"\b(\d{1,2}):00 ?([ap])m\b", r"\1 \2m", reference, flags=re.IGNORECASE)
+    if on_the_hour != reference:
+        return on_the_hour
+    return re.sub(
+        r"\b(\d{1,2}(?::\d\d)?) ?([ap])\.?m\b",
+        lambda m: f"{m[1]} {m[2].upper()}M",
+        reference,
+        flags=re.IGNORECASE,
+    )
+
+
+# "7 days. 8 days (including the last day) is also acceptable."
+_ALSO_ACCEPTABLE = re.compile(r"^(.*?)\.\s+(.*?)\s*\((.*?)\) is also acceptable\.?$")
+
+
+def _alternative_in_brackets(reference: str) -> str:
+    """ "7 days. 8 days (including the last day) is also acceptable." as "7 days (or 8 days,
+    including the last day)"."""
+    m = _ALSO_ACCEPTABLE.match(reference.strip())
+    return f"{m[1]} (or {m[2]}, {m[3]})" if m else reference
+
+
+def _oxford_comma(reference: str) -> str:
+    """A list's last comma taken out ("A, B, and C" as "A, B and C"), or put in."""
+    without = reference.replace(", and ", " and ")
+    return without if without != reference else re.sub(r"(, [^,]+) and ", r"\1, and ", reference)
+
+
+def _third_person(reference: str) -> str:
+    """A reference that opens with "You" or "I" written of the user or the assistant: "The
+    user bought ...", "The assistant recommended ..."."""
+    return re.sub(r"^I\b", "The assistant", re.sub(r"^You\b", "The user", reference))
+
+
+def _trailing_period(reference: str) -> str:
+    stripped = reference.strip()
+    return stripped[:-1] if stripped.endswith(".") else stripped + "."
+
+
+# An opening word written in capitals only because it opens the reference.
+_OPENING_WORD = re.compile(r"(?:The|A|An|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)\b")
+
+# name -> reference -> the reference restated
+RESTATEMENTS: dict[str, Callable[[str], str]] = {
+    "unit_paraphrase": _or_same(unit_paraphrase),
+    "number_words": _or_same(number_words_variant),
+    "date_format": _or_same(date_format),
+    "money_words": _money_words,
+    "clock_form": _clock_form,
+    "alternative_in_brackets": _alternative_in_brackets,
+    "oxford_comma": _oxford_comma,
+    "ampersand": lambda r: r.replace(" and ", " & "),
+    "third_person": _third_person,
+    "trailing_period": _trailing_period,
+    "capitalised": lambda r: r[:1].upper() + r[1:],
+    "lower_case_opening": lambda r: r[:1].lower() + r[1:] if _OPENING_WORD.match(r) else r,
+    # a preference rubric in other words
+    "rubric_prefers": lambda r: r.replace("would prefer", "prefers"),
+    "rubric_would_like": lambda r: re.sub(r"\bwould prefer\b", "would like", r),
+    "rubric_not_like": lambda r: re.sub(r"\b(?:might|may|would) not prefer\b", "would not like", r),
+    "rubric_user_named": lambda r: re.sub(r"\bThey\b", "The user", r),
+}
+
+
+def restated(restate: Callable[[str], str]) -> Variant:
+    """The variant that judges an answer against its reference restated. The reference is the
+    record's "answer" (the field every benchmark's question table names it by)."""
+    return lambda item: replace(
+        item, record=item.record | {"answer": restate(str(item.record["answer"]))}
+    )
+
+
+RESTATED: dict[str, Variant] = {name: restated(f) for name, f in RESTATEMENTS.items()}
