@@ -104,7 +104,7 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
     "rubric_prefers": lambda r: r.replace("would prefer", "prefers"),
     "rubric_would_like": lambda r: re.sub(r"\bwould prefer\b", "would like", r),
     "rubric_not_like": lambda r: re.sub(r"\b(?:might|may|would) not prefer\b", "would not like", r),
-    "rubric_user_named": lambda r: re.sub(r"\bThey\b", "The user", r),
+    "they_as_the_user": lambda r: re.sub(r"\bThey\b", "The user", r),
 }
 
 
