@@ -59,6 +59,7 @@ def test_every_restatement_rewrites_some_case():
         ("third_person", "You bought a Sony.", "The user bought a Sony."),
         ("third_person", "I recommended a Lager.", "The assistant recommended a Lager."),
         ("third_person", "Yours was the Sony.", "Yours was the Sony."),
+        ("they_as_the_user", "They went camping.", "The user went camping."),
         ("trailing_period", "Target", "Target."),
         ("trailing_period", "Target.", "Target"),
         ("lower_case_opening", "Two weeks", "two weeks"),

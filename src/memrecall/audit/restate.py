@@ -3,7 +3,7 @@
 Held-out runs answer the very questions the rules were written from, so they are judged against
 the very reference answers the rules were written from. Other questions come with references
 their annotators wrote their own way: "five" for "5", "14 days" for "two weeks", "800 dollars"
-for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ...", an alternative
+for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ..." or "They ...", an alternative
 in brackets rather than in a sentence of its own, a rubric that says "prefers" for "would
 prefer". Each restatement below keeps what the reference says and changes only how it is
 written, and `RESTATED` are the same as variants (variants.py), which count the verdicts a
@@ -97,6 +97,7 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
     "oxford_comma": _oxford_comma,
     "ampersand": lambda r: r.replace(" and ", " & "),
     "third_person": _third_person,
+    "they_as_the_user": lambda r: re.sub(r"\bThey\b", "The user", r),
     "trailing_period": _trailing_period,
     "capitalised": lambda r: r[:1].upper() + r[1:],
     "lower_case_opening": lambda r: r[:1].lower() + r[1:] if _OPENING_WORD.match(r) else r,
@@ -104,7 +105,6 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
     "rubric_prefers": lambda r: r.replace("would prefer", "prefers"),
     "rubric_would_like": lambda r: re.sub(r"\bwould prefer\b", "would like", r),
     "rubric_not_like": lambda r: re.sub(r"\b(?:might|may|would) not prefer\b", "would not like", r),
-    "they_as_the_user": lambda r: re.sub(r"\bThey\b", "The user", r),
 }
 
 
