@@ -3,9 +3,9 @@
 Held-out runs answer the very questions the rules were written from, so they are judged against
 the very reference answers the rules were written from. Other questions come with references
 their annotators wrote their own way: "five" for "5", "14 days" for "two weeks", "800 dollars"
-for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ..." or "They ...", an alternative
-in brackets rather than in a sentence of its own, a rubric that says "prefers" for "would
-prefer". Each restatement below keeps what the reference says and changes only how it is
+for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ..." or "They ...",
+an alternative in brackets rather than in a sentence of its own, a rubric that says "prefers"
+for "would prefer". Each restatement below keeps what the reference says and changes only how it is
 written, and `RESTATED` are the same as variants (variants.py), which count the verdicts a
 restatement changes: a rule that reads a reference's wording as its meaning.
 
