@@ -4,10 +4,11 @@ Held-out runs answer the very questions the rules were written from, so they are
 the very reference answers the rules were written from. Other questions come with references
 their annotators wrote their own way: "five" for "5", "14 days" for "two weeks", "800 dollars"
 for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ..." or "They ...",
-an alternative in brackets rather than in a sentence of its own, a rubric that says "prefers"
-for "would prefer". Each restatement below keeps what the reference says and changes only how it is
-written, and `RESTATED` are the same as variants (variants.py), which count the verdicts a
-restatement changes: a rule that reads a reference's wording as its meaning.
+an alternative in brackets rather than in a sentence of its own, "about" for "approximately",
+"132 points in total" for "132 points", a rubric that says "prefers" for "would prefer". Each
+restatement below keeps what the reference says and changes only how it is written, and
+`RESTATED` are the same as variants (variants.py), which count the verdicts a restatement
+changes: a rule that reads a reference's wording as its meaning.
 
 One restatement can change what the official judge itself would read: a period in another unit
 where the question names none ("How long had I been a member?": "Two weeks" or "14 days") moves
@@ -72,6 +73,25 @@ def _oxford_comma(reference: str) -> str:
     return without if without != reference else re.sub(r"(, [^,]+) and ", r"\1, and ", reference)
 
 
+_NUMBER_AHEAD = r"(?=[$~]?\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b)"
+
+
+def _approximation_word(reference: str) -> str:
+    """ "about two hours" as "approximately two hours", or "approximately 20%" as "about 20%"."""
+    approximately = re.sub(
+        rf"\b(?:about|around|roughly) {_NUMBER_AHEAD}", "approximately ", reference
+    )
+    if approximately != reference:
+        return approximately
+    return re.sub(rf"\b([Aa])pproximately {_NUMBER_AHEAD}", r"\1bout ", reference)
+
+
+def _in_total(reference: str) -> str:
+    """A reference that is one amount ("$185", "132 points", "3") said to be a total."""
+    amount = reference.strip().rstrip(".")
+    return f"{amount} in total" if re.fullmatch(r"\$?\d[\d,.]*(?: [a-z]+)?", amount) else reference
+
+
 def _third_person(reference: str) -> str:
     """A reference that opens with "You" or "I" written of the user or the assistant: "The
     user bought ...", "The assistant recommended ..."."""
@@ -96,6 +116,8 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
     "alternative_in_brackets": _alternative_in_brackets,
     "oxford_comma": _oxford_comma,
     "ampersand": lambda r: r.replace(" and ", " & "),
+    "approximation_word": _approximation_word,
+    "in_total": _in_total,
     "third_person": _third_person,
     "they_as_the_user": lambda r: re.sub(r"\bThey\b", "The user", r),
     "trailing_period": _trailing_period,

@@ -31,6 +31,7 @@ from .normalise import (
     tokens,
     without_asides,
     without_label_numbers,
+    without_quantity_framing,
 )
 from .numbers import without_picking_one
 from .verdict import RuleVerdict
@@ -80,7 +81,7 @@ _SPEAKER = re.compile(r"\bthe (?:user|assistant)\b", re.IGNORECASE)
 def _gold_forms(answer: str) -> list[str]:
     """The reference without its parenthetical asides, plus one form per acronym alias."""
     main, _ = split_acceptable(answer)
-    main = _SPEAKER.sub("you", _without_item_marks(main))
+    main = _SPEAKER.sub("you", without_quantity_framing(_without_item_marks(main)))
     # "Mod Podge or another sealant": the open alternative adds nothing to look for.
     main = (
         re.sub(

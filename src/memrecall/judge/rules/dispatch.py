@@ -21,6 +21,7 @@ from .normalise import (
     split_acceptable,
     stated_answer,
     without_examples,
+    without_quantity_framing,
     without_question_echo,
 )
 from .numbers import QUANTITY_QUESTION, asks_current, quantity_verdict, worked_out_verdict
@@ -102,7 +103,7 @@ def _verdict(
         said = stated_polarity(question, hyp)
         return RuleVerdict(said == polar, f"yes/no: expected {polar}, response says {said}")
     main, _ = split_acceptable(answer)
-    short = len(content_tokens(main)) <= 2
+    short = len(content_tokens(without_quantity_framing(main))) <= 2
     if QUANTITY_QUESTION.search(question) or short:
         verdict = quantity_verdict(question_type, question, answer, hyp)
         if verdict is not None:

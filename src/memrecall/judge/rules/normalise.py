@@ -760,6 +760,21 @@ def first_sentence(text: str) -> str:
     return found[0] if found else ""
 
 
+# Words that frame a reference's number without adding to it: an approximation ("approximately
+# 20%", "roughly $50") and a total ("132 points in total", "a total of $185"). A response need
+# not repeat them: "About 20%" answers "approximately 20%".
+_QUANTITY_FRAMING = re.compile(
+    r"\b(?:approximately|approx\.|roughly|around|circa|a total of)\s+"
+    rf"(?=[~$£€]?\d|(?:{_NUMBER_WORD})\b)|"
+    r"\s*\b(?:in total|altogether|in all)\b(?=\s*(?:[.,;)]|$))",
+    re.IGNORECASE,
+)
+
+
+def without_quantity_framing(reference: str) -> str:
+    return _QUANTITY_FRAMING.sub(" ", reference)
+
+
 def content_tokens(text: str) -> list[str]:
     return [t for t in tokens(text) if t not in STOPWORDS]
 
