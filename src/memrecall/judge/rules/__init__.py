@@ -44,7 +44,8 @@ These rules follow the same per-type policy without a model, so the default pipe
 - a reference is read for what it says, not how it is written: "The user bought ..." and "The
   assistant recommended ..." name who spoke as "You" and "I" do, "20%" is "twenty percent", a
   duration in words is a clock reading too ("twenty-seven minutes and forty-five seconds" is
-  "27:45").
+  "27:45"), and an approximation or a total around its number ("approximately 20%", "132 points
+  in total") frames it: "About 20%" and "132 points" answer them.
 - what a question asks is read from its asking sentences: "Hi!", "I'm trying to remember
   something." or "Thanks!" around it, a "please", an opening before a colon ("Quick question:
   ...") or an indirect question's opening ("Can you remind me which ...?") change nothing of the

@@ -5,12 +5,12 @@ information is fine). Parenthetical asides are optional; "(UCLA)"-style acronyms
 part to ten parts"), a named place without the "in/at <Name>" that locates it, a quoted title
 without the "by <Name>" that credits it, the parts of "a mix of Irish and Italian" without the mix,
 and a two-unit duration as a clock reading ("27:45"); "Book I" is "Book 1". "The user" and "the
-assistant" in a reference name who spoke, as "you" and "I" do. A reference of four
-words or more may miss one word in four that is neither a number nor a name ("Planted 12 tomato
-saplings" for "planting 12 new tomato saplings"). The "one" that picks an item out of a group ("any
-one of its hexagons") asks for no 1. A fault the reference describes ("not functioning correctly")
-restates a question about an issue, and a reference the response names only to deny it ("Instagram,
-not TikTok") is not its answer."""
+assistant" in a reference name who spoke, as "you" and "I" do, and "approximately" or "in total"
+around its number frame it. A reference of four words or more may miss one word in four that is
+neither a number nor a name ("Planted 12 tomato saplings" for "planting 12 new tomato saplings").
+The "one" that picks an item out of a group ("any one of its hexagons") asks for no 1. A fault the
+reference describes ("not functioning correctly") restates a question about an issue, and a
+reference the response names only to deny it ("Instagram, not TikTok") is not its answer."""
 
 from __future__ import annotations
 
@@ -113,8 +113,9 @@ def _gold_forms(answer: str) -> list[str]:
         forms.append(without_asides(mixed.group(1)))
     # "27 minutes and 45 seconds" is written "27:45" too (as a reference's own "(or 25:50)" says).
     # Its numbers may be written as words ("twenty-seven minutes and forty-five seconds").
-    if _DURATION_PAIR.search(normalize(main)):
-        forms.append(without_asides(_DURATION_PAIR.sub(_clock_form, normalize(main))))
+    spelled_out = normalize(main)
+    if _DURATION_PAIR.search(spelled_out):
+        forms.append(without_asides(_DURATION_PAIR.sub(_clock_form, spelled_out)))
     for p in re.finditer(r"\(([^()]*)\)", main):
         alt = re.match(r"\s*or\s+(.+)", p.group(1))
         if alt and not main[p.end() :].strip(" ."):
