@@ -139,6 +139,21 @@ def test_compounds_and_ranges_are_changed_whole():
     # a unit written onto the number is not spelled out half-way ("seventy to two hundredmm")
     assert "number_words" not in by_class(plant("q6", "Which lens?", "a 35-80mm lens", []))
     assert by_class(plant("q7", "How long did it take?", "one day", []))["wrong_date"] == "3 days"
+    # a range written "10 to 12" is one too
+    got = by_class(plant("q8", "How long did I spend on it?", "10 to 12 hours", []))
+    assert got["unit_paraphrase"] == "600-720 minutes"
+    got = by_class(plant("q9", "How often do I swim?", "3 to 4 times a week", []))
+    assert got["wrong_number"] == "6-7 times a week"
+
+
+def test_list_markers_and_words_that_begin_with_a_month_are_left_alone():
+    """The numbers that mark a gold's items ("1) to identify ..., and 2) to ...", "..., 3.
+    Music festival") count nothing, and "2 Marvel movies" holds no date ("Mar")."""
+    listed = "The aims were: 1) to identify subtypes, 2) to test them, and 3) to develop markers."
+    assert "number_words" not in by_class(plant("q1", "What were the aims?", listed, []))
+    got = by_class(plant("q2", "How many Marvel movies did I watch?", "2 Marvel movies", []))
+    assert got["number_words"] == "two Marvel movies"
+    assert "date_format" not in got
 
 
 def test_digits_that_are_not_counts_are_not_spelled_out():

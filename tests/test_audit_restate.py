@@ -47,6 +47,10 @@ def test_every_restatement_rewrites_some_case():
         ("money_words", "$800", "800 dollars"),
         ("money_words", "$0.75", "75 cents"),
         ("money_words", "$1,200 in total", "1,200 dollars in total"),
+        ("money_words", "It was $2,000.", "It was 2,000 dollars."),
+        ("money_words", "about $5,000, as planned", "about 5,000 dollars, as planned"),
+        ("money_words", "$12.5", "12.5 dollars"),
+        ("money_words", "$37-$50 saved", "37-50 dollars saved"),
         ("clock_form", "6:00 pm", "6 pm"),
         ("clock_form", "7:30 am.", "7:30 AM."),
         (

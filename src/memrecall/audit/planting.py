@@ -91,8 +91,8 @@ _UNIT = r"(day|week|month|year|hour|minute)s?"
 _COUNT = r"(\d+|" + "|".join(_SMALL[1:] + _TENS[2:]) + r")"
 _PERIOD = re.compile(r"(?<![\w.])" + _COUNT + r"\s+" + _UNIT + r"\b", re.IGNORECASE)
 _TO_SMALLER = {"week": ("day", 7), "hour": ("minute", 60), "year": ("month", 12)}
-# A range "8-9" (low end first): both ends are the answer, never one of them alone.
-_RANGE = re.compile(r"(?<![\w.,:/+-])(\d+)\s?[-–]\s?(\d+)(?![\d,:/]|\.\d)")
+# A range "8-9" or "10 to 12" (low end first): both ends are the answer, never one of them alone.
+_RANGE = re.compile(r"(?<![\w.,:/+-])(\d+)(?:\s?[-–]\s?|\s+to\s+)(\d+)(?![\d,:/]|\.\d)")
 # A period that follows another in one compound ("2 years and 3 months", "3 hours, 20 minutes").
 _COMPOUND_NEXT = re.compile(
     r"\s*(?:,\s*|,?\s+and\s+|\s+)" + _COUNT + r"\s+" + _UNIT + r"\b", re.IGNORECASE
@@ -150,7 +150,8 @@ def _is_year(token: str) -> bool:
 # ---- dates ----------------------------------------------------------------------------------
 
 _MONTHS = [m for m in calendar.month_name if m]
-_MONTH = r"(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+# a whole word: the "Mar" of "2 Marvel movies" is no month
+_MONTH = r"\b(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\b\.?"
 _MDY = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", re.IGNORECASE)
 _DMY = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(\d{4}))?", re.IGNORECASE

@@ -40,7 +40,10 @@ def _money_words(reference: str) -> str:
         cents = re.fullmatch(r"0\.(\d\d)", amount)
         return f"{int(cents.group(1))} cents" if cents else f"{amount} dollars"
 
-    return re.sub(r"\$(\d[\d,]*(?:\.\d\d)?)(?![\d.])", words, reference)
+    # the amount ends on a digit: "$2,000." and "$5,000, as" keep their punctuation
+    amount = r"((?:\d[\d,]*)?\d(?:\.\d+)?)"
+    ranged = re.sub(rf"\${amount}(\s?[-–]\s?|\s+to\s+)\${amount}", r"\1\2\3 dollars", reference)
+    return re.sub(rf"\${amount}", words, ranged)
 
 
 def _clock_form(reference: str) -> str:
