@@ -15,9 +15,13 @@ from ...abstention import says_missing
 from .normalise import STOPWORDS, normalize, sentences, stem, tokens, without_notes
 from .verdict import RuleVerdict
 
+# A rubric sentence that says what the user would not prefer: its own preference verb negated
+# ("They might not prefer ...", "would not be interested in", "wouldn't want"). A negation inside
+# what they do prefer ("suggestions that do not require a car") leaves the sentence positive.
 _RUBRIC_NEGATIVE = re.compile(
-    r"\b(?:not prefer|not be interested|not interested|would not|might not|may not|"
-    r"wouldn't|do not|does not)\b",
+    r"\b(?:not prefer|not be interested|not interested|wouldn't|"
+    r"(?:would|might|may|will|do|does)(?: not|n't) (?:\w+ )?(?:prefer|like|want|appreciate|"
+    r"enjoy|find|be|care|benefit|need|value|welcome))\b",
     re.IGNORECASE,
 )
 _RUBRIC_GENERIC = frozenset(
