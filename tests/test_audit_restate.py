@@ -98,6 +98,7 @@ def test_a_restatement_judges_against_the_restated_reference_and_counts_what_it_
     items = [
         Labelled("How much did I spend?", "$800", True, {"answer": "$800"}),
         Labelled("Where did I go?", "Rome", True, {"answer": "Rome"}),
+        Labelled("How many?", "3", True, {"answer": 3}),  # a number, as JSON gives it
     ]
     changed = RESTATED["money_words"](items[0])
     assert (changed.question, changed.response, changed.label) == (

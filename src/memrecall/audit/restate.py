@@ -135,10 +135,15 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
 
 def restated(restate: Callable[[str], str]) -> Variant:
     """The variant that judges an answer against its reference restated. The reference is the
-    record's "answer" (the field every benchmark's question table names it by)."""
-    return lambda item: replace(
-        item, record=item.record | {"answer": restate(str(item.record["answer"]))}
-    )
+    record's "answer" (the field every benchmark's question table names it by), read as text: a
+    number the restatement leaves as it was ("3") leaves the answer unrewritten."""
+
+    def variant(item):
+        reference = str(item.record["answer"])
+        again = restate(reference)
+        return item if again == reference else replace(item, record=item.record | {"answer": again})
+
+    return variant
 
 
 RESTATED: dict[str, Variant] = {name: restated(f) for name, f in RESTATEMENTS.items()}
