@@ -60,13 +60,13 @@ def _clock_form(reference: str) -> str:
 
 
 # "7 days. 8 days (including the last day) is also acceptable."
-_ALSO_ACCEPTABLE = re.compile(r"^(.*?)\.\s+(.*?)\s*\((.*?)\) is also acceptable\.?$")
+_ALTERNATIVE_SENTENCE = re.compile(r"^(.*?)\.\s+(.*?)\s*\((.*?)\) is also acceptable\.?$")
 
 
 def _alternative_in_brackets(reference: str) -> str:
     """ "7 days. 8 days (including the last day) is also acceptable." as "7 days (or 8 days,
     including the last day)"."""
-    m = _ALSO_ACCEPTABLE.match(reference.strip())
+    m = _ALTERNATIVE_SENTENCE.match(reference.strip())
     return f"{m[1]} (or {m[2]}, {m[3]})" if m else reference
 
 
