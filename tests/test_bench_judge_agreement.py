@@ -165,63 +165,46 @@ def test_renamings_list_the_verdicts_a_name_decides(tmp_path, monkeypatch):
     ]
 
 
-def test_rewordings_count_the_verdicts_a_question_wording_decides(tmp_path, monkeypatch):
-    records = [
-        {
-            "question_id": "q_count",
-            "question_type": "multi-session",
-            "question": "How many cameras do I have?",
-            "answer": "3",
-        }
-    ]
-    rows = [{"question_id": "q_count", "hypothesis": "Three.", "label": True}]
+@pytest.mark.parametrize(
+    "variants, record, response, rewrites, keeps, misreads",
+    [
+        pytest.param(
+            "REWORDED",
+            {"question": "How many cameras do I have?", "answer": "3"},
+            "Three.",
+            "quick_question",
+            "thanks",  # the opening stays
+            lambda question, answer: question.startswith("How many"),
+            id="rewordings-catch-a-rule-reading-the-question-opening",
+        ),
+        pytest.param(
+            "RESTATED",
+            {"question": "How much did I spend on the bike?", "answer": "$800"},
+            "You spent $800.",
+            "money_words",
+            "trailing_period",  # the dollar sign stays
+            lambda question, answer: answer.startswith("$"),
+            id="restatements-catch-a-rule-reading-the-dollar-sign",
+        ),
+    ],
+)
+def test_variants_count_the_verdicts_a_wording_decides(
+    tmp_path, monkeypatch, variants, record, response, rewrites, keeps, misreads
+):
+    records = [{"question_id": "q", "question_type": "multi-session", **record}]
+    rows = [{"question_id": "q", "hypothesis": response, "label": True}]
     oracle, log = _one_labelled_run(tmp_path, records, rows)
-    reworded = bench.varied([log], oracle, bench.REWORDED)
-    # the rules read what is asked: no rewording moves the verdict
-    assert reworded["quick_question"] == {
-        "n": 1,
-        "changed": 0,
-        "toward_label": 0,
-        "away_from_label": 0,
-    }
-    assert sum(c["changed"] for c in reworded.values()) == 0
+    variants = getattr(bench, variants)
+    changes = bench.varied([log], oracle, variants)
+    # the rules read what is asked and what the reference says: no variant moves the verdict
+    assert changes[rewrites] == {"n": 1, "changed": 0, "toward_label": 0, "away_from_label": 0}
+    assert sum(c["changed"] for c in changes.values()) == 0
 
-    # a rule that reads how the question opens is caught, away from the label
-    def reads_the_opening(question_type, question, answer, response, **_):
-        return RuleVerdict(question.startswith("How many"), "reads the opening")
+    # a rule that reads the wording is caught, away from the label
+    def reads_the_wording(question_type, question, answer, response, **_):
+        return RuleVerdict(misreads(question, answer), "reads the wording")
 
-    monkeypatch.setattr(bench, "judge_one", reads_the_opening)
-    reworded = bench.varied([log], oracle, bench.REWORDED)
-    assert reworded["quick_question"]["away_from_label"] == 1
-    assert reworded["thanks"]["changed"] == 0  # the opening stays
-
-
-def test_restatements_count_the_verdicts_a_reference_wording_decides(tmp_path, monkeypatch):
-    records = [
-        {
-            "question_id": "q_spent",
-            "question_type": "multi-session",
-            "question": "How much did I spend on the bike?",
-            "answer": "$800",
-        }
-    ]
-    rows = [{"question_id": "q_spent", "hypothesis": "You spent $800.", "label": True}]
-    oracle, log = _one_labelled_run(tmp_path, records, rows)
-    restated = bench.varied([log], oracle, bench.RESTATED)
-    # the rules read what the reference says: no restatement moves the verdict
-    assert restated["money_words"] == {
-        "n": 1,
-        "changed": 0,
-        "toward_label": 0,
-        "away_from_label": 0,
-    }
-    assert sum(c["changed"] for c in restated.values()) == 0
-
-    # a rule that reads how the reference is written is caught, away from the label
-    def reads_the_dollar_sign(question_type, question, answer, response, **_):
-        return RuleVerdict(answer.startswith("$"), "reads the dollar sign")
-
-    monkeypatch.setattr(bench, "judge_one", reads_the_dollar_sign)
-    restated = bench.varied([log], oracle, bench.RESTATED)
-    assert restated["money_words"]["away_from_label"] == 1
-    assert restated["trailing_period"]["changed"] == 0  # the dollar sign stays
+    monkeypatch.setattr(bench, "judge_one", reads_the_wording)
+    changes = bench.varied([log], oracle, variants)
+    assert changes[rewrites]["away_from_label"] == 1
+    assert changes[keeps]["changed"] == 0
