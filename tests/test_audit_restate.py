@@ -81,6 +81,9 @@ def test_every_restatement_rewrites_some_case():
             "1) to identify, and 2) to investigate",
             "1) to identify, and 2) to investigate",
         ),
+        ("rubric_dislike", "They may not prefer X.", "They would dislike X."),
+        ("rubric_avoid", "The user might not prefer X.", "Responses should avoid X."),
+        ("rubric_unhelpful", "They might not prefer X or Y.", "They would find X or Y unhelpful."),
         (
             "rubric_not_like",
             "They might not prefer generic tips.",

@@ -5,10 +5,11 @@ the very reference answers the rules were written from. Other questions come wit
 their annotators wrote their own way: "five" for "5", "14 days" for "two weeks", "800 dollars"
 for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ..." or "They ...",
 an alternative in brackets rather than in a sentence of its own, "about" for "approximately",
-"132 points in total" for "132 points", a rubric that says "prefers" for "would prefer". Each
-restatement below keeps what the reference says and changes only how it is written, and
-`RESTATED` are the same as variants (variants.py), which count the verdicts a restatement
-changes: a rule that reads a reference's wording as its meaning.
+"132 points in total" for "132 points", a rubric that says "prefers" for "would prefer" or
+"would dislike" for "might not prefer". Each restatement below keeps what the reference says
+and changes only how it is written, and `RESTATED` are the same as variants (variants.py),
+which count the verdicts a restatement changes: a rule that reads a reference's wording as its
+meaning.
 
 One restatement can change what the official judge itself would read: a period in another unit
 where the question names none ("How long had I been a member?": "Two weeks" or "14 days") moves
@@ -106,6 +107,15 @@ def _trailing_period(reference: str) -> str:
     return stripped[:-1] if stripped.endswith(".") else stripped + "."
 
 
+def _unhelpful(rubric: str) -> str:
+    """ "They might not prefer X." as "They would find X unhelpful."."""
+    return re.sub(
+        r"\b(They|The user) (?:might|may|would) not prefer ([^.]*)",
+        r"\1 would find \2 unhelpful",
+        rubric,
+    )
+
+
 # An opening word written in capitals only because it opens the reference.
 _OPENING_WORD = re.compile(r"(?:The|A|An|One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten)\b")
 
@@ -130,6 +140,11 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
     "rubric_prefers": lambda r: r.replace("would prefer", "prefers"),
     "rubric_would_like": lambda r: re.sub(r"\bwould prefer\b", "would like", r),
     "rubric_not_like": lambda r: re.sub(r"\b(?:might|may|would) not prefer\b", "would not like", r),
+    "rubric_dislike": lambda r: re.sub(r"\b(?:might|may|would) not prefer\b", "would dislike", r),
+    "rubric_avoid": lambda r: re.sub(
+        r"\b(?:They|The user) (?:might|may|would) not prefer\b", "Responses should avoid", r
+    ),
+    "rubric_unhelpful": _unhelpful,
 }
 
 

@@ -18,10 +18,16 @@ from .verdict import RuleVerdict
 # A rubric sentence that says what the user would not prefer: its own preference verb negated
 # ("They might not prefer ...", "would not be interested in", "wouldn't want"). A negation inside
 # what they do prefer ("suggestions that do not require a car") leaves the sentence positive.
+# Or its own verb says so without a negation: "They would dislike ...", "Responses should avoid
+# ...", "The user would find generic tips unhelpful". Only as the sentence's own verb, after its
+# subject: "The user would prefer suggestions that help them avoid caffeine" prefers.
 _RUBRIC_NEGATIVE = re.compile(
     r"\b(?:not prefer|not be interested|not interested|wouldn't|"
     r"(?:would|might|may|will|do|does)(?: not|n't) (?:\w+ )?(?:prefer|like|want|appreciate|"
-    r"enjoy|find|be|care|benefit|need|value|welcome))\b",
+    r"enjoy|find|be|care|benefit|need|value|welcome))\b|"
+    r"^\W*(?:they|the user|responses?|suggestions?|answers?|recommendations?)"
+    r"(?: (?:would|might|may|will|should|could))?(?: (?:also|likely|probably|generally))?"
+    r" (?:dislikes?|avoid|find\b[^.]*\b(?:unhelpful|irrelevant|frustrating|off-putting))\b",
     re.IGNORECASE,
 )
 _RUBRIC_GENERIC = frozenset(
