@@ -11,7 +11,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   question's premise ("You don't play table tennis. You play tennis every other week.").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
-  Luna, 9:30), or one two-word detail (turbinado sugar, also written apart or turned round:
+  Luna, 9:30; a sentence whose own verb says the user would not want something, "might not
+  prefer", "would dislike", "should avoid", is negative, and one whose preference holds a "do
+  not" is not), or one two-word detail (turbinado sugar, also written apart or turned round:
   "granulated sugar for turbinado"), or three distinct single detail words.
   Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
   A response that says it lacks the user's information is wrong unless it names such a proper
