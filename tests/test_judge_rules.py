@@ -123,7 +123,8 @@ def test_normalisation():
 
 def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations():
     """Dates, sums and durations written as people write them equal the reference's wording;
-    a word that only looks like a month abbreviation ("mar", "Jan") and a bare "5K" stay."""
+    a word that only looks like a month abbreviation ("mar", "Jan") and a race's or a screen's
+    "5K" stay; "12k" people are 12000 and "27 mins 45 secs" the words written out."""
     cases = {
         "Feb. 1st": "february 1st",
         "on 12 Dec": "on december 12",
@@ -144,7 +145,11 @@ def test_normalisation_reads_the_other_ways_to_write_dates_money_and_durations()
         "2.5h": "2.5 hours",
         "6.45pm": "6:45 pm",
         "a mar on the desk": "a mar on the desk",
-        "Jan said 5K": "jan said 5k",
+        "Jan ran the 5K": "jan ran the 5k",
+        "the charity 5K run": "the charity 5k run",
+        "a 4K TV": "a 4k tv",
+        "12k people, ~1.3K followers": "12000 people, ~1300 followers",
+        "27 mins 45 secs, 3 wks, 10 lbs": "27 minutes 45 seconds, 3 weeks, 10 pounds",
     }
     for text, normalised in cases.items():
         assert normalize(text) == normalised, text

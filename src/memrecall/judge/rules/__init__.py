@@ -97,7 +97,11 @@ These rules follow the same per-type policy without a model, so the default pipe
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
   A reference in another unit than the question counts in is read in the question's unit when
   it is a whole number of it ("14 days" for "How many weeks ...?" is 2 weeks: a bare "2" answers
-  it); cents are hundredths of a dollar ("75 cents" is $0.75).
+  it); cents are hundredths of a dollar ("75 cents" is $0.75), and "£30" is 30 pounds. A count in
+  dozens is a count where the question does not ask in dozens ("a dozen" eggs: "12 eggs"; "a
+  dozen times" is 12 times). A reference's time without am/pm ("25:50", a run's time) is also
+  answered by that duration ("25 minutes and 50 seconds"), and one in minutes and seconds by
+  "27:45".
   temporal-reasoning accepts off-by-one for day/week/month/year counts, one of the question's
   unit where it names one (never a count of 0: "the
   same day" is no near miss of "1 day"), and the reference's own "N is also acceptable" or "(or
@@ -169,7 +173,9 @@ Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand"
 hundred and fifty" → 150, "twice" → 2 times, multiples ("worth triple what I paid", "tripled", "3x"
 → 3 times; not "a double room"), "$1.5M", "$2bn" and "1.2K USD", times in words ("seven thirty",
 "half past seven", "quarter to eight", "seven o'clock", "noon"), "5½" and "five and a half" → 5.5),
-thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb.
+thousands separators, "400 thousand" and "$1.2k", "12k" and "1.3K" (not a race's or a screen's
+"5K" or "4K TV"), a unit's abbreviation after its number ("45 mins", "3 wks", "10 lbs") written
+out, a.m./p.m. and "7.30am", written dates ("Feb.
 1st", "2023-02-01" and the haystack's "2023/02/01" → february 1; "2/13/2023" and "13/02/2023", not
 the ambiguous "2/3/2023"; day first, "25 March 2023" → march 25, 2023), "an hour and a half", "half
 a year", "half a decade", "a quarter of an hour", "a fortnight", "a decade" and "1h30", a unit

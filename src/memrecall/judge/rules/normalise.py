@@ -2,7 +2,8 @@
 thousand" -> 12000, "one hundred and fifty" -> 150, "twice" -> 2 times, "a dozen" -> 1 dozen),
 multiples ("triple what I paid", "tripled", "threefold", "3x" -> 3 times), youtu.be links,
 "$1.5M" and "$2bn", times in words ("seven thirty", "half past seven", "noon" -> 7:30, 12:00 pm),
-thousands separators, "400 thousand" and "$1.2k", a.m./p.m. and "7.30am", written dates ("Feb. 1st",
+thousands separators, "400 thousand", "$1.2k" and "12k" (not a race's "5K"), a unit's abbreviation
+after its number ("45 mins" -> 45 minutes), a.m./p.m. and "7.30am", written dates ("Feb. 1st",
 "2023-02-01", "2023/02/01" -> february 1; "2023-02-01T09:15" -> february 1, 2023 09:15; "25 March
 2023" -> march 25, 2023), "an hour
 and a half", "half a year", "a quarter of an hour", "a fortnight", "a decade", "1h30", "per cent"
@@ -132,6 +133,7 @@ def normalize(text: str) -> str:
         lambda m: fmt(float(m.group(1) or m.group(3)) * _MONEY_SUFFIX[m.group(2) or m.group(4)]),
         s,
     )
+    s = _thousands(s)
     s = re.sub(r"\bper cent\b", "percent", s)
     s = re.sub(r"\bonce\b", "1 time", s)
     s = re.sub(r"\btwice\b", "2 times", s)
@@ -151,6 +153,7 @@ def normalize(text: str) -> str:
     s = re.sub(r"\b(\d+(?:\.\d+)?)\s?pct\b", r"\1 percent", s)
     s = re.sub(r"\b(\d+)h(\d{2})\b", r"\1 hours \2 minutes", s)
     s = re.sub(r"\b(\d+(?:\.\d+)?)h\b", r"\1 hours", s)
+    s = _ABBREVIATION_AFTER_NUMBER.sub(lambda m: f"{m[1]} {_ABBREVIATED_UNIT[m[2]]}", s)
     s = _clock_words(s)
     s = _AND_IN_NUMBER.sub(r"\1 ", s)
     s = _NUMBER_RUN.sub(lambda m: str(_words_value(m.group(0))), s)
@@ -201,6 +204,46 @@ def _multiples(s: str) -> str:
 
 # Units that are a number of another: "a fortnight" is 2 weeks, "a decade" 10 years.
 _WORD_UNITS = {"fortnight": (2, "weeks"), "decade": (10, "years")}
+
+# A unit's abbreviation after its number, written out: "45 mins", "3 wks", "10 lbs" say what "45
+# minutes", "3 weeks" and "10 pounds" do, to every rule that reads words ("3 wks before the
+# router" is a time, as "3 weeks before" is).
+_ABBREVIATED_UNIT = {
+    "min": "minute", "mins": "minutes", "sec": "second", "secs": "seconds", "hr": "hour",
+    "hrs": "hours", "wk": "week", "wks": "weeks", "mos": "months", "yr": "year", "yrs": "years",
+    "lb": "pound", "lbs": "pounds", "kg": "kilograms", "kgs": "kilograms", "km": "kilometers",
+    "kms": "kilometers", "mi": "miles", "ft": "feet", "oz": "ounces",
+}  # fmt: skip
+_ABBREVIATION_AFTER_NUMBER = re.compile(
+    r"\b(\d+(?:\.\d+)?) (" + "|".join(_ABBREVIATED_UNIT) + r")\b(?!\.?\w)"
+)
+
+# A number glued to "k" counts thousands ("12k people", "1.3K", "~12k"), unless it names a race
+# or a screen: "a charity 5K run", "finished the 10K in 52 minutes", "a 4K TV". A determiner or
+# an adjective before it with no plural noun after ("a 5K", "the charity 5K.") names a race too.
+_THOUSANDS_K = re.compile(r"(?<![\w.,$])(\d+(?:\.\d+)?)k\b(?!-)")
+_RACE_OR_SCREEN = re.compile(
+    r"\W{0,3}(?:(?:charity|fun|trail|virtual|smart|ultra)\b\W*)?"
+    r"(?:runs?|races?|walks?|runners?|marathons?|swims?|rides?|times?|finish|pb|personal|tvs?|"
+    r"televisions?|monitors?|displays?|screens?|resolution|videos?|footage|cameras?|ultra)\b"
+)
+_RACE_DETERMINER = re.compile(
+    r"\b(?:a|an|the|my|your|his|her|their|our|this|that|charity|daily|weekly|fun|upcoming|"
+    r"previous|first|next|last|recent|local|annual)\W{1,3}$"
+)
+
+
+def _thousands(s: str) -> str:
+    def value(m: re.Match) -> str:
+        after = s[m.end() :]
+        if _RACE_OR_SCREEN.match(after):
+            return m.group(0)
+        plural_after = re.match(r"\W{0,3}[a-z]+s\b", after) is not None
+        if _RACE_DETERMINER.search(s[max(0, m.start() - 20) : m.start()]) and not plural_after:
+            return m.group(0)
+        return fmt(float(m.group(1)) * 1000)
+
+    return _THOUSANDS_K.sub(value, s)
 
 
 # Unit abbreviations that a number may carry glued on ("45min", "3wks"); single letters other than

@@ -9,7 +9,9 @@ a part of the history or of the reasoning ("Session 3", "Step 2") or that is add
 end. A message's timestamp ("2023/05/20 (Sat) 06:42") is not a time of day the response reports, nor
 is a confidence note ("Confidence: 3 out of 5") or a citation marker ("[3]") an answer.
 A reference is read in the unit the question counts in where it is a whole number of it ("14 days"
-for "How many weeks ...?"), and cents are hundredths of a dollar.
+for "How many weeks ...?"), cents are hundredths of a dollar and "£30" is 30 pounds; a count in
+dozens is a count unless the question asks in dozens; a time without am/pm ("25:50") may be a
+run's time, in minutes and seconds.
 temporal-reasoning accepts off-by-one for day/week/month/year counts (in the finer unit), and the
 reference's own "N is also acceptable" alternatives and "from A to B" ranges."""
 
@@ -42,6 +44,8 @@ from .normalise import (
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {
+    "second": "second",
+    "seconds": "second",
     "minute": "minute",
     "minutes": "minute",
     "min": "minute",
@@ -103,6 +107,7 @@ _UNIT_WORDS = {
 }
 # unit -> (family, size in the family's base unit); conversions only within a family.
 _UNIT_SCALE = {
+    "second": ("clock", 1 / 60),
     "minute": ("clock", 1),
     "hour": ("clock", 60),
     "day": ("days", 1),
@@ -149,6 +154,7 @@ class Quantity:
     unit: str | None = None  # canonical unit (see _UNIT_SCALE) or None for a bare count
     clock: bool = False  # a time of day; value = minutes after midnight
     ampm_known: bool = True  # False for "6:00" without am/pm (compared modulo 12 hours)
+    bare_clock: bool = False  # "27:45" without am/pm: a time of day, or a run's time (durations)
     counts_noun: bool = False  # a bare number that counts the noun after it ("2 events")
     former: bool = False  # called a former value: "previously 4", "from 25:50 to 24:30"
     current: bool = False  # labelled the value now: "Current: 3", "Latest: 1,300"
@@ -227,6 +233,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
                     hour * 60 + minute,
                     clock=True,
                     ampm_known=bool(ampm) or hour > 12,
+                    bare_clock=not ampm,
                     **_when(s, start, end),
                 )
             )
@@ -262,6 +269,9 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             continue
         if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
             out.append(Quantity(value, "dollar", **_when(s, start, end)))
+            continue
+        if prev == "£":  # "£30" is 30 pounds, as the response may write it
+            out.append(Quantity(value, "pound", **_when(s, start, end)))
             continue
         unit = None
         for w in list(re.finditer(r"[a-z]+", rest[:40]))[:3]:
@@ -508,8 +518,11 @@ def _question_unit(question: str) -> str | None:
 def _reading_unit(gold: Quantity, question: str) -> str | None:
     """The unit a reference is read in: the one the question counts in, where the reference
     converts to a whole number of it ("14 days" for "How many weeks ...?" is 2 weeks: a bare "2"
-    answers it, and the off-by-one tolerance is one week); else the reference's own."""
+    answers it, and the off-by-one tolerance is one week); else the reference's own. A count in
+    dozens that the question does not ask in dozens is a count ("a dozen" eggs: "12 eggs")."""
     asked = _question_unit(question)
+    if gold.unit and _UNIT_SCALE[gold.unit][0] == "count" and asked != gold.unit:
+        return asked
     if not gold.unit or not asked:
         return gold.unit or asked
     value = _convert(gold, asked)
@@ -579,10 +592,18 @@ def quantity_verdict(
             mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
             if (q.value - gold.value) % mod == 0:
                 return RuleVerdict(True, f"quantity: time of day {_clock(gold)} matched")
+        if gold.bare_clock:  # "27:45" for a run: "27 minutes and 45 seconds" says it too
+            readings = [d.value for d in _durations(gold)]
+            for q in hyp_qs:
+                v = None if q.clock or q.denied or not q.unit else _convert(q, "minute")
+                if v is not None and any(abs(v - r) < 1e-9 for r in readings):
+                    return RuleVerdict(
+                        True, f"quantity: {fmt(q.value)} {q.unit} is {_clock(gold)} as a duration"
+                    )
         return RuleVerdict(False, f"quantity: no time of day equal to {_clock(gold)}")
     unit = _reading_unit(gold, question)
     if gold.unit and unit != gold.unit:
-        gold = replace(gold, value=_convert(gold, unit), unit=unit)
+        gold = replace(gold, value=_in_unit(gold, unit), unit=unit)
     alts, ranges = _alternatives(alts_text, unit)
     # "11 days (or 12 days, if April 15th to 22nd is counted as 8)": a value the reference
     # also accepts, as "12 days is also acceptable" would be
@@ -592,8 +613,13 @@ def quantity_verdict(
     counts = [q for q in hyp_qs if not q.clock]
     if unit == "time":
         # "How many times ...": "10 rides", "12 games", "4 baking sessions" count the same
-        # occurrences; "times" is how the question counts, not a unit to convert.
-        pool = [q for q in counts if q.unit in ("time", None)]
+        # occurrences; "times" is how the question counts, not a unit to convert. "A dozen
+        # times" is 12 of them.
+        pool = [
+            replace(q, value=_in_unit(q, None), unit=None) if q.unit == "dozen" else q
+            for q in counts
+            if q.unit in ("time", "dozen", None)
+        ]
     elif unit in _UNIT_SCALE:
         pool = [
             q
@@ -608,6 +634,8 @@ def quantity_verdict(
             said = [q for q in counts if not (q.unit is None and q.value in asked)]
             one_number = len({q.value for q in said}) == 1
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
+        if unit == "second":  # a run's time in minutes and seconds: "27:45" says it too
+            pool += [d for q in hyp_qs if q.clock and q.bare_clock for d in _durations(q)[1:]]
     else:
         pool = [q for q in counts if q.unit is None or _UNIT_SCALE[q.unit][0] == "count"]
     pool = [q for q in pool if not q.denied]  # "not 3: it was 5" answers 5
@@ -700,6 +728,14 @@ def _ordinal_counts(hypothesis: str, question: str) -> set[float]:
         for m in _ORDINAL_BEFORE_NOUN.finditer(hypothesis.lower())
         if (thing := tokens(m.group(2))) and thing[0] in asked
     }
+
+
+def _durations(q: Quantity) -> list[Quantity]:
+    """A time written h:mm without am/pm read as a duration, in minutes: "1:30" as an hour and
+    a half, and as a minute and a half ("27:45", a run's time, as 27 minutes 45 seconds)."""
+    hours, minutes = divmod(q.value, 60)
+    as_duration = replace(q, clock=False, bare_clock=False, unit="minute")
+    return [as_duration, replace(as_duration, value=hours + minutes / 60)]
 
 
 def _in_unit(q: Quantity, unit: str | None) -> float | None:
