@@ -51,6 +51,11 @@ questions happen to be worded.
 `--restate` re-judges every answer against its reference written in other words, its meaning
 kept ("five" for "5", "14 days" for "two weeks", "800 dollars" for "$800", "The user ..." for
 "You ..."; see memrecall.audit.restate): a rule fitted to how these 500 references are written.
+Its restatements include the notations of memrecall.audit.notation ("12k" for "12,000", "45
+mins" for "45 minutes", "27:45" for "27 minutes and 45 seconds", "a dozen" for "12").
+
+`--renotate` re-judges every answer with its response's quantities in those notations: a rule
+fitted to how these responses happen to write their numbers.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.audit.notation import RENOTATED  # noqa: E402
 from memrecall.audit.rename import rename  # noqa: E402
 from memrecall.audit.restate import RESTATED  # noqa: E402
 from memrecall.audit.restyle import RESTYLED  # noqa: E402
@@ -284,7 +290,8 @@ def measure(
 
 def varied(logs: list[str], oracle: str, variants: dict) -> dict:
     """Per variant (a restyling of memrecall.audit.restyle, a rewording of
-    memrecall.audit.reword, a restatement of memrecall.audit.restate), how many rule verdicts
+    memrecall.audit.reword, a restatement of memrecall.audit.restate, a notation of
+    memrecall.audit.notation), how many rule verdicts
     change on the answers it rewrites, and whether toward or away from their official label."""
     items = [
         Labelled(q["question"], e["hypothesis"], e["label"], record=q)
@@ -471,6 +478,12 @@ def main(argv=None) -> None:
         help="also re-judge every answer against its reference written in other words "
         "(memrecall.audit.restate)",
     )
+    ap.add_argument(
+        "--renotate",
+        action="store_true",
+        help="also re-judge every answer with its response's quantities written another way "
+        "(memrecall.audit.notation)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     found = [] if args.disagreements else None
@@ -485,6 +498,9 @@ def main(argv=None) -> None:
     if args.restate:
         result["restated"] = varied(args.logs, args.oracle, RESTATED)
         print_varied(result["restated"], "references written in other words", "restatement")
+    if args.renotate:
+        result["renotated"] = varied(args.logs, args.oracle, RENOTATED)
+        print_varied(result["renotated"], "responses' quantities written another way", "notation")
     if args.rename:
         result["renamed"] = renamings(args.logs, args.oracle)
         print_renamings(result["renamed"])

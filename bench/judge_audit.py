@@ -11,7 +11,8 @@ Writes OUT/judge_audit_<benchmark>.{md,json} and prints the tables.
 memrecall.audit.restyle and prints, per benchmark, how many verdicts change: a planted answer's
 truth does not depend on its style, so every change is a misreading. `--reword` does the same
 with each question asked in other words (memrecall.audit.reword), and `--restate` with each
-gold answer written in other words (memrecall.audit.restate).
+gold answer written in other words (memrecall.audit.restate), `--renotate` with each planted
+answer's quantities written another way (memrecall.audit.notation).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from memrecall import benchmarks  # noqa: E402
 from memrecall.audit.leniency import audit_judges, report_markdown, write_report  # noqa: E402
+from memrecall.audit.notation import RENOTATED  # noqa: E402
 from memrecall.audit.planting import plant_all  # noqa: E402
 from memrecall.audit.restate import RESTATED  # noqa: E402
 from memrecall.audit.restyle import RESTYLED  # noqa: E402
@@ -47,8 +49,8 @@ def questions_of(kind: str, path: str):
 
 
 def varied(bench, questions, variants: dict) -> dict:
-    """Per variant (a restyling, a rewording or a restatement), the rule verdicts on the planted
-    answers that change (see the docstring)."""
+    """Per variant (a restyling, a rewording, a restatement or a notation), the rule verdicts on
+    the planted answers that change (see the docstring)."""
     rows = {r["question_id"]: r for r in questions.iter_rows(named=True)}
     planted, _ = plant_all(list(rows.values()))
     items = [
@@ -77,6 +79,7 @@ def main() -> None:
     p.add_argument("--restyle", action="store_true", help="rule verdicts in other house styles")
     p.add_argument("--reword", action="store_true", help="rule verdicts, questions reworded")
     p.add_argument("--restate", action="store_true", help="rule verdicts, golds restated")
+    p.add_argument("--renotate", action="store_true", help="rule verdicts, quantities renotated")
     args = p.parse_args()
     judges = member_configs(args.judges or ["rule"])
     for kind in ("longmemeval", "locomo"):
@@ -91,6 +94,7 @@ def main() -> None:
             (args.restyle, RESTYLED, "restyling"),
             (args.reword, REWORDED, "rewording"),
             (args.restate, RESTATED, "restatement"),
+            (args.renotate, RENOTATED, "notation"),
         ):
             if not wanted:
                 continue

@@ -6,7 +6,8 @@ their annotators wrote their own way: "five" for "5", "14 days" for "two weeks",
 for "$800", "7:30 PM" for "7:30 pm", "The user bought ..." for "You bought ..." or "They ...",
 an alternative in brackets rather than in a sentence of its own, "about" for "approximately",
 "132 points in total" for "132 points", a rubric that says "prefers" for "would prefer" or
-"would dislike" for "might not prefer". Each restatement below keeps what the reference says
+"would dislike" for "might not prefer", and the notations of notation.py ("12k" for "12,000",
+"27:45" for "27 minutes and 45 seconds"). Each restatement below keeps what the reference says
 and changes only how it is written, and `RESTATED` are the same as variants (variants.py),
 which count the verdicts a restatement changes: a rule that reads a reference's wording as its
 meaning.
@@ -23,6 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from .notation import NOTATIONS
 from .planting import date_format, number_words_variant, unit_paraphrase
 from .variants import Variant
 
@@ -31,33 +33,6 @@ def _or_same(rewrite: Callable[[str], str | None]) -> Callable[[str], str]:
     """A planting rewrite that gives None where it has nothing to work on, as a restatement that
     leaves such a reference as it is."""
     return lambda reference: rewrite(reference) or reference
-
-
-def _money_words(reference: str) -> str:
-    """ "$800" as "800 dollars", "$0.75" as "75 cents"."""
-
-    def words(m: re.Match) -> str:
-        amount = m.group(1)
-        cents = re.fullmatch(r"0\.(\d\d)", amount)
-        return f"{int(cents.group(1))} cents" if cents else f"{amount} dollars"
-
-    # the amount ends on a digit: "$2,000." and "$5,000, as" keep their punctuation
-    amount = r"((?:\d[\d,]*)?\d(?:\.\d+)?)"
-    ranged = re.sub(rf"\${amount}(\s?[-–]\s?|\s+to\s+)\${amount}", r"\1\2\3 dollars", reference)
-    return re.sub(rf"\${amount}", words, ranged)
-
-
-def _clock_form(reference: str) -> str:
-    """ "6:00 pm" as "6 pm"; other times of day in capitals ("7:30 pm" as "7:30 PM")."""
-    on_the_hour = re.sub(r"\b(\d{1,2}):00 ?([ap])m\b", r"\1 \2m", reference, flags=re.IGNORECASE)
-    if on_the_hour != reference:
-        return on_the_hour
-    return re.sub(
-        r"\b(\d{1,2}(?::\d\d)?) ?([ap])\.?m\b",
-        lambda m: f"{m[1]} {m[2].upper()}M",
-        reference,
-        flags=re.IGNORECASE,
-    )
 
 
 # "7 days. 8 days (including the last day) is also acceptable."
@@ -124,8 +99,7 @@ RESTATEMENTS: dict[str, Callable[[str], str]] = {
     "unit_paraphrase": _or_same(unit_paraphrase),
     "number_words": _or_same(number_words_variant),
     "date_format": _or_same(date_format),
-    "money_words": _money_words,
-    "clock_form": _clock_form,
+    **NOTATIONS,  # "800 dollars" for "$800", "12k" for "12,000", "27:45" ...
     "alternative_in_brackets": _alternative_in_brackets,
     "oxford_comma": _oxford_comma,
     "ampersand": lambda r: r.replace(" and ", " & "),
