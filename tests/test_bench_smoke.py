@@ -116,6 +116,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--disagreements",
             str(out / "disagreements.jsonl"),
             "--restyle",
+            "--renotate",
         ],
         "llm_throughput.py": [
             "--n",
@@ -232,6 +233,7 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--restyle",
             "--reword",
             "--restate",
+            "--renotate",
         ],
         "retrieve_m.py": [
             "--questions",
