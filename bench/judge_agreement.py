@@ -56,6 +56,10 @@ mins" for "45 minutes", "27:45" for "27 minutes and 45 seconds", "a dozen" for "
 
 `--renotate` re-judges every answer with its response's quantities in those notations: a rule
 fitted to how these responses happen to write their numbers.
+
+Each variant's table row counts the answers it rewrote, the verdicts it changed (toward the
+label or away from it) and their questions; `--json` names each changed answer (run and
+question id), to read it again.
 """
 
 from __future__ import annotations
@@ -292,27 +296,31 @@ def varied(logs: list[str], oracle: str, variants: dict) -> dict:
     """Per variant (a restyling of memrecall.audit.restyle, a rewording of
     memrecall.audit.reword, a restatement of memrecall.audit.restate, a notation of
     memrecall.audit.notation), how many rule verdicts
-    change on the answers it rewrites, and whether toward or away from their official label."""
+    change on the answers it rewrites, whether toward or away from their official label, and
+    which (run and question id of each)."""
     items = [
-        Labelled(q["question"], e["hypothesis"], e["label"], record=q)
-        for _, e, q in _answers(logs, oracle)
+        Labelled(q["question"], e["hypothesis"], e["label"], record=q, source=run_name(path))
+        for path, e, q in _answers(logs, oracle)
     ]
     changes = verdict_changes(
         items,
         lambda item: _rule(item.record | {"question": item.question}, item.response).label,
         variants,
         progress=True,
+        key=lambda item: {"run": item.source, "question_id": item.record["question_id"]},
     )
     return {name: vars(c) for name, c in changes.items()}
 
 
 def print_varied(result: dict, title: str, kind: str) -> None:
     print(f"\n## the rule judge's verdicts under {title}\n")
-    print(f"| {kind} | answers | verdicts changed | toward the label | away from it |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"| {kind} | answers | verdicts changed | toward the label | away from it | questions |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, c in result.items():
+        questions = len({a["question_id"] for a in c["answers"]})
         print(
-            f"| {name} | {c['n']} | {c['changed']} | {c['toward_label']} | {c['away_from_label']} |"
+            f"| {name} | {c['n']} | {c['changed']} | {c['toward_label']} | {c['away_from_label']} "
+            f"| {questions} |"
         )
 
 

@@ -64,3 +64,23 @@ def test_verdict_changes_counts_toward_and_away_from_the_label():
     changes = verdict_changes(items, first_word_yes, {"greeting": RESTYLED["greeting"]})
     c = changes["greeting"]
     assert (c.n, c.changed, c.toward_label, c.away_from_label) == (4, 3, 1, 1)
+
+
+def test_verdict_changes_names_the_answers_it_changed_when_given_a_key():
+    """With `key`, each changed answer is named (a run and a question id), so a change can be
+    read; an answer whose verdict stays is not listed, and without `key` none is."""
+
+    def first_word_yes(item):
+        return item.response.split()[0].strip(",.!").lower() == "yes"
+
+    items = [
+        Labelled("Did I go?", "Yes, you went.", True, {"question_id": "q1"}, source="run_a"),
+        Labelled("Did I go?", "No.", False, {"question_id": "q2"}, source="run_a"),
+        Labelled("Did I go?", "Yes.", True, {"question_id": "q1"}, source="run_b"),
+    ]
+    greeting = {"greeting": RESTYLED["greeting"]}
+    named = verdict_changes(
+        items, first_word_yes, greeting, key=lambda i: (i.source, i.record["question_id"])
+    )["greeting"]
+    assert named.answers == [("run_a", "q1"), ("run_b", "q1")]
+    assert verdict_changes(items, first_word_yes, greeting)["greeting"].answers == []

@@ -10,7 +10,7 @@ because the label of a variant is its original's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tqdm import tqdm
@@ -18,13 +18,15 @@ from tqdm import tqdm
 
 @dataclass(frozen=True)
 class Labelled:
-    """One judged response: its question, the response, its label (None when unlabelled), and
-    whatever else its judge reads (`record`: the reference, the question type)."""
+    """One judged response: its question, the response, its label (None when unlabelled),
+    whatever else its judge reads (`record`: the reference, the question type), and where it
+    comes from (`source`: a run's name), to find a changed verdict again."""
 
     question: str
     response: str
     label: bool | None = None
     record: Any = None
+    source: str | None = None
 
 
 Variant = Callable[[Labelled], Labelled]
@@ -38,6 +40,7 @@ class Changes:
     changed: int = 0
     toward_label: int = 0  # the variant's verdict agrees with the label, the original's did not
     away_from_label: int = 0
+    answers: list = field(default_factory=list)  # `key` of each answer whose verdict changed
 
 
 def verdict_changes(
@@ -45,9 +48,10 @@ def verdict_changes(
     judge: Callable[[Labelled], bool],
     variants: dict[str, Variant],
     progress: bool = False,
+    key: Callable[[Labelled], Any] | None = None,
 ) -> dict[str, Changes]:
     """Per variant, the answers it rewrites whose verdict `judge(item)` differs from the
-    original's."""
+    original's: how many, and with `key`, which (`key(item)` of each, so that they can be read)."""
     items = list(items)
     bar = tqdm(total=len(items) * (1 + len(variants)), desc="variants", disable=not progress)
     original = []
@@ -67,6 +71,8 @@ def verdict_changes(
             if after == before:
                 continue
             counts.changed += 1
+            if key is not None:
+                counts.answers.append(key(item))
             if item.label is not None:
                 if after == item.label:
                     counts.toward_label += 1
