@@ -23,6 +23,8 @@ from .normalise import (
     FORMER_AFTER,
     FORMER_MARKER,
     LIST_NUMBER,
+    NEW_THEN_FROM,
+    TURN_TO_NOW,
     content_tokens,
     days_of_month,
     normalize,
@@ -190,7 +192,7 @@ _FAULT = re.compile(
 # to the value now: "you used to go on Wednesday, but now it's Friday".
 _FORMER_WORD_BEFORE = re.compile(
     rf"(?:{FORMER_MARKER}|\bno longer\b|{CHANGED_FROM})"
-    r"(?:[\s,*_:]+(?!(?:but|now|currently|today|however)\b)[a-z']+){0,5}[\s,*_:($~\"']*$"
+    rf"(?:[\s,*_:]+(?!{TURN_TO_NOW}\b)[a-z']+){{0,5}}[\s,*_:($~\"']*$|{NEW_THEN_FROM}"
 )
 # ... but "you switched from X to Y", "from your old gym to Y": Y is the value now.
 _NEW_AFTER_FROM = re.compile(r"\bfrom\b[^.;:\n]{0,50}\b(?:to|into)(?:\s+(?:the|a|an))?[\s*_\"'(]*$")

@@ -592,7 +592,9 @@ CURRENT_LABEL = (
     r"(?:\b(?:current(?:ly)?|now|latest|most recent(?:ly)?|as of (?:today|now))"
     r"(?: (?:value|count|total))?[\s*_]*[:|]"
     r"|\b(?:currently|now|these days),? (?:it's|it is|that's|that is|it stands at|you're at|"
-    r"you are at))"
+    r"you are at)"
+    r"|\b(?:current|latest|new|updated|most recent) (?:value|count|total|number|figure|tally)"
+    r"(?: is| stands at| of))"
 )
 
 
@@ -625,10 +627,25 @@ LEAD_IN = (
 # "before the trip" is no such word).
 FORMER_AFTER = re.compile(
     r"^(?::\d{2})?[\w' -]{0,30}?"
-    r"(?:,\s*(?:but|though|although) (?:that|this|it) (?:was|were|is|'s) )?"
+    r"(?:(?:,\s*(?:but|though|although) (?:that|this|it) (?:was|were|is|'s) )?"
     r"\b(?:at (?:first|1st)|before|previously|earlier|originally|initially|in the past)\b"
     r"\s*(?:[.;,!)]|$)"
+    r"|\b(?:is|was|were|'s) (?:the |your )?(?:earlier|old|older|previous|original|former|initial|"
+    r"outdated) (?:one|1|value|count|total|number|figure|answer|amount)\b"
+    r"|\b(?:is|was) (?:now )?(?:out of date|outdated|superseded)\b"
+    # what it became: "4 → 7", "4 initially, later updated to 7", "Boston, but you've since moved
+    # to Denver", "the suburbs, but it's since become X"; in the past tense, so advice ("4;
+    # increase it to 7") changes nothing, and about the value itself ("it", not "your schedule")
+    r"|\s*(?:→|->|=>|⟶|➔|➜)"
+    r"|(?:[,;]|\b(?:and|but|then|later|since)\b)[\w' ,-]{0,25}?"
+    r"\b(?:updated|changed|revised|increased|decreased|raised|lowered|bumped|adjusted|corrected|"
+    r"grew|grown|rose|risen|fell|fallen|dropped|jumped|climbed|expanded|reduced|shrank|shrunk|"
+    r"switched|moved)(?: (?:it|that|this|them|up|down|back|over))*\s+(?:to|into)\b"
+    r"|(?:[,;]|\b(?:and|but|then|later|since)\b)[\w' ,-]{0,25}?\b(?:became|become)\b)"
 )
+# What a value changed from, after the value it changed to: "bumped it up to 7 from 4", "you
+# moved to Denver from Boston".
+NEW_THEN_FROM = r"\bto\b[^.;:\n]{1,40}?\bfrom(?:\s+(?:the|a|an|your|my))?[\s*_:$~\"']*$"
 
 
 # Words that call what follows a former value ("previously 4", "your old gym, FitHub"); the
@@ -640,9 +657,13 @@ FORMER_MARKER = (
     r"(?<!mentioned )(?<!said )(?<!told me )(?<!told us )(?<!shared )(?<!noted )(?<!stated )"
     r"(?<!wrote )(?<!discussed )"
     r"\b(?:previous(?:ly)?|earlier|prior|old|original(?:ly)?|used to|formerly|initially|"
-    r"before that|before then)\b(?![\s*_]+(?:conversation|session|chat|message|"
-    r"discussion|exchange|interaction|record|note)s?\b)"
+    r"before that|before then|(?<![\w,] )before,|"
+    r"after (?:it|that|this) (?:was|had been))(?![\w-])(?![\s*_]+(?:conversation|session|chat|"
+    r"message|discussion|exchange|interaction|record|note)s?\b)"
 )
+# Words between a former value's marker and a value that turn to the value now: "initially 4,
+# later updated to 7", "you used to go on Wednesday, but now it's Friday".
+TURN_TO_NOW = r"(?:but|now|currently|today|however|later|then|since|updated|changed|revised)"
 
 
 def without_label_numbers(text: str) -> str:

@@ -30,7 +30,9 @@ from .normalise import (
     LABEL_WORDS,
     MONTH_ABBREVIATIONS,
     MONTHS,
+    NEW_THEN_FROM,
     STOPWORDS,
+    TURN_TO_NOW,
     asked_part,
     conclusion,
     days_of_month,
@@ -291,11 +293,18 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if unit is None and not keep_years and 1900 <= value <= 2100 and value.is_integer():
             continue  # a year, not a count
         nxt = re.match(r"[ \t]+([a-z]+)", rest)  # the noun it counts, on its line
+        if (
+            m.group() == "1"
+            and _PRONOUN_ONE.search(s[:start])
+            and (re.match(r"\s*(?:[^\w\s$]|$)", rest) or (nxt and nxt.group(1) in STOPWORDS))
+        ):
+            continue  # "the current one is", "the old one, 4,": a pronoun, no count
         noun = (
             unit is None
             and nxt is not None
             and nxt.group(1) not in STOPWORDS
             and nxt.group(1) not in _FILLER_BEFORE_UNIT
+            and nxt.group(1) not in _WHEN_NOT_NOUN
         )
         ago = unit is not None and re.match(r"[\s*_]+ago\b", s[end:]) is not None
         q = Quantity(value, unit, counts_noun=noun, ago=ago, **_when(s, start, m.end()))
@@ -318,6 +327,18 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
     return out
 
 
+# "the current one", "your old one": a determiner and an adjective before "one" make it a
+# pronoun ("the only one" still counts one).
+_PRONOUN_ONE = re.compile(
+    r"\b(?:the|a|an|this|that|your|my|his|her|their|our|its) (?!only |single |sole )[a-z]+ $"
+)
+# Words after a number that say when, not what it counts: "20 now", "4 before", "7 total".
+_WHEN_NOT_NOUN = frozenset(
+    "now currently today then before after earlier later previously initially originally "
+    "overall altogether total".split()
+)
+
+
 def _current(values: list[Quantity]) -> list[Quantity]:
     """A knowledge update's answer among `values`: "Previously 4, now 3" answers 3. A value the
     response calls former is not its answer when it gives another one (the judges accept the
@@ -331,23 +352,34 @@ def _when(s: str, start: int, end: int) -> dict[str, bool]:
     one it denies."""
     return {
         "former": _called_former(s, start, end),
-        "current": _called_current(s, start),
+        "current": _called_current(s, start, end),
         "denied": bool(DENIED_BEFORE.search(s[max(0, start - 40) : start])),
     }
 
 
-def _called_current(s: str, start: int) -> bool:
-    """Is the number at s[start:] one the response labels the value now ("Current: 3",
-    "Latest: 1,300", "currently it's 3")?"""
-    return bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start]))
+def _called_current(s: str, start: int, end: int) -> bool:
+    """Is the number at s[start:end] one the response labels the value now ("Current: 3",
+    "Latest: 1,300", "currently it's 3", "The current count is 3", "3 now", "3 is the current
+    one")?"""
+    return bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start])) or bool(
+        _CURRENT_AFTER.match(s[end : end + 40])
+    )
 
 
 _CURRENT_BEFORE = re.compile(CURRENT_LABEL + r"[\s*_($~|]*$")
+# "you're at 7 now.", "7 these days", "7 is the current one"; not "7 now and then"
+_CURRENT_AFTER = re.compile(
+    r"^[a-z' -]{0,15}?(?:\b(?:now|currently|these days|at the moment|at present)\s*(?:[.;,!()]|$)"
+    r"|\b(?:is|'s) (?:the |your )?(?:current|latest|new|updated|most recent) "
+    r"(?:one|1|value|count|total|number|figure|answer|amount)\b)"
+)
 
 
 def _called_former(s: str, start: int, end: int) -> bool:
     """Is the number at s[start:end] one the response calls a former value ("previously 4",
-    "your old record of 27:12", "from 25:50 to 24:30", "up from 25", "25 at first")?"""
+    "your old record of 27:12", "from 25:50 to 24:30", "up from 25", "25 at first", "4 → 7",
+    "raised it to 7 from 4", "4 initially, later updated to 7", "it was 4, but it's since
+    become 7")?"""
     return (
         bool(_FORMER_BEFORE.search(s[max(0, start - 40) : start]))
         or bool(
@@ -355,12 +387,14 @@ def _called_former(s: str, start: int, end: int) -> bool:
             and re.match(r"(?::\d{2})?\s*(?:[a-z%]+\s+){0,2}to\s+\$?\d", s[end:])
         )
         or bool(_CHANGED_FROM.search(s[max(0, start - 40) : start]))
-        or bool(FORMER_AFTER.match(s[end : end + 40]))
+        or bool(_NEW_THEN_FROM.search(s[max(0, start - 40) : start]))
+        or bool(FORMER_AFTER.match(s[end : end + 50]))
     )
 
 
 # "up from 25", "after updating from 25": what it changed from
 _CHANGED_FROM = re.compile(CHANGED_FROM + r"[\s*_:$~]*$")
+_NEW_THEN_FROM = re.compile(NEW_THEN_FROM)
 
 
 _ASKS_FORMER = re.compile(
@@ -387,7 +421,11 @@ def asks_current(question_type: str, question: str) -> bool:
 # A former value's marker, up to three words before its number: "previously 4", "your previous
 # best was 25:50", "earlier you mentioned 4". "before" alone is not one ("before 7 am"), nor are
 # the history's own "previous conversations".
-_FORMER_BEFORE = re.compile(FORMER_MARKER + r"(?:[\s,*_]+[a-z']+){0,3}[\s,*_:($~]*$")
+_FORMER_BEFORE = re.compile(
+    rf"(?:{FORMER_MARKER}|\bno longer\b|\bstart(?:ed|ing)? (?:out )?(?:with|at)\b)"
+    rf"(?:[\s,*_]+(?!{TURN_TO_NOW}\b)[a-z']+){{0,3}}"
+    r"[\s,*_:($~]*$"
+)
 
 
 # The high end of a range whose unit follows it: "10 to 12 hours", "between 2 and 3 weeks",
@@ -632,6 +670,8 @@ def quantity_verdict(
         if not pool:
             asked = {q.value for q in quantities(question)} - {gold.value}
             said = [q for q in counts if not (q.unit is None and q.value in asked)]
+            if current_asked:  # "It went from 23 to 20": 20 stands alone once 23 is former
+                said = _current(said)
             one_number = len({q.value for q in said}) == 1
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
         if unit == "second":  # a run's time in minutes and seconds: "27:45" says it too
