@@ -197,7 +197,13 @@ def test_variants_count_the_verdicts_a_wording_decides(
     variants = getattr(bench, variants)
     changes = bench.varied([log], oracle, variants)
     # the rules read what is asked and what the reference says: no variant moves the verdict
-    assert changes[rewrites] == {"n": 1, "changed": 0, "toward_label": 0, "away_from_label": 0}
+    assert changes[rewrites] == {
+        "n": 1,
+        "changed": 0,
+        "toward_label": 0,
+        "away_from_label": 0,
+        "answers": [],
+    }
     assert sum(c["changed"] for c in changes.values()) == 0
 
     # a rule that reads the wording is caught, away from the label
@@ -207,4 +213,6 @@ def test_variants_count_the_verdicts_a_wording_decides(
     monkeypatch.setattr(bench, "judge_one", reads_the_wording)
     changes = bench.varied([log], oracle, variants)
     assert changes[rewrites]["away_from_label"] == 1
+    # the answer it changed is named, to be read again
+    assert changes[rewrites]["answers"] == [{"run": "run_a", "question_id": "q"}]
     assert changes[keeps]["changed"] == 0

@@ -41,6 +41,16 @@ def _hyp_of(prompt: str) -> str:
 BY_HYP = {c["hypothesis"].strip(): c for c in CASES}
 
 
+def test_cases_that_share_a_response_share_their_verdict():
+    """The fake judge server answers by the response it is sent (BY_HYP), so two cases with one
+    response get one verdict: they must expect the same."""
+    expected: dict[str, set[bool]] = {}
+    for c in CASES:
+        expected.setdefault(c["hypothesis"].strip(), set()).add(c["expected"])
+    split = [c["id"] for c in CASES if len(expected[c["hypothesis"].strip()]) > 1]
+    assert not split, f"these cases share a response but not its verdict: {split}"
+
+
 def fake_judge(messages):
     case = BY_HYP[_hyp_of(last_user(messages))]
     if case["id"] in UNPARSEABLE:
