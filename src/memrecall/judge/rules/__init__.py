@@ -107,8 +107,11 @@ These rules follow the same per-type policy without a model, so the default pipe
   same day" is no near miss of "1 day"), and the reference's own "N is also acceptable" or "(or
   N, if ...)" is accepted too. Any matching number counts, so "20
   before, 25 now" is right for a knowledge update to 25; but one the response calls former
-  ("previously 4, now 3", "from 25:50 to 24:30") is not its answer when it gives another, unless
-  the question asks for an earlier value ("when I first started"). Measures (miles, km, feet;
+  ("previously 4, now 3", "from 25:50 to 24:30", "4 → 7", "4 initially, later updated to 7",
+  "bumped it up to 7 from 4", "Before, you had 4", "you started with 4", "4 was your earlier
+  answer") is not its answer when it gives another, and one it calls current ("7 now", "7 is the
+  current one", "the current count is 7") is, unless the question asks for an earlier value
+  ("when I first started"). Measures (miles, km, feet;
   pounds, kg, ounces) convert within their family, and one in another unit counts as written,
   rounded ("19 km" answers 12 miles, "12 km" does not); "miles per gallon" is a rate, not a
   length. A decimal over its scale ("3.61/4.0") is the score; a table's "#" column numbers rows
@@ -168,6 +171,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   examples") is optional, and a reference of four words or more may miss one in four, a verb or
   modifier that frames it ("Planted 12 tomato saplings" for "planting 12 new tomato saplings";
   never a number, a name it capitalises, nor the word that makes a choice the question offers).
+  For a knowledge update asked of now, a reference the response names only as a former value
+  ("you used to go to X", "X → Y", "you moved to Y from X", "X, but you've since switched to Y")
+  or outside what it labels current ("Currently: Y") is not its answer.
 
 Normalisation: case, punctuation, number words ("three" → 3, "twelve thousand" → 12000, "one
 hundred and fifty" → 150, "twice" → 2 times, multiples ("worth triple what I paid", "tripled", "3x"
