@@ -497,18 +497,21 @@ def main(argv=None) -> None:
     found = [] if args.disagreements else None
     result = measure(args.logs, args.oracle, args.dev, found)
     print_tables(result)
-    if args.restyle:
-        result["restyled"] = varied(args.logs, args.oracle, RESTYLED)
-        print_varied(result["restyled"], "restylings that change no meaning", "restyling")
-    if args.reword:
-        result["reworded"] = varied(args.logs, args.oracle, REWORDED)
-        print_varied(result["reworded"], "questions asked in other words", "rewording")
-    if args.restate:
-        result["restated"] = varied(args.logs, args.oracle, RESTATED)
-        print_varied(result["restated"], "references written in other words", "restatement")
-    if args.renotate:
-        result["renotated"] = varied(args.logs, args.oracle, RENOTATED)
-        print_varied(result["renotated"], "responses' quantities written another way", "notation")
+    for wanted, key, variants, title, kind in (
+        (args.restyle, "restyled", RESTYLED, "restylings that change no meaning", "restyling"),
+        (args.reword, "reworded", REWORDED, "questions asked in other words", "rewording"),
+        (args.restate, "restated", RESTATED, "references written in other words", "restatement"),
+        (
+            args.renotate,
+            "renotated",
+            RENOTATED,
+            "responses' quantities written another way",
+            "notation",
+        ),
+    ):
+        if wanted:
+            result[key] = varied(args.logs, args.oracle, variants)
+            print_varied(result[key], title, kind)
     if args.rename:
         result["renamed"] = renamings(args.logs, args.oracle)
         print_renamings(result["renamed"])
