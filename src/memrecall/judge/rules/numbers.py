@@ -419,8 +419,9 @@ def asks_current(question_type: str, question: str) -> bool:
 
 
 # A former value's marker, up to three words before its number: "previously 4", "your previous
-# best was 25:50", "earlier you mentioned 4". "before" alone is not one ("before 7 am"), nor are
-# the history's own "previous conversations".
+# best was 25:50", "earlier you mentioned 4", "no longer 23", "you started with 4". "before" alone
+# is not one ("before 7 am"), nor are the history's own "previous conversations"; and its reach
+# stops at a turn to the value now ("initially 4, later updated to 7": 7 is no former value).
 _FORMER_BEFORE = re.compile(
     rf"(?:{FORMER_MARKER}|\bno longer\b|\bstart(?:ed|ing)? (?:out )?(?:with|at)\b)"
     rf"(?:[\s,*_]+(?!{TURN_TO_NOW}\b)[a-z']+){{0,3}}"
