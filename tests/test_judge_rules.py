@@ -395,6 +395,50 @@ def test_after_retraction():
     assert after_retraction(plain) == (plain, False)
 
 
+@pytest.mark.parametrize(
+    ("text", "replaced"),
+    [
+        ("You originally said $12, but you corrected it later: $18.", "$18"),
+        ("Earlier you said 4; a more recent message updates that to 7.", "7"),
+        ("You later clarified it was the Spanish lessons.", "was the Spanish lessons"),
+        ("One session says 5, but that was superseded by 4.", "4"),
+        ("Denver is outdated; she lives in Portland now.", "she lives in Portland now"),
+        ("The correct figure, from your later message, is 38.", "38"),
+        # a denied replacement names none, nor does a change of the user's things
+        ("On May 2 you said 10 hours. No later session updates that figure.", None),
+        ("You never updated it, and nothing later revises the count.", None),
+        ("It's possible the count was updated between conversations.", None),
+        ("You replaced the toaster with a toaster oven.", None),
+        ("The user corrects this in session 4, saying it was Germany.", None),
+        ("If it had a fee, the actual total would be higher.", None),
+    ],
+)
+def test_what_a_response_says_replaced_what_it_named(text, replaced):
+    from memrecall.judge.rules.normalise import replaced_by
+
+    assert replaced_by(text) == replaced
+
+
+@pytest.mark.parametrize(
+    ("question_type", "question", "earlier"),
+    [
+        ("knowledge-update", "What was my previous goal before I updated it?", True),
+        ("knowledge-update", "How many engineers did I lead when I just started?", True),
+        ("knowledge-update", "How many bikes do I own now?", False),
+        ("single-session-user", "What was my last name before I changed it?", True),
+        ("single-session-user", "What was my previous occupation?", True),
+        # of other questions, "first" orders events and "old" asks an age
+        ("temporal-reasoning", "Which show did I start watching first, A or B?", False),
+        ("multi-session", "How old was I when Alex was born?", False),
+        ("single-session-user", "I'm looking back at our previous chat. What was the code?", False),
+    ],
+)
+def test_which_questions_ask_for_an_earlier_value(question_type, question, earlier):
+    from memrecall.judge.rules.numbers import asks_earlier
+
+    assert asks_earlier(question_type, question) is earlier
+
+
 def test_preference_response_that_calls_its_advice_general_is_not_personalised():
     """A response that says it gives general advice does not use the user's details, even when
     it names something the rubric names (made-up rubric and responses)."""

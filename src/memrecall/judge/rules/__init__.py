@@ -78,6 +78,18 @@ These rules follow the same per-type policy without a model, so the default pipe
 - retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the
   response is read from after its last retraction; one that takes its answer back and gives no
   other is wrong.
+- settling: an answer the response settles on after wavering ("Wait, I need to correct that:",
+  "..., so the answer is X", "That leaves X") or after saying that what it named was replaced
+  ("You originally said A, but you corrected it later: B", "a more recent message updates that
+  to B", "you later clarified it was B", "A, but that was superseded by B", "A is outdated",
+  "The correct figure, from your later message, is B") must be right too, and an either-or, order
+  or list question is read from what replaced it; a denied replacement ("No later session
+  updates that figure", "You never changed it") replaces nothing, nor does a value that names
+  no option of an either-or question ("updated it to 5 ounces" for "more water or less?"). A
+  question that asks for the earlier value ("my previous goal", "my last name before I changed
+  it"; of a knowledge update, also "when I first started") is answered by the replaced one.
+  In a unit question, a bare number the response denies ("4, not 6") or calls former ("you
+  originally said 5, but corrected it later: 3") leaves the other standing alone.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference (each of them, when two questions ask two: "How
   many then? How many now?") after unit conversion (weeks↔days, years↔months,

@@ -215,6 +215,15 @@ def _mentions(option: list[str], hyp: list[str]) -> int | None:
     return min(found) if len(found) * 2 >= len(option) and found else None
 
 
+def names_an_option(question: str, text: str) -> bool:
+    """Does `text` name one of the question's either-or options? True for a question without
+    any: what a response says it changed to ("updated it to 5 ounces of water") answers "more
+    water or less?" only when it names more or less."""
+    options = _either_or_options(question)
+    hyp = tokens(text)
+    return options is None or any(_mentions(option, hyp) is not None for option in options)
+
+
 def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
     options = _either_or_options(question)
     if options is None:

@@ -7,6 +7,7 @@ from .abstention import abstains, closes_by_declining, opens_by_declining, opens
 from .choice import (
     either_or_verdict,
     listed_choice_verdict,
+    names_an_option,
     stated_polarity,
     superlative_verdict,
     yes_no_gold,
@@ -17,6 +18,7 @@ from .normalise import (
     as_markdown,
     conclusion,
     content_tokens,
+    replaced_by,
     settled_answer,
     split_acceptable,
     stated_answer,
@@ -24,7 +26,13 @@ from .normalise import (
     without_quantity_framing,
     without_question_echo,
 )
-from .numbers import QUANTITY_QUESTION, asks_current, quantity_verdict, worked_out_verdict
+from .numbers import (
+    QUANTITY_QUESTION,
+    asks_current,
+    asks_earlier,
+    quantity_verdict,
+    worked_out_verdict,
+)
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
 from .verdict import RuleVerdict
@@ -41,12 +49,15 @@ def judge_one(
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
     verdict = _verdict(question_type, question, answer, hypothesis, is_abstention=is_abstention)
     # An answer the response settles on after wavering ("Wait, I need to correct that: ...",
-    # "..., so the answer is X") must be right too. Not for an abstention question, where saying
-    # the information is missing anywhere counts, nor for a preference rubric, read whole.
+    # "..., so the answer is X", "but you corrected it later: X") must be right too. Not for an
+    # abstention question, where saying the information is missing anywhere counts, nor for a
+    # preference rubric, read whole.
     if not verdict.label or is_abstention or question_type == "single-session-preference":
         return verdict
-    settled = settled_answer(strip_thinking(hypothesis or ""))
-    if settled and content_tokens(settled):
+    # A knowledge update asked of an earlier value is answered by the value that was replaced.
+    earlier = asks_earlier(question_type, question)
+    settled = settled_answer(strip_thinking(hypothesis or ""), replaced=not earlier)
+    if settled and content_tokens(settled) and names_an_option(question, settled):
         again = _verdict(question_type, question, answer, settled)
         if again.label is False:
             return RuleVerdict(False, f"settles on another answer: {again.reason}")
@@ -111,6 +122,9 @@ def _verdict(
     # A reasoning transcript answers in its conclusion; what it quotes as evidence before
     # ("Session 2: the tablet came first", "Session 2: you visited Harvard") is not its answer.
     concluded = conclusion(hyp)
+    replaced = None if asks_earlier(question_type, question) else replaced_by(hyp)
+    if concluded is hyp and replaced and names_an_option(question, replaced):
+        concluded = replaced  # "You originally said A, but you corrected it later: B"
     if concluded is hyp or len(concluded.split()) < 3:
         concluded = None
     if ORDER_QUESTION.search(question):

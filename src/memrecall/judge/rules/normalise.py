@@ -1001,7 +1001,55 @@ _SETTLES = re.compile(
 )
 
 
-def settled_answer(text: str) -> str | None:
-    """What the response says after the last place it settles on an answer (see _SETTLES);
+# Where a response says what it named was replaced: by a correction or a later update ("but you
+# corrected it later: Y", "a more recent message updates that to Y", "you later clarified it
+# was Y", "X, but that was superseded by Y", "X is outdated; it's now Y") or by naming the right one
+# ("The correct figure, from your later message, is Y"). What follows is the value it settles
+# on. A denied one settles nothing: "No later session updates that figure", "You never updated
+# it", "Nothing later revises the count".
+_REPLACED = re.compile(
+    r"(?i)\b(?:correct(?:s|ed)|updat(?:es|ed)|revis(?:es|ed)|amend(?:s|ed)|chang(?:es|ed)|"
+    r"overrides|overrode|supersedes|clarifie[sd])"
+    r"(?: (?:it|that|this)"
+    r"(?: (?:figure|number|count|value|amount|total|answer|date|time|name|one))?)"
+    r"(?: later| afterwards| since)?(?: (?:to|with|as)\b|(?=\s*(?:[:,;.—–]|was\b|is\b)))"
+    r"|\b(?:it|that|this|which)(?: (?:figure|number|count|value|amount|total|answer))? "
+    r"(?:was|has been|had been|got)(?: later| since| then)? "
+    r"(?:corrected|updated|revised|amended|changed|overridden|superseded|replaced)"
+    r"(?: later| since)? (?:to|by|with)\b"
+    r"|\b(?:is|was)(?: now)? (?:outdated|out of date|superseded|no longer (?:accurate|correct|"
+    r"current|valid|right|true))\b"
+    r"|\bthe (?:correct|right|accurate|most accurate|actual|true|updated|corrected|revised) "
+    r"(?:answer|figure|number|count|value|total|amount|date|time|name|one)\b"
+    r"[^.;:\n]{0,40}?\b(?:is|was)\b"
+)
+# A denial before it in its sentence: "No later session updates it", "You never changed that".
+_DENIED_BEFORE = re.compile(r"(?i)(?:\b(?:no|nothing|never|not|none|nor|without)\b|n't)[^.!?\n]*$")
+
+
+def _replacement_ends(text: str) -> list[int]:
+    """Where the response's undenied statements that something was replaced end."""
+    return [
+        m.end()
+        for m in _REPLACED.finditer(text)
+        if not _DENIED_BEFORE.search(text[max(0, m.start() - 60) : m.start()])
+    ]
+
+
+def _after(text: str, ends: list[int]) -> str | None:
+    return text[max(ends) :].strip(" \t\n:;,.-—–") if ends else None
+
+
+def replaced_by(text: str) -> str | None:
+    """What the response names after the last place it says what it named was replaced ("you
+    originally said A, but you corrected it later: B" -> "B"); None when it says none was."""
+    return _after(text or "", _replacement_ends(text or ""))
+
+
+def settled_answer(text: str, *, replaced: bool = True) -> str | None:
+    """What the response says after the last place it settles on an answer (see _SETTLES), or,
+    with `replaced`, after the last place it says what it named was replaced (see _REPLACED);
     None when it has none."""
-    return _after_last(_SETTLES, text)
+    text = text or ""
+    ends = [m.end() for m in _SETTLES.finditer(text)]
+    return _after(text, ends + (_replacement_ends(text) if replaced else []))

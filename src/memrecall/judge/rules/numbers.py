@@ -413,9 +413,29 @@ _SINCE_START = re.compile(
 def asks_current(question_type: str, question: str) -> bool:
     """A knowledge update asks for the value now (a total "since I started ..." too), unless it
     asks for an earlier one ("How many engineers did I lead when I first started?")."""
-    if question_type != "knowledge-update":
-        return False
-    return not _ASKS_FORMER.search(_SINCE_START.sub(" ", asked_part(question)))
+    return question_type == "knowledge-update" and not _asks_former(question)
+
+
+def asks_earlier(question_type: str, question: str) -> bool:
+    """Does the question ask for an earlier value ("my previous goal", "when I first started",
+    "my last name before I changed it")? Then the value the response says was replaced answers
+    it. A knowledge update's facts change, so any word of an earlier time asks for one; of other
+    questions, only a word that calls a value former does: there "first" orders events ("Which
+    did I start first?") and "old" asks an age."""
+    if question_type == "knowledge-update":
+        return _asks_former(question)
+    return bool(_NAMES_FORMER.search(asked_part(question)))
+
+
+_NAMES_FORMER = re.compile(
+    r"(?i)\b(?:previous(?:ly)?|prior|original(?:ly)?|initial(?:ly)?|at first|used to|formerly|"
+    r"(?:my|your) old|before (?:i|we|you) (?:\w+ed|got|made|took|began)\b)"
+    r"(?![\s*_]+(?:conversation|session|chat|message|discussion|exchange|interaction)s?\b)"
+)
+
+
+def _asks_former(question: str) -> bool:
+    return bool(_ASKS_FORMER.search(_SINCE_START.sub(" ", asked_part(question))))
 
 
 # A former value's marker, up to three words before its number: "previously 4", "your previous
@@ -670,8 +690,10 @@ def quantity_verdict(
         # question gives ("my three road trips") is said again, not answered.
         if not pool:
             asked = {q.value for q in quantities(question)} - {gold.value}
-            said = [q for q in counts if not (q.unit is None and q.value in asked)]
-            if current_asked:  # "It went from 23 to 20": 20 stands alone once 23 is former
+            said = [q for q in counts if not (q.unit is None and q.value in asked) and not q.denied]
+            # "It went from 23 to 20", "You first said 5, but corrected it later: 3": the other
+            # stands alone once one is former, unless the question asks for an earlier value.
+            if not asks_earlier(question_type, question):
                 said = _current(said)
             one_number = len({q.value for q in said}) == 1
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
