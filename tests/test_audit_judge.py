@@ -70,14 +70,21 @@ def test_each_wording_of_a_class_is_planted():
     question picked by its id, so the audit measures the class and not one phrase a judge may
     know; without a wrong answer to conclude, a contradiction only takes the gold back."""
     seen = {"reasoning_then_wrong": set(), "gold_plus_contradiction": set()}
-    for i in range(40):
+    mirrored = set()
+    for i in range(60):
         got = by_class(plant(f"q{i}", "How many bikes do I own?", "4 bikes", []))
         for klass, texts in seen.items():
             assert got[klass].endswith("6 bikes.") and got[klass].index("4 bikes") < got[
                 klass
             ].index("6 bikes")
             texts.add(got[klass].replace("4 bikes", "{core}").replace("6 bikes", "{wrong}"))
-    assert seen["reasoning_then_wrong"] == set(planting._REASONING_THEN_WRONG)
+        # the mirror names the wrong answer first and settles on the gold
+        right = got["reasoning_then_right"]
+        assert right.endswith("4 bikes.") and right.index("6 bikes") < right.index("4 bikes")
+        mirrored.add(right.replace("6 bikes", "{named}").replace("4 bikes", "{settled}"))
+    reasoning = {w.format(named="{core}", settled="{wrong}") for w in planting._REASONING}
+    assert seen["reasoning_then_wrong"] == reasoning
+    assert mirrored == set(planting._REASONING)
     assert seen["gold_plus_contradiction"] == set(planting._CONTRADICTED)
     in_sentence = {
         by_class(plant(f"q{i}", "How many bikes do I own?", "4 bikes", []))["in_sentence"]

@@ -12,7 +12,8 @@ Planted wrong answers (a judge that accepts one is lenient):
 - vague: a non-answer that touches the question's topic ("something related to <its longest
   content word>", never a word of one option only) and commits to nothing;
 - reasoning_then_wrong: a reasoning that names the gold answer, then concludes a wrong one
-  ("..., so my final answer is: X", "..., though, the answer is X", "That leaves X", ...);
+  ("..., so my final answer is: X", "..., though, the answer is X", "That leaves X", "but you
+  corrected it later: X", "a more recent message updates that to X", ...);
 - gold_plus_contradiction: the gold answer, then a claim that takes it back ("Actually, no",
   "Wait, I need to correct that", "On second thought", "Looking again at your messages");
 - abstention: "the information is not there", on an answerable question.
@@ -23,7 +24,10 @@ Planted right answers (a judge that rejects one is strict):
   phone number, code, score, clock time or name;
 - date_format: a date in another common format ("May 7, 2023" <-> "7 May 2023", ISO);
 - in_sentence: the gold answer inside a longer sentence ("That would be X, based on what you
-  said", "X. You mentioned it when ...", "As you mentioned earlier, X", ...).
+  said", "X. You mentioned it when ...", "As you mentioned earlier, X", ...);
+- reasoning_then_right: reasoning_then_wrong's mirror, in the same wordings: it names a wrong
+  answer first and concludes the gold one ("You originally said Y, but you corrected it later:
+  X"), as a response does that tells an update apart from what it replaced.
 
 A class applies only where its rule has something to work on (a number, a date, a name, an
 either-or option, another answer to swap in); a question gets no planted answer of a class that
@@ -51,7 +55,7 @@ WRONG = (
     "gold_plus_contradiction",
     "abstention",
 )
-RIGHT = ("unit_paraphrase", "number_words", "date_format", "in_sentence")
+RIGHT = ("unit_paraphrase", "number_words", "date_format", "in_sentence", "reasoning_then_right")
 CLASSES = WRONG + RIGHT
 MAX_GOLD_WORDS = 20
 
@@ -543,12 +547,17 @@ _ABSTAIN = (
 # judge may have been written against: how a reasoning reaches its conclusion, how a claim takes
 # the gold back, how a sentence carries the gold. One wording per question, picked by the
 # question id and the class.
-_REASONING_THEN_WRONG = (
-    "Let me go through what you told me. At first it looks like the answer is {core}. "
-    "But a later message changes that, so my final answer is: {wrong}.",
-    "One message points to {core}. Looking at the later messages, though, the answer is {wrong}.",
-    "I first thought of {core}, but that does not fit what you said later. That leaves {wrong}.",
-    "You first mentioned {core}, but a later message corrects that, so it's {wrong}.",
+# A reasoning names one answer ({named}) and settles on another ({settled}): the gold then a
+# wrong one for reasoning_then_wrong, a wrong one then the gold for reasoning_then_right.
+_REASONING = (
+    "Let me go through what you told me. At first it looks like the answer is {named}. "
+    "But a later message changes that, so my final answer is: {settled}.",
+    "One message points to {named}. Looking at the later messages, though, the answer is "
+    "{settled}.",
+    "I first thought of {named}, but that does not fit what you said later. That leaves {settled}.",
+    "You first mentioned {named}, but a later message corrects that, so it's {settled}.",
+    "You originally said {named}, but you corrected it later: {settled}.",
+    "Earlier you told me {named}; a more recent message updates that to {settled}.",
 )
 _CONTRADICTED = (
     "{core}. Actually, no, that is not right: it was {wrong}.",
@@ -749,8 +758,11 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
     def worded(klass: str, wordings: tuple[str, ...]) -> str:
         return _pick(wordings, f"{question_id}::{klass}").format(core=core, wrong=alternative)
 
+    def reasoning(klass: str, named: str, settled: str) -> str:
+        return _pick(_REASONING, f"{question_id}::{klass}").format(named=named, settled=settled)
+
     if alternative:
-        wrong["reasoning_then_wrong"] = worded("reasoning_then_wrong", _REASONING_THEN_WRONG)
+        wrong["reasoning_then_wrong"] = reasoning("reasoning_then_wrong", core, alternative)
         wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", _CONTRADICTED)
     else:
         wrong["reasoning_then_wrong"] = None
@@ -761,6 +773,9 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
         "number_words": number_words_variant(core),
         "date_format": date_format(core),
         "in_sentence": worded("in_sentence", _IN_SENTENCE),
+        "reasoning_then_right": (
+            reasoning("reasoning_then_right", alternative, core) if alternative else None
+        ),
     }
     out = [Planted(question_id, k, v, False) for k, v in wrong.items() if v and v != core]
     out += [Planted(question_id, k, v, True) for k, v in right.items() if v and v != core]
