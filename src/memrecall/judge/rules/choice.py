@@ -215,16 +215,18 @@ def _mentions(option: list[str], hyp: list[str]) -> int | None:
     return min(found) if len(found) * 2 >= len(option) and found else None
 
 
-def names_an_option(question: str, text: str) -> bool:
-    """Does `text` name one of the question's either-or options? True for a question without
-    any: what a response says it changed to ("updated it to 5 ounces of water") answers "more
-    water or less?" only when it names more or less."""
-    options = _either_or_options(question)
+def names_an_option(question: str, answer: str, text: str) -> bool:
+    """Does `text` name one of the options of an either-or question whose reference picks one?
+    True for any other question: what a response says it changed to ("updated it to 5 ounces
+    of water") answers "more water or less?" only when it names more or less."""
+    options = _options_of(question, answer)
     hyp = tokens(text)
     return options is None or any(_mentions(option, hyp) is not None for option in options)
 
 
-def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
+def _options_of(question: str, answer: str) -> tuple[list[str], list[str]] | None:
+    """The question's either-or options, the one the reference picks first; None when it asks
+    none or the reference picks neither ("How many did I buy or borrow?": "4")."""
     options = _either_or_options(question)
     if options is None:
         return None
@@ -232,7 +234,14 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
     share = [sum(t in gold for t in opt) / len(opt) for opt in options]
     if max(share) < 0.5 or share[0] == share[1]:
         return None
-    right, wrong = (options[0], options[1]) if share[0] > share[1] else (options[1], options[0])
+    return (options[0], options[1]) if share[0] > share[1] else (options[1], options[0])
+
+
+def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
+    options = _options_of(question, answer)
+    if options is None:
+        return None
+    right, wrong = options
     stated = _stated_choice(question, hypothesis, right, wrong)
     if stated is not None:
         return RuleVerdict(

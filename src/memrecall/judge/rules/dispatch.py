@@ -57,7 +57,7 @@ def judge_one(
     # A knowledge update asked of an earlier value is answered by the value that was replaced.
     earlier = asks_earlier(question_type, question)
     settled = settled_answer(strip_thinking(hypothesis or ""), replaced=not earlier)
-    if settled and content_tokens(settled) and names_an_option(question, settled):
+    if settled and content_tokens(settled) and names_an_option(question, answer, settled):
         again = _verdict(question_type, question, answer, settled)
         if again.label is False:
             return RuleVerdict(False, f"settles on another answer: {again.reason}")
@@ -122,11 +122,11 @@ def _verdict(
     # A reasoning transcript answers in its conclusion; what it quotes as evidence before
     # ("Session 2: the tablet came first", "Session 2: you visited Harvard") is not its answer.
     concluded = conclusion(hyp)
-    replaced = None if asks_earlier(question_type, question) else replaced_by(hyp)
-    if concluded is hyp and replaced and names_an_option(question, replaced):
-        concluded = replaced  # "You originally said A, but you corrected it later: B"
     if concluded is hyp or len(concluded.split()) < 3:
         concluded = None
+    replaced = None if asks_earlier(question_type, question) else replaced_by(hyp)
+    if concluded is None and replaced and names_an_option(question, main, replaced):
+        concluded = replaced  # "You originally said A, but you corrected it later: B"
     if ORDER_QUESTION.search(question):
         verdict = _in_conclusion(order_verdict, question, main, hyp, concluded)
         if verdict is not None:

@@ -38,6 +38,7 @@ from .normalise import (
     days_of_month,
     fmt,
     normalize,
+    replaced_by,
     sentences,
     split_acceptable,
     tokens,
@@ -691,10 +692,14 @@ def quantity_verdict(
         if not pool:
             asked = {q.value for q in quantities(question)} - {gold.value}
             said = [q for q in counts if not (q.unit is None and q.value in asked) and not q.denied]
-            # "It went from 23 to 20", "You first said 5, but corrected it later: 3": the other
-            # stands alone once one is former, unless the question asks for an earlier value.
+            # "It went from 23 to 20", "You first mentioned 5, but a later message corrects
+            # that, so it's 3": the other stands alone once one is former or replaced, unless
+            # the question asks for an earlier value.
             if not asks_earlier(question_type, question):
                 said = _current(said)
+                later = quantities(replaced_by(hypothesis) or "", targets=targets)
+                if len({q.value for q in said}) > 1 and later:
+                    said = [q for q in later if not q.denied]
             one_number = len({q.value for q in said}) == 1
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
         if unit == "second":  # a run's time in minutes and seconds: "27:45" says it too
