@@ -489,6 +489,26 @@ def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_det
     assert says_missing("You only mentioned the starter, not the pot.", instead=True)
 
 
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        ("No later session updates that figure.", False),
+        ("You haven't mentioned changing this since.", False),
+        ("There's no record of it changing since then.", False),
+        ("You never updated that figure.", False),
+        ("Nothing later revises the count.", False),
+        # what the question asks about, denied, is still missing
+        ("You didn't mention changing jobs.", True),
+        ("There is no record of the trip.", True),
+        ("No session mentions a later visit.", True),
+    ],
+)
+def test_a_note_that_nothing_changed_later_says_nothing_is_missing(text, missing):
+    from memrecall.abstention import says_missing
+
+    assert says_missing(text) is missing
+
+
 def test_a_published_answer_is_read_after_its_models_thinking():
     """A reasoning model's answer as published may keep its `<think>` block: the rules read
     what follows it, so a number or option it only thought about is not its answer, and an

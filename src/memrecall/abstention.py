@@ -114,8 +114,30 @@ def plain(text: str) -> str:
     return re.sub(r"\b(\w+)n't\b", r"\1 not", s)
 
 
+# A clause that says the answer was not changed later is about the update, not the asked
+# information: "No later session updates that figure", "You haven't mentioned changing this
+# since", "There is no later update", "there's no record of it changing since then", "You never
+# updated that figure". A change it denies must be later ("later", "since", "newer", ...) or of
+# the value itself ("that figure", "the count"); "You didn't mention changing jobs" still says
+# the information is missing.
+_NO_LATER_CHANGE = re.compile(
+    r"\b(?:no|not|never|nothing|none)\b(?:[^\w.;!?\n]+\w+){0,3}?[^\w.;!?\n]+"
+    r"(?:updat|chang|revis|correct|overrid|overrod|supersed|replac)\w*\b"
+    r"(?=[^.;!?\n]*\b(?:later|since|newer|more recent|subsequent|afterwards?)\b"
+    r"|[^\w.;!?\n]+(?:it |this |that |the )?(?:figure|count|number|value|amount|total)\b)"
+    r"|\b(?:no|not|never|nothing|none)\b[^.;!?\n]{0,40}?\b(?:later|newer|more recent|"
+    r"subsequent)\b[^.;!?\n]{0,20}?\b(?:updat|chang|revis|correct|overrid|supersed)\w*"
+)
+
+
 def says_missing(text: str | None, *, instead: bool = True) -> bool:
     """Does the answer say the asked information is missing from the history? With
-    `instead=False`, only by saying so, not by naming what was said instead (INSTEAD_PHRASES)."""
+    `instead=False`, only by saying so, not by naming what was said instead (INSTEAD_PHRASES).
+    A clause that says the answer was not changed later says nothing is missing."""
     pattern = _RE if instead else _RE_MISSING
-    return bool(text) and bool(pattern.search(plain(text)))
+    return bool(text) and bool(pattern.search(without_no_later_change(plain(text))))
+
+
+def without_no_later_change(said: str) -> str:
+    """`said` (plain text) without the clauses that say the answer was not changed later."""
+    return _NO_LATER_CHANGE.sub(" ", said)

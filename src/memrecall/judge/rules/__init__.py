@@ -6,7 +6,10 @@ These rules follow the same per-type policy without a model, so the default pipe
 - abstention (`_abs`): correct when the response says the information is missing (the phrase list of
   memrecall.abstention, shared with the refusal classifier: "never mentioned", "couldn't find any
   record", "can't determine", "none mentioned", "not in my records", "you mentioned X but not Y",
-  "X, not Y", "the history is silent on it", "I couldn't locate any", ...), or asks the user for
+  "X, not Y", "the history is silent on it", "I couldn't locate any", ...; a note that nothing
+  later changed the answer, "No later session updates that figure", "You haven't mentioned
+  changing it since", says nothing is missing, while "You didn't mention changing jobs" does), or
+  asks the user for
   it ("could you tell me which day it was?", "I'd need more details"), or opens by denying the
   question's premise ("You don't play table tennis. You play tennis every other week.").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
@@ -33,7 +36,7 @@ These rules follow the same per-type policy without a model, so the default pipe
   for any confusion earlier.") or a list number before it is not where it opens. Nor is a
   response that closes by saying so, in its last paragraph before a closing offer, sign-off or
   notes on itself ("Sources: session 3", "Note: this is based on the information in my
-  memory.", "I'm fairly confident in this, but ..."): "You joined three weeks ago ... That
+  memory.", "I'm fairly confident in this, but ...", "No later session updates this."): "You joined three weeks ago ... That
   message gives no date, so there is not enough information to say how long."; or one that
   opens by denying what the question asks about ("Based on the history, you did not fix a bike
   last weekend."),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ...abstention import plain, says_missing
+from ...abstention import plain, says_missing, without_no_later_change
 from .normalise import LEAD_IN, closing_paragraph, first_sentence
 
 
@@ -63,7 +63,8 @@ def opens_by_denying(hypothesis: str, *, habit: bool = False) -> bool:
     table tennis"; an answer to "what time do I wake up" can open "You don't wake up at a fixed
     time" and go on to give the usual one). A denial turned to something else ("You didn't fix
     the mountain bike, but ...", "You didn't go there the most; Cafe Lumen ...") answers."""
-    said = plain(first_sentence(hypothesis))
+    # "You haven't mentioned changing it since" denies a later change, not the event
+    said = without_no_later_change(plain(first_sentence(hypothesis)))
     denied = _DENIES_EVENT.match(said)
     return bool(denied) and (habit or not denied.group(1)) and not _TURNS.search(said, denied.end())
 

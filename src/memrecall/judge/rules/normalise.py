@@ -25,6 +25,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ...abstention import plain, without_no_later_change
+
 _UNITS = {
     w: i
     for i, w in enumerate(
@@ -818,10 +820,24 @@ def asked_part(question: str) -> str:
 def first_sentence(text: str) -> str:
     """The response's opening sentence (or line), where it declines or says what is missing."""
     for sentence in (found := sentences(text)):
-        # "1." of a numbered list is no sentence; a greeting, heading or status line says nothing
-        if re.search(r"[^\W\d_]", sentence) and not _PREAMBLE.fullmatch(sentence.strip()):
+        # "1." of a numbered list is no sentence; a greeting, heading or status line says
+        # nothing, nor does a note that nothing later changed the answer
+        if (
+            re.search(r"[^\W\d_]", sentence)
+            and not _PREAMBLE.fullmatch(sentence.strip())
+            and not says_only_no_later_change(sentence)
+        ):
             return sentence
     return found[0] if found else ""
+
+
+def says_only_no_later_change(text: str) -> bool:
+    """Is `text` only a note that nothing later changed the answer ("No later session updates
+    this.", "Nothing later revises the count.")? It is about the answer, not part of it."""
+    said = plain(text)
+    return said != without_no_later_change(said) and not content_tokens(
+        without_no_later_change(said)
+    )
 
 
 # Words that frame a reference's number without adding to it: an approximation ("approximately
@@ -906,6 +922,15 @@ _CLOSING_OFFER_OR_NOTE = re.compile(
 )
 
 
+def _without_closing_notes(text: str) -> str:
+    """`text` without the closing offers and notes after its last paragraph of substance: a
+    note on itself ("Sources: ...") or that nothing later changed the answer."""
+    paragraphs = re.split(r"\n\s*\n", _CLOSING_OFFER_OR_NOTE.sub("", text).strip())
+    while len(paragraphs) > 1 and says_only_no_later_change(paragraphs[-1]):
+        paragraphs.pop()
+    return "\n\n".join(paragraphs)
+
+
 def closing_paragraph(text: str) -> str:
     """The response's last paragraph that says something of the answer, where it can say it
     cannot answer after all. A closing offer to help and notes set apart after it ("Sources:
@@ -915,6 +940,7 @@ def closing_paragraph(text: str) -> str:
         re.match(_OFFER, paragraphs[-1], re.IGNORECASE)
         or _SECTION_LINE.match(paragraphs[-1])
         or _NOTE_LINE.match(paragraphs[-1])
+        or says_only_no_later_change(paragraphs[-1])
     ):
         paragraphs.pop()
     return paragraphs[-1] if paragraphs else ""
@@ -949,7 +975,7 @@ def stated_answer(text: str) -> str:
         answer = after[: section.start()] if section else after
         # The label cuts at a labelled explanation, opens the response ("Answer: N/A"), or
         # closes it (no paragraph after its own), so notes appended after it change nothing.
-        closes = "\n\n" not in _CLOSING_OFFER_OR_NOTE.sub("", answer).strip()
+        closes = "\n\n" not in _without_closing_notes(answer)
         # "Final Answer:" ends an agent's trace ("Thought: ... Observation: ... Final Answer:")
         final = "final" in labels[-1].group(0).lower()
         opens = not text[: labels[-1].start()].strip()
