@@ -36,8 +36,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   for any confusion earlier.") or a list number before it is not where it opens. Nor is a
   response that closes by saying so, in its last paragraph before a closing offer, sign-off or
   notes on itself ("Sources: session 3", "Note: this is based on the information in my
-  memory.", "I'm fairly confident in this, but ...", "No later session updates this."): "You joined three weeks ago ... That
-  message gives no date, so there is not enough information to say how long."; or one that
+  memory.", "I'm fairly confident in this, but ...", "No later session updates this."): "You
+  joined three weeks ago ... That message gives no date, so there is not enough information to
+  say how long."; or one that
   opens by denying what the question asks about ("Based on the history, you did not fix a bike
   last weekend."),
   unless the question asks yes or no ("You never replaced it" answers "no"). Either is right
