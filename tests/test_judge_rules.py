@@ -411,6 +411,9 @@ def test_after_retraction():
         ("You replaced the toaster with a toaster oven.", None),
         ("The user corrects this in session 4, saying it was Germany.", None),
         ("If it had a fee, the actual total would be higher.", None),
+        ("Two cost more, so the actual total amount spent is likely higher.", None),
+        # a denial turned before it denies nothing
+        ("I'm not 100% sure, but you corrected it later: 18.", "18"),
     ],
 )
 def test_what_a_response_says_replaced_what_it_named(text, replaced):

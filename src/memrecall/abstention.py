@@ -121,12 +121,14 @@ def plain(text: str) -> str:
 # the value itself ("that figure", "the count"); "You didn't mention changing jobs" still says
 # the information is missing.
 _NO_LATER_CHANGE = re.compile(
-    r"\b(?:no|not|never|nothing|none)\b(?:[^\w.;!?\n]+\w+){0,3}?[^\w.;!?\n]+"
+    r"(?:\b(?:no|not|never|nothing|none)\b(?:[^\w.;!?\n]+\w+){0,3}?[^\w.;!?\n]+"
     r"(?:updat|chang|revis|correct|overrid|overrod|supersed|replac)\w*\b"
     r"(?=[^.;!?\n]*\b(?:later|since|newer|more recent|subsequent|afterwards?)\b"
     r"|[^\w.;!?\n]+(?:it |this |that |the )?(?:figure|count|number|value|amount|total)\b)"
     r"|\b(?:no|not|never|nothing|none)\b[^.;!?\n]{0,40}?\b(?:later|newer|more recent|"
     r"subsequent)\b[^.;!?\n]{0,20}?\b(?:updat|chang|revis|correct|overrid|supersed)\w*"
+    # (and the rest of its clause: "... changing this since then")
+    r")[^.;!?\n]*"
 )
 
 

@@ -33,6 +33,12 @@ def _day_first(text: str) -> str:
     )
 
 
+def _sentence_end(text: str) -> str:
+    """`text` ending its last sentence, so that one can follow it."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 # name -> (question, response) -> the response restyled
 RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "greeting": lambda q, r: "Sure! " + r,
@@ -71,6 +77,11 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "announced": lambda q, r: "Here's what I found:\n\n" + r,
     "apology": lambda q, r: "I apologize for any confusion earlier. " + r,
     "sign_off": lambda q, r: r + "\n\nBest regards,\nYour assistant",
+    # a note that the answer was checked for later updates: about the answer, not a lack of it
+    "no_later_update_note": lambda q, r: r + "\n\nNo later session updates this.",
+    "no_change_since": lambda q, r: (
+        _sentence_end(r) + " You haven't mentioned changing this since."
+    ),
     "smart_quotes": lambda q, r: r.replace("'", "\u2019"),
     "em_dash": lambda q, r: r.replace(" - ", " \u2014 "),
     "crlf": lambda q, r: r.replace("\n", "\r\n"),

@@ -1045,12 +1045,17 @@ _REPLACED = re.compile(
     r"(?: later| since)? (?:to|by|with)\b"
     r"|\b(?:is|was)(?: now)? (?:outdated|out of date|superseded|no longer (?:accurate|correct|"
     r"current|valid|right|true))\b"
-    r"|\bthe (?:correct|right|accurate|most accurate|actual|true|updated|corrected|revised) "
+    # ("the actual total is likely higher" replaces nothing)
+    r"|\bthe (?:correct|right|accurate|most accurate|updated|corrected|revised) "
     r"(?:answer|figure|number|count|value|total|amount|date|time|name|one)\b"
     r"[^.;:\n]{0,40}?\b(?:is|was)\b"
 )
 # A denial before it in its sentence: "No later session updates it", "You never changed that".
-_DENIED_BEFORE = re.compile(r"(?i)(?:\b(?:no|nothing|never|not|none|nor|without)\b|n't)[^.!?\n]*$")
+# ("I'm not sure, but you corrected it later" denies nothing: the clause has turned)
+_DENIED_BEFORE = re.compile(
+    r"(?i)(?:\b(?:no|nothing|never|not|none|nor|without)\b|n't)"
+    r"(?:(?!\b(?:but|however|though|although)\b)[^.!?\n,;—–])*$"
+)
 
 
 def _replacement_ends(text: str) -> list[int]:
