@@ -33,7 +33,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   after the decline ("I cannot say exactly, but it was X"). A greeting or acknowledgement
   ("Sure!", "Great question!"), a heading, a status line ("Searching memory..."), a line that
   announces what follows ("Here's what I found:"), an apology for an earlier turn ("I apologize
-  for any confusion earlier.") or a list number before it is not where it opens. Nor is a
+  for any confusion earlier."), what it says it does to find the answer ("I'll go through the
+  sessions first.", unless it says what it could not find there) or a list number before it is
+  not where it opens. Nor is a
   response that closes by saying so, in its last paragraph before a closing offer, sign-off or
   notes on itself ("Sources: session 3", "Note: this is based on the information in my
   memory.", "I'm fairly confident in this, but ...", "No later session updates this."): "You

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ...abstention import plain, without_no_later_change
+from ...abstention import plain, says_missing, without_no_later_change
 
 _UNITS = {
     w: i
@@ -820,15 +820,30 @@ def asked_part(question: str) -> str:
 def first_sentence(text: str) -> str:
     """The response's opening sentence (or line), where it declines or says what is missing."""
     for sentence in (found := sentences(text)):
-        # "1." of a numbered list is no sentence; a greeting, heading or status line says
-        # nothing, nor does a note that nothing later changed the answer
-        if (
-            re.search(r"[^\W\d_]", sentence)
-            and not _PREAMBLE.fullmatch(sentence.strip())
-            and not says_only_no_later_change(sentence)
-        ):
+        if not _says_nothing(sentence):
             return sentence
     return found[0] if found else ""
+
+
+def _says_nothing(sentence: str) -> bool:
+    """Is `sentence` no part of an answer? "1." of a numbered list is no sentence; a greeting,
+    heading or status line says nothing, nor does a note that nothing later changed the answer,
+    nor what the response says it does to find one."""
+    return (
+        not re.search(r"[^\W\d_]", sentence)
+        or bool(_PREAMBLE.fullmatch(sentence.strip()))
+        or says_only_no_later_change(sentence)
+        or (bool(_NARRATION.match(sentence)) and not says_missing(sentence))
+    )
+
+
+# What the response says it does or did to find the answer ("I'll read the full prompt first",
+# "Let me work through the sessions", "I checked the later sessions for any update"): unless
+# it says what it could not find, it is no opening.
+_NARRATION = re.compile(
+    rf"(?i)^[\W_]*(?:{LEAD_IN}[\W_]*)*(?:i(?:['’]ll| will| am going to|['’]m going to)|let me|"
+    r"i(?: first)? (?:checked|searched|scanned|looked|reviewed|read|went through))\b"
+)
 
 
 def says_only_no_later_change(text: str) -> bool:
