@@ -9,9 +9,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   "X, not Y", "the history is silent on it", "I couldn't locate any", ...; a note that nothing
   later changed the answer, "No later session updates that figure", "You haven't mentioned
   changing it since", says nothing is missing, while "You didn't mention changing jobs" does), or
-  asks the user for
-  it ("could you tell me which day it was?", "I'd need more details"), or opens by denying the
-  question's premise ("You don't play table tennis. You play tennis every other week.").
+  asks the user for it ("could you tell me which day it was?", "I'd need more details"), or opens
+  by denying the question's premise ("You don't play table tennis. You play tennis every other
+  week.").
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
   Luna, 9:30; a sentence whose own verb says the user would not want something, "might not
@@ -35,18 +35,16 @@ These rules follow the same per-type policy without a model, so the default pipe
   announces what follows ("Here's what I found:"), an apology for an earlier turn ("I apologize
   for any confusion earlier."), what it says it does to find the answer ("I'll go through the
   sessions first.", unless it says what it could not find there) or a list number before it is
-  not where it opens. Nor is a
-  response that closes by saying so, in its last paragraph before a closing offer, sign-off or
-  notes on itself ("Sources: session 3", "Note: this is based on the information in my
-  memory.", "I'm fairly confident in this, but ...", "No later session updates this."): "You
-  joined three weeks ago ... That message gives no date, so there is not enough information to
-  say how long."; or one that
-  opens by denying what the question asks about ("Based on the history, you did not fix a bike
-  last weekend."),
-  unless the question asks yes or no ("You never replaced it" answers "no"). Either is right
-  after all when it works the asked quantity out on the way ("I can't say exactly. You started
-  on March 2 and finished on March 18, which would suggest about 16 days"): the official prompt
-  counts a response with all the intermediate steps to the correct answer as correct.
+  not where it opens. Nor is a response that closes by saying so, in its last paragraph before a
+  closing offer, sign-off or notes on itself ("Sources: session 3", "Note: this is based on the
+  information in my memory.", "I'm fairly confident in this, but ...", "No later session
+  updates this."): "You joined three weeks ago ... That message gives no date, so there is not
+  enough information to say how long."; or one that opens by denying what the question asks
+  about ("Based on the history, you did not fix a bike last weekend."), unless the question asks
+  yes or no ("You never replaced it" answers "no"). Either is right after all when it works the
+  asked quantity out on the way ("I can't say exactly. You started on March 2 and finished on
+  March 18, which would suggest about 16 days"): the official prompt counts a response with all
+  the intermediate steps to the correct answer as correct.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
 - a reference is read for what it says, not how it is written: "The user bought ..." and "The

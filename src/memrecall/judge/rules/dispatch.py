@@ -54,7 +54,7 @@ def judge_one(
     # preference rubric, read whole.
     if not verdict.label or is_abstention or question_type == "single-session-preference":
         return verdict
-    # A knowledge update asked of an earlier value is answered by the value that was replaced.
+    # A question that asks for an earlier value is answered by the value that was replaced.
     earlier = asks_earlier(question_type, question)
     settled = settled_answer(strip_thinking(hypothesis or ""), replaced=not earlier)
     if settled and content_tokens(settled) and names_an_option(question, answer, settled):

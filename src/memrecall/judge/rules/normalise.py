@@ -850,9 +850,8 @@ def says_only_no_later_change(text: str) -> bool:
     """Is `text` only a note that nothing later changed the answer ("No later session updates
     this.", "Nothing later revises the count.")? It is about the answer, not part of it."""
     said = plain(text)
-    return said != without_no_later_change(said) and not content_tokens(
-        without_no_later_change(said)
-    )
+    rest = without_no_later_change(said)
+    return rest != said and not content_tokens(rest)
 
 
 # Words that frame a reference's number without adding to it: an approximation ("approximately
