@@ -52,7 +52,9 @@ def varied(bench, questions, variants: dict) -> dict:
     """Per variant (a restyling, a rewording, a restatement or a notation), the rule verdicts on
     the planted answers that change (see the docstring)."""
     rows = {r["question_id"]: r for r in questions.iter_rows(named=True)}
-    planted, _ = plant_all(list(rows.values()))
+    planted, _ = plant_all(
+        list(rows.values()), {k: bench.tempting_answer(r) for k, r in rows.items()}
+    )
     items = [
         Labelled(rows[p.question_id]["question"], p.answer, p.should_accept, rows[p.question_id])
         for p in planted

@@ -25,6 +25,7 @@ from memrecall.audit.planting import (
     names,
     plant,
     plant_all,
+    plant_unanswerable,
 )
 from memrecall.eval.stats import wilson_interval
 from memrecall.judge.panel import member_configs
@@ -265,10 +266,11 @@ def test_names_options_vague_and_abstention():
     ]
 
 
-def test_abstention_questions_and_rubrics_get_no_planted_answer():
+def test_unanswerable_questions_get_their_own_classes_and_rubrics_none():
     rows = [
         {"question_id": "a", "question": "Q?", "answer": "5 apples", "is_abstention": False},
-        {"question_id": "b", "question": "Q?", "answer": "not mentioned", "is_abstention": True},
+        {"question_id": "b", "question": "How many pears?", "answer": "Not mentioned."}
+        | {"is_abstention": True},
         {
             "question_id": "c",
             "question": "Q?",
@@ -277,9 +279,67 @@ def test_abstention_questions_and_rubrics_get_no_planted_answer():
         },
     ]
     planted, left = plant_all(rows)
-    assert {p.question_id for p in planted} == {"a"}
-    assert left == {"questions": 3, "abstention_questions": 1, "gold_too_long": 1}
+    assert {p.question_id for p in planted} == {"a", "b"}
+    assert {p.klass for p in planted if p.question_id == "b"} == {
+        "answers_unanswerable",
+        "abstains_unanswerable",
+    }
+    assert left == {"questions": 3, "unanswerable_questions": 1, "gold_too_long": 1}
     assert plant_all(rows) == (planted, left)  # deterministic
+
+
+@pytest.mark.parametrize(
+    "question, gold, tempting, committed",
+    [
+        # the benchmark's own tempting answer first, its note on what else is accepted dropped
+        ("What did Ana adopt?", "Not mentioned", "a beagle (or a dog)", "a beagle"),
+        ("Who became a parent first, Tom or Alex?", "Not enough information.", None, None),
+        ("How long was I in Korea for?", "You mentioned Japan, not Korea.", None, "3 months"),
+        ("How often do I see Dr. Lee?", "You mentioned Dr. Park, not Dr. Lee.", None, None),
+        ("What is the total cost of my bike and helmet?", "Not enough.", None, "$120"),
+        ("How many engineers do I lead when I start?", "Not enough.", None, "3"),
+        # a name the gold says was mentioned instead, not the one the question asks about
+        (
+            "What is my hamster called?",
+            "You mentioned your cat Mochi, not a hamster.",
+            None,
+            "Mochi",
+        ),
+        ("Where did I study for my MBA?", "You did not mention an MBA.", None, "Quentin"),
+    ],
+)
+def test_a_committed_answer_to_an_unanswerable_question(question, gold, tempting, committed):
+    got = planting.committed_answer("qid", question, gold, ["Quentin"], tempting)
+    if question.startswith("Who became"):
+        assert got in ("Tom", "Alex")
+    elif question.startswith("How often"):
+        assert got == "twice a week"  # a quantity question gets a value of its kind
+    else:
+        assert got == committed
+
+
+def test_an_abstention_on_an_unanswerable_question_may_name_what_was_said_instead():
+    gold = "The information provided is not enough. You mentioned Dr. Park but not Dr. Lee."
+    seen = {
+        by_class(plant_unanswerable(f"q{i}", "How often do I see Dr. Lee?", gold, []))[
+            "abstains_unanswerable"
+        ]
+        for i in range(40)
+    }
+    assert set(planting._ABSTAIN) < seen
+    assert {w for w in seen if "Dr. Park" in w} == {
+        w.format(instead="Dr. Park") for w in planting._ABSTAIN_NAMING
+    }
+    assert not any("Dr. Lee" in w for w in seen)
+
+
+def test_locomo_tempts_with_its_adversarial_answer_unless_it_is_none():
+    locomo = benchmarks.get("locomo")
+    row = {"is_abstention": True, "adversarial_answer": "a beagle"}
+    assert locomo.tempting_answer(row) == "a beagle"
+    assert locomo.tempting_answer(row | {"adversarial_answer": "Not mentioned"}) is None
+    assert locomo.tempting_answer(row | {"is_abstention": False}) is None
+    assert LME.tempting_answer({"is_abstention": True, "answer": "x"}) is None
 
 
 def test_a_swapped_name_comes_from_another_history():
@@ -445,7 +505,7 @@ def test_rule_judge_on_the_real_dev_files(path):
     report = audit_judges(bench, q, member_configs(["rule"]))
     c = report["judges"]["rule"]["classes"]
     assert all(report["planted"][k] > 0 for k in CLASSES), report["planted"]
-    for k in ("vague", "abstention", "wrong_date"):
+    for k in ("vague", "abstention", "wrong_date", "answers_unanswerable"):
         assert c[k]["rate"] < 0.05, (k, c[k])
-    for k in ("in_sentence", "date_format"):
+    for k in ("in_sentence", "date_format", "abstains_unanswerable"):
         assert c[k]["rate"] < 0.05, (k, c[k])

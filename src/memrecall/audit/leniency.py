@@ -84,10 +84,8 @@ def audit_judges(bench, questions: pl.DataFrame, judges: dict[str, dict]) -> dic
     them."""
     from ..judge.stage import judge_answers
 
-    columns = ["question_id", "question", "answer", "is_abstention", "haystack_session_ids"]
-    planted, left_out = plant_all(
-        questions.select([c for c in columns if c in questions.columns]).to_dicts()
-    )
+    rows = questions.to_dicts()
+    planted, left_out = plant_all(rows, {r["question_id"]: bench.tempting_answer(r) for r in rows})
     qs, answers = planted_tables(questions, planted)
     report = {
         "planted": {k: sum(1 for p in planted if p.klass == k) for k in CLASSES},
@@ -118,9 +116,11 @@ def report_markdown(report: dict, title: str = "Judge leniency audit") -> str:
         "right answer labelled wrong. 95% Wilson intervals; judge errors are left out of "
         "the rate and counted.",
         "",
-        f"Left out: {report['left_out']['abstention_questions']} abstention questions, "
-        f"{report['left_out']['gold_too_long']} golds longer than a short answer "
-        f"(of {report['left_out']['questions']} questions).",
+        f"Of {report['left_out']['questions']} questions, "
+        f"{report['left_out']['unanswerable_questions']} cannot be answered from their history: "
+        "they get only a committed answer (answers_unanswerable) and an abstention "
+        "(abstains_unanswerable). Left out: "
+        f"{report['left_out']['gold_too_long']} golds longer than a short answer.",
         "",
     ]
     judges = list(report["judges"])

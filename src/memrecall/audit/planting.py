@@ -16,7 +16,12 @@ Planted wrong answers (a judge that accepts one is lenient):
   corrected it later: X", "a more recent message updates that to X", ...);
 - gold_plus_contradiction: the gold answer, then a claim that takes it back ("Actually, no",
   "Wait, I need to correct that", "On second thought", "Looking again at your messages");
-- abstention: "the information is not there", on an answerable question.
+- abstention: "the information is not there", on an answerable question;
+- answers_unanswerable: on a question the history cannot answer (its gold says the information
+  is missing), an answer given as if it could (in _IN_SENTENCE's wordings): the one the question
+  is built to tempt where the benchmark records it (LoCoMo's adversarial answer), else one option
+  of an either-or question, else a value of the kind a quantity question asks for, else a name
+  the gold says was mentioned instead of the asked one, else a name from another history's gold.
 Planted right answers (a judge that rejects one is strict):
 - unit_paraphrase: a period in another unit (3 weeks -> 21 days, 2 hours -> 120 minutes; a
   compound as a whole, 2 years and 3 months -> 27 months; a range at both ends);
@@ -28,12 +33,15 @@ Planted right answers (a judge that rejects one is strict):
 - reasoning_then_right: reasoning_then_wrong's mirror, in the same wordings: it names a wrong
   answer first and concludes the gold one ("You originally said Y, but you corrected it later:
   X"), as a response does that tells an update apart from what it replaced.
+- abstains_unanswerable: abstention's mirror, on a question the history cannot answer: the
+  same wordings, and two that name what was mentioned instead, where the gold names it ("You
+  mentioned Dr. Smith, but nothing about what you're asking").
 
 A class applies only where its rule has something to work on (a number, a date, a name, an
 either-or option, another answer to swap in); a question gets no planted answer of a class that
-does not apply, and the report counts how many did. Questions whose gold is an abstention (the
-answer is that the information is missing) and golds longer than MAX_GOLD_WORDS (rubrics, not
-answers) get none. Nothing here names a question or holds a gold text: every planted answer is
+does not apply, and the report counts how many did. A question the history cannot answer gets
+only the two classes made for it, and golds longer than MAX_GOLD_WORDS (rubrics, not answers)
+get none. Nothing here names a question or holds a gold text: every planted answer is
 computed from the question and gold it is given. Deterministic: choices (a replacement, a
 wording) are made by sha256 of the question id, never by a random generator.
 """
@@ -54,8 +62,16 @@ WRONG = (
     "reasoning_then_wrong",
     "gold_plus_contradiction",
     "abstention",
+    "answers_unanswerable",
 )
-RIGHT = ("unit_paraphrase", "number_words", "date_format", "in_sentence", "reasoning_then_right")
+RIGHT = (
+    "unit_paraphrase",
+    "number_words",
+    "date_format",
+    "in_sentence",
+    "reasoning_then_right",
+    "abstains_unanswerable",
+)
 CLASSES = WRONG + RIGHT
 MAX_GOLD_WORDS = 20
 
@@ -315,13 +331,15 @@ def _outside(spans: list[tuple[int, int]], i: int) -> bool:
 
 
 # A name: capitalised words (two letters or more, hyphened parts capitalised too), joined by
-# spaces or by the small words inside a name ("Museum of the City", "Walk for Hope"); not after
+# spaces or by the small words inside a name ("Museum of the City", "Walk for Hope"), after a
+# title where it has one ("Dr. Park": its dot ends no sentence); not after
 # '#', '@' or '+' (a tag, a handle) nor before '+', a hyphen or a dot inside a word ("ABCD+",
 # "Sony-made", "Mk.II").
 _NAME_WORD = r"[A-Z][a-zA-Z'’]*[a-zA-Z](?:-[A-Z][a-zA-Z'’]*[a-zA-Z])*"
 _CONNECTOR = r"(?:of|for|de|la|le|du|des|del|di|da|von|van|der)"
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|St)\.\s+)"
 _NAME = re.compile(
-    rf"(?<![\w#@+&/'’-]){_NAME_WORD}(?:(?:\s+{_CONNECTOR}(?:\s+the)?)?\s+{_NAME_WORD})*"
+    rf"(?<![\w#@+&/'’-]){_TITLE}?{_NAME_WORD}(?:(?:\s+{_CONNECTOR}(?:\s+the)?)?\s+{_NAME_WORD})*"
     r"(?![\w+#@&/-]|\.\w)"
 )
 _MAX_TITLE_WORDS = 12
@@ -542,6 +560,11 @@ _ABSTAIN = (
     "I don't have enough information to answer that.",
     "That was never mentioned in our conversations.",
     "I can't find anything about that in what you've told me.",
+)
+# ... and where the gold of an unanswerable question names what was mentioned instead.
+_ABSTAIN_NAMING = (
+    "You mentioned {instead}, but nothing about what you're asking.",
+    "I only have {instead} on record; there's nothing about this in our conversations.",
 )
 # Each class is written in several ways, so the audit measures the class and not one wording a
 # judge may have been written against: how a reasoning reaches its conclusion, how a claim takes
@@ -783,17 +806,111 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
     return sorted(out, key=lambda p: order[p.klass])
 
 
-def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
+# A value of the kind a quantity question asks for, read from how it opens; first match wins,
+# and any other quantity question gets a count ("3").
+_QUANTITY_GUESS = tuple(
+    (re.compile(r"^\W*(?:" + opening + ")", re.IGNORECASE), value)
+    for opening, value in (
+        (
+            r"how much\b.*\b(?:cost|spen[dt]|sav(?:e|ed|ing)|pa(?:y|id)|price|money|budget)\b",
+            "$120",
+        ),
+        (r"what (?:is|was|will be) the (?:total )?(?:cost|price|amount)\b", "$120"),
+        (r"how much time\b", "2 hours"),
+        (r"how long\b", "3 months"),
+        (r"how far\b", "3 miles"),
+        (r"how often\b", "twice a week"),
+        (r"how old\b", "34"),
+        (r"what time\b", "7 pm"),
+        (r"what year\b", "2021"),
+        (r"what month\b", "March"),
+        (r"when\b|what (?:date|day)\b", "May 5"),
+    )
+)
+
+
+def _quantity_guess(question: str) -> str | None:
+    guess = next((v for opening, v in _QUANTITY_GUESS if opening.search(question)), None)
+    return guess or ("3" if asks_quantity(question) else None)
+
+
+def mentioned_instead(question: str, gold: str) -> str | None:
+    """The first name an unanswerable question's gold gives that the question does not ("You
+    mentioned seeing Dr. Smith but not Dr. Johnson": Dr. Smith): what was said instead."""
+    for name in names(gold, mid_sentence_only=True):
+        if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.IGNORECASE):
+            return name
+    return None
+
+
+def committed_answer(
+    question_id: str, question: str, gold: str, pool: list[str], tempting: str | None = None
+) -> str | None:
+    """An answer to an unanswerable question given as if the history held one (see the module
+    docstring, answers_unanswerable)."""
+    if tempting and tempting.strip():
+        return _core(tempting)
+    options = either_or(question)
+    if options:
+        return _pick(options, question_id)
+    guess = _quantity_guess(question)
+    if guess:
+        return guess
+    instead = mentioned_instead(question, gold)
+    if instead:
+        return instead
+    others = [p for p in pool if not re.search(rf"(?<!\w){re.escape(p)}(?!\w)", question, re.I)]
+    return others[int(sha256_text(question_id), 16) % len(others)] if others else None
+
+
+def plant_unanswerable(
+    question_id: str, question: str, gold: str, pool: list[str], tempting: str | None = None
+) -> list[Planted]:
+    """The planted answers of a question the history cannot answer: a committed answer (wrong)
+    and an abstention (right)."""
+    out = []
+    committed = committed_answer(question_id, question, gold, pool, tempting)
+    if committed:
+        wording = _pick(_IN_SENTENCE, f"{question_id}::answers_unanswerable")
+        out.append(
+            Planted(question_id, "answers_unanswerable", wording.format(core=committed), False)
+        )
+    instead = mentioned_instead(question, gold)
+    wordings = _ABSTAIN + (
+        tuple(w.format(instead=instead) for w in _ABSTAIN_NAMING) if instead else ()
+    )
+    out.append(
+        Planted(
+            question_id,
+            "abstains_unanswerable",
+            _pick(wordings, f"{question_id}::abstains_unanswerable"),
+            True,
+        )
+    )
+    return out
+
+
+def plant_all(
+    rows: list[dict], tempting: dict[str, str | None] | None = None
+) -> tuple[list[Planted], dict]:
     """Planted answers for question rows ({question_id, question, answer, is_abstention}, and
     haystack_session_ids where the benchmark has them), and counts of what was left out and
-    why. A question's swap pool holds the names of the golds of questions on other histories:
-    a name from a question on the same conversation (every question of a benchmark that asks
-    many of one conversation, or two questions asked of one history) may be true of this one
-    too."""
+    why. `tempting`: question id -> the answer an unanswerable question is built to tempt, where
+    the benchmark records one (Benchmark.tempting_answer). A question's swap pool holds the
+    names of the golds of questions on other histories: a name from a question on the same
+    conversation (every question of a benchmark that asks many of one conversation, or two
+    questions asked of one history) may be true of this one too."""
+    tempting = tempting or {}
     usable = [r for r in rows if not r.get("is_abstention")]
     # Names seen mid-sentence only: a short gold capitalised throughout may be a name or not.
     own_names = [set(names(_core(r.get("answer") or ""), mid_sentence_only=True)) for r in usable]
     sessions = [set(r.get("haystack_session_ids") or ()) for r in usable]
+
+    def pool_for(history: set) -> list[str]:
+        return sorted(
+            {n for j, ns in enumerate(own_names) if not history & sessions[j] for n in ns}
+        )
+
     planted, too_long = [], 0
     for i in sorted(range(len(usable)), key=lambda i: usable[i]["question_id"]):
         r = usable[i]
@@ -801,12 +918,21 @@ def plant_all(rows: list[dict]) -> tuple[list[Planted], dict]:
         if len(gold.split()) > MAX_GOLD_WORDS:
             too_long += 1
             continue
-        pool = sorted(
-            {n for j, ns in enumerate(own_names) if not sessions[i] & sessions[j] for n in ns}
+        planted += plant(r["question_id"], r.get("question") or "", gold, pool_for(sessions[i]))
+    unanswerable = sorted(
+        (r for r in rows if r.get("is_abstention")), key=lambda r: r["question_id"]
+    )
+    for r in unanswerable:
+        history = set(r.get("haystack_session_ids") or ())
+        planted += plant_unanswerable(
+            r["question_id"],
+            r.get("question") or "",
+            (r.get("answer") or "").strip(),
+            pool_for(history),
+            tempting.get(r["question_id"]),
         )
-        planted += plant(r["question_id"], r.get("question") or "", gold, pool)
     return planted, {
         "questions": len(rows),
-        "abstention_questions": len(rows) - len(usable),
+        "unanswerable_questions": len(unanswerable),
         "gold_too_long": too_long,
     }

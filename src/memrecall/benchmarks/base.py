@@ -169,6 +169,12 @@ class Benchmark:
         ones (question_id, question_type, is_abstention, question, answer)."""
         return {}
 
+    def tempting_answer(self, question: dict) -> str | None:
+        """For a question the history cannot answer, the wrong answer it is built to tempt,
+        where the benchmark records one (the leniency audit plants it as a committed answer).
+        Default: None."""
+        return None
+
     def fixed_verdict(self, item: dict) -> RuleVerdict | None:
         """A verdict the benchmark fixes by its own rule whichever judge is configured (rule,
         llm, official), or None to leave the item to the judge: e.g. multiple choice scored by

@@ -73,6 +73,14 @@ class LoCoMo(Benchmark):
             "adversarial_answer": question.get("adversarial_answer"),
         }
 
+    def tempting_answer(self, question: dict) -> str | None:
+        # category 5: the answer of the other speaker, or of a question never asked of either.
+        # A few record "Not mentioned" there: that one tempts nothing.
+        from ...abstention import says_missing
+
+        tempting = question.get("adversarial_answer") if question.get("is_abstention") else None
+        return None if says_missing(tempting) else tempting
+
     def rule_verdict(self, item: dict):
         from .judge import rule_verdict
 
