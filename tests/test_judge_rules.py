@@ -512,6 +512,36 @@ def test_a_note_that_nothing_changed_later_says_nothing_is_missing(text, missing
     assert says_missing(text) is missing
 
 
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        # a negated verb of telling or turning up, in any tense
+        ("Honestly, that topic never surfaces anywhere in our chats.", True),
+        ("We've never gotten into your sister's job.", True),
+        ("Your notes never touched on a second car.", True),
+        ("It isn't anything you've shared with me.", True),
+        ("You have yet to tell me which gym you joined.", True),
+        ("A move to Denver hasn't shown up in any session.", True),
+        ("I'm not finding a wedding date anywhere.", True),
+        ("The hotel name is missing from what you wrote.", True),
+        ("I'm drawing a blank on that one.", True),
+        ("The budget isn't something we've covered.", True),
+        # a hedge, an imperative, a determiner, a warranty: no history's silence
+        ("I'm not sure what you said about it, but it was 12.", False),
+        ("Don't hesitate to share more about the menu.", False),
+        ("Set a no work talk rule for the evening.", False),
+        ("Stevia and monk fruit do not raise blood sugar.", False),
+        ("The warranty doesn't cover water damage.", False),
+    ],
+)
+def test_a_negated_telling_in_any_tense_says_the_information_is_missing(text, missing):
+    """The general form of the abstention phrases (made-up sentences): what the history does
+    not hold, said with any verb of telling, discussing or turning up, in any tense."""
+    from memrecall.abstention import says_missing
+
+    assert says_missing(text, instead=False) is missing
+
+
 def test_a_published_answer_is_read_after_its_models_thinking():
     """A reasoning model's answer as published may keep its `<think>` block: the rules read
     what follows it, so a number or option it only thought about is not its answer, and an

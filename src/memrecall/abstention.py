@@ -16,6 +16,19 @@ import unicodedata
 
 _PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "\u00a0": " "})
 
+# Verbs of telling, discussing or turning up, by stem (any tense): what a history does or does
+# not hold.
+_TELLING = (
+    r"(?:mention(?:s|ed|ing)?|tell(?:s|ing)?|told|say(?:s|ing)?|said|shar(?:e|es|ed|ing)|"
+    r"discuss(?:es|ed|ing)?|talk(?:s|ed|ing)?|bring(?:s|ing)?|brought|c[oa]mes? up|coming up|"
+    r"surfac(?:e|es|ed|ing)|show(?:s|ed|n|ing)? up|touch(?:es|ed|ing)?|"
+    r"go(?:es|ne|ing)? (?:over|into)|went (?:over|into)|gets? into|got(?:ten)? into|"
+    r"getting into|fill(?:s|ed|ing)? (?:me )?in|referenc(?:e|es|ed|ing)|hear(?:s|d|ing)?|"
+    r"specif(?:y|ies|ied|ying)|"
+    # ("the warranty doesn't cover it" is no history's)
+    r"(?:we|you)(?:'ve| have| had)? covered)\b"
+)
+
 PHRASES = [
     # "you never mentioned", "I don't see it stated", "the history doesn't contain"
     r"\b(?:did not|didn't|have not|haven't|has not|hasn't|never|do not|don't|does not|doesn't)"
@@ -26,13 +39,13 @@ PHRASES = [
     r"(?:\w+ )?(?:mention|say|said|"
     r"tell|told|share|discuss|talk|br[io]ught)",
     r"\bnot (?:been |be )?(?:mentioned|specified|stated|provided|available|included|discussed|"
-    r"given|found|recorded|shared|known|indicated|covered)\b",
+    r"given|found|recorded|shared|known|indicated|covered|told)\b",
     r"\bno (?:(?:direct|specific|clear|explicit|such|relevant|further|other|prior) )?(?:mention|"
     r"information|info|record|records|details?|indication|evidence|data|reference|"
     r"way to (?:know|tell|determine))\b",
     # "I couldn't find any record of", "I wasn't able to find"
     r"\b(?:couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to|didn't|"
-    r"did not|don't|do not) (?:\w+ ){0,2}(?:find|locate)\b",
+    r"did not|don't|do not) (?:\w+ ){0,2}(?:find|locate)\b|\bnot (?:finding|locating)\b",
     r"\b(?:doesn't|does not|don't|do not) (?:appear|seem) to (?:have been |be )?(?:mentioned|"
     r"recorded|discussed|covered|included|in)\b",
     # "the Porsche model does not appear in any session"
@@ -48,6 +61,10 @@ PHRASES = [
     r"\b(?:not enough|insufficient|incomplete|missing|lack of|lacks?|lacking) (?:any )?(?:\w+ )?"
     r"(?:information|info|details|data|context)\b",
     r"\b(?:is|are|was|were) (?:not enough|insufficient|incomplete|missing)\b",
+    # "that's missing from our history", "absent from the sessions", "I'm drawing a blank", "a
+    # blank in my memory"
+    r"\b(?:missing|absent) from\b|\b(?:draw|drawing|drew) a blank\b|"
+    r"\ba blank in (?:my|our) (?:\w+ )?(?:memory|memories|notes|records?|history)\b",
     # Other ways to say it, from the meaning rather than from the runs at hand (none of these
     # phrasings occurs in them): "no hamster was mentioned", "I don't recall you saying",
     # "it is unclear", "it never came up", "I'm not aware of one"
@@ -61,6 +78,16 @@ PHRASES = [
     # show any"
     r"\bnot something (?:you|we)(?:'ve| have| had)? (?:\w+ )?(?:told|mentioned|brought|shared|"
     r"discussed|said|talked)",
+    # ... "that isn't something I have on file", "it's outside what you've told me", "nothing
+    # you've shared says", "none of our conversations touch on it"
+    r"\bnot something (?:i|we)(?:'ve| have| had)? (?:have |keep )?(?:on (?:file|record)|noted|"
+    r"recorded|heard|been told)\b",
+    r"\boutside (?:of )?(?:what (?:you|we)(?:'ve| have)? (?:\w+ )?(?:told|shared|said|"
+    r"mentioned|discussed)|(?:our|your|my|the) (?:\w+ )?(?:conversations?|chats?|history|"
+    r"records?|notes|sessions))\b",
+    r"\bnothing (?:that )?(?:you|we)(?:'ve| have| had)? (?:\w+ )?(?:told|shared|said|mentioned|"
+    r"discussed|written)\b(?: \w+){0,3}? (?:mentions?|says?|covers?|touch(?:es)? (?:on|upon)|"
+    r"refers? to|addresses|specifies|states|indicates)\b",
     r"\b(?:is|are|was|were|remains?) silent (?:on|about|regarding)\b",
     r"\b(?:records?|history|messages|conversations?|notes|memory|memories|logs|chats?) "
     r"(?:do|does|did) not (?:show|reveal|cover|reflect)\b",
@@ -74,12 +101,23 @@ PHRASES = [
     r"\bno trace of\b|\bnowhere (?:in|do|does|did|is|are|was|were)\b",
     r"\bnot (?:been )?documented\b|\bnever (?:touched on|brought up)\b",
     r"\bnone of (?:the|our|your|my) (?:\w+ )?(?:sessions|messages|conversations|chats|records|"
-    r"notes|memories|excerpts) (?:\w+ )?(?:mention|discuss|say|refer|include|contain|cover|talk)",
+    r"notes|memories|excerpts) (?:\w+ )?(?:mention|discuss|say|refer|include|contain|cover|talk|"
+    r"touch)",
     # ... and with the source as its subject: "no session mentions Dr. Lee", "no message covers
     # it". "No other session names a different café" narrows an answer; it says nothing missing.
     r"\bno (?!other\b)(?:\w+ )?(?:sessions?|messages?|conversations?|chats?|records?|notes?|"
-    r"memor(?:y|ies)|excerpts?) (?:\w+ )?(?:mentions?|discuss(?:es)?|says?|refers? to|"
-    r"includes?|contains?|covers?|talks? about|names?|states?|shows?)\b",
+    r"memor(?:y|ies)|excerpts?)(?: of (?:ours|yours|mine))? (?:\w+ )?(?:mentions?|"
+    r"discuss(?:es)?|says?|refers? to|includes?|contains?|covers?|talks? about|names?|states?|"
+    r"shows?|gets? into|touch(?:es)? on)\b",
+    # The general form of the phrases above, in any tense: a negation, then within three words
+    # a verb of telling, discussing or turning up ("that never surfaced in our chats", "we've
+    # never gone over that", "your messages never touch on it", "that's not anything you've
+    # told me about"). A hedge ("not sure what you said"), an imperative ("don't hesitate to
+    # share") and a determiner ("no work talk", "no other recipes were discussed": see the
+    # phrases with "no" above) negate no telling.
+    r"(?:\b(?:not|never|nothing|none|nowhere)\b|\byet to\b)"
+    r"(?! (?:sure|certain|only|just|hesitate|forget|fail|be afraid|mind)\b)"
+    rf"(?: (?!but\b|however\b|though\b)[\w']+){{0,3}}? {_TELLING}",
     # a terse answer that is nothing but "Unknown", "N/A", "Not mentioned", "Unanswerable"
     r"^\W*(?:unknown|unclear|n/?a|not (?:mentioned|known|specified|stated|available|provided)|"
     r"no idea|no (?:answer|information|data)(?: (?:found|available|given))?|"

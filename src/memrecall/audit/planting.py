@@ -19,7 +19,7 @@ Planted wrong answers (a judge that accepts one is lenient):
 - abstention: "the information is not there", on an answerable question;
 - answers_unanswerable: on a question the history cannot answer (its gold says the information
   is missing), an answer given as if it could (in _IN_SENTENCE's wordings): the one the question
-  is built to tempt where the benchmark records it (LoCoMo's adversarial answer), else one option
+  is built to tempt where the benchmark records it (Benchmark.tempting_answer), else one option
   of an either-or question, else a value of the kind a quantity question asks for, else a name
   the gold says was mentioned instead of the asked one, else a name from another history's gold.
 Planted right answers (a judge that rejects one is strict):
