@@ -542,6 +542,16 @@ def test_a_negated_telling_in_any_tense_says_the_information_is_missing(text, mi
     assert says_missing(text, instead=False) is missing
 
 
+@pytest.mark.parametrize("name", ["Dr. Lee", '"Dr. Lee"', "**Dr. Lee**", "_Dr. Lee_"])
+def test_what_the_history_holds_instead_reads_the_same_quoted_or_in_bold(name):
+    """ ", not X" names what the history holds instead of the asked detail, however X is set
+    (made-up response)."""
+    from memrecall.abstention import says_missing
+
+    said = f"You see Dr. Park every two weeks, not {name}."
+    assert says_missing(said) and not says_missing(said, instead=False)
+
+
 def test_a_published_answer_is_read_after_its_models_thinking():
     """A reasoning model's answer as published may keep its `<think>` block: the rules read
     what follows it, so a number or option it only thought about is not its answer, and an

@@ -131,7 +131,8 @@ PHRASES = [
 INSTEAD_PHRASES = [
     r"\bonly (?:mentioned|talked about|told me about|said|mentions|refers? to|covers?|"
     r"(?:have|has) (?:information|info|details|records?) (?:about|on|of))\b",
-    r"\bbut not\b|\brather than\b|[,—–] not \w",
+    # (", not \"Software Engineer Manager\"": the name it was not, quoted or in bold)
+    r"\bbut not\b|\brather than\b|[,—–] not [\"'*_]*\w",
 ]
 
 
@@ -143,10 +144,16 @@ _RE = _compile(PHRASES + INSTEAD_PHRASES)
 _RE_MISSING = _compile(PHRASES)
 
 
+# Markdown emphasis: "You did **not** mention it", "_never_ came up". A bullet's star goes too.
+_EMPHASIS = re.compile(r"\*+|(?<!\w)_+(?=\w)|(?<=\w)_+(?!\w)")
+
+
 def plain(text: str) -> str:
-    """Lower-cased, typographic quotes made plain, negative contractions spelled out ("wasn't
-    mentioned" = "was not mentioned"), so each phrase needs only its spelled-out form."""
+    """Lower-cased, typographic quotes made plain, markdown emphasis dropped, negative
+    contractions spelled out ("wasn't mentioned" = "was not mentioned"), so each phrase needs
+    only its spelled-out form."""
     s = unicodedata.normalize("NFKC", text or "").translate(_PLAIN).lower()
+    s = _EMPHASIS.sub("", s)
     s = re.sub(r"\bcan't\b", "cannot", s)
     s = re.sub(r"\bwon't\b", "will not", s)
     return re.sub(r"\b(\w+)n't\b", r"\1 not", s)

@@ -33,6 +33,12 @@ def _day_first(text: str) -> str:
     )
 
 
+_NEGATION = re.compile(
+    r"\b(not|never|no|cannot|(?:did|do|does|have|has|could|can|was|were|is|are)n['’]t)\b",
+    re.IGNORECASE,
+)
+
+
 def _sentence_end(text: str) -> str:
     """`text` ending its last sentence, so that one can follow it."""
     text = text.rstrip()
@@ -85,6 +91,8 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "smart_quotes": lambda q, r: r.replace("'", "\u2019"),
     "em_dash": lambda q, r: r.replace(" - ", " \u2014 "),
     "crlf": lambda q, r: r.replace("\n", "\r\n"),
+    # "You did **not** mention it": the negation in bold, as many assistants set it
+    "bold_negations": lambda q, r: _NEGATION.sub(r"**\1**", r),
 }
 
 

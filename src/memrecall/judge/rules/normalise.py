@@ -552,8 +552,10 @@ def as_markdown(text: str) -> str:
     """A response as the Markdown the rules read: HTML line breaks, paragraphs, bold, italics and
     list items ("<br>", "<p>", "<b>", "<li>") and entities ("&amp;", "&nbsp;") as Markdown and
     text; non-breaking spaces as spaces, and a run of spaces inside a line as one; "__7 PM__" and
-    "_two weeks_" as "**7 PM**" and "*two weeks*". A style changes no answer, so every style
-    reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
+    "_two weeks_" as "**7 PM**" and "*two weeks*"; a negation in bold or italics ("You did
+    **not** mention it") as plain words, since it marks no answer. A style changes no answer, so
+    every style reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1")
+    stays."""
     if "<" in text:
         for tag, markdown in _HTML_MARKUP:
             text = tag.sub(markdown, text)
@@ -561,7 +563,13 @@ def as_markdown(text: str) -> str:
         text = html.unescape(text)
     text = re.sub(r"[\u00a0\u2007\u202f]", " ", text)
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
-    return re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
+    text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
+    return _EMPHASISED_NEGATION.sub(r"\1", text)
+
+
+_EMPHASISED_NEGATION = re.compile(
+    r"(?i)\*{1,3}((?:[a-z]+ )?(?:not|never|no|none|nothing|cannot|[a-z]+n['’]t))\*{1,3}(?![\w*])"
+)
 
 
 # Words whose number names a part rather than counts: "Session 24" of the history, "Step 2" of a
