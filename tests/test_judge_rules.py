@@ -552,6 +552,47 @@ def test_what_the_history_holds_instead_reads_the_same_quoted_or_in_bold(name):
     assert says_missing(said) and not says_missing(said, instead=False)
 
 
+@pytest.mark.parametrize(
+    ("qtype", "question", "gold", "response", "expected"),
+    [
+        # a number in bold before its unit of time is the whole value
+        ("multi-session", "How long is my commute?", "1.5 hours", "About **1.5** hours.", True),
+        ("multi-session", "How long is my commute?", "1.5 hours", "About **2.5** hours.", False),
+        ("single-session-user", "When does my class start?", "7 PM", "At **7** PM.", True),
+        ("single-session-user", "When does my class start?", "7 PM", "At **9** PM.", False),
+        # before another word the bold marks the answer
+        (
+            "multi-session",
+            "How many days was my break?",
+            "17",
+            "A total of **17** break days.",
+            True,
+        ),
+        # a negation in bold is the plain negation
+        (
+            "single-session-user",
+            "What is my hamster called?",
+            "Luna",
+            "You did **not** say.",
+            False,
+        ),
+        (
+            "single-session-user",
+            "What is my hamster called?",
+            "Not mentioned",
+            "You did **not** say.",
+            True,
+        ),
+    ],
+)
+def test_emphasis_on_a_number_or_a_negation_reads_as_the_plain_words(
+    qtype, question, gold, response, expected
+):
+    """Made-up responses: emphasis is a house style, not part of what is said."""
+    abstention = gold == "Not mentioned"
+    assert judge_one(qtype, question, gold, response, is_abstention=abstention).label is expected
+
+
 def test_a_published_answer_is_read_after_its_models_thinking():
     """A reasoning model's answer as published may keep its `<think>` block: the rules read
     what follows it, so a number or option it only thought about is not its answer, and an

@@ -564,9 +564,16 @@ def as_markdown(text: str) -> str:
     text = re.sub(r"[\u00a0\u2007\u202f]", " ", text)
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
-    return _EMPHASISED_NEGATION.sub(r"\1", text)
+    return _EMPHASISED_NUMBER.sub(r"\1", _EMPHASISED_NEGATION.sub(r"\1", text))
 
 
+# ... and a number in bold before its unit of time or its percent sign ("**1.5** hours", "**7**
+# PM"): the unit is part of the value. Before another word the bold marks the answer ("a total of
+# **17** social media break days"), so it stays.
+_EMPHASISED_NUMBER = re.compile(
+    r"(?i)\*{1,3}(\d[\d.,:]*)\*{1,3}(?=[ \t]*(?:[ap]\.?m\b|%|percent\b|"
+    r"(?:second|minute|hour|day|week|month|year|weekend)s?\b))"
+)
 _EMPHASISED_NEGATION = re.compile(
     r"(?i)\*{1,3}((?:[a-z]+ )?(?:not|never|no|none|nothing|cannot|[a-z]+n['’]t))\*{1,3}(?![\w*])"
 )
