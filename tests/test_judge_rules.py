@@ -390,6 +390,9 @@ def test_after_retraction():
         True,
     )
     assert after_retraction("It was 4. Scratch that.") == ("", True)
+    # the contracted forms too
+    assert after_retraction("It was 4. That isn't right: 5.") == ("5", True)
+    assert after_retraction("It was 4. This wasn’t correct: 6.") == ("6", True)
     # "actually" alone is emphasis, not a retraction
     plain = "Actually, you went there twice."
     assert after_retraction(plain) == (plain, False)

@@ -1021,7 +1021,8 @@ def stated_answer(text: str) -> str:
 _RETRACTION = re.compile(
     r"(?i)\b(?:actually,? no\b|hmm+,? no\b|no,? wait\b|wait,? no\b|scratch that\b|i was wrong\b|"
     r"i misspoke\b|i was mistaken\b|i misread\b|"
-    r"(?:that|this|it)(?:'s|’s| is| was) (?:not|n't) (?:right|correct)\b|"
+    # ("that isn't right", "this wasn't correct": the contraction as well)
+    r"(?:that|this|it)(?:(?:'s|’s| is| was) not|(?: is| was)n['’]t) (?:right|correct)\b|"
     r"i made (?:a|an) (?:mistake|error)\b|correction:)"
 )
 
