@@ -39,6 +39,13 @@ _NEGATION = re.compile(
 )
 
 
+# (up to the first sentence end before a capital or the end; not an abbreviation's dot)
+_FIRST_SENTENCE = re.compile(
+    r"^((?:[^.!?\n]|(?<=\bvs)\.|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.|\.(?=\S))+[.!?])"
+    r"(?=\s+[A-Z*]|\s*$)"
+)
+
+
 def _sentence_end(text: str) -> str:
     """`text` ending its last sentence, so that one can follow it."""
     text = text.rstrip()
@@ -93,6 +100,10 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "crlf": lambda q, r: r.replace("\n", "\r\n"),
     # "You did **not** mention it": the negation in bold, as many assistants set it
     "bold_negations": lambda q, r: _NEGATION.sub(r"**\1**", r),
+    # the opening sentence in bold, as a summary before the detail
+    "bold_first_sentence": lambda q, r: _FIRST_SENTENCE.sub(
+        lambda m: "**" + m.group(1).replace("**", "") + "**", r, count=1
+    ),
 }
 
 

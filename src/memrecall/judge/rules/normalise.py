@@ -722,7 +722,10 @@ ANNOUNCEMENT = (
     r"misunderstanding|mix-?up|delay)(?: earlier| before)?[.!]?"
 )
 _PREAMBLE = re.compile(
-    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+\*\*:?|{_STATUS}|{ANNOUNCEMENT}|"
+    # (a bold line that ends its sentence inside the bold is a sentence, not a heading: "**I
+    # cannot answer this.**")
+    rf"(?i){_MARKUP}(?:{GREETING}[.!:,]*(?:\*\*)?|#+ .*|\*\*[^*]+(?<![.!?])\*\*:?|{_STATUS}|"
+    rf"{ANNOUNCEMENT}|"
     rf"{_NOTE_ON_ITSELF}[^\n]*)"
 )
 # What may label a line that restates the question, after a greeting or not: "Question:",
@@ -783,7 +786,10 @@ def without_notes(text: str) -> str:
 # inside one.
 _STOP_ABBREVIATIONS = ("vs", "e.g", "i.e", "approx", "cf", "mr", "mrs", "ms", "dr", "st")
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?])" + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _STOP_ABBREVIATIONS) + r"\s+|\n+",
+    # (a sentence in bold or italics ends after its closing marks: "**I can't say.** You ...")
+    r"(?:(?<=[.!?])|(?<=[.!?][*_])|(?<=[.!?][*_]{2}))"
+    + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _STOP_ABBREVIATIONS)
+    + r"\s+|\n+",
     re.IGNORECASE,
 )
 
