@@ -571,6 +571,30 @@ def test_what_the_history_holds_instead_reads_the_same_quoted_or_in_bold(name):
             "A total of **17** break days.",
             True,
         ),
+        # an inline citation names where it read, not what it says
+        (
+            "multi-session",
+            "How many plants do I have?",
+            "3",
+            "You have 3 plants [Session 2].",
+            True,
+        ),
+        (
+            "multi-session",
+            "How many plants do I have?",
+            "2",
+            "You have 3 plants [Session 2].",
+            False,
+        ),
+        (
+            "temporal-reasoning",
+            "Which gift did I buy first, the necklace for my sister or the photo album for my mom?",
+            "the necklace for my sister",
+            "You bought the necklace for your sister first [Session 2]. You got it last weekend and"
+            " ordered the photo album two weeks ago (Session 4). This means the necklace purchase"
+            " was more recent than the photo album purchase [Session 2].",
+            True,
+        ),
         # a negation in bold is the plain negation
         (
             "single-session-user",
@@ -588,10 +612,10 @@ def test_what_the_history_holds_instead_reads_the_same_quoted_or_in_bold(name):
         ),
     ],
 )
-def test_emphasis_on_a_number_or_a_negation_reads_as_the_plain_words(
+def test_emphasis_and_inline_citations_read_as_the_plain_words(
     qtype, question, gold, response, expected
 ):
-    """Made-up responses: emphasis is a house style, not part of what is said."""
+    """Made-up responses: emphasis and citations are house style, not part of what is said."""
     abstention = gold == "Not mentioned"
     assert judge_one(qtype, question, gold, response, is_abstention=abstention).label is expected
 

@@ -39,6 +39,7 @@ _NEGATION = re.compile(
 )
 
 
+_WORD_SENTENCE_END = re.compile(r"(?<=[a-z)])\.(?=\s|$)")
 # (up to the first sentence end before a capital or the end; not an abbreviation's dot)
 _FIRST_SENTENCE = re.compile(
     r"^((?:[^.!?\n]|(?<=\bvs)\.|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.|\.(?=\S))+[.!?])"
@@ -100,6 +101,8 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "crlf": lambda q, r: r.replace("\n", "\r\n"),
     # "You did **not** mention it": the negation in bold, as many assistants set it
     "bold_negations": lambda q, r: _NEGATION.sub(r"**\1**", r),
+    # a citation of the session read at the end of each sentence, as retrieval systems cite
+    "inline_citations": lambda q, r: _WORD_SENTENCE_END.sub(" [Session 2].", r),
     # the opening sentence in bold, as a summary before the detail
     "bold_first_sentence": lambda q, r: _FIRST_SENTENCE.sub(
         lambda m: "**" + m.group(1).replace("**", "") + "**", r, count=1

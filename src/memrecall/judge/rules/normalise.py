@@ -564,9 +564,18 @@ def as_markdown(text: str) -> str:
     text = re.sub(r"[\u00a0\u2007\u202f]", " ", text)
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
+    text = _INLINE_CITATION.sub("", text)
     return _EMPHASISED_NUMBER.sub(r"\1", _EMPHASISED_NEGATION.sub(r"\1", text))
 
 
+# An inline citation of where the response read something: "[Session 2]", "[3]", "[1, 4]",
+# "(Session 3)", "(sessions 2 and 5)". It says nothing of the answer, and its number counts
+# nothing. (A bare number in parentheses may be part of what is said, "(2 of them)": not one.)
+_CITED = r"(?:sessions?|sources?|messages?|refs?|chunks?|excerpts?|docs?)\s*#?\s*\d+"
+_INLINE_CITATION = re.compile(
+    rf"(?i)[ \t]*(?:\[(?:{_CITED}|\d+)(?:\s*(?:,|;|and|&|-|–)\s*(?:{_CITED}|\d+))*\]|"
+    rf"\({_CITED}(?:\s*(?:,|;|and|&|-|–)\s*(?:{_CITED}|\d+))*\))"
+)
 # ... and a number in bold before its unit of time or its percent sign ("**1.5** hours", "**7**
 # PM"): the unit is part of the value. Before another word the bold marks the answer ("a total of
 # **17** social media break days"), so it stays.
