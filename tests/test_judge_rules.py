@@ -595,6 +595,15 @@ def test_what_the_history_holds_instead_reads_the_same_quoted_or_in_bold(name):
             " was more recent than the photo album purchase [Session 2].",
             True,
         ),
+        # a numbered heading is no sentence that opens the answer
+        (
+            "temporal-reasoning",
+            "How long ago did I visit the museum?",
+            "5 months",
+            "### 1. Answer\n\nI cannot definitively answer this question.\n\nThe closest message"
+            " says you went about 5 months ago.",
+            False,
+        ),
         # a negation in bold is the plain negation
         (
             "single-session-user",

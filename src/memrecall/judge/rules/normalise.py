@@ -804,8 +804,17 @@ _SENTENCE_END = re.compile(
 
 
 def sentences(text: str) -> list[str]:
-    """The text's sentences and lines, in order, without empty ones."""
-    return [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+    """The text's sentences and lines, in order, without empty ones. A Markdown heading is one,
+    whatever dots it holds ("### 1. Answer")."""
+    return [
+        s
+        for line in text.strip().splitlines()
+        for s in ([line] if _HEADING_LINE.match(line) else _SENTENCE_END.split(line))
+        if s.strip()
+    ]
+
+
+_HEADING_LINE = re.compile(r"\s*#{1,6}\s")
 
 
 # An opening before a colon when what follows asks: "Quick question: which ...?", "Can you
