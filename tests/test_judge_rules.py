@@ -529,6 +529,11 @@ def test_a_note_that_nothing_changed_later_says_nothing_is_missing(text, missing
         ("The hotel name is missing from what you wrote.", True),
         ("I'm drawing a blank on that one.", True),
         ("The budget isn't something we've covered.", True),
+        ("We haven't spoken about your brother's car.", True),
+        ("There has been no talk of a second trip.", True),
+        # nothing that contradicts the answer given backs it
+        ("It was the red one; nothing you've said suggests otherwise.", False),
+        ("You never told me otherwise, so it's 12.", False),
         # a hedge, an imperative, a determiner, a warranty: no history's silence
         ("I'm not sure what you said about it, but it was 12.", False),
         ("Don't hesitate to share more about the menu.", False),

@@ -24,7 +24,7 @@ _TELLING = (
     r"surfac(?:e|es|ed|ing)|show(?:s|ed|n|ing)? up|touch(?:es|ed|ing)?|"
     r"go(?:es|ne|ing)? (?:over|into)|went (?:over|into)|gets? into|got(?:ten)? into|"
     r"getting into|fill(?:s|ed|ing)? (?:me )?in|referenc(?:e|es|ed|ing)|hear(?:s|d|ing)?|"
-    r"specif(?:y|ies|ied|ying)|"
+    r"specif(?:y|ies|ied|ying)|spok(?:e|en)|speak(?:s|ing)?|"
     # ("the warranty doesn't cover it" is no history's)
     r"(?:we|you)(?:'ve| have| had)? covered)\b"
 )
@@ -99,6 +99,7 @@ PHRASES = [
     # "no trace of it", "nowhere in our chats", "it is not documented", "none of the sessions
     # discuss it", "our chats never touched on it"
     r"\bno trace of\b|\bnowhere (?:in|do|does|did|is|are|was|were)\b",
+    r"\bno (?:talk|discussion|word|conversation) (?:of|about|on)\b",
     r"\bnot (?:been )?documented\b|\bnever (?:touched on|brought up)\b",
     r"\bnone of (?:the|our|your|my) (?:\w+ )?(?:sessions|messages|conversations|chats|records|"
     r"notes|memories|excerpts) (?:\w+ )?(?:mention|discuss|say|refer|include|contain|cover|talk|"
@@ -159,12 +160,12 @@ def plain(text: str) -> str:
     return re.sub(r"\b(\w+)n't\b", r"\1 not", s)
 
 
-# A clause that says the answer was not changed later is about the update, not the asked
-# information: "No later session updates that figure", "You haven't mentioned changing this
-# since", "There is no later update", "there's no record of it changing since then", "You never
-# updated that figure". A change it denies must be later ("later", "since", "newer", ...) or of
-# the value itself ("that figure", "the count"); "You didn't mention changing jobs" still says
-# the information is missing.
+# A clause that says the answer was not changed later (or that nothing contradicts it) is about
+# the answer, not the asked information: "No later session updates that figure", "You haven't
+# mentioned changing this since", "There is no later update", "there's no record of it changing
+# since then", "You never updated that figure". A change it denies must be later ("later",
+# "since", "newer", ...) or of the value itself ("that figure", "the count"); "You didn't mention
+# changing jobs" still says the information is missing.
 _NO_LATER_CHANGE = re.compile(
     r"(?:\b(?:no|not|never|nothing|none)\b(?:[^\w.;!?\n]+\w+){0,3}?[^\w.;!?\n]+"
     r"(?:updat|chang|revis|correct|overrid|overrod|supersed|replac)\w*\b"
@@ -172,6 +173,9 @@ _NO_LATER_CHANGE = re.compile(
     r"|[^\w.;!?\n]+(?:it |this |that |the )?(?:figure|count|number|value|amount|total)\b)"
     r"|\b(?:no|not|never|nothing|none)\b[^.;!?\n]{0,40}?\b(?:later|newer|more recent|"
     r"subsequent)\b[^.;!?\n]{0,20}?\b(?:updat|chang|revis|correct|overrid|supersed)\w*"
+    # ... or that nothing contradicts it: "nothing in our chats says otherwise", "you never told
+    # me otherwise" back the answer given
+    r"|\b(?:no|not|never|nothing|none)\b[^.;!?\n]{0,60}?\b(?:otherwise|contradict\w*)\b"
     # (and the rest of its clause: "... changing this since then")
     r")[^.;!?\n]*"
 )
