@@ -568,13 +568,15 @@ def as_markdown(text: str) -> str:
     return _EMPHASISED_NUMBER.sub(r"\1", _EMPHASISED_NEGATION.sub(r"\1", text))
 
 
-# An inline citation of where the response read something: "[Session 2]", "[3]", "[1, 4]",
-# "(Session 3)", "(sessions 2 and 5)". It says nothing of the answer, and its number counts
-# nothing. (A bare number in parentheses may be part of what is said, "(2 of them)": not one.)
+# An inline citation of where the response read something: "[Session 2]", "[3]", "[^3]",
+# "[1, 4]", "【2】", "(Session 3)", "(sessions 2 and 5)". It says nothing of the answer, and its
+# number counts nothing. (A bare number in parentheses may be part of what is said, "(2 of
+# them)": not one.)
 _CITED = r"(?:sessions?|sources?|messages?|refs?|chunks?|excerpts?|docs?)\s*#?\s*\d+"
+_CITED_MORE = rf"(?:\s*(?:,|;|and|&|-|–)\s*(?:{_CITED}|\d+))*"
 _INLINE_CITATION = re.compile(
-    rf"(?i)[ \t]*(?:\[(?:{_CITED}|\d+)(?:\s*(?:,|;|and|&|-|–)\s*(?:{_CITED}|\d+))*\]|"
-    rf"\({_CITED}(?:\s*(?:,|;|and|&|-|–)\s*(?:{_CITED}|\d+))*\))"
+    rf"(?i)[ \t]*(?:\[\s*\^?\s*(?:{_CITED}|\d+){_CITED_MORE}\s*\]|【\s*\d+{_CITED_MORE}\s*】|"
+    rf"\({_CITED}{_CITED_MORE}\))"
 )
 # ... and a number in bold before its unit of time or its percent sign ("**1.5** hours", "**7**
 # PM"): the unit is part of the value. Before another word the bold marks the answer ("a total of

@@ -260,12 +260,8 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if _SHORT_OF.search(s[max(0, start - 20) : start]):
             continue  # "close to 1,300", "almost 5": less than the number, not the number
         before = s[max(0, start - 40) : start]
-        if (
-            _RATED_BEFORE.search(before)
-            or _RATED_AFTER.match(rest)
-            or (_CITE_OPEN.search(before) and _CITE_CLOSE.match(rest))
-        ):
-            continue  # "Confidence: 3 out of 5", "80% confident", "[3]": rates or cites, no count
+        if _RATED_BEFORE.search(before) or _RATED_AFTER.match(rest):
+            continue  # "Confidence: 3 out of 5", "80% confident": rates, counts nothing
         value = float(m.group(0))
         if re.match(r"\s?%", rest):
             out.append(Quantity(value, "percent", **_when(s, start, end)))
@@ -488,16 +484,14 @@ _ASKS_TARGET = re.compile(
 _STAMPED = re.compile(r"(?:\b(?:19|20)\d{2},?|\((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\))\s*$")
 
 
-# A number that rates the response or cites its source, not an answer: a confidence note
-# ("Confidence: 0.8", "confidence level: 3 out of 5", "I'm 80% confident") and a citation
-# marker, a bracket that holds only numbers ("[3]", "[^3]", "[1, 4]", "【2】").
+# A number that rates the response, not an answer: a confidence note ("Confidence: 0.8",
+# "confidence level: 3 out of 5", "I'm 80% confident"). (A citation marker, "[3]", is gone
+# before the rules read: normalise.as_markdown.)
 _RATED_BEFORE = re.compile(
     r"\b(?:confidence|certainty)(?:\s+(?:level|score|rating))?\s*(?:[:=]|is|of)?\s*[~≈]?"
     r"(?:\d+(?:\.\d+)?\s*(?:out of|/)\s*)?$"
 )
 _RATED_AFTER = re.compile(r"\s?(?:%|percent)\s*(?:confident|certain|sure)\b")
-_CITE_OPEN = re.compile(r"[\[【]\s*\^?\s*(?:\d+\s*[,;]\s*)*$")
-_CITE_CLOSE = re.compile(r"(?:\s*[,;]\s*\d+)*\s*[\]】]")
 
 
 # "One of several", "one of the highlights", "one of them": the "one" picks an item out of a
