@@ -553,9 +553,9 @@ def as_markdown(text: str) -> str:
     list items ("<br>", "<p>", "<b>", "<li>") and entities ("&amp;", "&nbsp;") as Markdown and
     text; non-breaking spaces as spaces, and a run of spaces inside a line as one; "__7 PM__" and
     "_two weeks_" as "**7 PM**" and "*two weeks*"; a negation in bold or italics ("You did
-    **not** mention it") as plain words, since it marks no answer. A style changes no answer, so
-    every style reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1")
-    stays."""
+    **not** mention it") and a number in bold before its unit ("**7** PM") as plain words, and
+    without inline citations ("[Session 2]", "[3]"). A style changes no answer, so every style
+    reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
     if "<" in text:
         for tag, markdown in _HTML_MARKUP:
             text = tag.sub(markdown, text)
@@ -800,7 +800,7 @@ _SENTENCE_END = re.compile(
     # (a sentence in bold or italics ends after its closing marks: "**I can't say.** You ...")
     r"(?:(?<=[.!?])|(?<=[.!?][*_])|(?<=[.!?][*_]{2}))"
     + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _STOP_ABBREVIATIONS)
-    + r"\s+|\n+",
+    + r"\s+",
     re.IGNORECASE,
 )
 
