@@ -486,6 +486,12 @@ def chosen_option(question: str, gold: str) -> int | None:
     return hits.index(True) if sum(hits) == 1 else None
 
 
+def _says_word(text: str, words: str) -> bool:
+    """Does `text` hold `words` whole, in any case ("Dr. Lee" in "see Dr. Lee?", not "Lee" in
+    "Leeds")?"""
+    return bool(re.search(rf"(?<!\w){re.escape(words)}(?!\w)", text, re.IGNORECASE))
+
+
 def swapped_entity(question: str, gold: str, pool: list[str], key: str) -> str | None:
     opts = either_or(question)
     if opts:  # the answer is an option: the planted one is the other option
@@ -497,11 +503,7 @@ def swapped_entity(question: str, gold: str, pool: list[str], key: str) -> str |
         return None  # a parenthetical restates the answer ("(UCLA)"): no consistent swap
     # A name the question already holds is context, not the answer; the answer's name comes
     # first, and is replaced where it stands, whole.
-    own = [
-        (a, b)
-        for a, b in name_spans(gold)
-        if not re.search(rf"(?<!\w){re.escape(gold[a:b])}(?!\w)", question, re.IGNORECASE)
-    ]
+    own = [(a, b) for a, b in name_spans(gold) if not _says_word(question, gold[a:b])]
     if not own:
         return None
     taken = {gold[a:b].lower() for a, b in own}
@@ -838,7 +840,7 @@ def mentioned_instead(question: str, gold: str) -> str | None:
     """The first name an unanswerable question's gold gives that the question does not ("You
     mentioned seeing Dr. Smith but not Dr. Johnson": Dr. Smith): what was said instead."""
     for name in names(gold, mid_sentence_only=True):
-        if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.IGNORECASE):
+        if not _says_word(question, name):
             return name
     return None
 
@@ -859,7 +861,7 @@ def committed_answer(
     instead = mentioned_instead(question, gold)
     if instead:
         return instead
-    others = [p for p in pool if not re.search(rf"(?<!\w){re.escape(p)}(?!\w)", question, re.I)]
+    others = [p for p in pool if not _says_word(question, p)]
     return others[int(sha256_text(question_id), 16) % len(others)] if others else None
 
 
