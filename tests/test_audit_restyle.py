@@ -37,7 +37,8 @@ def test_rule_verdicts_survive_every_restyling(name):
 def test_restylings_keep_the_response_words():
     """A restyling dresses the response: every word of it is still there."""
     response = (
-        "You bought **3 plants** on March 25, 2023 - about 2 weeks ago. They're:\n"
+        "You bought **3 plants** on March 25, 2023 - about 2 weeks ago, at the garden centre. "
+        "They're:\n"
         "a fern, a cactus and a snake plant, not a palm."
     )
     words = re.findall(r"[a-z0-9]+", response.lower())

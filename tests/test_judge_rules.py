@@ -658,6 +658,75 @@ def test_a_published_answer_is_read_after_its_models_thinking():
     assert judge_one("temporal-reasoning", choice, "the pottery class", cut).label is False
 
 
+def test_a_line_break_inside_a_sentence_reads_as_a_space():
+    """Made-up responses wrapped at a fixed width: the sentence goes on across the break, so a
+    number or option after it is still what the sentence says, and a correction still settles
+    the answer. Where a line plainly ends (a stop, a colon, a list item, a capital after a
+    complete line) the break stays."""
+    from memrecall.judge.rules.normalise import as_markdown
+
+    assert as_markdown("you had been taking classes for\nabout 6 weeks.") == (
+        "you had been taking classes for about 6 weeks."
+    )
+    assert as_markdown("the first one you took care of in\nFebruary was") == (
+        "the first one you took care of in February was"
+    )
+    for kept in (
+        "Total: 10 years\nPlease confirm",
+        "You listed:\n1. a fern\n2. a cactus",
+        "## Answer\nthree",
+        "**Summary**\nthree plants",
+        "- a fern\n- a cactus",
+        "| a | b |\nnext",
+        "a total of\n12. x",
+    ):
+        assert as_markdown(kept) == kept, kept
+    q = "How many new postcards have I added since I started collecting again?"
+    corrected = "25 is what you said first. The correct figure, from your later message,\nis 38."
+    assert judge_one("knowledge-update", q, "38", corrected).label is True
+    assert judge_one("knowledge-update", q, "25", corrected).label is False
+    choice = "Which vehicle did I take care of first in February, the bike or the car?"
+    wrapped = (
+        "Based on what you told me, the first vehicle you took care of in\nFebruary was\nthe car."
+    )
+    assert judge_one("temporal-reasoning", choice, "car", wrapped).label is True
+    assert judge_one("temporal-reasoning", choice, "bike", wrapped).label is False
+
+
+def test_a_json_object_holding_only_the_answer_reads_as_that_answer():
+    """A structured output that delivers the whole response as its one answer field reads as
+    the response itself, its escaped line breaks as line breaks: its paragraphs and its
+    concluding line are where they were (made-up responses)."""
+    rubric = (
+        "The user would prefer responses that build upon their experiments with muscovado sugar."
+        " They might not prefer generic baking advice."
+    )
+    personal = (
+        "Your history doesn't hold an earlier talk about banana bread. I can't answer that from"
+        " it.\n\nThat said, you've tried **muscovado sugar** in your baking: swap half the white"
+        " sugar for it to deepen the flavour."
+    )
+    concluded = (
+        "**Step 1: Extract relevant information**\nYou went to Lisbon with your family for a"
+        " week.\n\n**Step 2: Reason**\nThe trip you named was to Lisbon.\n\nTherefore, the"
+        " answer is:\nLisbon"
+    )
+    trip = "Where did I go on a week-long trip with my family?"
+    for dress in (
+        lambda r: json.dumps({"answer": r}),
+        lambda r: "```json\n" + json.dumps({"final_answer": r}, indent=2) + "\n```",
+    ):
+        advice = "My banana bread needs something extra. Any advice?"
+        verdict = judge_one("single-session-preference", advice, rubric, dress(personal))
+        assert verdict.label is True, verdict.reason
+        verdict = judge_one("single-session-user", trip, "Lisbon", dress(concluded))
+        assert verdict.label is True, verdict.reason
+        assert judge_one("single-session-user", trip, "Porto", dress(concluded)).label is False
+    # beside other fields the answer field is still the answer, and the rest is read too
+    other = json.dumps({"answer": "Porto", "confidence": "high"})
+    assert judge_one("single-session-user", trip, "Lisbon", other).label is False
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

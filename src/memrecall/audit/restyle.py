@@ -10,7 +10,9 @@ restyling changes.
 from __future__ import annotations
 
 import calendar
+import json
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -45,6 +47,17 @@ _FIRST_SENTENCE = re.compile(
     r"^((?:[^.!?\n]|(?<=\bvs)\.|(?<=\b(?:Dr|Mr|Ms|St))\.|(?<=\bMrs)\.|\.(?=\S))+[.!?])"
     r"(?=\s+[A-Z*]|\s*$)"
 )
+
+
+def _hard_wrapped(text: str, width: int = 72) -> str:
+    """Each line of `text` broken at `width` columns, as a plain-text pipeline or a terminal
+    writes it; list items, headings and paragraphs stay where they were."""
+    return "\n".join(
+        textwrap.fill(line, width, break_on_hyphens=False, break_long_words=False)
+        if line.strip()
+        else line
+        for line in text.split("\n")
+    )
 
 
 def _sentence_end(text: str) -> str:
@@ -104,6 +117,10 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     # a citation of the session read at the end of each sentence, as retrieval systems cite
     "inline_citations": lambda q, r: _WORD_SENTENCE_END.sub(" [Session 2].", r),
     # the opening sentence in bold, as a summary before the detail
+    # lines broken at a fixed width, as a plain-text pipeline writes them
+    "hard_wrapped": lambda q, r: _hard_wrapped(r),
+    # the whole response as a structured output's only field, its line breaks escaped
+    "json_answer": lambda q, r: json.dumps({"answer": r}),
     "bold_first_sentence": lambda q, r: _FIRST_SENTENCE.sub(
         lambda m: "**" + m.group(1).replace("**", "") + "**", r, count=1
     ),

@@ -22,6 +22,7 @@ from .normalise import (
     settled_answer,
     split_acceptable,
     stated_answer,
+    unwrapped_json,
     without_examples,
     without_quantity_framing,
     without_question_echo,
@@ -47,7 +48,9 @@ def judge_one(
     is_abstention: bool = False,
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
-    verdict = _verdict(question_type, question, answer, hypothesis, is_abstention=is_abstention)
+    # A published run's answer may keep its model's thinking; the answer is what follows it.
+    response = as_markdown(unwrapped_json(strip_thinking(hypothesis or "").strip()))
+    verdict = _verdict(question_type, question, answer, response, is_abstention=is_abstention)
     # An answer the response settles on after wavering ("Wait, I need to correct that: ...",
     # "..., so the answer is X", "but you corrected it later: X") must be right too. Not for an
     # abstention question, where saying the information is missing anywhere counts, nor for a
@@ -56,7 +59,7 @@ def judge_one(
         return verdict
     # A question that asks for an earlier value is answered by the value that was replaced.
     earlier = asks_earlier(question_type, question)
-    settled = settled_answer(strip_thinking(hypothesis or ""), replaced=not earlier)
+    settled = settled_answer(response, replaced=not earlier)
     if settled and content_tokens(settled) and names_an_option(question, answer, settled):
         again = _verdict(question_type, question, answer, settled)
         if again.label is False:
@@ -68,14 +71,12 @@ def _verdict(
     question_type: str,
     question: str,
     answer: str,
-    hypothesis: str | None,
+    response: str,
     *,
     is_abstention: bool = False,
 ) -> RuleVerdict:
-    # A published run's answer may keep its model's thinking; the answer is what follows it.
-    hyp = as_markdown(strip_thinking(hypothesis or "").strip())
     # A restated question names every option and item of it; it answers nothing.
-    hyp = without_question_echo(hyp, question).strip()
+    hyp = without_question_echo(response.strip(), question).strip()
     answer = str(answer)
     if not hyp:
         return RuleVerdict(False, "empty response")

@@ -554,7 +554,8 @@ def as_markdown(text: str) -> str:
     text; non-breaking spaces as spaces, and a run of spaces inside a line as one; "__7 PM__" and
     "_two weeks_" as "**7 PM**" and "*two weeks*"; a negation in bold or italics ("You did
     **not** mention it") and a number in bold before its unit ("**7** PM") as plain words, and
-    without inline citations ("[Session 2]", "[3]"). A style changes no answer, so every style
+    without inline citations ("[Session 2]", "[3]"); a line break inside a sentence, as text
+    wrapped at a fixed width has them, as a space. A style changes no answer, so every style
     reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
     if "<" in text:
         for tag, markdown in _HTML_MARKUP:
@@ -565,7 +566,47 @@ def as_markdown(text: str) -> str:
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
     text = _INLINE_CITATION.sub("", text)
+    text = _unwrapped(text) if "\n" in text else text
     return _EMPHASISED_NUMBER.sub(r"\1", _EMPHASISED_NEGATION.sub(r"\1", text))
+
+
+# A line break inside a sentence, as a response wrapped at a fixed width has them ("you had been
+# taking classes for\nabout 6 weeks"): Markdown reads it as a space, and so do the rules. Only
+# where the sentence plainly goes on: the line before ends in no stop or colon and is no heading,
+# table row or line of bold alone; the line after starts no list item, heading, quote or table
+# row, and opens with a small letter or a number, or follows a comma or a word no sentence ends
+# on ("in\nFebruary"). A capital after another word may start a line on purpose ("Total: 10
+# years\nPlease confirm"), so that break stays.
+_BLOCK_LINE = re.compile(r"^\s*(?:#|\||```|>|[*_]{1,3}[^*_\n]+[*_]{1,3}[\s:]*$)")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+•]\s|[#>|]|```|\d+[.)]\s)")
+_OPEN_ENDED = re.compile(
+    r"(?:,|\b(?:the|a|an|of|to|in|on|at|with|for|from|by|and|or|but|than|as|was|were|is|are|"
+    r"your|my|his|her|their|its|that|this|about|between|since|until|during|into|via|called|"
+    r"named))[*_]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _goes_on(before: str, line: str) -> bool:
+    """Whether `line` continues the sentence of the line `before` it (see _BLOCK_LINE)."""
+    start = line.lstrip()[:1]
+    if not start or not before.strip() or _BLOCK_LINE.match(before) or _BLOCK_START.match(line):
+        return False
+    if before.rstrip().endswith((".", "!", "?", ":", ";")):
+        return False
+    return start.islower() or start.isdigit() or bool(_OPEN_ENDED.search(before))
+
+
+def _unwrapped(text: str) -> str:
+    """`text` with the line breaks inside its sentences read as spaces (see _goes_on)."""
+    lines = text.split("\n")
+    out = lines[:1]
+    for line in lines[1:]:
+        if _goes_on(out[-1], line):
+            out[-1] = out[-1].rstrip() + " " + line.lstrip()
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 # An inline citation of where the response read something: "[Session 2]", "[3]", "[^3]",
@@ -1001,14 +1042,34 @@ def closing_paragraph(text: str) -> str:
     return paragraphs[-1] if paragraphs else ""
 
 
+def _json_object(text: str) -> object:
+    """The JSON value a response is made of (in a code fence or not); None if it is not one."""
+    try:
+        return json.loads(re.sub(r"^\s*```(?:json)?|```\s*$", "", text.strip()))
+    except ValueError:
+        return None
+
+
+def unwrapped_json(text: str) -> str:
+    """A response that is a JSON object with its answer as the only field ('{"answer": "You
+    mentioned ...\\n\\n- ..."}') as the text of that answer, its escaped line breaks and
+    quotes as they read: the object is how the response is delivered, not what it says. Any
+    other response as it is (stated_answer reads an answer field beside others)."""
+    if not _JSON_LIKE.match(text or ""):
+        return text
+    obj = _json_object(text)
+    if isinstance(obj, dict) and len(obj) == 1:
+        ((key, value),) = obj.items()
+        if key.lower() in _JSON_ANSWER_KEYS and isinstance(value, str):
+            return value
+    return text
+
+
 def stated_answer(text: str) -> str:
     """The part of a response that it labels as its answer; the whole text when it labels none."""
     m = _JSON_LIKE.match(text or "")
     if m:
-        try:
-            obj = json.loads(re.sub(r"^\s*```(?:json)?|```\s*$", "", text.strip()))
-        except ValueError:
-            obj = None
+        obj = _json_object(text)
         if isinstance(obj, dict):
             for key, value in obj.items():
                 if key.lower() in _JSON_ANSWER_KEYS and value is not None:
