@@ -110,10 +110,20 @@ _NOT_AN_OFFER = re.compile(
 )
 
 
+# A title in bold on its own line ("**Answer**", "**Suggestions for you:**"): the opening goes on
+# after it, as it does after a Markdown heading.
+_BOLD_TITLE = re.compile(r"^\s*\*\*[^*\n]+\*\*:?[ \t]*\n")
+
+
 def _offers_generic(text: str) -> bool:
-    """Does the response's opening (its words before its first list, heading or blank line)
-    offer generic options?"""
-    opening = re.split(r"\n\s*\n|\n\s*(?:[-*•#]|\d+[.)])", text.strip(), maxsplit=1)[0]
+    """Does the response's opening (its words before its first list, heading or blank line,
+    with a title in bold before them) offer generic options?"""
+    text = text.strip()
+    title = _BOLD_TITLE.match(text)
+    rest = "\n" + text[title.end() :].strip() if title else text
+    opening = re.split(r"\n\s*\n|\n\s*(?:[-*•#]|\d+[.)])", rest, maxsplit=1)[0]
+    if title:
+        opening = title.group(0).strip() + " " + opening
     for m in _GENERIC_OPENING.finditer(opening):
         clause = re.split(r"[.!?;:,]|\bbut\b", opening[: m.start()])[-1]
         if not _NOT_AN_OFFER.search(clause):
