@@ -727,6 +727,31 @@ def test_a_json_object_holding_only_the_answer_reads_as_that_answer():
     assert judge_one("single-session-user", trip, "Lisbon", other).label is False
 
 
+def test_a_time_of_day_reads_the_same_on_either_clock():
+    """Made-up answers: "6 am - 2 pm" is "06:00 - 14:00" and "6.00am to 2pm"; a preference rubric's
+    "before 9:30 pm" is used by advice that says "by 21:30". A different time is not."""
+    q = "Which shift did Priya have on Mondays in the rota you drew up?"
+    gold = "Priya was assigned to the 6 am - 2 pm early shift on Mondays."
+    for said, expected in (
+        ("Priya's Monday slot is 06:00 – 14:00, the early shift.", True),
+        ("Priya's Monday slot is 6.00am to 2pm, the early shift.", True),
+        ("Priya's Monday slot is 06:00 – 12:00, the early shift.", False),
+    ):
+        assert judge_one("single-session-assistant", q, gold, said).label is expected, said
+    rubric = (
+        "The user would prefer relaxing activities for the evening, preferably before 9:30 pm."
+        " They would not prefer suggestions that involve screens."
+    )
+    evening = "Can you suggest some activities that I can do in the evening?"
+    for said, expected in (
+        ("Wind down with a book and be in bed by 21:30.", True),
+        ("Wind down with a book and be in bed by 9.30pm.", True),
+        ("Wind down with a book and be in bed by 20:30.", False),
+    ):
+        verdict = judge_one("single-session-preference", evening, rubric, said)
+        assert verdict.label is expected, (said, verdict.reason)
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

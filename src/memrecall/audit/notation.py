@@ -1,12 +1,12 @@
 """Notations: a quantity written another way, its value unchanged.
 
-"$800" is "800 dollars", "6:00 pm" is "6 pm", "12,000" is "12k", "45 minutes" is "45 mins", "20%"
-is "20 percent", "27 minutes and 45 seconds" is "27:45", "12 eggs" is "a dozen eggs". The 500
-references and the published responses use some of these ways more than others, so a rule may
-read only the ones it was written from. Each notation below rewrites a text and keeps its
-values; restate.py applies them to references, and `RENOTATED` (variants, variants.py) to
-responses, so that every verdict one changes is a rule that reads how a quantity is written as
-what it is.
+"$800" is "800 dollars", "6:00 pm" is "6 pm" and "18:00", "12,000" is "12k", "45 minutes" is
+"45 mins", "20%" is "20 percent", "27 minutes and 45 seconds" is "27:45", "12 eggs" is "a dozen
+eggs". The 500 references and the published responses use some of these ways more than others,
+so a rule may read only the ones it was written from. Each notation below rewrites a text and
+keeps its values; restate.py applies them to references, and `RENOTATED` (variants,
+variants.py) to responses, so that every verdict one changes is a rule that reads how a
+quantity is written as what it is.
 """
 
 from __future__ import annotations
@@ -42,6 +42,20 @@ def _clock_form(text: str) -> str:
         lambda m: f"{m[1]} {m[2].upper()}M",
         text,
         flags=re.IGNORECASE,
+    )
+
+
+def _clock_24h(text: str) -> str:
+    """ "9:30 pm" as "21:30", "7 am" as "07:00", "12:15 a.m." as "00:15": the 24-hour clock.
+    (A sentence that ends on "a.m." keeps its full stop.)"""
+
+    def hours(m: re.Match) -> str:
+        hour = int(m[1]) % 12 + (12 if m[3].lower() == "p" else 0)
+        ends = m[0].endswith(".") and re.match(r"\s+[A-Z]|\s*$", m.string[m.end() :])
+        return f"{hour:02d}:{m[2] or '00'}" + ("." if ends else "")
+
+    return re.sub(
+        r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))? ?([ap])(?:\.m\.|\.?m\b)", hours, text, flags=re.I
     )
 
 
@@ -126,6 +140,7 @@ def _dozen(text: str) -> str:
 NOTATIONS: dict[str, Callable[[str], str]] = {
     "money_words": _money_words,
     "clock_form": _clock_form,
+    "clock_24h": _clock_24h,
     "thousands_suffix": _thousands_suffix,
     "unit_abbreviation": _unit_abbreviation,
     "percent_word": _percent_word,

@@ -35,7 +35,7 @@ from .normalise import (
     without_label_numbers,
     without_quantity_framing,
 )
-from .numbers import without_picking_one
+from .numbers import times_of_day_one_way, without_picking_one
 from .verdict import RuleVerdict
 
 _OPTIONAL_PAREN = re.compile(
@@ -312,7 +312,8 @@ def containment_verdict(
 ) -> RuleVerdict:
     """`current`: the question asks for a value now (a knowledge update), so a reference the
     response names only as a former value is not its answer."""
-    answer, hypothesis = _arabic_numbered(answer), _arabic_numbered(hypothesis)
+    # "Part II" is "Part 2", and "6 am - 2 pm" is "06:00 - 14:00"
+    answer, hypothesis = (times_of_day_one_way(_arabic_numbered(t)) for t in (answer, hypothesis))
     main, _ = split_acceptable(answer)
     gold_dates = days_of_month(without_asides(main))
     if gold_dates:

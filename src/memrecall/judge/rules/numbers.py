@@ -643,8 +643,7 @@ def quantity_verdict(
     if gold.clock:
         clocks = [q for q in hyp_qs if q.clock and not q.denied]
         for q in _current(clocks) if current_asked else clocks:
-            mod = 720 if not (q.ampm_known and gold.ampm_known) else 1440
-            if (q.value - gold.value) % mod == 0:
+            if same_time_of_day(q, gold):
                 return RuleVerdict(True, f"quantity: time of day {_clock(gold)} matched")
         if gold.bare_clock:  # "27:45" for a run: "27 minutes and 45 seconds" says it too
             readings = [d.value for d in _durations(gold)]
@@ -850,6 +849,39 @@ def _off_by_one(q: Quantity, value: float, gold: float, unit: str) -> bool:
     a = _convert(q, fine)
     b = _convert(Quantity(gold, unit), fine)
     return a is not None and b is not None and abs(a - b) <= 1 + 1e-9
+
+
+_TWELVE_HOUR = re.compile(
+    r"\b(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))? ?([ap])(?:\.m\.|\.?m\b)", re.IGNORECASE
+)
+# A 24-hour time that says so: an hour past 12, or one written with its leading zero ("06:00")
+_TWENTY_FOUR_HOUR = re.compile(
+    r"(?<![\d:.])(0\d|1[3-9]|2[0-3]):([0-5]\d)(?![\d:]| ?[ap]\.?m\b)", re.IGNORECASE
+)
+
+
+def times_of_day_one_way(text: str) -> str:
+    """Every time of day that says which half of the day it is, written the same way: "6:00
+    AM", "6am" and "06:00" as "6 am", "14:30" and "2.30 p.m." as "2:30 pm". "9:30" alone may be
+    either, so it stays. ("at 6 a.m. Then" keeps its sentence's full stop.)"""
+
+    def twelve(hour: int, minutes: str | None, half: str) -> str:
+        return f"{hour}{':' + minutes if minutes and minutes != '00' else ''} {half}m"
+
+    def written(m: re.Match) -> str:
+        ends = m[0].endswith(".") and re.match(r"\s+[A-Z]|\s*$", m.string[m.end() :])
+        return twelve(int(m[1]), m[2], m[3].lower()) + ("." if ends else "")
+
+    text = _TWELVE_HOUR.sub(written, text)
+    return _TWENTY_FOUR_HOUR.sub(
+        lambda m: twelve(int(m[1]) % 12 or 12, m[2], "p" if int(m[1]) >= 12 else "a"), text
+    )
+
+
+def same_time_of_day(a: Quantity, b: Quantity) -> bool:
+    """Two times of day that are the same clock time: "9:30 pm", "21:30" and "9.30pm"; "9:30"
+    without am or pm is either."""
+    return (a.value - b.value) % (1440 if a.ampm_known and b.ampm_known else 720) == 0
 
 
 def _clock(q: Quantity) -> str:

@@ -13,6 +13,7 @@ import re
 
 from ...abstention import says_missing
 from .normalise import STOPWORDS, normalize, sentences, stem, tokens, without_notes
+from .numbers import quantities, same_time_of_day
 from .verdict import RuleVerdict
 
 # A rubric sentence that says what the user would not prefer: its own preference verb negated
@@ -152,7 +153,8 @@ def _without_questions_to_user(text: str) -> str:
 
 
 def _rubric_terms(rubric: str, question: str):
-    """(anchors, detail words, detail bigrams) from the rubric's positive sentences."""
+    """(anchors, numbers, times of day, detail words, detail bigrams) from the rubric's positive
+    sentences."""
     parts = sentences(rubric)
     positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
     q_tokens = set(tokens(question))
@@ -174,7 +176,8 @@ def _rubric_terms(rubric: str, question: str):
         for a, b in zip(toks, toks[1:]):
             if a not in skip and b not in skip and not a.isdigit() and not b.isdigit():
                 bigrams.add((a, b))
-    return anchors, numbers, details - anchors, bigrams
+    times = [q for q in quantities(" ".join(positive)) if q.clock]
+    return anchors, numbers, times, details - anchors, bigrams
 
 
 # A two-word detail written apart or turned round ("granulated sugar for turbinado" for
@@ -218,7 +221,7 @@ def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
 
 
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
-    anchors, numbers, details, bigrams = _rubric_terms(rubric, question)
+    anchors, numbers, times, details, bigrams = _rubric_terms(rubric, question)
     hypothesis = _without_questions_to_user(without_notes(hypothesis))
     hyp = tokens(hypothesis)
     hyp_set = set(hyp)
@@ -230,6 +233,14 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hit_anchor = sorted(anchors & hyp_set) + sorted(
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
     )
+    if not hit_anchor and times:
+        # a time the rubric names, in another notation: "before 9:30 pm" is "by 21:30"
+        said = [q for q in quantities(hypothesis) if q.clock]
+        hit_anchor = [
+            f"{t.value // 60:02d}:{t.value % 60:02d}"
+            for t in times
+            if any(same_time_of_day(t, q) for q in said)
+        ]
     if hit_anchor:
         return RuleVerdict(True, f"preference: uses the user's {', '.join(hit_anchor)}")
     if says_missing(hypothesis, instead=False) and not _recalls_a_detail(hypothesis, bigrams):
