@@ -57,6 +57,13 @@ def test_every_notation_rewrites_some_response():
         ("clock_24h", "12 PM, 6:05pm", "12:00, 18:05"),
         ("clock_24h", "3 ampules, 2 pm. Then", "3 ampules, 14:00. Then"),
         ("clock_24h", "at 6 a.m. on Monday", "at 06:00 on Monday"),
+        ("currency_code", "$2,500 or $ 3", "USD 2,500 or $ 3"),
+        (
+            "spaced_thousands",
+            "12,000 steps, 1,234,567 views",
+            "12\u202f000 steps, 1\u202f234\u202f567 views",
+        ),
+        ("spaced_thousands", "in 2023, 1,5 kg", "in 2023, 1,5 kg"),
         ("percent_word", "20% off", "20 percent off"),
         ("percent_word", "20 percent off", "20% off"),
         ("duration_clock", "27 minutes and 45 seconds", "27:45"),

@@ -752,6 +752,25 @@ def test_a_time_of_day_reads_the_same_on_either_clock():
         assert verdict.label is expected, (said, verdict.reason)
 
 
+def test_currency_codes_and_spaced_thousands_are_the_amount():
+    """Made-up answers: "USD 2,500" and "US$2,500" are $2,500, "not USD 2,500" denies it, and
+    "12\u202f000" (thousands set apart by a narrow space, as SI style writes them) is 12,000."""
+    q = "How much was I pre-approved for?"
+    for said, expected in (
+        ("You were pre-approved for USD 2,500.", True),
+        ("You were pre-approved for US$2,500.", True),
+        ("You were pre-approved for USD 2,000 (not USD 2,500).", False),
+    ):
+        assert judge_one("single-session-user", q, "$2,500", said).label is expected, said
+    steps = "What is my daily step goal?"
+    for said, expected in (
+        ("Your goal is 12\u202f000 steps a day.", True),
+        ("Your goal is 12\u2009000 steps a day.", True),
+        ("Your goal is 10\u202f000 steps a day.", False),
+    ):
+        assert judge_one("single-session-user", steps, "12,000 steps", said).label is expected
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

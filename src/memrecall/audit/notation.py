@@ -1,6 +1,7 @@
 """Notations: a quantity written another way, its value unchanged.
 
-"$800" is "800 dollars", "6:00 pm" is "6 pm" and "18:00", "12,000" is "12k", "45 minutes" is
+"$800" is "800 dollars" and "USD 800", "6:00 pm" is "6 pm" and "18:00", "12,000" is "12k" and
+"12 000", "45 minutes" is
 "45 mins", "20%" is "20 percent", "27 minutes and 45 seconds" is "27:45", "12 eggs" is "a dozen
 eggs". The 500 references and the published responses use some of these ways more than others,
 so a rule may read only the ones it was written from. Each notation below rewrites a text and
@@ -136,12 +137,25 @@ def _dozen(text: str) -> str:
     )
 
 
+def _currency_code(text: str) -> str:
+    """ "$2,500" as "USD 2,500"."""
+    return re.sub(r"\$(?=\d)", "USD ", text)
+
+
+def _spaced_thousands(text: str) -> str:
+    """ "12,000" as "12 000", its groups apart by a narrow no-break space (as SI style writes
+    them)."""
+    return re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "\u202f", text)
+
+
 # name -> text -> the text with its quantities written that other way
 NOTATIONS: dict[str, Callable[[str], str]] = {
     "money_words": _money_words,
     "clock_form": _clock_form,
     "clock_24h": _clock_24h,
     "thousands_suffix": _thousands_suffix,
+    "spaced_thousands": _spaced_thousands,
+    "currency_code": _currency_code,
     "unit_abbreviation": _unit_abbreviation,
     "percent_word": _percent_word,
     "duration_clock": _duration_clock,

@@ -107,10 +107,15 @@ def _holiday_date(name: str) -> str:
     return next(d for p, d in _FIXED_DATE_HOLIDAYS.items() if re.fullmatch(p, name))
 
 
+# A no-break, narrow or thin space between groups of digits separates thousands: "12\u202f000"
+DIGIT_GROUP_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
+
+
 @lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
     """Lower-cased text with number words as digits; punctuation is kept (quantities need it)."""
-    s = (text or "").replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
+    s = DIGIT_GROUP_SPACE.sub("", text or "")
+    s = s.replace("½", ".5 ").replace("¼", ".25 ").replace("¾", ".75 ")
     s = re.sub(r"(?<!\d)\.(?=\d)", "0.", s)  # "½" alone -> 0.5
     s = unicodedata.normalize("NFKC", s).translate(_TRANSLATE).lower()
     if not s.isascii():  # "Pastéis de Belém" is "Pasteis de Belem" written with its accents
@@ -562,7 +567,8 @@ def as_markdown(text: str) -> str:
             text = tag.sub(markdown, text)
     if "&" in text:
         text = html.unescape(text)
-    text = re.sub(r"[\u00a0\u2007\u202f]", " ", text)
+    text = DIGIT_GROUP_SPACE.sub(",", text)
+    text = re.sub(r"[\u00a0\u2007\u2009\u202f]", " ", text)
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
     text = _INLINE_CITATION.sub("", text)
@@ -644,7 +650,8 @@ _LABEL_NUMBER = re.compile(
 DENIED_BEFORE = re.compile(
     r"(?:\bnot|n't|\brather than|\binstead of|(?<!none )(?<!no )\bother than|\bno longer|"
     r"(?:\bno|n't (?:have|see)|\bnot (?:have|see)) (?:any )?(?:record|mention|trace|sign) of)"
-    r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my|be|been|was|were|is|are)){0,2}[\s*_\"'($~]*$"
+    r"(?:\s+(?:the|a|an|on|at|in|to|with|from|your|my|be|been|was|were|is|are)){0,2}"
+    r"(?:[\s*_\"'(~]*(?:usd|us\$|\$))?[\s*_\"'($~]*$"  # ("not USD 400,000": its currency)
 )
 
 

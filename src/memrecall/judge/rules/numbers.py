@@ -197,6 +197,10 @@ def _without_row_numbers(s: str) -> str:
     )
 
 
+# "$ 40", "USD 2,500", "US$40": dollars named before the amount
+_DOLLARS_BEFORE = re.compile(r"(?:\$|\busd|\bus\$) ?$")
+
+
 def quantities(text: str, *, keep_years: bool = False, targets: bool = False) -> list[Quantity]:
     """Numbers with their units, skipping dates ("March 15"), ordinals ("15th"), years and,
     unless `targets`, numbers named as a target ("hoping to reach 1,300")."""
@@ -266,7 +270,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if re.match(r"\s?%", rest):
             out.append(Quantity(value, "percent", **_when(s, start, end)))
             continue
-        if prev == "$" or (start >= 2 and s[start - 2 : start] == "$ "):
+        if prev == "$" or _DOLLARS_BEFORE.search(s[max(0, start - 6) : start]):
             out.append(Quantity(value, "dollar", **_when(s, start, end)))
             continue
         if prev == "£":  # "£30" is 30 pounds, as the response may write it
