@@ -71,6 +71,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "greeting": lambda q, r: "Sure! " + r,
     "heading": lambda q, r: "## Answer\n\n" + r,
     "bold_title": lambda q, r: "**Answer**\n\n" + r,
+    "horizontal_rules": lambda q, r: "---\n\n" + r + "\n\n---",
     "status_line": lambda q, r: "Searching memory...\n\n" + r,
     "numbered": lambda q, r: "1. " + r,
     "lead_in": lambda q, r: "Based on our previous conversations, " + lower_first(r),

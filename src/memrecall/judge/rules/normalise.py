@@ -559,21 +559,28 @@ def as_markdown(text: str) -> str:
     text; non-breaking spaces as spaces, and a run of spaces inside a line as one; "__7 PM__" and
     "_two weeks_" as "**7 PM**" and "*two weeks*"; a negation in bold or italics ("You did
     **not** mention it") and a number in bold before its unit ("**7** PM") as plain words, and
-    without inline citations ("[Session 2]", "[3]"); a line break inside a sentence, as text
-    wrapped at a fixed width has them, as a space. A style changes no answer, so every style
-    reads the same way. An underscore inside a word or an id ("answer_54f0d6f9_1") stays."""
+    without inline citations ("[Session 2]", "[3]") or horizontal rules; a line break inside a
+    sentence, as text wrapped at a fixed width has them, as a space. A style changes no answer,
+    so every style reads the same way. An underscore inside a word or an id
+    ("answer_54f0d6f9_1") stays."""
     if "<" in text:
         for tag, markdown in _HTML_MARKUP:
             text = tag.sub(markdown, text)
     if "&" in text:
         text = html.unescape(text)
     text = DIGIT_GROUP_SPACE.sub(",", text)
+    text = _THEMATIC_BREAK.sub("", text)
     text = re.sub(r"[\u00a0\u2007\u2009\u202f]", " ", text)
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
     text = _INLINE_CITATION.sub("", text)
     text = _unwrapped(text) if "\n" in text else text
     return _EMPHASISED_NUMBER.sub(r"\1", _EMPHASISED_NEGATION.sub(r"\1", text))
+
+
+# A horizontal rule ("---", "***", "___" on a line of its own) sets parts apart and says nothing:
+# it is read as the blank line it stands for.
+_THEMATIC_BREAK = re.compile(r"(?m)^[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 
 
 # A line break inside a sentence, as a response wrapped at a fixed width has them ("you had been
