@@ -771,6 +771,31 @@ def test_currency_codes_and_spaced_thousands_are_the_amount():
         assert judge_one("single-session-user", steps, "12,000 steps", said).label is expected
 
 
+def test_a_response_damaged_on_the_way_to_its_file_reads_as_written():
+    """Made-up responses as a published file may hold them: mojibake ("donâ€™t"), line breaks
+    escaped twice, a tag around all of it. Each reads as the response it was."""
+    from memrecall.judge.rules.normalise import repaired
+
+    assert repaired("I donâ€™t have that â€” sorry.") == "I don't have that — sorry."
+    assert repaired('You own 3.\\n\\nThey are \\"road\\" bikes.') == (
+        'You own 3.\n\nThey are "road" bikes.'
+    )
+    assert repaired("<response>\nYou own 3.\n</response>") == "You own 3."
+    # a response with real line breaks keeps a backslash it writes; a tag inside it stays
+    assert repaired("Use C:\\new\nfolder") == "Use C:\\new\nfolder"
+    assert repaired("<b>3</b> bikes") == "<b>3</b> bikes"
+    hamster = "What is my hamster called?"
+    abstains = "I donâ€™t have any record of a hamster.\\n\\nYou mentioned your cat Luna."
+    verdict = judge_one(
+        "single-session-user", hamster, "Not mentioned", abstains, is_abstention=True
+    )
+    assert verdict.label is True, verdict.reason
+    declines = (
+        "<response>\nI canâ€™t tell from our chats.\n\nYou did mention Luna, your cat.\n</response>"
+    )
+    assert judge_one("single-session-user", hamster, "Luna", declines).label is False
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

@@ -123,6 +123,11 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "hard_wrapped": lambda q, r: _hard_wrapped(r),
     # the whole response as a structured output's only field, its line breaks escaped
     "json_answer": lambda q, r: json.dumps({"answer": r}),
+    # damage on the way to a published file: a tag around it all, its curly apostrophes decoded
+    # as Windows-1252 (mojibake: "don’t" as "donâ€™t"), its line breaks escaped twice
+    "response_tag": lambda q, r: f"<response>\n{r}\n</response>",
+    "mojibake": lambda q, r: r.replace("'", "\u2019").encode("utf-8").decode("cp1252", "replace"),
+    "escaped_twice": lambda q, r: r.replace("\n", "\\n"),
     "bold_first_sentence": lambda q, r: _FIRST_SENTENCE.sub(
         lambda m: "**" + m.group(1).replace("**", "") + "**", r, count=1
     ),

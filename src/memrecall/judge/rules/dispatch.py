@@ -18,6 +18,7 @@ from .normalise import (
     as_markdown,
     conclusion,
     content_tokens,
+    repaired,
     replaced_by,
     settled_answer,
     split_acceptable,
@@ -49,7 +50,7 @@ def judge_one(
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
     # A published run's answer may keep its model's thinking; the answer is what follows it.
-    response = as_markdown(unwrapped_json(strip_thinking(hypothesis or "").strip()))
+    response = as_markdown(repaired(unwrapped_json(strip_thinking(hypothesis or "").strip())))
     verdict = _verdict(question_type, question, answer, response, is_abstention=is_abstention)
     # An answer the response settles on after wavering ("Wait, I need to correct that: ...",
     # "..., so the answer is X", "but you corrected it later: X") must be right too. Not for an

@@ -25,6 +25,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+import ftfy
+
 from ...abstention import plain, says_missing, without_no_later_change
 
 _UNITS = {
@@ -1062,6 +1064,24 @@ def _json_object(text: str) -> object:
         return json.loads(re.sub(r"^\s*```(?:json)?|```\s*$", "", text.strip()))
     except ValueError:
         return None
+
+
+# A tag around the whole response ("<response>...</response>", "<output>...</output>"): how a
+# pipeline delivers it, not part of what it says.
+_ENCLOSING_TAG = re.compile(r"^\s*<([A-Za-z][\w-]*)>\s*(.*?)\s*</\1>\s*$", re.DOTALL)
+
+
+def repaired(text: str) -> str:
+    """A response as its writer wrote it, whatever happened to it on the way to the file:
+    mojibake undone ("donâ€™t" is "don’t", by ftfy), the escaped line breaks of a response
+    serialised twice ("You have 3.\\n\\nThey are ...") read as line breaks, and a tag
+    around all of it taken off."""
+    if not text.isascii():
+        text = ftfy.fix_text(text)
+    if "\n" not in text and "\\n" in text:
+        text = text.replace("\\r\\n", "\n").replace("\\n", "\n").replace('\\"', '"')
+    enclosed = _ENCLOSING_TAG.match(text)
+    return enclosed.group(2) if enclosed else text
 
 
 def unwrapped_json(text: str) -> str:
