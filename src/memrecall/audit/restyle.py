@@ -76,6 +76,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "numbered": lambda q, r: "1. " + r,
     "lead_in": lambda q, r: "Based on our previous conversations, " + lower_first(r),
     "recall_hedge": lambda q, r: "If I recall correctly, " + lower_first(r),
+    "answering_lead_in": lambda q, r: "To answer your question: " + r,
     "unsure_hedge": lambda q, r: "I'm not 100% sure, but " + lower_first(r),
     "restated_question": lambda q, r: f"**Question:** {q}\n\n" + r,
     "agent_trace": lambda q, r: (

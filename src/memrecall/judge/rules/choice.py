@@ -438,9 +438,10 @@ def _stated_choice(
 
 
 # Words that mark the sentence giving the answer to an either-or question.
+# ("To answer your question:" and "In answer to it," lead in; "the answer is" decides)
 _DECISION = re.compile(
     r"\b(?:first|earlier|earliest|before|after|later|latest|last|recent|"
-    r"recently|so|therefore|thus|conclude|answer|came|happened)\b"
+    r"recently|so|therefore|thus|conclude|(?<!\b[Tt]o )(?<!\b[Ii]n )answer|came|happened)\b"
 )
 
 

@@ -703,7 +703,10 @@ LEAD_IN = (
     r"(?:(?:(?:based on|according to|from|looking at|unfortunately|sadly|actually|well|"
     r"as far as i|as of|in|after|per|checking|reviewing|searching|going (?:through|over)|"
     r"having (?:checked|reviewed|searched|looked|gone)|to (?:my|the best of my) knowledge)\b|"
-    rf"{EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?)"
+    rf"{EPISTEMIC_HEDGE.pattern})[^,.!?;:\n]{{0,40}},\s*(?:but\s+)?|"
+    # "To answer your question:", "In answer to your question,"
+    r"(?:to answer|in (?:answer|reply|response) to|answering) (?:your|the|this) question"
+    r"[^,.!?;:\n]{0,30}[:,]\s*)"
 )
 
 

@@ -136,7 +136,8 @@ def _offers_generic(text: str) -> bool:
 # a Suica card yet?") asks for their details: the names in it are options, not details recalled.
 # A question that recalls ("Do you still shoot with your Sony?") or suggests ("Have you tried
 # Premiere Pro's masterclass?", "Why not revisit the lemon cake?") keeps its names.
-_QUESTION = re.compile(r"[^.!?\n]*\?[*_ ]*(?:\([^)\n]*\))?")
+# (from a colon on: "To answer your question: which camera do you use?" asks what follows it)
+_QUESTION = re.compile(r"[^.!?:\n]*\?[*_ ]*(?:\([^)\n]*\))?")
 _RECALLS_OR_SUGGESTS = re.compile(
     r"\byour\b|\byou(?:'ve| have (?:been|already)| had| mentioned| said| told)\b|"
     r"\b(?:tried|considered|thought about|why not|how about|what about|like to try|want to try)\b",
