@@ -796,6 +796,29 @@ def test_a_response_damaged_on_the_way_to_its_file_reads_as_written():
     assert judge_one("single-session-user", hamster, "Luna", declines).label is False
 
 
+@pytest.mark.parametrize(
+    "footer",
+    [
+        "_Last updated: 2023-05-30_",
+        "*Answer generated from 12 retrieved sessions.*",
+        "(Retrieved 5 memories)",
+        "— Your memory assistant",
+        "P.S. Let me know if you want me to save anything new.",
+        "Sources consulted: 4 sessions",
+    ],
+)
+def test_a_footer_on_how_the_response_was_made_answers_nothing(footer):
+    """Made-up responses with a closing line about how they were made (when, from what, by
+    whom): the response still closes by declining, and the footer's numbers count nothing."""
+    q = "How many plants did I buy last month?"
+    declines = "You bought a fern in May.\n\nI can't tell how many plants you bought last month."
+    assert judge_one("multi-session", q, "3", declines + "\n\n" + footer).label is False
+    for gold in ("3", "4", "5", "12"):
+        counted = "You bought 2 plants last month: a fern and a cactus.\n\n" + footer
+        assert judge_one("multi-session", q, gold, counted).label is False, gold
+        assert judge_one("multi-session", q, "2", counted).label is True
+
+
 def test_order_response_that_says_the_order_is_missing_gives_none():
     """Naming the question's items in the question's own order after saying the order is not
     known is no ordering (made-up question and responses)."""

@@ -60,6 +60,12 @@ def _hard_wrapped(text: str, width: int = 72) -> str:
     )
 
 
+def _as_windows_1252(text: str) -> str:
+    """`text`'s UTF-8 bytes read as Windows-1252, as a careless pipeline reads them ("don’t" as
+    "donâ€™t"); a byte that code page leaves undefined as the Latin-1 character it names."""
+    return "".join(bytes([b]).decode("cp1252", "ignore") or chr(b) for b in text.encode())
+
+
 def _sentence_end(text: str) -> str:
     """`text` ending its last sentence, so that one can follow it."""
     text = text.rstrip()
@@ -89,6 +95,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     "closing_offer": lambda q, r: r + "\n\nLet me know if there's anything else I can help with!",
     "citations": lambda q, r: r + "\n\nSources: session 3, session 12",
     "confidence": lambda q, r: r + "\n\nConfidence: high",
+    "provenance_footer": lambda q, r: r + "\n\n_Generated from 12 retrieved sessions._",
     "lower_case": lambda q, r: r.lower(),
     "day_first_dates": lambda q, r: _day_first(r),
     "html": lambda q, r: re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", r).replace("\n", "<br>"),
@@ -127,7 +134,7 @@ RESTYLINGS: dict[str, Callable[[str, str], str]] = {
     # damage on the way to a published file: a tag around it all, its curly apostrophes decoded
     # as Windows-1252 (mojibake: "don’t" as "donâ€™t"), its line breaks escaped twice
     "response_tag": lambda q, r: f"<response>\n{r}\n</response>",
-    "mojibake": lambda q, r: r.replace("'", "\u2019").encode("utf-8").decode("cp1252", "replace"),
+    "mojibake": lambda q, r: _as_windows_1252(r.replace("'", "\u2019")),
     "escaped_twice": lambda q, r: r.replace("\n", "\\n"),
     "bold_first_sentence": lambda q, r: _FIRST_SENTENCE.sub(
         lambda m: "**" + m.group(1).replace("**", "") + "**", r, count=1

@@ -24,6 +24,7 @@ from .normalise import (
     split_acceptable,
     stated_answer,
     unwrapped_json,
+    without_closing_notes,
     without_examples,
     without_quantity_framing,
     without_question_echo,
@@ -111,7 +112,9 @@ def _verdict(
         # Whether advice is personal is read from all of it: "I can only give a general answer"
         # before an "Answer:" label still says the advice is general.
         return preference_verdict(question, answer, hyp)
-    hyp = without_examples(stated)
+    # (a closing offer or a note on how the response was made answers nothing: "(Retrieved 5
+    # memories)" counts no answer)
+    hyp = without_examples(without_closing_notes(stated))
     if polar is not None:
         said = stated_polarity(question, hyp)
         return RuleVerdict(said == polar, f"yes/no: expected {polar}, response says {said}")

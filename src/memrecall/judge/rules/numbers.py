@@ -277,7 +277,8 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             out.append(Quantity(value, "pound", **_when(s, start, end)))
             continue
         unit = None
-        for w in list(re.finditer(r"[a-z]+", rest[:40]))[:3]:
+        # (up to the next number: "Answer 1: approximately 5 weeks" gives weeks to the 5)
+        for w in list(re.finditer(r"[a-z]+", re.split(r"\d", rest[:40], maxsplit=1)[0]))[:3]:
             if w.group(0) in _UNIT_WORDS:
                 unit, end = _UNIT_WORDS[w.group(0)], end + w.end()
                 break
