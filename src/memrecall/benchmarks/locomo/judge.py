@@ -19,7 +19,7 @@ import re
 
 from ...hashing import sha256_file, sha256_text
 from ...judge.llm_judge import JudgePrompt, fill, template_hash
-from ...judge.rules import RuleVerdict, abstains, judge_one
+from ...judge.rules import RuleVerdict, abstains, as_read, judge_one
 from ...judge.rules.verdict import RULES_HASH
 from .schema import ADVERSARIAL
 
@@ -38,6 +38,7 @@ def rule_verdict(
 ) -> RuleVerdict:
     hyp = (hypothesis or "").strip()
     if category == ADVERSARIAL:
+        hyp = as_read(hyp).strip()  # read as judge_one reads a response
         if not hyp:
             return RuleVerdict(False, "empty response")
         if _LOCOMO_ABSTAIN.search(hyp) or abstains(hyp):

@@ -218,7 +218,7 @@ containment (the general rule), dispatch (`judge_one`: which family decides).
 """
 
 from .abstention import abstains
-from .dispatch import judge_one
+from .dispatch import as_read, judge_one
 from .normalise import content_tokens, normalize, stem, tokens
 from .numbers import Quantity, quantities
 from .verdict import RULES_VERSION, RuleVerdict
@@ -228,6 +228,7 @@ __all__ = [
     "Quantity",
     "RuleVerdict",
     "abstains",
+    "as_read",
     "content_tokens",
     "judge_one",
     "normalize",

@@ -41,6 +41,13 @@ from .preference import preference_verdict
 from .verdict import RuleVerdict
 
 
+def as_read(hypothesis: str | None) -> str:
+    """A response as the rules read it: after its model's thinking (a published run's answer
+    may keep it), out of a JSON object that holds only it, repaired of damage on the way to its
+    file, and as Markdown (see normalise)."""
+    return as_markdown(repaired(unwrapped_json(strip_thinking(hypothesis or "").strip())))
+
+
 def judge_one(
     question_type: str,
     question: str,
@@ -50,8 +57,7 @@ def judge_one(
     is_abstention: bool = False,
 ) -> RuleVerdict:
     """The rule verdict for one response. `answer` is the reference (or rubric/explanation)."""
-    # A published run's answer may keep its model's thinking; the answer is what follows it.
-    response = as_markdown(repaired(unwrapped_json(strip_thinking(hypothesis or "").strip())))
+    response = as_read(hypothesis)
     verdict = _verdict(question_type, question, answer, response, is_abstention=is_abstention)
     # An answer the response settles on after wavering ("Wait, I need to correct that: ...",
     # "..., so the answer is X", "but you corrected it later: X") must be right too. Not for an
