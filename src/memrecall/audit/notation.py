@@ -1,13 +1,12 @@
 """Notations: a quantity written another way, its value unchanged.
 
 "$800" is "800 dollars" and "USD 800", "6:00 pm" is "6 pm" and "18:00", "12,000" is "12k" and
-"12 000", "45 minutes" is
-"45 mins", "20%" is "20 percent", "27 minutes and 45 seconds" is "27:45", "12 eggs" is "a dozen
-eggs". The 500 references and the published responses use some of these ways more than others,
-so a rule may read only the ones it was written from. Each notation below rewrites a text and
-keeps its values; restate.py applies them to references, and `RENOTATED` (variants,
-variants.py) to responses, so that every verdict one changes is a rule that reads how a
-quantity is written as what it is.
+"12 000", "45 minutes" is "45 mins", "20%" is "20 percent", "27 minutes and 45 seconds" is
+"27:45", "12 eggs" is "a dozen eggs". The 500 references and the published responses use some
+of these ways more than others, so a rule may read only the ones it was written from. Each
+notation below rewrites a text and keeps its values; restate.py applies them to references, and
+`RENOTATED` (variants, variants.py) to responses, so that every verdict one changes is a rule
+that reads how a quantity is written as what it is.
 """
 
 from __future__ import annotations

@@ -109,8 +109,10 @@ def _holiday_date(name: str) -> str:
     return next(d for p, d in _FIXED_DATE_HOLIDAYS.items() if re.fullmatch(p, name))
 
 
-# A no-break, narrow or thin space between groups of digits separates thousands: "12\u202f000"
-DIGIT_GROUP_SPACE = re.compile(r"(?<=\d)[\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
+# The spaces that keep what they join on one line: no-break, figure, thin and narrow no-break
+_NO_BREAK_SPACE = "[\u00a0\u2007\u2009\u202f]"
+# ... between groups of digits one separates thousands: "12\u202f000"
+DIGIT_GROUP_SPACE = re.compile(rf"(?<=\d){_NO_BREAK_SPACE}(?=\d{{3}}(?!\d))")
 
 
 @lru_cache(maxsize=4096)
@@ -572,7 +574,7 @@ def as_markdown(text: str) -> str:
         text = html.unescape(text)
     text = DIGIT_GROUP_SPACE.sub(",", text)
     text = _THEMATIC_BREAK.sub("", text)
-    text = re.sub(r"[\u00a0\u2007\u2009\u202f]", " ", text)
+    text = re.sub(_NO_BREAK_SPACE, " ", text)
     text = re.sub(r"(?<=\S)[ \t]{2,}", " ", text)  # "one.  Two": spacing, not structure
     text = re.sub(r"(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])", lambda m: "*" * len(m.group(0)), text)
     text = _INLINE_CITATION.sub("", text)
