@@ -470,6 +470,68 @@ def test_preference_response_that_calls_its_advice_general_is_not_personalised()
     assert judge_one("single-session-preference", q, rubric, personal).label is True
 
 
+_NIGHT_OUT = (
+    "Any ideas for a night out in Austin?",
+    "The user would prefer suggestions that take into account their love of live music and "
+    "their memorable meeting with Julia Rivers at a bar downtown. They might not prefer "
+    "generic tourist spots.",
+)
+_PHONE = (
+    "Can you suggest some useful accessories for my phone?",
+    "The user would prefer suggestions of accessories that are compatible with a Pixel 8 Pro, "
+    "such as screen protectors and durable cases. They may not prefer accessories for other "
+    "brands.",
+)
+_PARK = (
+    "I'm planning another theme park weekend; any suggestions?",
+    "The user would prefer suggestions that build on their visits to Seven Peaks Water Park "
+    "and its wave pool. They might not prefer suggestions of quiet museums.",
+)
+_BUDGET = (
+    "Any suggestions for upgrading my home office?",
+    "The user would prefer suggestions that fit their budget of $1,200 and their standing desk. "
+    "They might not prefer expensive renovations.",
+)
+_DOCUMENTARY = (
+    "I've got some free time tonight, any documentary recommendations?",
+    "The user would prefer documentary recommendations similar to 'Free Solo' and 'Deep "
+    "Water', which they have enjoyed. They might not prefer light comedies.",
+)
+
+
+@pytest.mark.parametrize(
+    ("case", "response", "personal"),
+    [
+        (_NIGHT_OUT, "Catch a Julia Rivers show if she is in town.", True),
+        (_NIGHT_OUT, "Check whether Rivers is touring; her new album is out.", True),
+        (_NIGHT_OUT, "Spend the evening by the rivers and take a sunset walk.", False),
+        (_NIGHT_OUT, "Take a boat tour on one of the Rivers Edge cruises.", False),
+        (_PHONE, "A slim case made for the Pixel would fit well.", True),
+        (_PHONE, "Get a screen protector cut for the 8 Pro.", True),
+        (_PHONE, "Here are some pro tips: keep it charged and use a grip.", False),
+        (_PHONE, "Try Adobe Premiere Pro on your laptop for editing the clips.", False),
+        (_PHONE, "I have 8 suggestions for you.", False),
+        (_PARK, "Go back to Seven Peaks and try the slides you skipped.", True),
+        (_PARK, "Here are 7 ideas for a weekend away.", False),
+        (_BUDGET, "Within your $1,200, a monitor arm and a good chair both fit.", True),
+        (_BUDGET, "Step 1: declutter. Step 2: add a plant.", False),
+        (_DOCUMENTARY, "Since you liked Free Solo, try The Alpinist.", True),
+        (_DOCUMENTARY, "If Deep Water gripped you, try another sea documentary.", True),
+        (_DOCUMENTARY, "Consider a solo walk, or a quiet evening with a book.", False),
+    ],
+)
+def test_preference_rubric_name_of_several_words_is_said_as_a_name(case, response, personal):
+    """A rubric's name of several words is the user's detail, not each of its words: "Rivers"
+    in "rivers and mountains", "Pro" in "pro tips" or in another name ("Premiere Pro"), "7" for
+    "Seven Peaks", or "solo" for "Free Solo" (whose "free" the question also holds) name
+    nothing of the user. Two of its words side by side, or a name written with only its words,
+    do. A rubric's "$1,200" is 1200, not a 1 and a 200. (Made-up rubrics; before this, every one
+    of the False cases was accepted.)"""
+    question, rubric = case
+    verdict = judge_one("single-session-preference", question, rubric, response)
+    assert verdict.label is personal, verdict.reason
+
+
 def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_details():
     """The phrases "rather than", "but not" and ", not X" name what a history holds instead of
     an asked detail: an abstention only for an unanswerable question. In advice they are

@@ -113,6 +113,8 @@ def _holiday_date(name: str) -> str:
 _NO_BREAK_SPACE = "[\u00a0\u2007\u2009\u202f]"
 # ... between groups of digits one separates thousands: "12\u202f000"
 DIGIT_GROUP_SPACE = re.compile(rf"(?<=\d){_NO_BREAK_SPACE}(?=\d{{3}}(?!\d))")
+# ... and the comma that separates them: "12,000"
+THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
 @lru_cache(maxsize=4096)
@@ -129,7 +131,7 @@ def normalize(text: str) -> str:
     s = _IDENTIFIER.sub("identifier", s)  # "answer_54f0d6f9_1" names a session, counts nothing
     s = re.sub(r"\b([ap])\.\s?m\.?(?!\w)", r"\1m", s)  # a.m. -> am
     s = re.sub(r"\b(\d{1,2})\.(\d{2}) ?(?=[ap]m\b)", r"\1:\2 ", s)  # 7.30am -> 7:30 am
-    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)  # 12,000 -> 12000
+    s = THOUSANDS_COMMA.sub("", s)  # 12,000 -> 12000
     s = _FIXED_DATE_HOLIDAY.sub(lambda m: f"{m.group(0)} {_holiday_date(m.group(0))}", s)
     s = _written_dates(s)
     # "400 thousand", "$1.2k": before the number words, which would read "thousand" alone

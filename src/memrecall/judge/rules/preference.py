@@ -1,18 +1,29 @@
 """single-session-preference: the reference is a rubric. Correct when the response uses the
 user's own details the rubric names: one proper noun or number from its positive sentences
-(Sony, Luna, 9:30), or one two-word detail (turbinado sugar; its words may come apart or
-turned round: "granulated sugar for turbinado"), or three distinct single detail words. Rubric
-boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count. A
-response that says the advice it gives is general ("I can offer some general tips") is not
-personalised, whatever names it lists, and nor is one that opens by offering generic options
-("Here are some popular options") and nowhere draws on the user's history."""
+(Sony, Luna, 9:30; a name of several words said as a name, not one of its everyday words alone:
+"Rivers" for "Julia Rivers", never "rivers"), or one two-word detail (turbinado sugar; its words
+may come apart or turned round: "granulated sugar for turbinado"), or three distinct single
+detail words. Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's
+words don't count. A response that says the advice it gives is general ("I can offer some
+general tips") is not personalised, whatever names it lists, and nor is one that opens by
+offering generic options ("Here are some popular options") and nowhere draws on the user's
+history."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ...abstention import says_missing
-from .normalise import STOPWORDS, normalize, sentences, stem, tokens, without_notes
+from .normalise import (
+    STOPWORDS,
+    THOUSANDS_COMMA,
+    normalize,
+    sentences,
+    stem,
+    tokens,
+    without_notes,
+)
 from .numbers import quantities, same_time_of_day
 from .verdict import RuleVerdict
 
@@ -153,32 +164,77 @@ def _without_questions_to_user(text: str) -> str:
     )
 
 
+# A name: capitalised words in a row, a number among them ("iPhone 13 Pro", "Six Flags Magic
+# Mountain", "Knott's Berry Farm").
+_CAPITALISED = r"[A-Za-z'’]*[A-Z][A-Za-z'’]*"
+_NAME_RUN = re.compile(rf"{_CAPITALISED}(?:[ \t]+(?:\d+(?![\d:.,]\d)|{_CAPITALISED}))*")
+# What may stand before a sentence's first word: quotes, emphasis, a list's marker.
+_OPENING = " \t'\"‘“*_(#>•–-0123456789.)"
+
+
+def _names(sentence: str) -> list[list[str]]:
+    """The tokens of each name the sentence writes, its first word aside: a capital there
+    opens the sentence, it names nothing."""
+    out = []
+    for run in _NAME_RUN.finditer(sentence):
+        words = run.group(0).split()
+        if not sentence[: run.start()].strip(_OPENING):
+            words = words[1:]
+        toks = [t for t in tokens(" ".join(words)) if t not in STOPWORDS]
+        if toks:
+            out.append(toks)
+    return out
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A name of several words in the rubric. Each of its words can be an everyday word too
+    ("Brandon Flowers", "iPhone 13 Pro", "Free Solo"), so one of them alone, in lower case or in
+    another name ("Premiere Pro"), is not the name: the response says it with two of its words
+    side by side, or writes a name made only of its words ("Flowers", "iPhone"). Either way with
+    a word of its own, not one the question or the rubric's boilerplate holds."""
+
+    words: tuple[str, ...]
+    own: frozenset[str]
+
+    def said(self, pairs: set[tuple[str, str]], names: list[set[str]]) -> bool:
+        return any(
+            p in pairs and self.own.intersection(p) for p in zip(self.words, self.words[1:])
+        ) or any(name <= set(self.words) and name & self.own for name in names)
+
+
 def _rubric_terms(rubric: str, question: str):
-    """(anchors, numbers, times of day, detail words, detail bigrams) from the rubric's positive
-    sentences."""
+    """(anchors, names of several words, numbers, times of day, detail words, detail bigrams)
+    from the rubric's positive sentences. A number inside a name ("Six Flags", "iPhone 13") is
+    part of it, no number of the user's."""
     parts = sentences(rubric)
     positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
     q_tokens = set(tokens(question))
     # "before 9:30 pm" or "9:30 PM": the time is the detail, its "pm" no name or detail of its own
     skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens | {"am", "pm"}
     anchors: set[str] = set()
+    names: set[_Name] = set()
     numbers: set[str] = set()
     details: set[str] = set()
     bigrams: set[tuple[str, str]] = set()
     for sent in positive:
         sent = re.sub(r"\bbuild(?:s|ing)? (?:up)?on\b", " ", sent, flags=re.IGNORECASE)
-        words = re.findall(r"[A-Za-z][A-Za-z'’]*|\d+(?::\d+)?", sent)
-        for i, w in enumerate(words):
-            if i > 0 and any(c.isupper() for c in w):
-                anchors.update(t for t in tokens(w) if t not in skip)
-        numbers.update(n for n in re.findall(r"\d+(?::\d+)?", sent))
+        for toks in _names(sent):
+            own = frozenset(t for t in toks if t not in skip and not t.isdigit())
+            if len(toks) > 1 and own:
+                names.add(_Name(tuple(toks), own))
+            else:
+                anchors.update(own)
+        outside_names = THOUSANDS_COMMA.sub("", _NAME_RUN.sub(" ", sent))  # "$1,200" is 1200
+        numbers.update(re.findall(r"\d+(?:[:.]\d+)?", outside_names))
         toks = tokens(sent)
         details.update(t for t in toks if t not in skip and not t.isdigit())
         for a, b in zip(toks, toks[1:]):
             if a not in skip and b not in skip and not a.isdigit() and not b.isdigit():
                 bigrams.add((a, b))
     times = [q for q in quantities(" ".join(positive)) if q.clock]
-    return anchors, numbers, times, details - anchors, bigrams
+    in_names = {t for name in names for t in name.words}
+    return anchors, names, numbers, times, details - anchors - in_names, bigrams
 
 
 # A two-word detail written apart or turned round ("granulated sugar for turbinado" for
@@ -222,7 +278,7 @@ def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
 
 
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
-    anchors, numbers, times, details, bigrams = _rubric_terms(rubric, question)
+    anchors, names, numbers, times, details, bigrams = _rubric_terms(rubric, question)
     hypothesis = _without_questions_to_user(without_notes(hypothesis))
     hyp = tokens(hypothesis)
     hyp_set = set(hyp)
@@ -231,7 +287,11 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
         return RuleVerdict(False, "preference: says its advice is general, not the user's")
     if _offers_generic(hypothesis) and not _DRAWS_ON_HISTORY.search(hypothesis):
         return RuleVerdict(False, "preference: offers generic options, recalls nothing of the user")
-    hit_anchor = sorted(anchors & hyp_set) + sorted(
+    hyp_pairs = set(zip(hyp, hyp[1:]))
+    hyp_names = [set(n) for sent in sentences(hypothesis) for n in _names(sent)]
+    hit_anchor = sorted(anchors & hyp_set)
+    hit_anchor += sorted(" ".join(n.words) for n in names if n.said(hyp_pairs, hyp_names))
+    hit_anchor += sorted(
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
     )
     if not hit_anchor and times:
@@ -258,7 +318,7 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
     hit = sorted(details & hyp_set)
     if len(hit) >= 3:
         return RuleVerdict(True, f"preference: uses the user's details {', '.join(hit)}")
-    wanted = sorted(anchors) or sorted(details)[:6]
+    wanted = sorted(anchors) + sorted(" ".join(n.words) for n in names) or sorted(details)[:6]
     return RuleVerdict(
         False, "preference: does not use the user's details (" + ", ".join(wanted) + ")"
     )
