@@ -57,6 +57,11 @@ mins" for "45 minutes", "27:45" for "27 minutes and 45 seconds", "a dozen" for "
 `--renotate` re-judges every answer with its response's quantities in those notations: a rule
 fitted to how these responses happen to write their numbers.
 
+`--cross` puts every response to a preference question to each other preference question,
+judged against that question's rubric (memrecall.audit.crossed): an answer to another question,
+wrong by construction, and no label needed. It counts the crossed answers the rules accept and
+lists what they accepted them on: rubric words that a response to another question also holds.
+
 Each variant's table row counts the answers it rewrote, the verdicts it changed (toward the
 label or away from it) and their questions; `--json` names each changed answer (run and
 question id), to read it again.
@@ -69,6 +74,7 @@ import json
 import re
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -77,6 +83,7 @@ import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.audit.crossed import crossed  # noqa: E402
 from memrecall.audit.notation import RENOTATED  # noqa: E402
 from memrecall.audit.rename import rename  # noqa: E402
 from memrecall.audit.restate import RESTATED  # noqa: E402
@@ -85,6 +92,7 @@ from memrecall.audit.reword import REWORDED  # noqa: E402
 from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
+from memrecall.benchmarks.longmemeval.judge import RUBRIC_TYPES  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
@@ -372,6 +380,48 @@ def print_renamings(result: dict) -> None:
             )
 
 
+def crossings(logs: list[str], oracle: str) -> dict:
+    """How many responses the rules accept when put to another question with a rubric
+    (memrecall.audit.crossed), and on what: each accepted one's run, its own question, the
+    question it was put to and the rule's reason."""
+    items = [
+        Labelled(q["question"], e["hypothesis"] or "", record=q, source=run_name(path))
+        for path, e, q in _answers(logs, oracle)
+    ]
+
+    def rubric_type(item: Labelled) -> str | None:
+        kind = item.record["question_type"]
+        return kind if kind in RUBRIC_TYPES else None
+
+    pairs = list(crossed(items, rubric_type))
+    accepted = []
+    for answer, wrong in tqdm(pairs, desc="crossed", leave=False):
+        verdict = _rule(wrong.record, wrong.response)
+        if verdict.label:
+            accepted.append(
+                {
+                    "run": answer.source,
+                    "question_id": answer.record["question_id"],
+                    "put_to": wrong.record["question_id"],
+                    "reason": verdict.reason,
+                }
+            )
+    return {"answers": len(pairs), "accepted": accepted}
+
+
+def print_crossings(result: dict) -> None:
+    n, accepted = result["answers"], result["accepted"]
+    print("\n## the rule judge on responses put to another question's rubric\n")
+    rate = f" ({len(accepted) / n:.1%})" if n else ""
+    print(f"{n} crossed answers, all wrong; the rules accept {len(accepted)}{rate}")
+    reasons = Counter(a["reason"] for a in accepted)
+    if reasons:
+        print("\n| accepted on | answers |")
+        print("|---|---:|")
+        for reason, count in reasons.most_common(15):
+            print(f"| {reason} | {count} |")
+
+
 def _f(x, d=3):
     return "–" if x is None else f"{x:.{d}f}"
 
@@ -492,6 +542,12 @@ def main(argv=None) -> None:
         help="also re-judge every answer with its response's quantities written another way "
         "(memrecall.audit.notation)",
     )
+    ap.add_argument(
+        "--cross",
+        action="store_true",
+        help="also judge every preference response against each other preference question's "
+        "rubric, and count those accepted (memrecall.audit.crossed)",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     found = [] if args.disagreements else None
@@ -515,6 +571,9 @@ def main(argv=None) -> None:
     if args.rename:
         result["renamed"] = renamings(args.logs, args.oracle)
         print_renamings(result["renamed"])
+    if args.cross:
+        result["crossed"] = crossings(args.logs, args.oracle)
+        print_crossings(result["crossed"])
     print(
         f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
         f"{time.perf_counter() - t0:.1f} s"

@@ -216,3 +216,46 @@ def test_variants_count_the_verdicts_a_wording_decides(
     # the answer it changed is named, to be read again
     assert changes[rewrites]["answers"] == [{"run": "run_a", "question_id": "q"}]
     assert changes[keeps]["changed"] == 0
+
+
+def test_crossings_count_what_the_rules_accept_from_another_question(tmp_path, monkeypatch):
+    rubric = "The user would prefer suggestions that build on their {} . They might not prefer {}."
+    records = [
+        {
+            "question_id": "q_camera",
+            "question_type": "single-session-preference",
+            "question": "Any accessories for my camera?",
+            "answer": rubric.format("Sony A7 III and its 85mm lens", "other brands"),
+        },
+        {
+            "question_id": "q_cake",
+            "question_type": "single-session-preference",
+            "question": "What should I bake for my colleagues?",
+            "answer": rubric.format("lemon poppyseed cake", "complex recipes"),
+        },
+        {
+            "question_id": "q_count",
+            "question_type": "multi-session",
+            "question": "How many cakes did I bake?",
+            "answer": "3",
+        },
+    ]
+    rows = [
+        {"question_id": "q_camera", "hypothesis": "Since you shoot Sony, get a spare battery."},
+        {"question_id": "q_cake", "hypothesis": "Your lemon poppyseed cake went down well."},
+        {"question_id": "q_count", "hypothesis": "3 cakes."},
+    ]
+    oracle, log = _one_labelled_run(tmp_path, records, [r | {"label": True} for r in rows])
+    # each preference response is put to the other preference question, and neither is accepted
+    assert bench.crossings([log], oracle) == {"answers": 2, "accepted": []}
+
+    # a rule that accepts any response long enough is caught, with what it accepted
+    def accepts_anything(question_type, question, answer, response, **_):
+        return RuleVerdict(len(response) > 20, "long enough")
+
+    monkeypatch.setattr(bench, "judge_one", accepts_anything)
+    accepted = bench.crossings([log], oracle)["accepted"]
+    assert sorted((a["question_id"], a["put_to"], a["reason"]) for a in accepted) == [
+        ("q_cake", "q_camera", "long enough"),
+        ("q_camera", "q_cake", "long enough"),
+    ]

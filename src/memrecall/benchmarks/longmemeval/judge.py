@@ -53,8 +53,10 @@ _INSTRUCTIONS = {
         "said instead. Say no if the response commits to an answer."
     ),
 }
+# The question types whose reference is a rubric: what a personal answer draws on, not a value.
+RUBRIC_TYPES = frozenset({"single-session-preference"})
 _REFERENCE_LABEL = {
-    "single-session-preference": "Rubric",
+    **dict.fromkeys(RUBRIC_TYPES, "Rubric"),
     "abstention": "Explanation of why it cannot be answered",
 }
 
