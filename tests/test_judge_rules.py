@@ -532,6 +532,21 @@ def test_preference_rubric_name_of_several_words_is_said_as_a_name(case, respons
     assert verdict.label is personal, verdict.reason
 
 
+def test_preference_rubric_prepositions_are_no_details_of_the_user():
+    """ "Up", "around" and "within" say where dust is, not what the user has: a response that
+    uses them for its own ends names nothing of the rubric (made up; it was accepted on "up
+    around" before)."""
+    q = "My apartment feels stuffy lately. Any tips?"
+    rubric = (
+        "The user would prefer tips that deal with the dust piling up around their bookshelves "
+        "and within the air vents. They might not prefer generic cleaning advice."
+    )
+    unrelated = "Back up your files, walk around the block, and stay within your budget."
+    assert judge_one("single-session-preference", q, rubric, unrelated).label is False
+    personal = "Wipe the dust off the bookshelves and vacuum the air vents."
+    assert judge_one("single-session-preference", q, rubric, personal).label is True
+
+
 def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_details():
     """The phrases "rather than", "but not" and ", not X" name what a history holds instead of
     an asked detail: an abstention only for an unanswerable question. In advice they are

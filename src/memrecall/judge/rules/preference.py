@@ -65,6 +65,14 @@ desire perhaps preferably preferable additionally moreover cater regarding towar
 """.split()
 )
 
+# Prepositions and particles the general stopwords leave out: they say where or how, not what
+# ("stirring up dust", "around the sink"), so no rubric detail is one.
+_PREPOSITIONS = frozenset(
+    stem(w)
+    for w in """up down out off around within without across through throughout along among
+amongst beyond behind below above near upon via per against between beside besides""".split()
+)
+
 # The response says what it offers is general advice: by its own account it does not use the
 # user's details, even when it lists names a rubric mentions (the official preference judge asks
 # whether the response recalls and utilises the user's personal information). "They don't provide
@@ -211,7 +219,7 @@ def _rubric_terms(rubric: str, question: str):
     positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
     q_tokens = set(tokens(question))
     # "before 9:30 pm" or "9:30 PM": the time is the detail, its "pm" no name or detail of its own
-    skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens | {"am", "pm"}
+    skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens | {"am", "pm"} | _PREPOSITIONS
     anchors: set[str] = set()
     names: set[_Name] = set()
     numbers: set[str] = set()
