@@ -445,6 +445,67 @@ def test_which_questions_ask_for_an_earlier_value(question_type, question, earli
     assert asks_earlier(question_type, question) is earlier
 
 
+_BIKES = "How many bikes do I currently own?"
+_RECIPES = "How many of Emma's recipes have I tried?"
+_EARNINGS = "How much did I earn at the farmers market most recently?"
+_SAYS_EARNINGS = "Your most recent earnings there were $420, an increase from the $350 you earned."
+
+
+@pytest.mark.parametrize(
+    ("question", "reference", "response", "right"),
+    [
+        (
+            _BIKES,
+            "4",
+            "An earlier session mentioned owning 4 bikes; a later one says 3. So the most "
+            "up-to-date count from your conversations is **3 bikes**.",
+            False,
+        ),
+        (
+            _BIKES,
+            "4",
+            "An earlier session mentioned owning 3 bikes; a later one says 4. So the most "
+            "up-to-date count from your conversations is **4 bikes**.",
+            True,
+        ),
+        (_BIKES, "4", "As of your most recent conversation, you own 3 bikes; in May, 4.", False),
+        (
+            _BIKES,
+            "4",
+            "You currently own three bikes. However, you recently bought a hybrid bike, bringing "
+            "your total to four bikes.",
+            True,
+        ),
+        (
+            "How many coins are in my collection?",
+            "38",
+            "The most recent explicit total is 37 coins, but since you added a quarter after "
+            "that, the current count may be 38 coins.",
+            True,
+        ),
+        (
+            _RECIPES,
+            "3",
+            "An earlier message said two of Emma's recipes, but the most recent one (from May "
+            "30) updates this to three recipes.",
+            True,
+        ),
+        (_EARNINGS, "$420", _SAYS_EARNINGS, True),
+        (_EARNINGS, "$350", _SAYS_EARNINGS, False),
+    ],
+)
+def test_knowledge_update_answer_is_the_value_the_response_gives_as_now(
+    question, reference, response, right
+):
+    """A response that names two values and says which one is the value now ("So the most
+    up-to-date count is 3", "as of your most recent conversation", "bringing your total to 4")
+    answers with that one; the other is history, not its answer. Both may be given as now ("the
+    current count may be 38"); a number in brackets or after "an increase from the" is no value
+    now. (Made up; the first, third and last were accepted before.)"""
+    verdict = judge_one("knowledge-update", question, reference, response)
+    assert verdict.label is right, verdict.reason
+
+
 def test_preference_response_that_calls_its_advice_general_is_not_personalised():
     """A response that says it gives general advice does not use the user's details, even when
     it names something the rubric names (made-up rubric and responses)."""

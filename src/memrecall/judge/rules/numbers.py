@@ -362,10 +362,43 @@ def _when(s: str, start: int, end: int) -> dict[str, bool]:
 def _called_current(s: str, start: int, end: int) -> bool:
     """Is the number at s[start:end] one the response labels the value now ("Current: 3",
     "Latest: 1,300", "currently it's 3", "The current count is 3", "3 now", "3 is the current
-    one")?"""
-    return bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start])) or bool(
-        _CURRENT_AFTER.match(s[end : end + 40])
+    one"), or that its sentence gives as the value now ("So the most up-to-date count is 3")?"""
+    return (
+        bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start]))
+        or bool(_CURRENT_AFTER.match(s[end : end + 40]))
+        or _declared_current(s, start)
     )
+
+
+# A sentence that says it gives the value now: "So the most up-to-date count from your
+# conversations is 3", "As of your most recent conversation, you own 3 bikes", "you currently
+# own 3", "the current count may be 38". The value is the first number after those words (a date
+# or a year in brackets aside): in "the most recent session (May 2023) says 4, up from 3", 4.
+_RECENCY = re.compile(
+    r"\b(?:most recent(?:ly)?|latest|(?:most )?up[- ]to[- ]date|current(?:ly)?|"
+    r"as of (?:now|today))\b"
+)
+# ... or says what it became: "bringing your total to 4", "which took the count up to 7"
+_CHANGED_TO = re.compile(
+    r"\b(?:bring(?:s|ing)?|brought|tak(?:es|ing)|took|rais(?:es|ing|ed))\b[^.\d\n]{0,30}?"
+    r"\bto[\s*_$~]*$"
+)
+
+
+def _declared_current(s: str, start: int) -> bool:
+    """Does the sentence before the number at `start` say that it is the value now? Not of a
+    number in brackets: "(from May 30)" is an aside."""
+    if _CHANGED_TO.search(s[max(0, start - 50) : start]):
+        return True
+    # (a line break opens a new sentence only before a blank line, a bullet, a heading or a
+    # table's row; elsewhere it wraps one)
+    sentence = re.split(r"[.!?](?:\s|$)|\n(?=[ \t]*(?:[-*•+]\s|[>#|\n]))", s[:start])[-1]
+    said = list(_RECENCY.finditer(sentence))
+    if not said or sentence.count("(") > sentence.count(")"):
+        return False
+    # (a word at least between them: "the most recent one" is no value of 1)
+    between = re.sub(r"\([^()]*\)", " ", sentence[said[-1].end() :])
+    return not re.search(r"\d", between) and bool(re.search(r"[a-z]", between))
 
 
 _CURRENT_BEFORE = re.compile(CURRENT_LABEL + r"[\s*_($~|]*$")
@@ -395,7 +428,7 @@ def _called_former(s: str, start: int, end: int) -> bool:
 
 
 # "up from 25", "after updating from 25": what it changed from
-_CHANGED_FROM = re.compile(CHANGED_FROM + r"[\s*_:$~]*$")
+_CHANGED_FROM = re.compile(CHANGED_FROM + r"(?:\s+(?:the|a|an|your|my))?[\s*_:$~]*$")
 _NEW_THEN_FROM = re.compile(NEW_THEN_FROM)
 
 
