@@ -490,6 +490,19 @@ _SAYS_EARNINGS = "Your most recent earnings there were $420, an increase from th
             "30) updates this to three recipes.",
             True,
         ),
+        (
+            "How many bird species have I seen in the park?",
+            "32",
+            "You have seen 32 species. However, by May 29 your count had increased to 27 species.",
+            False,
+        ),
+        (
+            "How many stars do I need for the gold level?",
+            "120",
+            "You corrected it to 125 stars (July 11), then later said 120 stars (July 30). "
+            "Based on your corrections, you need 120 stars.",
+            True,
+        ),
         (_EARNINGS, "$420", _SAYS_EARNINGS, True),
         (_EARNINGS, "$350", _SAYS_EARNINGS, False),
     ],
@@ -501,7 +514,8 @@ def test_knowledge_update_answer_is_the_value_the_response_gives_as_now(
     up-to-date count is 3", "as of your most recent conversation", "bringing your total to 4")
     answers with that one; the other is history, not its answer. Both may be given as now ("the
     current count may be 38"); a number in brackets or after "an increase from the" is no value
-    now. (Made up; the first, third and last were accepted before.)"""
+    now, nor is what a value changed to when another follows it. (Made up; the first, third,
+    seventh and last were accepted before.)"""
     verdict = judge_one("knowledge-update", question, reference, response)
     assert verdict.label is right, verdict.reason
 

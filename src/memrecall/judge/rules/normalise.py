@@ -410,7 +410,7 @@ def without_examples(text: str) -> str:
     return _EXAMPLES_ASIDE.sub(" ", text)
 
 
-_DAY_OF_MONTH = re.compile(
+DAY_OF_MONTH = re.compile(
     r"\b(" + "|".join(MONTHS) + r"),? (?:the )?(\d{1,2})(?:st|nd|rd|th)?\b(?!:)"
 )
 
@@ -422,7 +422,7 @@ def days_of_month(text: str, *, denied_too: bool = True) -> set[tuple[str, int]]
     s = normalize(text)
     return {
         (m.group(1), int(m.group(2)))
-        for m in _DAY_OF_MONTH.finditer(s)
+        for m in DAY_OF_MONTH.finditer(s)
         if denied_too or not DENIED_BEFORE.search(s[max(0, m.start() - 40) : m.start()])
     }
 
@@ -714,6 +714,15 @@ LEAD_IN = (
 )
 
 
+# How a response says a value changed, in the past tense (advice, "increase it to 7", changes
+# nothing): "updated", "grew", "bumped", "switched".
+CHANGED = (
+    r"(?:updated|changed|revised|increased|decreased|raised|lowered|bumped|adjusted|corrected|"
+    r"grew|grown|rose|risen|fell|fallen|dropped|jumped|climbed|expanded|reduced|shrank|shrunk|"
+    r"switched|moved)"
+)
+
+
 # Words after a value that date it as earlier: "600 at first", "it was 600 before.", "you were at
 # FitHub previously;", "you mentioned 600, but that was before." (the sentence ends there, so
 # "before the trip" is no such word).
@@ -730,9 +739,7 @@ FORMER_AFTER = re.compile(
     # increase it to 7") changes nothing, and about the value itself ("it", not "your schedule")
     r"|\s*(?:→|->|=>|⟶|➔|➜)"
     r"|(?:[,;]|\b(?:and|but|then|later|since)\b)[\w' ,-]{0,25}?"
-    r"\b(?:updated|changed|revised|increased|decreased|raised|lowered|bumped|adjusted|corrected|"
-    r"grew|grown|rose|risen|fell|fallen|dropped|jumped|climbed|expanded|reduced|shrank|shrunk|"
-    r"switched|moved)(?: (?:it|that|this|them|up|down|back|over))*\s+(?:to|into)\b"
+    rf"\b{CHANGED}(?: (?:it|that|this|them|up|down|back|over))*\s+(?:to|into)\b"
     r"|(?:[,;]|\b(?:and|but|then|later|since)\b)[\w' ,-]{0,25}?\b(?:became|become)\b)"
 )
 # What a value changed from, after the value it changed to: "bumped it up to 7 from 4", "you

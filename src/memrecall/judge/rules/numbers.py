@@ -22,8 +22,10 @@ from dataclasses import dataclass, replace
 
 from ...abstention import says_missing
 from .normalise import (
+    CHANGED,
     CHANGED_FROM,
     CURRENT_LABEL,
+    DAY_OF_MONTH,
     DENIED_BEFORE,
     FORMER_AFTER,
     FORMER_MARKER,
@@ -366,39 +368,48 @@ def _called_current(s: str, start: int, end: int) -> bool:
     return (
         bool(_CURRENT_BEFORE.search(s[max(0, start - 40) : start]))
         or bool(_CURRENT_AFTER.match(s[end : end + 40]))
-        or _declared_current(s, start)
+        or _declared_current(s, start, end)
     )
 
 
 # A sentence that says it gives the value now: "So the most up-to-date count from your
 # conversations is 3", "As of your most recent conversation, you own 3 bikes", "you currently
-# own 3", "the current count may be 38". The value is the first number after those words (a date
-# or a year in brackets aside): in "the most recent session (May 2023) says 4, up from 3", 4.
+# own 3", "the current count may be 38". The value is the first number after those words (a
+# date, a year or what is in brackets aside): in "the most recent session (May 28, 2023) says 4,
+# up from 3", 4.
 _RECENCY = re.compile(
     r"\b(?:most recent(?:ly)?|latest|(?:most )?up[- ]to[- ]date|current(?:ly)?|"
     r"as of (?:now|today))\b"
 )
-# ... or says what it became: "bringing your total to 4", "which took the count up to 7"
+# ... or says what it became: "bringing your total to 4", "which took the count up to 7", "your
+# count had increased to 27"
 _CHANGED_TO = re.compile(
-    r"\b(?:bring(?:s|ing)?|brought|tak(?:es|ing)|took|rais(?:es|ing|ed))\b[^.\d\n]{0,30}?"
-    r"\bto[\s*_$~]*$"
+    rf"\b(?:bring(?:s|ing)?|brought|tak(?:es|ing)|took|rais(?:es|ing)|{CHANGED})\b"
+    r"[^.\d\n]{0,30}?\bto[\s*_$~]*$"
 )
 
 
-def _declared_current(s: str, start: int) -> bool:
-    """Does the sentence before the number at `start` say that it is the value now? Not of a
-    number in brackets: "(from May 30)" is an aside."""
+def _declared_current(s: str, start: int, end: int) -> bool:
+    """Does the sentence of the number at s[start:end] say that it is the value now? Not of a
+    number in brackets ("(from May 30)" is an aside), nor of what a value changed to when
+    another follows it ("corrected it to 125, then later said 120")."""
     if _CHANGED_TO.search(s[max(0, start - 50) : start]):
-        return True
-    # (a line break opens a new sentence only before a blank line, a bullet, a heading or a
-    # table's row; elsewhere it wraps one)
-    sentence = re.split(r"[.!?](?:\s|$)|\n(?=[ \t]*(?:[-*•+]\s|[>#|\n]))", s[:start])[-1]
+        after = _SENTENCE_END.split(s[end:], maxsplit=1)[0]
+        return not re.search(r"\d", _DATED.sub(" ", re.sub(r"\([^()]*\)", " ", after)))
+    sentence = _SENTENCE_END.split(s[:start])[-1]
     said = list(_RECENCY.finditer(sentence))
     if not said or sentence.count("(") > sentence.count(")"):
         return False
     # (a word at least between them: "the most recent one" is no value of 1)
-    between = re.sub(r"\([^()]*\)", " ", sentence[said[-1].end() :])
+    between = _DATED.sub(" ", re.sub(r"\([^()]*\)", " ", sentence[said[-1].end() :]))
     return not re.search(r"\d", between) and bool(re.search(r"[a-z]", between))
+
+
+# Where a sentence ends. A line break ends one only before a blank line, a bullet, a heading or
+# a table's row; elsewhere it wraps one.
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n(?=[ \t]*(?:[-*•+]\s|[>#|\n]))")
+# When something was said: "may 28, 2023" (the normalised text names a date so), a year.
+_DATED = re.compile(rf"{DAY_OF_MONTH.pattern}(?:,? \d{{4}})?|\b(?:19|20)\d\d\b")
 
 
 _CURRENT_BEFORE = re.compile(CURRENT_LABEL + r"[\s*_($~|]*$")
