@@ -62,6 +62,12 @@ judged against that question's rubric (memrecall.audit.crossed): an answer to an
 wrong by construction, and no label needed. It counts the crossed answers the rules accept and
 lists what they accepted them on: rubric words that a response to another question also holds.
 
+`--turn` turns right answers wrong (memrecall.audit.turned): a knowledge update's response
+with the reference's number and the one other number it gives swapped throughout, an either-or
+response with its two options swapped throughout. Only answers the official label calls right
+are turned, and only where the swap is clean; it counts the turned answers the rules still
+accept, and which.
+
 Each variant's table row counts the answers it rewrote, the verdicts it changed (toward the
 label or away from it) and their questions; `--json` names each changed answer (run and
 question id), to read it again.
@@ -89,6 +95,7 @@ from memrecall.audit.rename import rename  # noqa: E402
 from memrecall.audit.restate import RESTATED  # noqa: E402
 from memrecall.audit.restyle import RESTYLED  # noqa: E402
 from memrecall.audit.reword import REWORDED  # noqa: E402
+from memrecall.audit.turned import TURNS, turned  # noqa: E402
 from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
@@ -422,6 +429,42 @@ def print_crossings(result: dict) -> None:
             print(f"| {reason} | {count} |")
 
 
+# The question types each turn is put to: a knowledge update names the old value beside the new
+# one; options are swapped wherever a question has two.
+_TURNED_TYPES = {"swapped_values": {"knowledge-update"}, "swapped_options": None}
+
+
+def turnings(logs: list[str], oracle: str) -> dict:
+    """Per turn (memrecall.audit.turned), how many right answers it turned wrong and which of
+    them the rules still accept: run, question id and the rule's reason."""
+    out = {name: {"answers": 0, "accepted": []} for name in TURNS}
+    for path, e, q in _answers(logs, oracle):
+        if e["label"] is not True or is_abstention_id(q["question_id"]):
+            continue
+        item = Labelled(q["question"], e["hypothesis"] or "", True, record=q, source=run_name(path))
+        for name, turn in TURNS.items():
+            types = _TURNED_TYPES[name]
+            wrong = None if types and q["question_type"] not in types else turned(item, turn)
+            if wrong is None:
+                continue
+            out[name]["answers"] += 1
+            verdict = _rule(q, wrong.response)
+            if verdict.label:
+                out[name]["accepted"].append(
+                    {"run": item.source, "question_id": q["question_id"], "reason": verdict.reason}
+                )
+    return out
+
+
+def print_turnings(result: dict) -> None:
+    print("\n## the rule judge on right answers turned wrong\n")
+    print("| turn | answers turned | still accepted | questions |")
+    print("|---|---:|---:|---:|")
+    for name, r in result.items():
+        questions = len({a["question_id"] for a in r["accepted"]})
+        print(f"| {name} | {r['answers']} | {len(r['accepted'])} | {questions} |")
+
+
 def _f(x, d=3):
     return "–" if x is None else f"{x:.{d}f}"
 
@@ -543,6 +586,12 @@ def main(argv=None) -> None:
         "(memrecall.audit.notation)",
     )
     ap.add_argument(
+        "--turn",
+        action="store_true",
+        help="also turn right answers wrong (values or options swapped throughout) and count "
+        "those the rules still accept (memrecall.audit.turned)",
+    )
+    ap.add_argument(
         "--cross",
         action="store_true",
         help="also judge every preference response against each other preference question's "
@@ -574,6 +623,9 @@ def main(argv=None) -> None:
     if args.cross:
         result["crossed"] = crossings(args.logs, args.oracle)
         print_crossings(result["crossed"])
+    if args.turn:
+        result["turned"] = turnings(args.logs, args.oracle)
+        print_turnings(result["turned"])
     print(
         f"\n{sum(r['n'] for r in result['runs'].values())} answers in "
         f"{time.perf_counter() - t0:.1f} s"

@@ -259,3 +259,58 @@ def test_crossings_count_what_the_rules_accept_from_another_question(tmp_path, m
         ("q_cake", "q_camera", "long enough"),
         ("q_camera", "q_cake", "long enough"),
     ]
+
+
+def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
+    tmp_path, monkeypatch
+):
+    records = [
+        {
+            "question_id": "q_bikes",
+            "question_type": "knowledge-update",
+            "question": "How many bikes do I currently own?",
+            "answer": "4",
+        },
+        {
+            "question_id": "q_seeds",
+            "question_type": "temporal-reasoning",
+            "question": "Which seeds were started first, the tomatoes or the marigolds?",
+            "answer": "Tomatoes",
+        },
+        {
+            "question_id": "q_count",
+            "question_type": "multi-session",
+            "question": "How many bikes did I fix?",
+            "answer": "4",
+        },
+    ]
+    rows = [
+        {"question_id": "q_bikes", "hypothesis": "You had 3 bikes; now you own 4.", "label": True},
+        {
+            "question_id": "q_seeds",
+            "hypothesis": "The tomatoes, before the marigolds.",
+            "label": True,
+        },
+        # a value is swapped only in a knowledge update's answer
+        {"question_id": "q_count", "hypothesis": "You fixed 4 bikes, not 3.", "label": True},
+    ]
+    oracle, log = _one_labelled_run(tmp_path, records, rows)
+    result = bench.turnings([log], oracle)
+    assert {name: r["answers"] for name, r in result.items()} == {
+        "swapped_values": 1,
+        "swapped_options": 1,
+    }
+    assert all(r["accepted"] == [] for r in result.values())
+
+    # a rule that accepts any response naming the reference is caught, with what it accepted
+    def names_it(question_type, question, answer, response, **_):
+        return RuleVerdict(answer.lower() in response.lower(), "names it")
+
+    monkeypatch.setattr(bench, "judge_one", names_it)
+    result = bench.turnings([log], oracle)
+    assert result["swapped_values"]["accepted"] == [
+        {"run": "run_a", "question_id": "q_bikes", "reason": "names it"}
+    ]
+    assert result["swapped_options"]["accepted"] == [
+        {"run": "run_a", "question_id": "q_seeds", "reason": "names it"}
+    ]

@@ -469,6 +469,7 @@ _SAYS_EARNINGS = "Your most recent earnings there were $420, an increase from th
             True,
         ),
         (_BIKES, "4", "As of your most recent conversation, you own 3 bikes; in May, 4.", False),
+        (_BIKES, "4", "You had 4 bikes in May; now you own 3.", False),
         (
             _BIKES,
             "4",
@@ -515,7 +516,7 @@ def test_knowledge_update_answer_is_the_value_the_response_gives_as_now(
     answers with that one; the other is history, not its answer. Both may be given as now ("the
     current count may be 38"); a number in brackets or after "an increase from the" is no value
     now, nor is what a value changed to when another follows it. (Made up; the first, third,
-    seventh and last were accepted before.)"""
+    fourth, eighth and last were accepted before.)"""
     verdict = judge_one("knowledge-update", question, reference, response)
     assert verdict.label is right, verdict.reason
 

@@ -163,7 +163,7 @@ def _fmt(x: float, like: str) -> str:
     return s
 
 
-def _is_year(token: str) -> bool:
+def is_year(token: str) -> bool:
     return bool(re.fullmatch(r"(19|20)\d\d", token))
 
 
@@ -284,7 +284,7 @@ def wrong_number(gold: str) -> str | None:
     for rx in (_NUM, _WORD_NUM):
         for m in rx.finditer(gold):
             tok = m.group(1)
-            if _is_year(tok):
+            if is_year(tok):
                 continue
             if tok.isalpha() and tok[0].isupper() and not _opens_sentence(gold, m.start(1)):
                 continue  # a number word in a name ("The Nine Gates"), not a count
@@ -296,7 +296,7 @@ def wrong_number(gold: str) -> str | None:
             n = _value(tok)
             new = _wrong_count(n)
             word = tok.isalpha()
-            if not word and _is_year(_fmt(new, tok)):
+            if not word and is_year(_fmt(new, tok)):
                 new = n * 2  # "1320" -> "2640", not "1980": a wrong count, not a year
             out = (number_words(int(new)) if word else None) or _fmt(new, tok)
             if word and tok[0].isupper():
@@ -452,7 +452,7 @@ _OPTION_STOP = set(
 )
 
 
-def _stem(w: str) -> str:
+def stem(w: str) -> str:
     """'increased'/'increase', 'classes'/'class', 'posted'/'post'."""
     for suffix in ("ing", "ed", "es", "s", "e"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
@@ -462,10 +462,10 @@ def _stem(w: str) -> str:
 
 def _stems(text: str) -> set[str]:
     words = re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b", "", text.lower()))
-    return {_stem(w) for w in words if len(w) > 1 and w not in _OPTION_STOP}
+    return {stem(w) for w in words if len(w) > 1 and w not in _OPTION_STOP}
 
 
-def _option_words(question: str) -> tuple[set[str], set[str]] | None:
+def option_words(question: str) -> tuple[set[str], set[str]] | None:
     """The words that belong to one option only, per option (an either-or question)."""
     opts = either_or(question)
     if not opts:
@@ -478,7 +478,7 @@ def chosen_option(question: str, gold: str) -> int | None:
     """Which option (0, 1) of an either-or question the gold picks: it holds a word of that
     option and none that is only the other's ("Oat milk" picks "the oat milk" over "the almond
     butter"); None where it holds both or neither."""
-    own = _option_words(question)
+    own = option_words(question)
     if not own or not all(own):
         return None
     g = _stems(gold)
@@ -608,11 +608,11 @@ def topic(question: str) -> str | None:
     """The question's longest lower-case content word (names are who, not what about); never a
     word of one option only of an either-or question ("the persistent cough or the skin tag
     removal": not "persistent", which reads as choosing the cough)."""
-    own = _option_words(question) or (set(), set())
+    own = option_words(question) or (set(), set())
     words = [
         w
         for w in re.findall(r"[A-Za-z]{4,}", question)
-        if w.islower() and w not in _TOPIC_STOP and _stem(w.lower()) not in own[0] | own[1]
+        if w.islower() and w not in _TOPIC_STOP and stem(w.lower()) not in own[0] | own[1]
     ]
     return max(words, key=lambda w: (len(w), w)) if words else None
 
@@ -698,7 +698,7 @@ def number_words_variant(gold: str) -> str | None:
     changed, out = False, gold
 
     def spelled(tok: str, start: int) -> str | None:
-        if _is_year(tok) or "." in tok or "," in tok or gold[max(0, start - 1)] in "$£€":
+        if is_year(tok) or "." in tok or "," in tok or gold[max(0, start - 1)] in "$£€":
             return None  # years, decimals and sums of money keep their digits
         end = start + len(tok)
         if _CLOCK.match(gold, end) or _in_name(gold, start, end):

@@ -374,11 +374,11 @@ def _called_current(s: str, start: int, end: int) -> bool:
 
 # A sentence that says it gives the value now: "So the most up-to-date count from your
 # conversations is 3", "As of your most recent conversation, you own 3 bikes", "you currently
-# own 3", "the current count may be 38". The value is the first number after those words (a
-# date, a year or what is in brackets aside): in "the most recent session (May 28, 2023) says 4,
-# up from 3", 4.
+# own 3", "now you own 3", "the current count may be 38". The value is the first number after
+# those words (a date, a year or what is in brackets aside): in "the most recent session (May
+# 28, 2023) says 4, up from 3", 4.
 _RECENCY = re.compile(
-    r"\b(?:most recent(?:ly)?|latest|(?:most )?up[- ]to[- ]date|current(?:ly)?|"
+    r"\b(?:most recent(?:ly)?|latest|(?:most )?up[- ]to[- ]date|current(?:ly)?|now|"
     r"as of (?:now|today))\b"
 )
 # ... or says what it became: "bringing your total to 4", "which took the count up to 7", "your

@@ -1,0 +1,146 @@
+"""Turned answers: a right response made wrong by swapping, throughout it, what decides it.
+
+A published response labelled right often names the value it replaced or the option it ruled out
+beside its answer: "In May you had 3 bikes; in October, 4. So you own 4 now", "You got the
+Samsung first (Feb 20), the Dell later (Feb 25)". Swap the two everywhere and the response is
+as long and as sure as before, its evidence moved with its names, and wrong: it settles on the
+other value or option. A judge that still accepts it reads that the reference is named
+somewhere, not that it is the answer. Planted answers (planting.py) are written from the
+reference; these are real responses. Variants (variants.py) keep the label; a turn makes it
+wrong.
+
+- swapped_values: the reference is one number; the response writes it and exactly one other
+  number, both in digits (a year, a day of a month or a number in words would be left behind).
+  A knowledge update's response is the case: the old value and the new.
+- swapped_options: an either-or question whose reference picks one option, and a response
+  whose every word of either option's own words stands in a whole mention of an option ("the
+  tomatoes", "Tomato seeds"): each mention becomes the other option.
+
+Each turn returns None where it cannot swap cleanly: a half-swapped response could still be
+right.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+
+from .planting import chosen_option, either_or, is_year, number_words, option_words, stem
+from .variants import Labelled
+
+# (a number alone: not part of a date "7/22", a time "7:30" or "2 AM", an amount "$40", a range
+# "10-12")
+_NUMBER = re.compile(
+    r"(?<![\w.:/,$–-])\d+(?:\.\d+)?(?![\w:/%–-]|[.,]\d|\s?[ap]\.?m\b)", re.IGNORECASE
+)
+_MONTH = "|".join(m for m in calendar.month_name if m) + "|" + "|".join(calendar.month_abbr[1:])
+_DAY_OF_MONTH = re.compile(rf"\b(?:{_MONTH})\.?\s+$", re.IGNORECASE)
+
+
+def _values(text: str) -> list[re.Match]:
+    """The numbers of `text` that count something: not a year, not a day of a month."""
+    return [
+        m
+        for m in _NUMBER.finditer(text)
+        if not is_year(m.group(0)) and not _DAY_OF_MONTH.search(text[: m.start()])
+    ]
+
+
+def _written_in_words(text: str, value: float) -> bool:
+    words = number_words(int(value)) if value.is_integer() else None
+    return bool(words) and bool(re.search(rf"\b{words}\b", text, re.IGNORECASE))
+
+
+def swapped_values(question: str, reference: str, response: str) -> str | None:
+    """The response with the reference's number and the one other number it writes swapped."""
+    said = _values(reference)
+    if len(said) != 1:
+        return None
+    gold = float(said[0].group(0))
+    found = _values(response)
+    values = {float(m.group(0)) for m in found}
+    if gold not in values or len(values) != 2:
+        return None
+    (other,) = values - {gold}
+    if _written_in_words(response, gold) or _written_in_words(response, other):
+        return None
+    text = {gold: next(m.group(0) for m in found if float(m.group(0)) == other)}
+    text[other] = next(m.group(0) for m in found if float(m.group(0)) == gold)
+    out, rest, at = [], [], 0
+    for m in found:
+        out += [response[at : m.start()], text[float(m.group(0))]]
+        rest += [response[at : m.start()], " "]
+        at = m.end()
+    # the reference's number in a form not swapped ("$4", "4 pm", "May 4") could still answer
+    left = rf"(?<![\d.]){re.escape(said[0].group(0))}(?!\d|\.\d)"
+    if re.search(left, "".join(rest) + response[at:]):
+        return None
+    return "".join(out) + response[at:]
+
+
+def _apart(a: str, b: str) -> tuple[str, str]:
+    """The two options without the words they share at either end: "the charity gala" and "the
+    charity bake sale" are "gala" and "bake sale"."""
+    wa, wb = a.split(), b.split()
+    head = 0
+    while head < min(len(wa), len(wb)) and wa[head].lower() == wb[head].lower():
+        head += 1
+    tail = 0
+    while tail < min(len(wa), len(wb)) - head and wa[-1 - tail].lower() == wb[-1 - tail].lower():
+        tail += 1
+    return " ".join(wa[head : len(wa) - tail]), " ".join(wb[head : len(wb) - tail])
+
+
+def _forms(option: str) -> list[str]:
+    """The option as the question writes it, then without its plural ("tomatoes", "tomato")."""
+    singular = re.sub(r"(?:(?<=o)es|(?<![su])s)$", "", option)
+    return [option] if singular == option else [option, singular]
+
+
+def swapped_options(question: str, reference: str, response: str) -> str | None:
+    """The response with every mention of one option of an either-or question made the other."""
+    options = either_or(question)
+    chosen = chosen_option(question, reference)
+    own = option_words(question)
+    if not options or chosen is None or not own:
+        return None
+    a, b = _apart(*options)
+    if not a or not b:
+        return None
+    forms_a, forms_b = _forms(a), _forms(b)
+    other = {f.lower(): forms_b[min(i, len(forms_b) - 1)] for i, f in enumerate(forms_a)}
+    other |= {f.lower(): forms_a[min(i, len(forms_a) - 1)] for i, f in enumerate(forms_b)}
+    mention = re.compile(
+        r"(?<!\w)(?:"
+        + "|".join(re.escape(f) for f in sorted(other, key=len, reverse=True))
+        + r")(?!\w)",
+        re.IGNORECASE,
+    )
+    spans = [m.span() for m in mention.finditer(response)]
+    chosen_forms = {f.lower() for f in (forms_a, forms_b)[chosen]}
+    if not any(response[s:e].lower() in chosen_forms for s, e in spans):
+        return None  # the response never names its answer
+    words = own[0] | own[1]
+    for w in re.finditer(r"[A-Za-z0-9]+", response):
+        if stem(w.group(0).lower()) in words and not any(s <= w.start() < e for s, e in spans):
+            return None  # an option named some other way ("the lens" for "the prime lens")
+
+    def swap(m: re.Match) -> str:
+        new = other[m.group(0).lower()]
+        return new[:1].upper() + new[1:] if m.group(0)[:1].isupper() else new
+
+    return mention.sub(swap, response)
+
+
+Turn = Callable[[str, str, str], str | None]
+TURNS: dict[str, Turn] = {"swapped_values": swapped_values, "swapped_options": swapped_options}
+
+
+def turned(item: Labelled, turn: Turn) -> Labelled | None:
+    """The answer turned wrong (its label False), or None where the turn does not apply. The
+    record's "answer" is the reference."""
+    response = turn(item.question, str(item.record["answer"]), item.response or "")
+    if response is None or response == item.response:
+        return None
+    return Labelled(item.question, response, False, record=item.record, source=item.source)

@@ -1,0 +1,74 @@
+"""memrecall.audit.turned: right answers turned wrong by swapping, throughout, what decides them."""
+
+from __future__ import annotations
+
+import pytest
+
+from memrecall.audit.turned import TURNS, swapped_options, swapped_values, turned
+from memrecall.audit.variants import Labelled
+
+_BIKES = "How many bikes do I currently own?"
+_SEEDS = "Which seeds were started first, the tomatoes or the marigolds?"
+_EVENTS = "Which event did I participate in first, the charity gala or the charity bake sale?"
+
+
+def test_a_value_and_the_one_other_value_are_swapped_everywhere():
+    response = "In May you had 3 bikes; by October, 4. So you own **4 bikes** now (since 2023)."
+    assert swapped_values(_BIKES, "4", response) == (
+        "In May you had 4 bikes; by October, 3. So you own **3 bikes** now (since 2023)."
+    )
+    # a date or a year stays: "May 30" and "2023" are no values
+    assert swapped_values(_BIKES, "4", "You own 4 bikes (May 30, 2023), up from 3.") == (
+        "You own 3 bikes (May 30, 2023), up from 4."
+    )
+
+
+@pytest.mark.parametrize(
+    ("reference", "response"),
+    [
+        ("4", "You own 3 bikes."),  # the reference is not there to swap
+        ("4", "You own 4 bikes."),  # nothing to swap it with
+        ("4", "You own 4 bikes: 3 road bikes and 1 hybrid."),  # two others
+        ("4", "You own four bikes, up from 3."),  # in words: it would stay behind
+        ("4", "You own 4 bikes, up from three."),
+        ("4", "You own 4 bikes, up from 3, and ride at 4 pm."),  # "4 pm" would still say 4
+        ("10-12 hours", "You spent 10-12 hours, up from 5."),  # a range, not one number
+        ("Four", "You own 4 bikes, up from 3."),  # the reference gives no number in digits
+    ],
+)
+def test_values_are_not_swapped_where_the_swap_would_not_be_clean(reference, response):
+    assert swapped_values(_BIKES, reference, response) is None
+
+
+def test_every_mention_of_an_option_becomes_the_other():
+    response = "The **tomatoes** came first: Tomato seeds on Feb 20, the marigolds on March 3."
+    assert swapped_options(_SEEDS, "Tomatoes", response) == (
+        "The **marigolds** came first: Marigold seeds on Feb 20, the tomatoes on March 3."
+    )
+    # the words the options share stay; what tells them apart is swapped
+    response = "You did the charity bake sale first (March 15), before the gala (March 28)."
+    assert swapped_options(_EVENTS, "The charity bake sale", response) == (
+        "You did the charity gala first (March 15), before the bake sale (March 28)."
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "reference", "response"),
+    [
+        (_EVENTS, "The charity bake sale", "You did the sale first, then the gala."),  # "sale"
+        (_EVENTS, "The charity bake sale", "I can't find either event."),  # names no answer
+        ("How many seeds did I start?", "12", "You started 12 seeds."),  # no options
+        (_SEEDS, "Both at once", "Both at once."),  # the reference picks no option
+    ],
+)
+def test_options_are_not_swapped_where_the_swap_would_not_be_clean(question, reference, response):
+    assert swapped_options(question, reference, response) is None
+
+
+def test_a_turned_answer_is_labelled_wrong_and_keeps_its_question_and_source():
+    item = Labelled(_BIKES, "You had 3, now 4 bikes.", True, record={"answer": "4"}, source="run_a")
+    wrong = turned(item, TURNS["swapped_values"])
+    assert wrong == Labelled(
+        _BIKES, "You had 4, now 3 bikes.", False, record={"answer": "4"}, source="run_a"
+    )
+    assert turned(item, TURNS["swapped_options"]) is None
