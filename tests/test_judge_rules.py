@@ -498,6 +498,12 @@ _SAYS_EARNINGS = "Your most recent earnings there were $420, an increase from th
             False,
         ),
         (
+            "How many bird species have I seen in the park?",
+            "32",
+            "You have seen 27 species (as of May 29, when you updated your count from 32).",
+            False,
+        ),
+        (
             "How many stars do I need for the gold level?",
             "120",
             "You corrected it to 125 stars (July 11), then later said 120 stars (July 30). "
@@ -515,8 +521,9 @@ def test_knowledge_update_answer_is_the_value_the_response_gives_as_now(
     up-to-date count is 3", "as of your most recent conversation", "bringing your total to 4")
     answers with that one; the other is history, not its answer. Both may be given as now ("the
     current count may be 38"); a number in brackets or after "an increase from the" is no value
-    now, nor is what a value changed to when another follows it. (Made up; the first, third,
-    fourth, eighth and last were accepted before.)"""
+    now, nor is what a value changed to when another follows it, and a value the count was
+    "updated from" is history. (Made up; the first, third, fourth, eighth, ninth and last were
+    accepted before.)"""
     verdict = judge_one("knowledge-update", question, reference, response)
     assert verdict.label is right, verdict.reason
 

@@ -671,7 +671,7 @@ DENIED_BEFORE = re.compile(
 # What a value changed from: "you switched gyms from X", "up from 25", "after updating from 25".
 CHANGED_FROM = (
     r"\b(?:up|down|rose|fell|grew|went|(?:switch|mov|chang|upgrad|transition|updat|increas|"
-    r"decreas|dropp)\w*)(?: \w+)? from\b"
+    r"decreas|dropp)\w*)(?: \w+){0,2} from\b"
 )
 
 
