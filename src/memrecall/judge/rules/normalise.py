@@ -1187,7 +1187,7 @@ def after_retraction(text: str) -> tuple[str, bool]:
 
 
 # Where a response settles on an answer after wavering: correcting itself ("Wait, I need to
-# correct that: ...", "On second thought, ...") or reasoning to one ("..., so the answer is X",
+# correct that: ...", "... — but wait, that is earlier still. So ...", "On second thought, ...") or reasoning to one ("..., so the answer is X",
 # "though, the answer is X", "Since ..., the answer is X", "That leaves X", "At first I thought
 # X, but actually it was Y"; not "The answer is based on your May message", which opens no
 # answer). Unlike a retraction above, the part after it is not read instead of the whole: the
@@ -1195,7 +1195,7 @@ def after_retraction(text: str) -> tuple[str, bool]:
 # gpt-4o-mini rejected them), but an answer settled on wrong is wrong for both, whatever it
 # named before.
 _SETTLES = re.compile(
-    r"(?i)(?:^|(?<=[.!?]\s)|(?<=\n))[*_]*wait\s*[,.!:;—–-]|\bon second thought\b|"
+    r"(?i)(?:^|(?<=[.!?]\s)|(?<=\n)|\bbut,?\s)[*_]*wait\s*[,.!:;—–-]|\bon second thought\b|"
     r"\b(?:i need to|let me) correct (?:that|this|myself)\b|"
     r"(?:\b(?:so|thus|therefore|hence|though|however),?|,) the (?:final |correct )?answer is\b|"
     r"\bthe (?:final |correct )?answer is:|"
