@@ -1187,13 +1187,13 @@ def after_retraction(text: str) -> tuple[str, bool]:
 
 
 # Where a response settles on an answer after wavering: correcting itself ("Wait, I need to
-# correct that: ...", "... — but wait, that is earlier still. So ...", "On second thought, ...") or reasoning to one ("..., so the answer is X",
-# "though, the answer is X", "Since ..., the answer is X", "That leaves X", "At first I thought
-# X, but actually it was Y"; not "The answer is based on your May message", which opens no
-# answer). Unlike a retraction above, the part after it is not read instead of the whole: the
-# official judges split on a wrong first answer corrected to the right one (gpt-4o accepted one,
-# gpt-4o-mini rejected them), but an answer settled on wrong is wrong for both, whatever it
-# named before.
+# correct that: ...", "... — but wait, that is earlier still. So ...", "On second thought, ...")
+# or reasoning to one ("..., so the answer is X", "though, the answer is X", "Since ..., the
+# answer is X", "That leaves X", "At first I thought X, but actually it was Y"; not "The answer
+# is based on your May message", which opens no answer). Unlike a retraction above, the part
+# after it is not read instead of the whole: the official judges split on a wrong first answer
+# corrected to the right one (gpt-4o accepted one, gpt-4o-mini rejected them), but an answer
+# settled on wrong is wrong for both, whatever it named before.
 _SETTLES = re.compile(
     r"(?i)(?:^|(?<=[.!?]\s)|(?<=\n)|\bbut,?\s)[*_]*wait\s*[,.!:;—–-]|\bon second thought\b|"
     r"\b(?:i need to|let me) correct (?:that|this|myself)\b|"
