@@ -66,7 +66,8 @@ lists what they accepted them on: rubric words that a response to another questi
 with the reference's number and the one other number it gives swapped throughout, an either-or
 response with its two options swapped throughout. Only answers the official label calls right
 are turned, and only where the swap is clean; it counts the turned answers the rules still
-accept, and which.
+accept, and which, and how many of those the rules reject as given (there the official label
+may be what is wrong, and the turn made the answer right).
 
 Each variant's table row counts the answers it rewrote, the verdicts it changed (toward the
 label or away from it) and their questions; `--json` names each changed answer (run and
@@ -451,18 +452,29 @@ def turnings(logs: list[str], oracle: str) -> dict:
             verdict = _rule(q, wrong.response)
             if verdict.label:
                 out[name]["accepted"].append(
-                    {"run": item.source, "question_id": q["question_id"], "reason": verdict.reason}
+                    {
+                        "run": item.source,
+                        "question_id": q["question_id"],
+                        "reason": verdict.reason,
+                        # where the rules reject the answer as given, the label may be what
+                        # is wrong, and the turn made it right
+                        "original_accepted": _rule(q, item.response).label,
+                    }
                 )
     return out
 
 
 def print_turnings(result: dict) -> None:
     print("\n## the rule judge on right answers turned wrong\n")
-    print("| turn | answers turned | still accepted | questions |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| turn | answers turned | still accepted | questions | of them, the rules reject "
+        "the answer as given |"
+    )
+    print("|---|---:|---:|---:|---:|")
     for name, r in result.items():
         questions = len({a["question_id"] for a in r["accepted"]})
-        print(f"| {name} | {r['answers']} | {len(r['accepted'])} | {questions} |")
+        rejected = sum(not a["original_accepted"] for a in r["accepted"])
+        print(f"| {name} | {r['answers']} | {len(r['accepted'])} | {questions} | {rejected} |")
 
 
 def _f(x, d=3):

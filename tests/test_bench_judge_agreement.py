@@ -309,8 +309,8 @@ def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
     monkeypatch.setattr(bench, "judge_one", names_it)
     result = bench.turnings([log], oracle)
     assert result["swapped_values"]["accepted"] == [
-        {"run": "run_a", "question_id": "q_bikes", "reason": "names it"}
+        {"run": "run_a", "question_id": "q_bikes", "reason": "names it", "original_accepted": True}
     ]
     assert result["swapped_options"]["accepted"] == [
-        {"run": "run_a", "question_id": "q_seeds", "reason": "names it"}
+        {"run": "run_a", "question_id": "q_seeds", "reason": "names it", "original_accepted": True}
     ]
