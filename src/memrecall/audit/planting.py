@@ -171,10 +171,10 @@ def is_year(token: str) -> bool:
 
 _MONTHS = [m for m in calendar.month_name if m]
 # a whole word: the "Mar" of "2 Marvel movies" is no month
-_MONTH = r"\b(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\b\.?"
-_MDY = re.compile(_MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", re.IGNORECASE)
+MONTH = r"\b(" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\b\.?"
+_MDY = re.compile(MONTH + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", re.IGNORECASE)
 _DMY = re.compile(
-    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+(\d{4}))?", re.IGNORECASE
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + MONTH + r"(?:,?\s+(\d{4}))?", re.IGNORECASE
 )
 _NO_YEAR = 2001  # a year without 29 February, for dates written without one
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")

@@ -22,11 +22,10 @@ right.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable
 
-from .planting import chosen_option, either_or, is_year, number_words, option_words, stem
+from .planting import MONTH, chosen_option, either_or, is_year, number_words, option_words, stem
 from .variants import Labelled
 
 # (a number alone: not part of a date "7/22", a time "7:30" or "2 AM", an amount "$40", a range
@@ -34,8 +33,7 @@ from .variants import Labelled
 _NUMBER = re.compile(
     r"(?<![\w.:/,$–-])\d+(?:\.\d+)?(?![\w:/%–-]|[.,]\d|\s?[ap]\.?m\b)", re.IGNORECASE
 )
-_MONTH = "|".join(m for m in calendar.month_name if m) + "|" + "|".join(calendar.month_abbr[1:])
-_DAY_OF_MONTH = re.compile(rf"\b(?:{_MONTH})\.?\s+$", re.IGNORECASE)
+_DAY_OF_MONTH = re.compile(MONTH + r"\s+$", re.IGNORECASE)
 
 
 def _values(text: str) -> list[re.Match]:
