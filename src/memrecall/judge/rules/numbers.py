@@ -394,15 +394,19 @@ def _declared_current(s: str, start: int, end: int) -> bool:
     number in brackets ("(from May 30)" is an aside), nor of what a value changed to when
     another follows it ("corrected it to 125, then later said 120")."""
     if _CHANGED_TO.search(s[max(0, start - 50) : start]):
-        after = _SENTENCE_END.split(s[end:], maxsplit=1)[0]
-        return not re.search(r"\d", _DATED.sub(" ", re.sub(r"\([^()]*\)", " ", after)))
+        return not re.search(r"\d", _undated(_SENTENCE_END.split(s[end:], maxsplit=1)[0]))
     sentence = _SENTENCE_END.split(s[:start])[-1]
     said = list(_RECENCY.finditer(sentence))
     if not said or sentence.count("(") > sentence.count(")"):
         return False
     # (a word at least between them: "the most recent one" is no value of 1)
-    between = _DATED.sub(" ", re.sub(r"\([^()]*\)", " ", sentence[said[-1].end() :]))
+    between = _undated(sentence[said[-1].end() :])
     return not re.search(r"\d", between) and bool(re.search(r"[a-z]", between))
+
+
+def _undated(text: str) -> str:
+    """`text` without its dates, years and asides in brackets: what says when, not how many."""
+    return _DATED.sub(" ", without_asides(text))
 
 
 # Where a sentence ends. A line break ends one only before a blank line, a bullet, a heading or
