@@ -295,10 +295,11 @@ def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdi
         return RuleVerdict(False, "preference: says its advice is general, not the user's")
     if _offers_generic(hypothesis) and not _DRAWS_ON_HISTORY.search(hypothesis):
         return RuleVerdict(False, "preference: offers generic options, recalls nothing of the user")
-    hyp_pairs = set(zip(hyp, hyp[1:]))
-    hyp_names = [set(n) for sent in sentences(hypothesis) for n in _names(sent)]
     hit_anchor = sorted(anchors & hyp_set)
-    hit_anchor += sorted(" ".join(n.words) for n in names if n.said(hyp_pairs, hyp_names))
+    if names:  # (most rubrics name nothing of several words: the response's names go unread)
+        hyp_pairs = set(zip(hyp, hyp[1:]))
+        hyp_names = [set(n) for sent in sentences(hypothesis) for n in _names(sent)]
+        hit_anchor += sorted(" ".join(n.words) for n in names if n.said(hyp_pairs, hyp_names))
     hit_anchor += sorted(
         n for n in numbers if re.search(rf"(?<![\d:]){re.escape(n)}(?![\d:])", hyp_norm)
     )
