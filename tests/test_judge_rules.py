@@ -528,6 +528,92 @@ def test_knowledge_update_answer_is_the_value_the_response_gives_as_now(
     assert verdict.label is right, verdict.reason
 
 
+_VIDEOS = "How many videos of the Python series have I completed so far?"
+_PROJECTS = "How many projects have I completed since starting painting classes?"
+
+
+@pytest.mark.parametrize(
+    ("question", "reference", "response", "right"),
+    [
+        # a sentence that says it tells an earlier value, however far its number is
+        (
+            _VIDEOS,
+            "30",
+            "You completed 20 videos. Earlier, on May 24, you had completed 30.",
+            False,
+        ),
+        (_VIDEOS, "20", "You completed 20 videos. Earlier, on May 24, you had completed 30.", True),
+        (_VIDEOS, "30", "You've done 20. Prior to that, on May 24, you were at 30 videos.", False),
+        (
+            _VIDEOS,
+            "30",
+            "You've completed 20 videos. (In an earlier session from May 2023, you had "
+            "mentioned 30, but you've rewatched since.)",
+            False,
+        ),
+        (
+            _RECIPES,
+            "3",
+            "You've tried 2 of Emma's recipes. You first mentioned having tried 3 of them, and "
+            "later updated that you had tried 2.",
+            False,
+        ),
+        (
+            _RECIPES,
+            "2",
+            "You've tried 2 of Emma's recipes. You first mentioned having tried 3 of them, and "
+            "later updated that you had tried 2.",
+            True,
+        ),
+        # ... unless a word between turns to the value now, or the earlier value is the only one
+        (_VIDEOS, "30", "Earlier you had done 20, but now you have completed 30 videos.", True),
+        (_VIDEOS, "30", "In an earlier session you said 30 videos, and nothing since.", True),
+        # a history dated with years: the latest value is the answer
+        (
+            _PROJECTS,
+            "4",
+            "You completed **5 projects** as of August 2023, and then **4 projects** by "
+            "October 9, 2023.",
+            True,
+        ),
+        (
+            _PROJECTS,
+            "5",
+            "You completed **5 projects** as of August 2023, and then **4 projects** by "
+            "October 9, 2023.",
+            False,
+        ),
+        (
+            "How long have I had my cat, Luna?",
+            "9 months",
+            "As of August 11, 2023, you had Luna for about 9 months. By November 30, 2023, you "
+            "mentioned having her for about 6 months.",
+            False,
+        ),
+        # a date a count runs from, today's date, or a date without a year orders nothing
+        (_PROJECTS, "5", "You've completed 4 since August 2023 and 5 since May 2023.", True),
+        (
+            "How long have I had my cat, Luna?",
+            "9 months",
+            "On November 30, 2023 you had had Luna for about 9 months. Counting on to today "
+            "(March 29, 2026), that is roughly **3 years**.",
+            True,
+        ),
+        (_PROJECTS, "5", "In August you had completed 5 projects; in October, 4.", True),
+    ],
+)
+def test_knowledge_update_history_told_in_order(question, reference, response, right):
+    """A response that tells the history of a value answers with its last value. A sentence
+    that opens on an earlier value ("Earlier, on May 24, ...", "Prior to that", "an earlier
+    session", "You first mentioned") gives its first number as history, dates and asides
+    between aside; and of values whose clauses carry dates with their years, the earlier
+    dated are history. A date a count runs from or today's date dates no value said. (Made up,
+    from the turned answers of `bench/judge_agreement.py --turn`; every wrong one was accepted
+    before.)"""
+    verdict = judge_one("knowledge-update", question, reference, response)
+    assert verdict.label is right, verdict.reason
+
+
 def test_preference_response_that_calls_its_advice_general_is_not_personalised():
     """A response that says it gives general advice does not use the user's details, even when
     it names something the rubric names (made-up rubric and responses)."""

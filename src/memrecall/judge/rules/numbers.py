@@ -165,6 +165,7 @@ class Quantity:
     current: bool = False  # labelled the value now: "Current: 3", "Latest: 1,300"
     ago: bool = False  # a time before now ("three weeks ago"): when something was, no duration
     denied: bool = False  # named to be denied: "not 3", "rather than 3", "it wasn't 3"
+    said_on: tuple[int, int, int] | None = None  # the dated clause's (year, month, day); 0: none
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -348,7 +349,26 @@ def _current(values: list[Quantity]) -> list[Quantity]:
     response calls former is not its answer when it gives another one (the judges accept the
     reference among several values otherwise)."""
     now = [q for q in values if q.current and not q.former]
-    return now or [q for q in values if not q.former] or values
+    if now:
+        return now
+    # a value dated before another one is the older ("5 as of August 2023, then 4 by October")
+    latest = [q for q in values if not q.former and not _dated_before_another(q, values)]
+    return latest or [q for q in values if not q.former] or values
+
+
+def _dated_before_another(q: Quantity, values: list[Quantity]) -> bool:
+    return q.said_on is not None and any(
+        o.said_on is not None and o.value != q.value and _before(q.said_on, o.said_on)
+        for o in values
+    )
+
+
+def _before(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    """Is date `a` surely before date `b`? A part one of them lacks (0) cannot order them."""
+    for x, y in zip(a, b, strict=True):
+        if not x or not y or x != y:
+            return bool(x and y and x < y)
+    return False
 
 
 def _when(s: str, start: int, end: int) -> dict[str, bool]:
@@ -358,7 +378,41 @@ def _when(s: str, start: int, end: int) -> dict[str, bool]:
         "former": _called_former(s, start, end),
         "current": _called_current(s, start, end),
         "denied": bool(DENIED_BEFORE.search(s[max(0, start - 40) : start])),
+        "said_on": _said_on(s, start, end),
     }
+
+
+# When a value held, by the date its clause gives it: "5 projects as of August 2023, and then 4
+# by October 9, 2023", "As of August 11, 2023, you had had Luna for 9 months". Only a date with
+# its year: "in December ..., in January ..." has no order without one. A date a count runs
+# from or to ("since August 2023") dates no value, nor does today's: "to today (March 29, 2026),
+# roughly 3 years" counts on from the history, it reports nothing the user said.
+_CLAUSE_DATE = re.compile(
+    rf"\b({'|'.join(MONTHS)})(?: (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?)?,? ((?:19|20)\d\d)\b"
+)
+_NOT_WHEN_SAID = re.compile(r"\b(?:since|starting|until|till|today)[\s(*_,:]*$")
+# What ends a value's clause on the way to a date: another number, a turn, a sequence word.
+_CLAUSE_BREAK = re.compile(
+    r"[;\d]|\b(?:and|but|then|while|whereas|though|although|later|earlier)\b"
+)
+
+
+def _said_on(s: str, start: int, end: int) -> tuple[int, int, int] | None:
+    """The date of the clause of the number at s[start:end], when it has exactly one."""
+    before = _SENTENCE_END.split(s[:start])[-1]
+    after = _SENTENCE_END.split(s[end:], maxsplit=1)[0]
+
+    def dates(text: str, *, precede: bool):
+        for m in _CLAUSE_DATE.finditer(text):
+            between = text[m.end() :] if precede else text[: m.start()]
+            if not _CLAUSE_BREAK.search(between) and not _NOT_WHEN_SAID.search(text[: m.start()]):
+                yield m
+
+    found = [*dates(before, precede=True), *dates(after, precede=False)]
+    if len(found) != 1:
+        return None
+    month, day, year = found[0].groups()
+    return int(year), MONTHS.index(month) + 1, int(day or 0)
 
 
 def _called_current(s: str, start: int, end: int) -> bool:
@@ -439,7 +493,34 @@ def _called_former(s: str, start: int, end: int) -> bool:
         or bool(_CHANGED_FROM.search(s[max(0, start - 40) : start]))
         or bool(_NEW_THEN_FROM.search(s[max(0, start - 40) : start]))
         or bool(FORMER_AFTER.match(s[end : end + 50]))
+        or _declared_former(s, start)
     )
+
+
+# A sentence that says it gives an earlier value: "Earlier, on May 24, you had completed 30",
+# "Prior to that, on May 24, you were on episode 50", "an earlier message from August 11
+# mentioned 10 times", "You first mentioned 3, and later updated that you had tried 2" (one
+# earlier telling: "our previous conversations" are the whole history). The value is the
+# first number after those words (a date, a year or what is in brackets aside), unless a word
+# between turns to the value now ("earlier 3, but now 4").
+_EARLIER = re.compile(
+    rf"{FORMER_MARKER}|\b(?:a|an|one|the) (?:earlier|older|previous|prior) (?:message|session|"
+    r"conversation|chat|mention)\b|\b1st (?:mentioned|said|told|shared|noted|stated|reported)\b"
+)
+_TURNS_TO_NOW = re.compile(rf"\b{TURN_TO_NOW}\b|{_RECENCY.pattern}")
+
+
+def _declared_former(s: str, start: int) -> bool:
+    sentence = _SENTENCE_END.split(s[:start])[-1]
+    said = list(_EARLIER.finditer(sentence))
+    # (the words and the value in one aside or outside any: "(In an earlier session you had
+    # mentioned 25.)" is one)
+    after = sentence[said[-1].end() :] if said else ""
+    if not said or after.count("(") > after.count(")"):
+        return False
+    between = _undated(after)
+    # (a clause of its own between them: "4 was your earlier answer; 7 is the current one")
+    return not re.search(r"[\d;]", between) and not _TURNS_TO_NOW.search(between)
 
 
 # "up from 25", "after updating from 25": what it changed from
