@@ -614,6 +614,74 @@ def test_knowledge_update_history_told_in_order(question, reference, response, r
     assert verdict.label is right, verdict.reason
 
 
+_GOAL = "What was my previous goal for my Apex Legends level before I updated my goal?"
+_RAISED = "How much more money did I raise than my initial goal in the charity cycling event?"
+
+
+@pytest.mark.parametrize(
+    ("question_type", "question", "reference", "response", "right"),
+    [
+        (
+            "knowledge-update",
+            _GOAL,
+            "level 100",
+            "Your previous goal was level 150. You later updated your goal to level 100, which "
+            "is your current goal.",
+            False,
+        ),
+        (
+            "knowledge-update",
+            _GOAL,
+            "level 100",
+            "Your previous goal was level 100. You later updated your goal to level 150, which "
+            "is your current goal.",
+            True,
+        ),
+        (
+            "knowledge-update",
+            _GOAL,
+            "level 100",
+            "You set a goal of reaching level 100, and that is the only goal you mentioned.",
+            True,
+        ),
+        (
+            "knowledge-update",
+            "How many autographed baseballs did I add in the first three months of collecting?",
+            "15",
+            "In the first three months you added 15 baseballs. By December, that number had "
+            "grown to 20.",
+            True,
+        ),
+        (
+            "knowledge-update",
+            "How many autographed baseballs did I add in the first three months of collecting?",
+            "15",
+            "In the first three months you added 20 baseballs. By December, that number had "
+            "grown to 15.",
+            False,
+        ),
+        # elsewhere an earlier value is a term of the answer, not the answer
+        (
+            "multi-session",
+            _RAISED,
+            "$50",
+            "You initially aimed to raise $200 and ended up raising $250, so you exceeded your "
+            "initial goal by $50.",
+            True,
+        ),
+    ],
+)
+def test_knowledge_update_that_asks_an_earlier_value(
+    question_type, question, reference, response, right
+):
+    """A knowledge update that asks for an earlier value ("my previous goal", "in the first
+    three months") is answered by the value the response calls former, not by the one it gives
+    as now, when it gives both. (Made up, from the turned answers of `bench/judge_agreement.py
+    --turn`; the wrong ones were accepted before.)"""
+    verdict = judge_one(question_type, question, reference, response)
+    assert verdict.label is right, verdict.reason
+
+
 def test_preference_response_that_calls_its_advice_general_is_not_personalised():
     """A response that says it gives general advice does not use the user's details, even when
     it names something the rubric names (made-up rubric and responses)."""

@@ -356,6 +356,14 @@ def _current(values: list[Quantity]) -> list[Quantity]:
     return latest or [q for q in values if not q.former] or values
 
 
+def _earlier(values: list[Quantity]) -> list[Quantity]:
+    """An earlier value asked for among `values`: "Your previous goal was 150; you later
+    updated it to 100" answers 150. The value the response gives as now is not its answer when
+    it gives another one."""
+    then = [q for q in values if q.former and not q.current]
+    return then or [q for q in values if not q.current] or values
+
+
 def _dated_before_another(q: Quantity, values: list[Quantity]) -> bool:
     return q.said_on is not None and any(
         o.said_on is not None and o.value != q.value and _before(q.said_on, o.said_on)
@@ -839,6 +847,10 @@ def quantity_verdict(
         pool = [q for q in pool if not q.ago]
     if current_asked:
         pool = _current(pool)
+    elif question_type == "knowledge-update" and asks_earlier(question_type, question):
+        # (elsewhere an earlier value is a term of the answer: "How much more than my initial
+        # goal did I raise?")
+        pool = _earlier(pool)
     label_unit = f" {unit}" if unit else ""
     # Exact readings first, the one-off tolerance after: "3 months ... so about 2 months" is
     # the reference matched, not 3 months off by one.
