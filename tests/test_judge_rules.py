@@ -6,6 +6,7 @@ import collections
 import json
 import random
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -1005,6 +1006,23 @@ def test_a_line_break_inside_a_sentence_reads_as_a_space():
     )
     assert judge_one("temporal-reasoning", choice, "car", wrapped).label is True
     assert judge_one("temporal-reasoning", choice, "bike", wrapped).label is False
+    # Text wrapped at a width: a break the next word's length forced goes on, whatever it
+    # starts with ("on **Valentine's\nDay**"); a list item after it still opens a line.
+    said = (
+        'Based on the memory records, you volunteered at the **"Love is in the Air"** '
+        "fundraising dinner at your local animal shelter on **Valentine's Day**. The exact "
+        "year isn't specified in the records, but it was mentioned in a conversation from "
+        "around April 2023."
+    )
+    listed = "\n- the dinner\n- the raffle"
+    wrapped_at_width = textwrap.fill(said, 72, break_on_hyphens=False) + listed
+    assert "**Valentine's\nDay**" in wrapped_at_width
+    assert as_markdown(wrapped_at_width) == said + listed
+    when = "When did I volunteer at the animal shelter's fundraising dinner?"
+    assert judge_one("single-session-user", when, "February 14th", wrapped_at_width).label is True
+    # lines that are not wrapped (the widest is long, or the breaks fall short of it) stay
+    for kept in ("A short line.\nAnother one here.\nAnd a third.", "x" * 120 + "\nNext line"):
+        assert as_markdown(kept) == kept
 
 
 def test_a_json_object_holding_only_the_answer_reads_as_that_answer():
@@ -1339,6 +1357,12 @@ def test_superlative_question_is_answered_by_the_statement_that_carries_it():
         assert judge_one("multi-session", q, a, hedged).label is False, hedge
     conditional = "If you count takeaway, Bean Street had the most; Cafe Lumen had five visits."
     assert judge_one("multi-session", q, a, conditional).label is True
+    # a statement in bold ends after its closing marks, and the next one is another statement
+    bold = (
+        "**You visited Bean Street the most last month.** That is four visits, which is more "
+        "than Cafe Lumen's two."
+    )
+    assert judge_one("multi-session", q, a, bold).label is False
 
 
 def test_reference_restated_after_meaning_is_answered_by_either_form():

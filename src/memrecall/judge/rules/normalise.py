@@ -617,15 +617,39 @@ def _goes_on(before: str, line: str) -> bool:
 
 
 def _unwrapped(text: str) -> str:
-    """`text` with the line breaks inside its sentences read as spaces (see _goes_on)."""
+    """`text` with the line breaks inside its sentences read as spaces (see _goes_on), and in
+    text wrapped at a fixed width, every break the width made (see _wrap_width)."""
     lines = text.split("\n")
+    width = _wrap_width(lines)
     out = lines[:1]
-    for line in lines[1:]:
-        if _goes_on(out[-1], line):
+    for before, line in zip(lines, lines[1:]):
+        if _goes_on(out[-1], line) or (width and _overflowed(before, line, width)):
             out[-1] = out[-1].rstrip() + " " + line.lstrip()
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def _overflowed(before: str, line: str, width: int) -> bool:
+    """Would the first word of `line` have pushed the line `before` it past `width`? Then a
+    wrapper broke the line there ("on **Valentine's\nDay**"), unless `line` opens a block."""
+    words = line.split(maxsplit=1)
+    return (
+        bool(words and before.strip())
+        and not _BLOCK_START.match(line)
+        and not line.lstrip().startswith("<")
+        and len(before.rstrip()) + 1 + len(words[0]) > width
+    )
+
+
+def _wrap_width(lines: list[str]) -> int | None:
+    """The width `lines` were wrapped at, taken as their widest: None when they were not, that
+    is when the widest is over 100 columns (or under 40), or fewer than two breaks overflowed."""
+    width = max((len(line.rstrip()) for line in lines), default=0)
+    if not 40 <= width <= 100:
+        return None
+    breaks = sum(_overflowed(a, b, width) for a, b in zip(lines, lines[1:]))
+    return width if breaks >= 2 else None
 
 
 # An inline citation of where the response read something: "[Session 2]", "[3]", "[^3]",
