@@ -557,7 +557,9 @@ def superlative_verdict(question: str, answer: str, hypothesis: str) -> RuleVerd
     gold = [t for t in content_tokens(answer) if t not in asked]
     if not gold or len(content_tokens(answer)) > 2:
         return None
-    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", conclusion(hypothesis).strip()):
+    # (a sentence in bold ends after its closing marks: "**Twitter grew the most.** ...")
+    said_apart = sentences(conclusion(hypothesis))
+    for sentence in (part for s in said_apart for part in re.split(r"(?<=;)\s+", s)):
         s = plain(sentence)
         if not re.search(rf"\b{word.group(1)}\b", s) or re.search(r"\b(?:which|whether)\b", s):
             continue
