@@ -1470,6 +1470,24 @@ def test_either_or_restated_alternatives_name_neither_option():
     assert judge_one("temporal-reasoning", q, "the tram", either).label is False
 
 
+def test_either_or_answer_is_not_dated_by_a_time_word():
+    """A response that reasons over both options answers in its last sentence with a decision
+    word; "last" in "as of our last conversation" dates the telling and decides nothing, so a
+    corrected first statement is not the answer (made-up question and responses)."""
+    q = "Did I switch to more water per tablespoon of coffee, or less?"
+    said = (
+        "{lead}you switched to **more water per tablespoon of coffee** — from 1 tablespoon per 6 "
+        "ounces of water (February) to 1 tablespoon per 5 ounces of water (June). Wait — that's "
+        "actually *less* water (5 oz vs 6 oz per tablespoon).\n\nTo be precise: you went from "
+        "**1 tbsp per 6 oz** to **1 tbsp per 5 oz**, meaning you switched to **less water** per "
+        "tablespoon of coffee."
+    )
+    for lead in ("", "As of our last conversation, ", "In the first week, "):
+        response = said.format(lead=lead)
+        assert judge_one("knowledge-update", q, "less water", response).label is True, lead
+        assert judge_one("knowledge-update", q, "more water", response).label is False, lead
+
+
 def test_one_of_a_group_is_no_count():
     """ "One of several classes", "one of the highlights" pick an item out of a group and count
     nothing; "only one of them" says how many (made-up question and responses)."""

@@ -445,6 +445,18 @@ _DECISION = re.compile(
 )
 
 
+def _decides(sentence: str) -> bool:
+    """Does the sentence carry a decision word, other than one that dates a time ("as of our
+    last conversation", "the first week")? Raw words: normalisation would read "first" as "1st"
+    and miss it."""
+    said = plain(sentence)
+    for m in _DECISION.finditer(said):
+        after = re.match(r"[\W_]*(\w+)", said[m.end() :])
+        if not (after and after.group(1) in _TIME_NOUN):
+            return True
+    return False
+
+
 def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
     """The part of the response that answers: a short response is its own answer; a response
     that reasons over both options answers in its last sentence naming one of them with a
@@ -456,8 +468,7 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
     ]
     if len(naming) <= 1:
         return hypothesis
-    # Raw words: normalisation would read "first" as "1st" and miss it.
-    decisive = [x for x in naming if _DECISION.search(plain(x))]
+    decisive = [x for x in naming if _decides(x)]
     last = (decisive or naming)[-1]
     # "X was discussed first, but the dates show Y came first": the clause after the turn.
     clauses = [
