@@ -125,9 +125,12 @@ These rules follow the same per-type policy without a model, so the default pipe
   before, 25 now" is right for a knowledge update to 25; but one the response calls former
   ("previously 4, now 3", "from 25:50 to 24:30", "4 → 7", "4 initially, later updated to 7",
   "bumped it up to 7 from 4", "Before, you had 4", "you started with 4", "4 was your earlier
-  answer") is not its answer when it gives another, and one it calls current ("7 now", "7 is the
-  current one", "the current count is 7") is, unless the question asks for an earlier value
-  ("when I first started"). Measures (miles, km, feet;
+  answer", "Earlier, on May 24, you had completed 4", "You first mentioned 4, and later ...")
+  is not its answer when it gives another, nor, of values dated with their years, one dated
+  before another ("4 as of August 2023, and then 7 by October 9, 2023"); and one it calls
+  current ("7 now", "7 is the current one", "the current count is 7") is, unless the question
+  asks for an earlier value ("when I first started", "my previous goal"): then, in a knowledge
+  update, the value called former answers. Measures (miles, km, feet;
   pounds, kg, ounces) convert within their family, and one in another unit counts as written,
   rounded ("19 km" answers 12 miles, "12 km" does not); "miles per gallon" is a rate, not a
   length. A decimal over its scale ("3.61/4.0") is the score; a table's "#" column numbers rows
