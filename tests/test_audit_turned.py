@@ -21,6 +21,15 @@ def test_a_value_and_the_one_other_value_are_swapped_everywhere():
     assert swapped_values(_BIKES, "4", "You own 4 bikes (May 30, 2023), up from 3.") == (
         "You own 3 bikes (May 30, 2023), up from 4."
     )
+    # each mention keeps its form: digits for digits, words for words, with their capital
+    assert swapped_values(_BIKES, "Four", "Four bikes now, up from 3; you had three in May.") == (
+        "Three bikes now, up from 4; you had four in May."
+    )
+    # a list's marker numbers an item, it is no value
+    listed = "Your bikes:\n1. a road bike\n2. a hybrid\n3. a gravel bike\nSo 4 now, up from 3."
+    assert swapped_values(_BIKES, "4", listed) == listed.replace(
+        "4 now, up from 3", "3 now, up from 4"
+    )
 
 
 @pytest.mark.parametrize(
@@ -29,15 +38,22 @@ def test_a_value_and_the_one_other_value_are_swapped_everywhere():
         ("4", "You own 3 bikes."),  # the reference is not there to swap
         ("4", "You own 4 bikes."),  # nothing to swap it with
         ("4", "You own 4 bikes: 3 road bikes and 1 hybrid."),  # two others
-        ("4", "You own four bikes, up from 3."),  # in words: it would stay behind
-        ("4", "You own 4 bikes, up from three."),
         ("4", "You own 4 bikes, up from 3, and ride at 4 pm."),  # "4 pm" would still say 4
+        ("4", "You own a four-wheel rack and 4 bikes, up from 3."),  # "four-wheel" too
+        ("4", "Your fourth bike makes 4 now, up from 3."),  # an ordinal would stay behind
         ("10-12 hours", "You spent 10-12 hours, up from 5."),  # a range, not one number
-        ("Four", "You own 4 bikes, up from 3."),  # the reference gives no number in digits
+        ("the road bike", "You own 4 bikes, up from 3."),  # the reference gives no number
     ],
 )
 def test_values_are_not_swapped_where_the_swap_would_not_be_clean(reference, response):
     assert swapped_values(_BIKES, reference, response) is None
+
+
+def test_an_either_or_question_has_no_value_to_swap():
+    """Its answer is an option, whatever numbers the response gives on the way."""
+    question = "Did I most recently increase or decrease my coffee limit?"
+    response = "You increased it: from one cup in May to two cups in June."
+    assert swapped_values(question, "You increased it (from one cup to two cups)", response) is None
 
 
 def test_every_mention_of_an_option_becomes_the_other():

@@ -101,7 +101,7 @@ _WORD_VALUE = {w: i for i, w in enumerate(_SMALL)} | {
 _NUM = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w:/]|\.\d)")
 # "one" is left out: more often a pronoun ("this one") than a count; nor inside hyphenated
 # words ("one-on-one", "two-factor").
-_WORD_NUM = re.compile(
+WORD_NUMBER = re.compile(
     r"(?<![\w-])("
     + "|".join(sorted(set(_WORD_VALUE) - {"one"}, key=len, reverse=True))
     + r")(?![\w-])",
@@ -150,7 +150,7 @@ def number_words(n: int) -> str | None:
     return f"{_SMALL[n // 100]} hundred" + ("" if rest == 0 else " " + number_words(rest))
 
 
-def _value(token: str) -> float:
+def number_value(token: str) -> float:
     t = token.replace(",", "").lower()
     return float(_WORD_VALUE[t]) if t in _WORD_VALUE else float(t)
 
@@ -266,7 +266,7 @@ def wrong_date(gold: str) -> str | None:
         if rng:  # "8-9 hours" -> "11-12 hours": the whole range two units past its high end
             lo, hi = int(rng.group(1)), int(rng.group(2))
             return _replace_span(gold, rng, f"{hi + 2}-{2 * hi + 2 - lo}")
-        n = _value(period.group(1)) + 2
+        n = number_value(period.group(1)) + 2
         new = f"{_fmt(n, period.group(1))} {_plural(period.group(2), n)}"
         planted = gold[: period.start()] + new + gold[period.end() :]
         return None if _still_there(gold, planted, period.group(1)) else planted
@@ -281,7 +281,7 @@ def wrong_number(gold: str) -> str | None:
     """The first count that is not part of a date or a period."""
     if _find_date(gold) or _PERIOD.search(gold):
         return None  # wrong_date's
-    for rx in (_NUM, _WORD_NUM):
+    for rx in (_NUM, WORD_NUMBER):
         for m in rx.finditer(gold):
             tok = m.group(1)
             if is_year(tok):
@@ -293,7 +293,7 @@ def wrong_number(gold: str) -> str | None:
                 hi = int(rng.group(2))
                 new_lo = int(_wrong_count(float(hi)))
                 return _replace_span(gold, rng, f"{new_lo}-{new_lo + hi - int(rng.group(1))}")
-            n = _value(tok)
+            n = number_value(tok)
             new = _wrong_count(n)
             word = tok.isalpha()
             if not word and is_year(_fmt(new, tok)):
@@ -533,7 +533,7 @@ def _still_there(gold: str, planted: str, old: str) -> bool:
     """The changed value is still stated elsewhere ("1:10 ... ten parts", "25 minutes (or
     25:50)"): the planted answer would contradict itself, not be plainly wrong."""
     v = (
-        _value(old)
+        number_value(old)
         if old.replace(",", "").replace(".", "").isdigit() or old.lower() in _WORD_VALUE
         else None
     )
@@ -627,7 +627,7 @@ def unit_paraphrase(gold: str) -> str | None:
     m = _PERIOD.search(gold)
     if not m:
         return None
-    n, unit = _value(m.group(1)), m.group(2).lower()
+    n, unit = number_value(m.group(1)), m.group(2).lower()
     start, end = m.start(), m.end()
     nxt = _COMPOUND_NEXT.match(gold, end)
     rng = _range_before(gold, m.end(1))
@@ -641,7 +641,7 @@ def unit_paraphrase(gold: str) -> str | None:
             if nxt.group(2).lower() != small:
                 return None  # "3 years and 1 week": no one unit to write it in
             end = nxt.end()
-            total = n * factor + _value(nxt.group(1))
+            total = n * factor + number_value(nxt.group(1))
             new = f"{_fmt(total, '')} {_plural(small, total)}"
         else:
             new = f"{_fmt(n * factor, '')} {small}s"
@@ -735,7 +735,7 @@ def number_words_variant(gold: str) -> str | None:
             changed = True
             return str(_WORD_VALUE[m.group(1).lower()])
 
-        out = _WORD_NUM.sub(to_digits, gold)
+        out = WORD_NUMBER.sub(to_digits, gold)
     return out if changed else None
 
 

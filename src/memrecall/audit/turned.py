@@ -10,14 +10,16 @@ reference; these are real responses. Variants (variants.py) keep the label; a tu
 wrong.
 
 - swapped_values: the reference is one number; the response writes it and exactly one other
-  number, both in digits (a year, a day of a month or a number in words would be left behind).
-  A knowledge update's response is the case: the old value and the new.
+  number, each in digits or words ("one" aside: it is more often a pronoun), and each mention
+  becomes the other in its own form. A year, a day of a month and a list's marker are no
+  values. A knowledge update's response is the case: the old value and the new. An either-or
+  question has none: its answer is an option.
 - swapped_options: an either-or question whose reference picks one option, and a response
   whose every word of either option's own words stands in a whole mention of an option ("the
   tomatoes", "Tomato seeds"): each mention becomes the other option.
 
 Each turn returns None where it cannot swap cleanly: a half-swapped response could still be
-right.
+right ("four-wheel", "your fourth bike", "$4" or "4 pm" would be left saying the answer).
 """
 
 from __future__ import annotations
@@ -25,7 +27,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .planting import MONTH, chosen_option, either_or, is_year, number_words, option_words, stem
+from .planting import (
+    MONTH,
+    WORD_NUMBER,
+    chosen_option,
+    either_or,
+    is_year,
+    number_value,
+    number_words,
+    option_words,
+    stem,
+)
 from .variants import Labelled
 
 # (a number alone: not part of a date "7/22", a time "7:30" or "2 AM", an amount "$40", a range
@@ -34,47 +46,78 @@ _NUMBER = re.compile(
     r"(?<![\w.:/,$–-])\d+(?:\.\d+)?(?![\w:/%–-]|[.,]\d|\s?[ap]\.?m\b)", re.IGNORECASE
 )
 _DAY_OF_MONTH = re.compile(MONTH + r"\s+$", re.IGNORECASE)
+# (a list's marker numbers an item: "2. **2023-05-25** — You mentioned ...")
+_LIST_MARKER = re.compile(r"(?<![^\n])\d+[.)]\s")
 
 
-def _values(text: str) -> list[re.Match]:
-    """The numbers of `text` that count something: not a year, not a day of a month."""
-    return [
-        m
+def _values(text: str) -> list[tuple[re.Match, float]]:
+    """The numbers of `text` that count something, in digits or words ("3", "three"; "one" is
+    more often a pronoun), with their values: not a year, not a day of a month."""
+    found = [
+        (m, float(m.group(0)))
         for m in _NUMBER.finditer(text)
-        if not is_year(m.group(0)) and not _DAY_OF_MONTH.search(text[: m.start()])
+        if not is_year(m.group(0))
+        and not _DAY_OF_MONTH.search(text[: m.start()])
+        and not _LIST_MARKER.match(text, m.start())
     ]
+    found += [(m, number_value(m.group(0))) for m in WORD_NUMBER.finditer(text)]
+    return sorted(found, key=lambda f: f[0].start())
 
 
-def _written_in_words(text: str, value: float) -> bool:
+def _written(value: float, like: str) -> str | None:
+    """`value` written as `like` is: in digits, or in words with its capital."""
+    if like[:1].isdigit():
+        return f"{value:g}"
     words = number_words(int(value)) if value.is_integer() else None
-    return bool(words) and bool(re.search(rf"\b{words}\b", text, re.IGNORECASE))
+    return words and (words.capitalize() if like[:1].isupper() else words)
 
 
 def swapped_values(question: str, reference: str, response: str) -> str | None:
-    """The response with the reference's number and the one other number it writes swapped."""
+    """The response with the reference's number and the one other number it writes swapped,
+    each in the form it had there ("3" for "4", "three" for "four")."""
     said = _values(reference)
-    if len(said) != 1:
+    if len(said) != 1 or either_or(question):  # (an either-or question's answer is an option)
         return None
-    gold = float(said[0].group(0))
+    gold = said[0][1]
     found = _values(response)
-    values = {float(m.group(0)) for m in found}
+    values = {v for _, v in found}
     if gold not in values or len(values) != 2:
         return None
     (other,) = values - {gold}
-    if _written_in_words(response, gold) or _written_in_words(response, other):
+    # an ordinal of either ("your fourth bike", "the 3rd one") would be left behind
+    if any(re.search(rf"\b{v:g}(?:st|nd|rd|th)\b", response) for v in values) or any(
+        _ORDINAL_WORD.get(v) and re.search(rf"\b{_ORDINAL_WORD[v]}\b", response, re.IGNORECASE)
+        for v in values
+    ):
         return None
-    text = {gold: next(m.group(0) for m in found if float(m.group(0)) == other)}
-    text[other] = next(m.group(0) for m in found if float(m.group(0)) == gold)
     out, rest, at = [], [], 0
-    for m in found:
-        out += [response[at : m.start()], text[float(m.group(0))]]
+    for m, v in found:
+        new = _written(other if v == gold else gold, m.group(0))
+        if new is None:
+            return None
+        out += [response[at : m.start()], new]
         rest += [response[at : m.start()], " "]
         at = m.end()
-    # the reference's number in a form not swapped ("$4", "4 pm", "May 4") could still answer
-    left = rf"(?<![\d.]){re.escape(said[0].group(0))}(?!\d|\.\d)"
-    if re.search(left, "".join(rest) + response[at:]):
+    # the reference's number in a form not swapped ("$4", "4 pm", "May 4", "nine-month") could
+    # still answer
+    left = rf"(?<![\d.]){re.escape(f'{gold:g}')}(?!\d|\.\d)"
+    words = number_words(int(gold)) if gold.is_integer() else None
+    if words:
+        left += rf"|\b{words}\b"
+    if re.search(left, "".join(rest) + response[at:], re.IGNORECASE):
         return None
     return "".join(out) + response[at:]
+
+
+_ORDINAL_WORD = {
+    float(i): w
+    for i, w in enumerate(
+        "_ first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split()
+    )
+    if i
+}
 
 
 def _apart(a: str, b: str) -> tuple[str, str]:
