@@ -566,6 +566,12 @@ _PROJECTS = "How many projects have I completed since starting painting classes?
             "later updated that you had tried 2.",
             True,
         ),
+        (
+            "How many times have I worn my new sneakers?",
+            "6",
+            "You've worn them **4 times**, up from the earlier-mentioned 6 times.",
+            False,
+        ),
         # ... unless a word between turns to the value now, or the earlier value is the only one
         (_VIDEOS, "30", "Earlier you had done 20, but now you have completed 30 videos.", True),
         (_VIDEOS, "30", "In an earlier session you said 30 videos, and nothing since.", True),
@@ -1486,6 +1492,21 @@ def test_either_or_answer_is_not_dated_by_a_time_word():
         response = said.format(lead=lead)
         assert judge_one("knowledge-update", q, "less water", response).label is True, lead
         assert judge_one("knowledge-update", q, "more water", response).label is False, lead
+
+
+def test_a_count_of_the_historys_own_parts_is_no_answer():
+    """ "Mentioned in thirty messages", "across 2 separate conversations" count where the
+    response found its answer, not what the question counts, unless the question counts those
+    parts (made-up questions and responses)."""
+    q = "How many videos of the Python series have I completed so far?"
+    sources = "You have completed 2 videos (this is mentioned in thirty messages from May 26)."
+    assert judge_one("knowledge-update", q, "30", sources).label is False
+    assert judge_one("knowledge-update", q, "2", sources).label is True
+    across = "You visited 3 museums in February; I found them across 2 separate conversations."
+    museums = "How many museums did I visit in February?"
+    assert judge_one("multi-session", museums, "2", across).label is False
+    sessions = "How many sessions of the bereavement support group did I attend?"
+    assert judge_one("knowledge-update", sessions, "5", "You attended 5 sessions.").label is True
 
 
 def test_one_of_a_group_is_no_count():

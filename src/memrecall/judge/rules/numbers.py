@@ -166,6 +166,7 @@ class Quantity:
     ago: bool = False  # a time before now ("three weeks ago"): when something was, no duration
     denied: bool = False  # named to be denied: "not 3", "rather than 3", "it wasn't 3"
     said_on: tuple[int, int, int] | None = None  # the dated clause's (year, month, day); 0: none
+    of_history: str | None = None  # the part of the history it counts ("2 messages": "messag")
 
 
 def _word_before(s: str, pos: int) -> str:
@@ -312,7 +313,15 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
             and nxt.group(1) not in _WHEN_NOT_NOUN
         )
         ago = unit is not None and re.match(r"[\s*_]+ago\b", s[end:]) is not None
-        q = Quantity(value, unit, counts_noun=noun, ago=ago, **_when(s, start, m.end()))
+        part = _HISTORY_PART.match(rest) if unit is None else None
+        q = Quantity(
+            value,
+            unit,
+            counts_noun=noun,
+            ago=ago,
+            of_history=tokens(part.group(1))[0] if part else None,
+            **_when(s, start, m.end()),
+        )
         prev_q = out[-1] if out else None
         if (
             prev_q is not None
@@ -334,6 +343,13 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
 
 # "the current one", "your old one": a determiner and an adjective before "one" make it a
 # pronoun ("the only one" still counts one).
+# A count of the history's own parts ("mentioned in 2 messages", "across 3 separate
+# conversations"): where the response found its answer, not the answer, unless the question
+# counts those parts ("How many sessions of the support group did I attend?").
+_HISTORY_PART = re.compile(
+    r"[ \t*_]+(?:(?:separate|different|other|distinct|retrieved|relevant)[ \t]+)?"
+    r"(messages|conversations|chats|excerpts|snippets|chunks|sources|sessions|mentions)\b"
+)
 _PRONOUN_ONE = re.compile(
     r"\b(?:the|a|an|this|that|your|my|his|her|their|our|its) (?!only |single |sole )[a-z]+ $"
 )
@@ -532,7 +548,11 @@ def _declared_former(s: str, start: int) -> bool:
 
 
 # "up from 25", "after updating from 25": what it changed from
-_CHANGED_FROM = re.compile(CHANGED_FROM + r"(?:\s+(?:the|a|an|your|my))?[\s*_:$~]*$")
+_CHANGED_FROM = re.compile(
+    CHANGED_FROM + r"(?:\s+(?:the|a|an|your|my))?"
+    # ("up from the earlier-mentioned six", "from your previous 4")
+    r"(?:\s+(?:earlier|previous|prior|original|initial|old|former)(?:-\w+)?)?[\s*_:$~]*$"
+)
 _NEW_THEN_FROM = re.compile(NEW_THEN_FROM)
 
 
@@ -781,6 +801,8 @@ def quantity_verdict(
         # A reasoning transcript ("Step 1: extract ... Step 3: conclusion: 1 project") answers
         # in its conclusion; the numbers in the evidence it lists are not its answer.
         hyp_qs = concluded
+    asked = set(tokens(question))
+    hyp_qs = [q for q in hyp_qs if q.of_history is None or q.of_history in asked]
     current_asked = asks_current(question_type, question)
     if gold.clock:
         clocks = [q for q in hyp_qs if q.clock and not q.denied]
