@@ -1384,6 +1384,27 @@ def test_reference_restated_after_meaning_is_answered_by_either_form():
     assert judge_one("single-session-assistant", q, a, wrong).label is False
 
 
+def test_order_is_read_from_where_the_response_states_it():
+    """A response that lists its evidence by date and then states the order ("So the order
+    is:", "**Chronological order:**", "from earliest to latest:") answers with that statement,
+    when it places every item; the evidence's order is not its answer (made-up question and
+    responses)."""
+    q = "What is the order of the three trips I took, from earliest to latest?"
+    a = "I went to Muir Woods, then to Big Sur, and finally to Yosemite."
+    evidence = (
+        "I found these sessions:\n1. Muir Woods (March 10)\n2. Big Sur (April 20)\n"
+        "3. Yosemite (May 15)\n\n"
+    )
+    for statement in ("So the order is:", "**Chronological order:**", "From earliest to latest:"):
+        wrong = evidence + statement + "\n1. Yosemite\n2. Big Sur\n3. Muir Woods"
+        assert judge_one("temporal-reasoning", q, a, wrong).label is False, statement
+        right = evidence + statement + "\n1. Muir Woods\n2. Big Sur\n3. Yosemite"
+        assert judge_one("temporal-reasoning", q, a, right).label is True, statement
+    # a statement that places only some items leaves the whole response to be read
+    partial = evidence + "So the order is: Muir Woods came first."
+    assert judge_one("temporal-reasoning", q, a, partial).label is True
+
+
 def test_order_reference_written_as_a_sequence_of_steps():
     """A reference without names, written as a sequence ("First, ..., then ..., and lastly
     ..."), is an order of its steps: the response must mention them in that order; the sequence

@@ -124,6 +124,29 @@ def _in_order(positions: list[int], latest_first: bool) -> bool:
     return all(a > b for a, b in pairs) if latest_first else all(a < b for a, b in pairs)
 
 
+# Where a response states the order it settles on, after the evidence it weighed ("So the
+# chronological order is:", "**Chronological order:**", "Here they are from earliest to
+# latest:"): the sessions it listed by date before that are not its answer.
+_STATES_ORDER = re.compile(
+    r"\b(?:the (?:\w+ )?order (?:is|was|would be)\b|in (?:\w+ )?order\b[^.\n]{0,40}:|"
+    r"order[*_]*:|"
+    r"from (?:the )?(?:earliest|first|oldest) to (?:the )?(?:latest|last|most recent|newest)"
+    r"\b[^.\n]{0,40}:)",
+    re.IGNORECASE,
+)
+
+
+def _stated_order(hypothesis: str, placed) -> str:
+    """The part of the response after its last statement of the order, when every item is
+    placed there (`placed` says so of a text); else the whole response."""
+    marks = list(_STATES_ORDER.finditer(hypothesis))
+    if marks:
+        tail = hypothesis[marks[-1].end() :]
+        if placed(tail):
+            return tail
+    return hypothesis
+
+
 def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | None:
     groups = _entity_groups(answer)
     steps = _sequence_steps(answer) if len(groups) < 2 else []
@@ -135,11 +158,21 @@ def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | 
         # "I lack the dates, but it was A, then B, then C" goes on to give one; "I'm sorry, but
         # I found no record of A, B or C" does not (what follows its turn says it is missing).
         return RuleVerdict(False, "order: says the information is missing, gives no order")
-    hyp = tokens(hypothesis)
-    hyp_content = [t for t in hyp if t not in STOPWORDS]
     latest_first = bool(_LATEST_FIRST.search(plain(hypothesis))) and not _LATEST_FIRST.search(
         plain(question)
     )
+    items = _named_items(answer) or [[g] for g in groups]
+
+    def content(text: str) -> list[str]:
+        return [t for t in tokens(text) if t not in STOPWORDS]
+
+    def placed(text: str) -> bool:
+        said = content(text)
+        if steps:
+            return all(_step_position(step, said) is not None for step in steps)
+        return all(any(_name_position(g, groups, said) is not None for g in i) for i in items)
+
+    hyp_content = content(_stated_order(hypothesis, placed))
     if steps:
         found = [_step_position(step, hyp_content) for step in steps]
         if None in found:
@@ -148,7 +181,6 @@ def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | 
         if _in_order(found, latest_first):
             return RuleVerdict(True, "order: all steps present in the reference order")
         return RuleVerdict(False, "order: steps present but in a different order")
-    items = _named_items(answer) or [[g] for g in groups]
     positions = []
     for item in items:
         # One of an item's names places it: "Zion" for the reference's "I hiked in Zion National
