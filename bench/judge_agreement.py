@@ -431,8 +431,13 @@ def print_crossings(result: dict) -> None:
 
 
 # The question types each turn is put to: a knowledge update names the old value beside the new
-# one; options are swapped wherever a question has two.
-_TURNED_TYPES = {"swapped_values": {"knowledge-update"}, "swapped_options": None}
+# one; options are swapped wherever a question has two, and an order reversed wherever one is
+# asked for.
+_TURNED_TYPES = {
+    "swapped_values": {"knowledge-update"},
+    "swapped_options": None,
+    "reversed_order": None,
+}
 
 
 def turnings(logs: list[str], oracle: str) -> dict:
@@ -600,8 +605,8 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--turn",
         action="store_true",
-        help="also turn right answers wrong (values or options swapped throughout) and count "
-        "those the rules still accept (memrecall.audit.turned)",
+        help="also turn right answers wrong (values or options swapped throughout, an order "
+        "reversed) and count those the rules still accept (memrecall.audit.turned)",
     )
     ap.add_argument(
         "--cross",

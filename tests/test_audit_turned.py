@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from memrecall.audit.turned import TURNS, swapped_options, swapped_values, turned
+from memrecall.audit.turned import (
+    TURNS,
+    reversed_order,
+    swapped_options,
+    swapped_values,
+    turned,
+)
 from memrecall.audit.variants import Labelled
 
 _BIKES = "How many bikes do I currently own?"
@@ -88,3 +94,46 @@ def test_a_turned_answer_is_labelled_wrong_and_keeps_its_question_and_source():
         _BIKES, "You had 4, now 3 bikes.", False, record={"answer": "4"}, source="run_a"
     )
     assert turned(item, TURNS["swapped_options"]) is None
+
+
+_TRIPS = "What is the order of the three trips I took, from earliest to latest?"
+_TRIPS_ORDER = (
+    "I went on a day hike to Muir Woods, then a road trip to Big Sur, and finally a camping trip "
+    "to Yosemite."
+)
+
+
+def test_an_order_is_reversed_in_the_list_that_closes_the_response():
+    response = (
+        "I found three trips:\n"
+        "- Muir Woods day hike (March 10)\n"
+        "- Big Sur road trip (April 20)\n"
+        "- Yosemite camping (May 15)\n\n"
+        "So the order is:\n"
+        "1. Muir Woods hike\n"
+        "2. Big Sur road trip\n"
+        "3. Yosemite camping"
+    )
+    # the evidence stays as it was; the order the response settles on is reversed
+    assert reversed_order(_TRIPS, _TRIPS_ORDER, response) == response.replace(
+        "1. Muir Woods hike\n2. Big Sur road trip\n3. Yosemite camping",
+        "1. Yosemite camping\n2. Big Sur road trip\n3. Muir Woods hike",
+    )
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Muir Woods, then Big Sur, then Yosemite.",  # no list to reverse
+        "1. Muir Woods\n2. Big Sur\n3. Yosemite\n\nSo: Muir Woods first, Yosemite last.",
+        "1. **1st**: Muir Woods\n2. **2nd**: Big Sur\n3. **3rd**: Yosemite",  # its own places
+        "1. Muir Woods and Big Sur\n2. Yosemite",  # a line with two items
+    ],
+)
+def test_an_order_is_not_reversed_where_the_response_would_still_say_it(response):
+    assert reversed_order(_TRIPS, _TRIPS_ORDER, response) is None
+
+
+def test_only_an_order_question_is_reversed():
+    listed = "1. Muir Woods\n2. Big Sur"
+    assert reversed_order("Which trip did I enjoy?", "Muir Woods, then Big Sur", listed) is None

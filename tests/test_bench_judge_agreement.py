@@ -283,6 +283,12 @@ def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
             "question": "How many bikes did I fix?",
             "answer": "4",
         },
+        {
+            "question_id": "q_order",
+            "question_type": "temporal-reasoning",
+            "question": "What is the order of the trips I took, from earliest to latest?",
+            "answer": "First Muir Woods, then Big Sur, and finally Yosemite.",
+        },
     ]
     rows = [
         {"question_id": "q_bikes", "hypothesis": "You had 3 bikes; now you own 4.", "label": True},
@@ -293,12 +299,18 @@ def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
         },
         # a value is swapped only in a knowledge update's answer
         {"question_id": "q_count", "hypothesis": "You fixed 4 bikes, not 3.", "label": True},
+        {
+            "question_id": "q_order",
+            "hypothesis": "In order:\n1. Muir Woods\n2. Big Sur\n3. Yosemite",
+            "label": True,
+        },
     ]
     oracle, log = _one_labelled_run(tmp_path, records, rows)
     result = bench.turnings([log], oracle)
     assert {name: r["answers"] for name, r in result.items()} == {
         "swapped_values": 1,
         "swapped_options": 1,
+        "reversed_order": 1,
     }
     assert all(r["accepted"] == [] for r in result.values())
 

@@ -460,7 +460,8 @@ def stem(w: str) -> str:
     return w
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
+    """The stems of the text's words, its stopwords and possessives aside."""
     words = re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b", "", text.lower()))
     return {stem(w) for w in words if len(w) > 1 and w not in _OPTION_STOP}
 
@@ -470,7 +471,7 @@ def option_words(question: str) -> tuple[set[str], set[str]] | None:
     opts = either_or(question)
     if not opts:
         return None
-    a, b = map(_stems, opts)
+    a, b = map(stems, opts)
     return a - b, b - a
 
 
@@ -481,7 +482,7 @@ def chosen_option(question: str, gold: str) -> int | None:
     own = option_words(question)
     if not own or not all(own):
         return None
-    g = _stems(gold)
+    g = stems(gold)
     hits = [bool(g & words) for words in own]
     return hits.index(True) if sum(hits) == 1 else None
 

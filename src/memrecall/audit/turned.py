@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..judge.rules.order import ORDER_QUESTION
 from .planting import (
     MONTH,
     WORD_NUMBER,
@@ -37,6 +38,7 @@ from .planting import (
     number_words,
     option_words,
     stem,
+    stems,
 )
 from .variants import Labelled
 
@@ -174,8 +176,76 @@ def swapped_options(question: str, reference: str, response: str) -> str | None:
     return mention.sub(swap, response)
 
 
+# Where a reference's order question lists its next item: a sequence word, a list's number or a
+# comma ("First, I X. Then, I Y. Finally, I Z."; "A, B, C"; "1. A, 2. B").
+_NEXT_ITEM = re.compile(
+    r"(?i)\b(?:first(?:ly)?|then|next|after that|afterwards?|finally|lastly|followed by)\b|"
+    r"\d+[.)]\s|[,;.]"
+)
+_LIST_LINE = re.compile(r"^([ \t]*(?:\d+[.)]|[-*•])[ \t]+)(.*)$")
+# Words that place an item in the order by themselves: a list that writes them ("1. **3rd** -
+# Alex") would still say the order with its lines reversed.
+_PLACES = re.compile(
+    r"(?i)\b(?:first|second|third|fourth|fifth|last|earliest|latest|\d+(?:st|nd|rd|th))\b|"
+    r"[\U0001F947-\U0001F949]"
+)
+
+
+def _items(reference: str) -> list[set[str]]:
+    """The words each item of an ordered reference has to itself."""
+    parts = [stems(p) for p in _NEXT_ITEM.split(reference)]
+    parts = [p for p in parts if p]
+    own = [p - set().union(*(q for q in parts if q is not p)) for p in parts]
+    return [o for o in own if o]
+
+
+def reversed_order(question: str, reference: str, response: str) -> str | None:
+    """An order question's response with the list that closes it (one item of the reference a
+    line, every line another) read from its last line to its first: the order it settles on,
+    reversed, whatever evidence it listed before."""
+    if not ORDER_QUESTION.search(question):
+        return None
+    items = _items(reference)
+    if len(items) < 2:
+        return None
+
+    def named(text: str) -> list[int]:
+        said = stems(text)
+        return [k for k, words in enumerate(items) if said & words]
+
+    lines = response.split("\n")
+    runs: list[list[int]] = []
+    for i, line in enumerate(lines):
+        if _LIST_LINE.match(line):
+            if runs and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+    closing = [
+        run
+        for run in runs
+        if len(run) >= 2
+        and all(len(named(lines[i])) == 1 for i in run)
+        and len({named(lines[i])[0] for i in run}) == len(run)
+    ]
+    if not closing:
+        return None
+    run = closing[-1]
+    if named("\n".join(lines[run[-1] + 1 :])) or any(_PLACES.search(lines[i]) for i in run):
+        return None  # the order said again after the list, or in its lines' own words
+    heads = [_LIST_LINE.match(lines[i]).group(1) for i in run]
+    bodies = [_LIST_LINE.match(lines[i]).group(2) for i in run]
+    for i, head, body in zip(run, heads, reversed(bodies), strict=True):
+        lines[i] = head + body
+    return "\n".join(lines)
+
+
 Turn = Callable[[str, str, str], str | None]
-TURNS: dict[str, Turn] = {"swapped_values": swapped_values, "swapped_options": swapped_options}
+TURNS: dict[str, Turn] = {
+    "swapped_values": swapped_values,
+    "swapped_options": swapped_options,
+    "reversed_order": reversed_order,
+}
 
 
 def turned(item: Labelled, turn: Turn) -> Labelled | None:
