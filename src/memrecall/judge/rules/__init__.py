@@ -148,9 +148,12 @@ These rules follow the same per-type policy without a model, so the default pipe
   sequence or a numbered list is placed by any one of its names ("Zion" for "I hiked in Zion
   National Park in Utah"), and a lone letter names nothing; a reference without names written
   as a sequence ("First, I did A, then B, and lastly C") orders its steps, each found by a third
-  of the words no other step shares ("the airport run" for "I drove my aunt to the airport"). A
-  response that opens by saying the information is missing gives no order ("I'm sorry, but I
-  found no record of A, B or C": what follows a turn decides).
+  of the words no other step shares ("the airport run" for "I drove my aunt to the airport").
+  Where the response states the order after its evidence ("So the chronological order is:",
+  "from earliest to latest:") and places every item there, that statement is read, not the
+  evidence listed by date before it. A response that opens by saying the information is
+  missing gives no order ("I'm sorry, but I found no record of A, B or C": what follows a turn
+  decides).
 - either-or questions ("A or B?"): for which-came-first/last questions, the option the response
   places with a placing word ("B came first", "A happened after that", "B predates A", "B was
   the first trip"; the question's own word wins over synonyms, the last such statement over
