@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..judge.rules.order import ORDER_QUESTION
+from ..judge.rules.order import ORDER_QUESTION, SEQUENCE
 from .planting import (
     MONTH,
     WORD_NUMBER,
@@ -178,10 +178,7 @@ def swapped_options(question: str, reference: str, response: str) -> str | None:
 
 # Where a reference's order question lists its next item: a sequence word, a list's number or a
 # comma ("First, I X. Then, I Y. Finally, I Z."; "A, B, C"; "1. A, 2. B").
-_NEXT_ITEM = re.compile(
-    r"(?i)\b(?:first(?:ly)?|then|next|after that|afterwards?|finally|lastly|followed by)\b|"
-    r"\d+[.)]\s|[,;.]"
-)
+_NEXT_ITEM = re.compile(rf"{SEQUENCE.pattern}|\d+[.)]\s|[,;.]", re.IGNORECASE)
 _LIST_LINE = re.compile(r"^([ \t]*(?:\d+[.)]|[-*•])[ \t]+)(.*)$")
 # Words that place an item in the order by themselves: a list that writes them ("1. **3rd** -
 # Alex") would still say the order with its lines reversed.

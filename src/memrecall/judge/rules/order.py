@@ -26,7 +26,7 @@ _TURN = re.compile(r"\b(?:but|however|though|although)\b")
 
 
 # The words that set out a sequence in a reference ("First, ..., then ..., and lastly ...").
-_SEQUENCE = re.compile(
+SEQUENCE = re.compile(
     r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after that|afterwards?|"
     r"finally|lastly|followed by)\b",
     re.IGNORECASE,
@@ -39,7 +39,7 @@ def _entity_groups(answer: str) -> list[list[str]]:
     for w in re.findall(r"[A-Za-z][\w'’-]*|[^\sA-Za-z]+", answer):
         toks = [t for t in tokens(w) if t not in STOPWORDS]
         # "First, I ...": a sentence's opening sequence word is capitalised, and no name
-        if w[:1].isupper() and toks and w.lower() not in STOPWORDS and not _SEQUENCE.fullmatch(w):
+        if w[:1].isupper() and toks and w.lower() not in STOPWORDS and not SEQUENCE.fullmatch(w):
             current.extend(toks)
             pending = []
         elif current and w in ("of", "de", "the") and not pending:
@@ -54,7 +54,7 @@ def _entity_groups(answer: str) -> list[list[str]]:
 
 
 # Where a reference's list starts its next item: a sequence word or a list number ("2.").
-_NEXT_ITEM = re.compile(rf"{_SEQUENCE.pattern}|{LIST_NUMBER}", re.IGNORECASE)
+_NEXT_ITEM = re.compile(rf"{SEQUENCE.pattern}|{LIST_NUMBER}", re.IGNORECASE)
 
 
 def _named_items(answer: str) -> list[list[list[str]]]:
@@ -69,7 +69,7 @@ def _named_items(answer: str) -> list[list[list[str]]]:
 def _sequence_steps(answer: str) -> list[list[str]]:
     """The steps of a reference written as a sequence, each as the content words no other step
     shares; empty when the reference is not one (fewer than two steps with such words)."""
-    parts = [[t for t in tokens(p) if t not in STOPWORDS] for p in _SEQUENCE.split(answer)]
+    parts = [[t for t in tokens(p) if t not in STOPWORDS] for p in SEQUENCE.split(answer)]
     parts = [p for p in parts if p]
     if len(parts) < 2:
         return []
