@@ -341,8 +341,6 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
     return out
 
 
-# "the current one", "your old one": a determiner and an adjective before "one" make it a
-# pronoun ("the only one" still counts one).
 # A count of the history's own parts ("mentioned in 2 messages", "across 3 separate
 # conversations"): where the response found its answer, not the answer, unless the question
 # counts those parts ("How many sessions of the support group did I attend?").
@@ -350,6 +348,8 @@ _HISTORY_PART = re.compile(
     r"[ \t*_]+(?:(?:separate|different|other|distinct|retrieved|relevant)[ \t]+)?"
     r"(messages|conversations|chats|excerpts|snippets|chunks|sources|sessions|mentions)\b"
 )
+# "the current one", "your old one": a determiner and an adjective before "one" make it a
+# pronoun ("the only one" still counts one).
 _PRONOUN_ONE = re.compile(
     r"\b(?:the|a|an|this|that|your|my|his|her|their|our|its) (?!only |single |sole )[a-z]+ $"
 )
@@ -395,9 +395,9 @@ def _before(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     return False
 
 
-def _when(s: str, start: int, end: int) -> dict[str, bool]:
+def _when(s: str, start: int, end: int) -> dict[str, bool | tuple[int, int, int] | None]:
     """What the response says of the number at s[start:end]: a former value, the value now, or
-    one it denies."""
+    one it denies, and the date its clause gives it."""
     return {
         "former": _called_former(s, start, end),
         "current": _called_current(s, start, end),
@@ -535,6 +535,7 @@ _TURNS_TO_NOW = re.compile(rf"\b{TURN_TO_NOW}\b|{_RECENCY.pattern}")
 
 
 def _declared_former(s: str, start: int) -> bool:
+    """Does the sentence of the number at s[start:] say that it is an earlier value?"""
     sentence = _SENTENCE_END.split(s[:start])[-1]
     said = list(_EARLIER.finditer(sentence))
     # (the words and the value in one aside or outside any: "(In an earlier session you had
