@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..judge.rules.normalise import ORDINAL_WORDS
 from ..judge.rules.order import ORDER_QUESTION, SEQUENCE
 from .planting import (
     MONTH,
@@ -111,15 +112,8 @@ def swapped_values(question: str, reference: str, response: str) -> str | None:
     return "".join(out) + response[at:]
 
 
-_ORDINAL_WORD = {
-    float(i): w
-    for i, w in enumerate(
-        "_ first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
-        "twentieth".split()
-    )
-    if i
-}
+# (its ordinal in words: the judge's own list of them, "first" to "twentieth")
+_ORDINAL_WORD = {float(n): w for w, n in ORDINAL_WORDS.items()}
 
 
 def _apart(a: str, b: str) -> tuple[str, str]:

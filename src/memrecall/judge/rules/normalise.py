@@ -54,7 +54,7 @@ _AND_IN_NUMBER = re.compile(
 )
 _NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True))
 _NUMBER_RUN = re.compile(rf"\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b")
-_ORDINAL_WORDS = {
+ORDINAL_WORDS = {
     w: i + 1
     for i, w in enumerate(
         "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
@@ -62,7 +62,7 @@ _ORDINAL_WORDS = {
         "twentieth".split()
     )
 }
-_ORDINAL_RUN = re.compile(r"\b(" + "|".join(_ORDINAL_WORDS) + r")\b")
+_ORDINAL_RUN = re.compile(r"\b(" + "|".join(ORDINAL_WORDS) + r")\b")
 _SUFFIX = {1: "st", 2: "nd", 3: "rd"}
 _TRANSLATE = str.maketrans(
     {"’": "'", "‘": "'", "“": '"', "”": '"', "–": " - ", "—": " - ", "\u00a0": " "}
@@ -180,7 +180,7 @@ def normalize(text: str) -> str:
     # "a dozen", "half a dozen": a number of dozens (numbers.py reads the unit)
     s = re.sub(r"\bhalf an? dozen\b", "0.5 dozen", s)
     s = re.sub(r"\ban? dozen\b", "1 dozen", s)
-    s, ordinals = _ORDINAL_RUN.subn(lambda m: _ordinal(_ORDINAL_WORDS[m.group(1)]), s)
+    s, ordinals = _ORDINAL_RUN.subn(lambda m: _ordinal(ORDINAL_WORDS[m.group(1)]), s)
     if ordinals:  # "the third of march" is a date too, once its ordinal is written "3rd"
         s = _month_first(s)
     s = re.sub(r"\b(\d+) and (?:a|one) half\b", r"\1.5", s)  # "5 and a half" -> 5.5
