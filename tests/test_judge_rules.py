@@ -791,6 +791,36 @@ def test_preference_rubric_prepositions_are_no_details_of_the_user():
     assert judge_one("single-session-preference", q, rubric, personal).label is True
 
 
+def test_preference_words_the_rubric_names_as_unwanted_are_no_details_of_the_user():
+    """A word the rubric's negative sentence uses for what the user would not want ("more true
+    crime podcasts") does not tell a preferred response from a dispreferred one, even where its
+    positive sentence uses it too ("audiobooks or podcasts"). What the negative sentence names
+    after a negation of its own ("tips that don't build on their rye flour") or after it turns
+    (", and would appreciate ...") is what they do want, and stays a detail (made up)."""
+    q = "Any ideas for what to listen to on my runs?"
+    rubric = (
+        "The user would prefer suggestions of audiobooks or podcasts in genres beyond true "
+        "crime, such as history or science. They would not prefer more true crime podcasts, as "
+        "they want a change."
+    )
+    more_of_the_same = "Try true crime podcasts like Serial, or a thriller audiobook."
+    assert judge_one("single-session-preference", q, rubric, more_of_the_same).label is False
+    personal = "Since you want a change, try a history podcast or a science audiobook."
+    assert judge_one("single-session-preference", q, rubric, personal).label is True
+
+    q = "Any ideas for my baking this weekend?"
+    rye = "Bake a loaf with your rye flour."
+    for negative in (
+        "They might not prefer generic bread recipes or tips that don't build on their rye flour.",
+        "They would not prefer store-bought mixes, and would appreciate uses for their rye flour.",
+        "They would find store-bought mixes or tips that ignore their rye flour unhelpful.",
+    ):
+        rubric = f"The user would prefer ideas that use their rye flour. {negative}"
+        assert judge_one("single-session-preference", q, rubric, rye).label is True, negative
+    rubric = "The user would prefer ideas that use their rye flour. They might not prefer rye."
+    assert judge_one("single-session-preference", q, rubric, rye).label is False
+
+
 def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_details():
     """The phrases "rather than", "but not" and ", not X" name what a history holds instead of
     an asked detail: an abstention only for an unanswerable question. In advice they are

@@ -42,6 +42,35 @@ _RUBRIC_NEGATIVE = re.compile(
     r" (?:dislikes?|avoid|find\b[^.]*\b(?:unhelpful|irrelevant|frustrating|off-putting))\b",
     re.IGNORECASE,
 )
+# Where what a negative sentence says the user would not want ends: at a negation of its own
+# ("suggestions that do not take into account their turbinado sugar", "hotels without these
+# features", "advice unrelated to their experiences": what follows is what they do want), at its
+# reason ("..., as these activities have been affecting their sleep"), or where it turns to what
+# they would want (", and would likely appreciate responses that utilize ...").
+_DISLIKED_END = re.compile(
+    r"\b(?:that|which)(?: \w+)? (?:do not|don't|does not|doesn't|did not|didn't|are not|aren't|"
+    r"is not|isn't|fail|ignore|lack|deviate)|\bwithout\b|\bunrelated\b|\bnot related\b|"
+    r"\bdifferent\b|,? as (?:they|the user|these|this|it)\b|"
+    r",? and (?:would|might|may|will|could) (?:\w+ )?(?:prefer|like|appreciate|enjoy|want|value)",
+    re.IGNORECASE,
+)
+
+
+def _disliked_words(negative: list[str]) -> set[str]:
+    """The tokens of what the rubric's negative sentences say the user would not want ("general
+    podcast topics such as true crime or self-improvement"). A word the rubric also uses for what
+    the user wants ("new podcasts or audiobooks") does not tell the one from the other, so it is
+    no detail of theirs."""
+    out: set[str] = set()
+    for sent in negative:
+        said = _RUBRIC_NEGATIVE.search(sent)
+        if said:
+            # (from its start: "They would find X that ignores Y unhelpful" holds X and Y)
+            end = _DISLIKED_END.search(sent, said.start())
+            out.update(tokens(sent[said.start() : end.start() if end else len(sent)]))
+    return out
+
+
 _RUBRIC_GENERIC = frozenset(
     stem(w)
     for w in """
@@ -217,9 +246,11 @@ def _rubric_terms(rubric: str, question: str):
     part of it, no number of the user's."""
     parts = sentences(rubric)
     positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
+    negative = [s for s in parts if s not in positive]
     q_tokens = set(tokens(question))
     # "before 9:30 pm" or "9:30 PM": the time is the detail, its "pm" no name or detail of its own
     skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens | {"am", "pm"} | _PREPOSITIONS
+    skip |= _disliked_words(negative)
     anchors: set[str] = set()
     names: set[_Name] = set()
     numbers: set[str] = set()
