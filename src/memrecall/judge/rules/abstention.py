@@ -96,8 +96,9 @@ _DECLINE = re.compile(
     r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
     r"determine|tell|say|calculate|compute|work out|recall|remember|retrieve)\b|"
     r"\b(?:cannot|can not|could not) be (?:answered|determined|calculated|worked out)\b|"
-    r"\b(?:not enough|insufficient|(?:do|does|did) not have "
-    r"(?:enough|sufficient)) (?:\w+ )?(?:information|info|details|data|context)\b|"
+    r"\b(?:not enough|insufficient|(?:do|does|did) not have (?:enough|sufficient)|"
+    r"(?:can't|cannot|can not|could not|couldn't|unable to) find (?:enough|sufficient))"
+    r" (?:\w+ )?(?:information|info|details|data|context)\b|"
     # "To answer your question properly, I would need messages about ...": what answering needs
     # and the response lacks. "To give you more targeted tips, I'd need ..." offers more.
     r"\bto (?:properly )?(?:answer|give|get|provide|recommend|suggest|help)\b"
