@@ -16,7 +16,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
   Luna, 9:30; a sentence whose own verb says the user would not want something, "might not
   prefer", "would dislike", "should avoid", is negative, and one whose preference holds a "do
-  not" is not), or one two-word detail (turbinado sugar, also written apart or turned round:
+  not" is not; a word a negative sentence uses for what they would not want, "more true crime
+  podcasts", is no detail of theirs, while what follows its own "that don't take into account"
+  is), or one two-word detail (turbinado sugar, also written apart or turned round:
   "granulated sugar for turbinado"), or three distinct single detail words.
   Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's words don't count.
   A response that says it lacks the user's information is wrong unless it names such a proper
@@ -178,8 +180,11 @@ These rules follow the same per-type policy without a model, so the default pipe
 - a date reference ("June 3rd") is its month and day together ("the 3rd of June"), not a month
   and a day number anywhere in the response ("June 10th ... session 3"); a holiday on a fixed
   date names it ("Valentine's Day" is February 14; not "Christmas" alone, nor national days).
-- examples listed in an aside ("the amount of RAM (e.g., 8GB, 16GB) was not mentioned") are
-  possibilities the response names, not its answer.
+- examples listed in an aside ("the amount of RAM (e.g., 8GB, 16GB) was not mentioned"), a
+  worked example on a supposed value ("If you packed, say, 5 pairs, that would be 40%") and
+  conditionals listed as examples ("For example:\n- If you packed 4 pairs, you wore 50%\n- If
+  ...") are possibilities the response names, not its answer; one conditional that carries the
+  answer with its caveat ("If the workshop counts too, the total is $720") answers.
 - otherwise: normalised containment: every content word of the reference that the question does not
   already contain must appear in the response (so a subset of a list is wrong, and extra
   information is fine); the numbers that enumerate a reference's items ("1) ..., 2) ...") count

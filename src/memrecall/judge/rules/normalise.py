@@ -405,9 +405,26 @@ _EXAMPLES_ASIDE = re.compile(
 )
 
 
+# A worked example on a made-up value: "If you packed, say, 5 pairs and wore 2, that would be
+# 40%". Its "say" marks the value as supposed, so what follows from it is no answer. (One
+# conditional without it can be the answer with its caveat: "If the workshop counts, the total
+# is $720.")
+_SUPPOSED_VALUE = re.compile(r"[^.!?\n]*\bif\b[^.!?\n]*,\s*say,[^.!?\n]*[.!?]?", re.IGNORECASE)
+# A list of conditionals the response calls examples ("For example:\n- If you packed 4 pairs,
+# you wore 50%\n- If you packed 5 pairs, you wore 40%"): possibilities, none of them chosen.
+_CONDITIONAL_ITEM = r"\n[ \t]*(?:[-*•]|\d+[.)])[ \t]+[*_]*if\b[^\n]*"
+_CONDITIONAL_EXAMPLES = re.compile(
+    rf"(?i)\b(?:for example|for instance|e\.g\.|say):[ \t]*(?:{_CONDITIONAL_ITEM})+"
+)
+
+
 def without_examples(text: str) -> str:
-    """The text without its parenthetical lists of examples ("(e.g., weekly, biweekly)")."""
-    return _EXAMPLES_ASIDE.sub(" ", text)
+    """The text without its examples: parenthetical lists of them ("(e.g., weekly, biweekly)"),
+    a worked example on a supposed value ("If you packed, say, 5 pairs, ...") and conditionals
+    listed as examples ("For example:\n- If 4 pairs, 50%\n- If 5 pairs, 40%")."""
+    text = _EXAMPLES_ASIDE.sub(" ", text)
+    text = _SUPPOSED_VALUE.sub(" ", text)
+    return _CONDITIONAL_EXAMPLES.sub(" ", text)
 
 
 DAY_OF_MONTH = re.compile(

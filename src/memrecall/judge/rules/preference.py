@@ -3,8 +3,9 @@ user's own details the rubric names: one proper noun or number from its positive
 (Sony, Luna, 9:30; a name of several words said as a name, not one of its everyday words alone:
 "Rivers" for "Julia Rivers", never "rivers"), or one two-word detail (turbinado sugar; its words
 may come apart or turned round: "granulated sugar for turbinado"), or three distinct single
-detail words. Rubric boilerplate (prefer, suggestions, high-quality, ...) and the question's
-words don't count. A response that says the advice it gives is general ("I can offer some
+detail words. Rubric boilerplate (prefer, suggestions, high-quality, ...), the question's words
+and the words its negative sentences use for what the user would not want ("more true crime
+podcasts") don't count. A response that says the advice it gives is general ("I can offer some
 general tips") is not personalised, whatever names it lists, and nor is one that opens by
 offering generic options ("Here are some popular options") and nowhere draws on the user's
 history."""
