@@ -842,6 +842,12 @@ def test_preference_advice_that_says_rather_than_does_not_disclaim_the_users_det
     assert judge_one("single-session-preference", q, rubric, advice).label is True
     disclaimer = "I don't have your baking history. " + advice
     assert judge_one("single-session-preference", q, rubric, disclaimer).label is False
+    # what it did find, after the turn of the same sentence, is recalled all the same
+    turned = (
+        "I didn't find any past conversations about bread, but I did notice you've been "
+        "feeding a sourdough starter. Try a longer cold proof this weekend."
+    )
+    assert judge_one("single-session-preference", q, rubric, turned).label is True
     # For an unanswerable question the same words still abstain: "only mentioned", "but not".
     assert says_missing("You only mentioned the starter, not the pot.", instead=True)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing, without_no_later_change
-from .normalise import LEAD_IN, closing_paragraph, first_sentence
+from .normalise import LEAD_IN, TURN, closing_paragraph, first_sentence
 
 
 def abstains(hypothesis: str) -> bool:
@@ -85,7 +85,7 @@ def _declines(text: str) -> bool:
     # gave; it declines nothing.
     return (
         bool(declined)
-        and not _BUT.search(said, declined.end())
+        and not TURN.search(said, declined.end())
         and not _BEYOND_GIVEN.match(said, declined.end())
     )
 
@@ -114,6 +114,5 @@ _BEYOND_GIVEN = re.compile(
     r"(?: [\w']+){0,6}? (?:give|provide|offer|share|suggest)(?: you)? (?:a |any )?"
     r"(?:more|broader|fuller|further|additional|wider)\b"
 )
-_BUT = re.compile(r"\b(?:but|however|although|though)\b")
 # ... and what turns a denial to an answer: "You didn't fix the mountain bike; you fixed ..."
-_TURNS = re.compile(rf"{_BUT.pattern}|\b(?:instead|rather)\b|[;:—]")
+_TURNS = re.compile(rf"{TURN.pattern}|\b(?:instead|rather)\b|[;:—]")

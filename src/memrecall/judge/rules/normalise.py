@@ -736,6 +736,11 @@ EPISTEMIC_HEDGE = re.compile(
 )
 
 
+# A word that turns a sentence from one thing to another: "I didn't find the date, but it was in
+# May", "You didn't fix the mountain bike; however, ...".
+TURN = re.compile(r"\b(?:but|however|although|though)\b", re.IGNORECASE)
+
+
 # A list's item number ("2.", "2)"): not inside a number ("3.2"), a date ("5.10") or a run of
 # numbers ("1,2)").
 LIST_NUMBER = r"(?<![\w.,])\d{1,2}[.)](?=\s)"

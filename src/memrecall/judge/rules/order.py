@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import LIST_NUMBER, STOPWORDS, first_sentence, tokens
+from .normalise import LIST_NUMBER, STOPWORDS, TURN, first_sentence, tokens
 from .verdict import RuleVerdict
 
 ORDER_QUESTION = re.compile(
@@ -20,9 +20,6 @@ ORDER_QUESTION = re.compile(
     r"\bchronolog",
     re.IGNORECASE,
 )
-
-
-_TURN = re.compile(r"\b(?:but|however|though|although)\b")
 
 
 # The words that set out a sequence in a reference ("First, ..., then ..., and lastly ...").
@@ -153,7 +150,7 @@ def order_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdict | 
     if len(groups) < 2 and not steps:
         return None
     first = first_sentence(hypothesis)
-    if says_missing(_TURN.split(plain(first))[-1], instead=False):
+    if says_missing(TURN.split(plain(first))[-1], instead=False):
         # "I have no record of the order of A, B and C": the question's names, not an order.
         # "I lack the dates, but it was A, then B, then C" goes on to give one; "I'm sorry, but
         # I found no record of A, B or C" does not (what follows its turn says it is missing).

@@ -19,6 +19,7 @@ from ...abstention import says_missing
 from .normalise import (
     STOPWORDS,
     THOUSANDS_COMMA,
+    TURN,
     normalize,
     sentences,
     stem,
@@ -306,14 +307,15 @@ _RECALLS_USER = re.compile(
 
 
 def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
-    """Whether a sentence that tells the user what it recalls of them, and does not say
-    something is missing, names a two-word rubric detail ("I didn't find anything on reunions,
-    but I did find that you were on the debate team")."""
+    """Whether a clause that tells the user what it recalls of them, and does not say something
+    is missing, names a two-word rubric detail ("I didn't find anything on reunions, but I did
+    find that you were on the debate team": the clause after "but")."""
     return any(
-        _RECALLS_USER.search(sent)
-        and not says_missing(sent, instead=False)
-        and bigrams & _near_pairs(tokens(sent))
+        _RECALLS_USER.search(clause)
+        and not says_missing(clause, instead=False)
+        and bigrams & _near_pairs(tokens(clause))
         for sent in sentences(text)
+        for clause in TURN.split(sent)  # where it turns to what it found
     )
 
 
