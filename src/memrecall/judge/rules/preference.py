@@ -307,15 +307,15 @@ _RECALLS_USER = re.compile(
 
 
 def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
-    """Whether a clause that tells the user what it recalls of them, and does not say something
-    is missing, names a two-word rubric detail ("I didn't find anything on reunions, but I did
-    find that you were on the debate team": the clause after "but")."""
+    """Whether a sentence that tells the user what it recalls of them, and does not say
+    something is missing, names a two-word rubric detail. A sentence says what follows its last
+    turn: "I didn't find anything on reunions, but I did find that you were on the debate team"
+    recalls, "You mentioned the orchestra once, but I couldn't find any details" does not."""
     return any(
-        _RECALLS_USER.search(clause)
-        and not says_missing(clause, instead=False)
-        and bigrams & _near_pairs(tokens(clause))
-        for sent in sentences(text)
-        for clause in TURN.split(sent)  # where it turns to what it found
+        _RECALLS_USER.search(said)
+        and not says_missing(said, instead=False)
+        and bigrams & _near_pairs(tokens(said))
+        for said in (TURN.split(sent)[-1] for sent in sentences(text))
     )
 
 
