@@ -409,7 +409,11 @@ _EXAMPLES_ASIDE = re.compile(
 # 40%". Its "say" marks the value as supposed, so what follows from it is no answer. (One
 # conditional without it can be the answer with its caveat: "If the workshop counts, the total
 # is $720.")
-_SUPPOSED_VALUE = re.compile(r"[^.!?\n]*\bif\b[^.!?\n]*,\s*say,[^.!?\n]*[.!?]?", re.IGNORECASE)
+# (from a sentence's start only: tried at every character, the pattern takes seconds a thousand
+# answers)
+_SUPPOSED_VALUE = re.compile(
+    r"(?<![^.!?\n])[^.!?\n]*\bif\b[^.!?\n]*,\s*say,[^.!?\n]*[.!?]?", re.IGNORECASE
+)
 # A list of conditionals the response calls examples ("For example:\n- If you packed 4 pairs,
 # you wore 50%\n- If you packed 5 pairs, you wore 40%"): possibilities, none of them chosen.
 _CONDITIONAL_ITEM = r"\n[ \t]*(?:[-*•]|\d+[.)])[ \t]+[*_]*if\b[^\n]*"
