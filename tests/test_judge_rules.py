@@ -807,6 +807,12 @@ def test_preference_words_the_rubric_names_as_unwanted_are_no_details_of_the_use
     assert judge_one("single-session-preference", q, rubric, more_of_the_same).label is False
     personal = "Since you want a change, try a history podcast or a science audiobook."
     assert judge_one("single-session-preference", q, rubric, personal).label is True
+    # "your conversation history" names the record searched, not the genre the rubric wants
+    for record in ("your conversation history", "your history", "the chat histories"):
+        generic = f"Based on {record}, you could try a science audiobook."
+        assert judge_one("single-session-preference", q, rubric, generic).label is False, record
+    genre = "You could try a history or science audiobook."
+    assert judge_one("single-session-preference", q, rubric, genre).label is True
 
     q = "Any ideas for my baking this weekend?"
     rye = "Bake a loaf with your rye flour."

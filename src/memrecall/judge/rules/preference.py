@@ -182,6 +182,17 @@ def _offers_generic(text: str) -> bool:
     return False
 
 
+# The response's name for the record it searched ("your conversation history", "based on your
+# history", "chat histories"): no detail of the user, where a rubric's "history" is one (a
+# favourite subject, a podcast genre).
+_RECORD = re.compile(
+    r"\b(?:(?:your|the|our|my)\s+(?:(?:past|previous|recent|stored|saved|entire|full)\s+)?"
+    r"(?:(?:conversation|chat|message|search|memory|session|interaction)s?\s+)?|"
+    r"(?:conversation|chat|message|search|memory|session|interaction)s?\s+)histor(?:y|ies)\b",
+    re.IGNORECASE,
+)
+
+
 # A question back to the user ("Which camera do you use (Sony, Canon, Fujifilm)?", "Do you have
 # a Suica card yet?") asks for their details: the names in it are options, not details recalled.
 # A question that recalls ("Do you still shoot with your Sony?") or suggests ("Have you tried
@@ -322,7 +333,7 @@ def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
     anchors, names, numbers, times, details, bigrams = _rubric_terms(rubric, question)
     hypothesis = _without_questions_to_user(without_notes(hypothesis))
-    hyp = tokens(hypothesis)
+    hyp = tokens(_RECORD.sub(" ", hypothesis))
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
     if _SAYS_GENERAL.search(hypothesis):  # apostrophes already plain
