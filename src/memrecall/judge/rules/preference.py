@@ -58,18 +58,17 @@ _DISLIKED_END = re.compile(
 )
 
 
-def _disliked_words(negative: list[str]) -> set[str]:
-    """The tokens of what the rubric's negative sentences say the user would not want ("general
-    podcast topics such as true crime or self-improvement"). A word the rubric also uses for what
-    the user wants ("new podcasts or audiobooks") does not tell the one from the other, so it is
-    no detail of theirs."""
+def _disliked_words(negations: list[re.Match[str]]) -> set[str]:
+    """The tokens of what the rubric's negative sentences (their _RUBRIC_NEGATIVE matches) say the
+    user would not want ("general podcast topics such as true crime or self-improvement"). A word
+    the rubric also uses for what the user wants ("new podcasts or audiobooks") does not tell the
+    one from the other, so it is no detail of theirs."""
     out: set[str] = set()
-    for sent in negative:
-        said = _RUBRIC_NEGATIVE.search(sent)
-        if said:
-            # (from its start: "They would find X that ignores Y unhelpful" holds X and Y)
-            end = _DISLIKED_END.search(sent, said.start())
-            out.update(tokens(sent[said.start() : end.start() if end else len(sent)]))
+    for said in negations:
+        sent = said.string
+        # (from its start: "They would find X that ignores Y unhelpful" holds X and Y)
+        end = _DISLIKED_END.search(sent, said.start())
+        out.update(tokens(sent[said.start() : end.start() if end else len(sent)]))
     return out
 
 
@@ -258,12 +257,12 @@ def _rubric_terms(rubric: str, question: str):
     from the rubric's positive sentences. A number inside a name ("Six Flags", "iPhone 13") is
     part of it, no number of the user's."""
     parts = sentences(rubric)
-    positive = [s for s in parts if not _RUBRIC_NEGATIVE.search(s)] or parts[:1]
-    negative = [s for s in parts if s not in positive]
+    negated = {s: _RUBRIC_NEGATIVE.search(s) for s in parts}
+    positive = [s for s in parts if not negated[s]] or parts[:1]
     q_tokens = set(tokens(question))
     # "before 9:30 pm" or "9:30 PM": the time is the detail, its "pm" no name or detail of its own
     skip = STOPWORDS | _RUBRIC_GENERIC | q_tokens | {"am", "pm"} | _PREPOSITIONS
-    skip |= _disliked_words(negative)
+    skip |= _disliked_words([m for s, m in negated.items() if m and s not in positive])
     anchors: set[str] = set()
     names: set[_Name] = set()
     numbers: set[str] = set()
