@@ -1,0 +1,95 @@
+"""Published LongMemEval runs with official gpt-4o labels, fetched to measure the rule judge on
+answers it was not developed on (memrecall.eval.published).
+
+    python bench/published_runs.py fetch --out data/published
+    python bench/judge_agreement.py --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
+        --logs data/published/*.jsonl
+
+`fetch` downloads every run of the manifest (bench/published_runs.csv by default; `--only NAME`
+for some) from raw.githubusercontent.com, or from a mirror laid out the same way
+(`--base-url`), and keeps each one only when it holds the answers the manifest pinned; runs
+already in the folder with those answers are not downloaded again. It needs the network.
+
+`pin` adds a run you hold a copy of to the manifest (or updates its row): its answers counted,
+scored and pinned.
+
+    python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
+        --path PATH/IN/REPO/hypotheses.jsonl.eval-results-gpt-4o COPY.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.errors import MemrecallError  # noqa: E402
+from memrecall.eval.published import (  # noqa: E402
+    COLUMNS,
+    RAW_BASE,
+    describe,
+    fetch,
+    manifest_row,
+    read_manifest,
+)
+
+MANIFEST = Path(__file__).resolve().parent / "published_runs.csv"
+
+
+def _fetch(args) -> None:
+    runs = read_manifest(args.manifest)
+    if args.only:
+        unknown = sorted(set(args.only) - {r.name for r in runs})
+        if unknown:
+            raise MemrecallError(f"not in {args.manifest}: {', '.join(unknown)}")
+        runs = [r for r in runs if r.name in args.only]
+    print("| run | answers | official acc | file |\n|---|---:|---:|---|")
+    for run in runs:
+        path, downloaded = fetch(run, args.out, args.base_url)
+        status = "downloaded" if downloaded else "already there"
+        print(f"| {run.name} | {run.answers} | {run.official_accuracy:.3f} | {path} ({status}) |")
+
+
+def _pin(args) -> None:
+    runs = read_manifest(args.manifest) if Path(args.manifest).is_file() else []
+    new = describe(args.name, args.repo, args.commit, args.path, args.log)
+    runs = [r for r in runs if r.name != new.name] + [new]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(manifest_row(r) for r in sorted(runs, key=lambda r: r.name))
+    atomic_write_text(args.manifest, buf.getvalue())
+    print(f"{new.name}: {new.answers} answers, official accuracy {new.official_accuracy:.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("fetch", help="download the manifest's runs into a folder")
+    f.add_argument("--manifest", default=str(MANIFEST))
+    f.add_argument("--out", required=True, help="folder for the runs' logs (NAME.jsonl)")
+    f.add_argument("--base-url", default=RAW_BASE, help="a mirror of the repositories' raw files")
+    f.add_argument("--only", nargs="+", metavar="NAME", help="these runs of the manifest")
+    f.set_defaults(run=_fetch)
+    p = sub.add_parser("pin", help="add a run you hold a copy of to the manifest")
+    p.add_argument("--manifest", default=str(MANIFEST))
+    for field in ("name", "repo", "commit", "path"):
+        p.add_argument(f"--{field}", required=True)
+    p.add_argument("log", help="your copy of the published eval-results file")
+    p.set_defaults(run=_pin)
+    args = ap.parse_args(argv)
+    try:
+        args.run(args)
+    except MemrecallError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Published runs with official judge labels, for measuring a judge on answers it was not
+developed on: a manifest of eval-results files in public repositories, each pinned to a commit
+and to the answers it held when it was measured, fetched into a folder that
+bench/judge_agreement.py reads (`--logs DIR/*.jsonl`).
+
+The manifest (CSV: name, repo, commit, path, answers, official_accuracy, answers_sha256) names
+each file where it was published; `name` is the run's name in the bench's tables (its family
+before the first "_"). A file is downloaded from raw.githubusercontent.com (or a mirror given as
+`base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read as an official
+eval-results log, and kept only when its answers are the ones pinned. The pin is a hash of the
+answers (question id, hypothesis, judge model, label), not of the file's bytes: the same answers
+written with other JSON escapes are the same run. A file already in the folder whose answers
+match is used without a request. Nothing half-downloaded or unverified replaces a good file.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..artifacts import atomic_path
+from ..data.url import download
+from ..errors import InputError, MemrecallError
+from ..interchange import read_eval_results
+
+RAW_BASE = "https://raw.githubusercontent.com"
+COLUMNS = ("name", "repo", "commit", "path", "answers", "official_accuracy", "answers_sha256")
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    name: str
+    repo: str
+    commit: str
+    path: str
+    answers: int
+    official_accuracy: float
+    answers_sha256: str
+
+    def url(self, base_url: str = RAW_BASE) -> str:
+        return f"{base_url.rstrip('/')}/{self.repo}/{self.commit}/{self.path}"
+
+
+def answers_sha256(rows: list[dict]) -> str:
+    """The pin of an eval-results log's answers (read_eval_results rows), whatever the order of
+    its lines or the escapes of its JSON."""
+    answers = sorted((r["question_id"], r["hypothesis"], r["model"], r["label"]) for r in rows)
+    blob = json.dumps(answers, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def read_manifest(path: str | Path) -> list[PublishedRun]:
+    path = Path(path)
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise InputError(
+                f"expected the columns {', '.join(COLUMNS)}; got {reader.fieldnames}",
+                file=str(path),
+                field="header",
+            )
+        runs = []
+        for line, row in enumerate(reader, start=2):
+            try:
+                runs.append(
+                    PublishedRun(
+                        **{k: row[k] for k in COLUMNS[:4]},
+                        answers=int(row["answers"]),
+                        official_accuracy=float(row["official_accuracy"]),
+                        answers_sha256=row["answers_sha256"],
+                    )
+                )
+            except (TypeError, ValueError) as e:
+                raise InputError(f"line {line}: {e}", file=str(path), field="answers") from None
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise InputError("a run name is given twice", file=str(path), field="name")
+    return runs
+
+
+def manifest_row(run: PublishedRun) -> dict:
+    return {k: getattr(run, k) for k in COLUMNS}
+
+
+def describe(name: str, repo: str, commit: str, path: str, log: str | Path) -> PublishedRun:
+    """A manifest entry for a log at hand: its answers counted, scored and pinned."""
+    rows = read_eval_results(log)
+    return PublishedRun(
+        name=name,
+        repo=repo,
+        commit=commit,
+        path=path,
+        answers=len(rows),
+        official_accuracy=round(sum(r["label"] for r in rows) / len(rows), 4),
+        answers_sha256=answers_sha256(rows),
+    )
+
+
+def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> tuple[Path, bool]:
+    """(the run's log in out_dir, whether it was downloaded now). A log already there with the
+    pinned answers is kept; otherwise the published file is downloaded and must hold them."""
+    dest = Path(out_dir) / f"{run.name}.jsonl"
+    if dest.is_file() and _pinned(run, dest):
+        return dest, False
+    url = run.url(base_url)
+    hint = (
+        f"The run {run.name} is published at https://github.com/{run.repo} (commit {run.commit})."
+    )
+    with atomic_path(dest) as tmp:
+        download(url, tmp, hint)
+        try:
+            rows = read_eval_results(tmp)
+        except InputError as e:
+            raise MemrecallError(f"{url} is not an eval-results log: {e}") from None
+        got = answers_sha256(rows)
+        if got != run.answers_sha256:
+            raise MemrecallError(
+                f"{url} holds other answers than the manifest pinned for {run.name} "
+                f"({len(rows)} answers, sha256 {got[:12]}; pinned {run.answers} answers, "
+                f"{run.answers_sha256[:12]}): the figures measured on it would not be reproduced"
+            )
+    return dest, True
+
+
+def _pinned(run: PublishedRun, log: Path) -> bool:
+    try:
+        return answers_sha256(read_eval_results(log)) == run.answers_sha256
+    except InputError as e:
+        print(f"published: {log} is damaged ({e}); downloading it again", file=sys.stderr)
+        return False

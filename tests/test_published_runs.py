@@ -1,0 +1,209 @@
+"""Published runs for measuring a judge on answers it was not developed on: the manifest, the
+answers' pin, and the download against a local server laid out like raw.githubusercontent.com
+(bench/published_runs.py's fetch and pin)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import REPO
+from memrecall.errors import InputError, MemrecallError
+from memrecall.eval.published import (
+    PublishedRun,
+    answers_sha256,
+    describe,
+    fetch,
+    read_manifest,
+)
+from memrecall.interchange import read_eval_results
+
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_published", REPO / "bench" / "published_runs.py"
+)
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+REPO_NAME, COMMIT, PATH = (
+    "someone/memory-system",
+    "a" * 40,
+    "runs/r1/hypotheses.jsonl.eval-results-gpt-4o",
+)
+
+
+def _log(*answers: tuple[str, str, bool], escape: bool = False) -> bytes:
+    lines = [
+        json.dumps(
+            {
+                "question_id": q,
+                "hypothesis": h,
+                "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": y},
+            },
+            ensure_ascii=escape,
+        )
+        for q, h, y in answers
+    ]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+PUBLISHED = _log(
+    ("q1", "You bought it on 3 May — at Café Lumen.", True), ("q2_abs", "I don't know.", True)
+)
+
+
+class RawServer:
+    """Serves files as https://raw.githubusercontent.com/<repo>/<commit>/<path> would."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files, self.requests = files, []
+        srv = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                srv.requests.append(self.path)
+                body = srv.files.get(self.path)
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = RawServer({f"/{REPO_NAME}/{COMMIT}/{PATH}": PUBLISHED})
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """A copy of the published file, as the one who pins it holds it."""
+    path = tmp_path / "copy.jsonl"
+    path.write_bytes(PUBLISHED)
+    return path
+
+
+def _run(copy) -> PublishedRun:
+    return describe("memsys_r1_s", REPO_NAME, COMMIT, PATH, copy)
+
+
+def test_the_pin_is_of_the_answers_not_of_the_bytes(tmp_path):
+    answers = [("q1", "Café Lumen", True), ("q2", "no idea", False)]
+    plain, escaped, reordered = (tmp_path / n for n in ("a.jsonl", "b.jsonl", "c.jsonl"))
+    plain.write_bytes(_log(*answers))
+    escaped.write_bytes(_log(*answers, escape=True))  # "Caf\u00e9": other bytes, same answers
+    reordered.write_bytes(_log(*answers[::-1]))
+    assert plain.read_bytes() != escaped.read_bytes()
+    pins = {answers_sha256(read_eval_results(p)) for p in (plain, escaped, reordered)}
+    assert len(pins) == 1
+    relabelled = tmp_path / "d.jsonl"
+    relabelled.write_bytes(_log(("q1", "Café Lumen", True), ("q2", "no idea", True)))
+    assert answers_sha256(read_eval_results(relabelled)) not in pins
+
+
+def test_describe_counts_scores_and_pins_a_copy(copy):
+    run = _run(copy)
+    assert (run.answers, run.official_accuracy) == (2, 1.0)
+    assert (
+        run.url("https://mirror.example/") == f"https://mirror.example/{REPO_NAME}/{COMMIT}/{PATH}"
+    )
+
+
+def test_fetch_downloads_the_pinned_answers_and_then_uses_them_without_a_request(
+    server, copy, tmp_path
+):
+    run = _run(copy)
+    out = tmp_path / "published"
+    path, downloaded = fetch(run, out, server.url)
+    assert downloaded and path == out / "memsys_r1_s.jsonl"
+    assert path.read_bytes() == PUBLISHED
+    assert server.requests == [f"/{REPO_NAME}/{COMMIT}/{PATH}"]
+    server.requests.clear()
+    assert fetch(run, out, server.url) == (path, False) and server.requests == []
+
+
+def test_a_file_with_other_answers_is_refused_and_replaces_nothing(server, copy, tmp_path):
+    run = _run(copy)
+    out = tmp_path / "published"
+    fetch(run, out, server.url)
+    good = (out / "memsys_r1_s.jsonl").read_bytes()
+    (out / "memsys_r1_s.jsonl").write_bytes(good.replace(b"true}", b"false}", 1))  # damaged here
+    server.files[f"/{REPO_NAME}/{COMMIT}/{PATH}"] = _log(("q1", "Another answer.", True))
+    with pytest.raises(
+        MemrecallError, match="other answers than the manifest pinned for memsys_r1_s"
+    ):
+        fetch(run, out, server.url)
+    assert [p.name for p in out.iterdir()] == ["memsys_r1_s.jsonl"]  # no partial left behind
+    assert (out / "memsys_r1_s.jsonl").read_bytes() != good  # the damaged copy, untouched
+
+
+def test_a_damaged_copy_is_downloaded_again(server, copy, tmp_path):
+    run = _run(copy)
+    out = tmp_path / "published"
+    out.mkdir()
+    (out / "memsys_r1_s.jsonl").write_text("{not json\n")
+    path, downloaded = fetch(run, out, server.url)
+    assert downloaded and path.read_bytes() == PUBLISHED
+
+
+def test_a_missing_file_and_a_file_that_is_no_log_say_which_run(server, copy, tmp_path):
+    run = _run(copy)
+    gone = PublishedRun(**{**run.__dict__, "path": "runs/gone.jsonl"})
+    out = tmp_path / "published"
+    with pytest.raises(MemrecallError, match=r"HTTP 404 .*memsys_r1_s is published at"):
+        fetch(gone, out, server.url)
+    server.files[f"/{REPO_NAME}/{COMMIT}/{PATH}"] = b"<html>not found</html>\n"
+    with pytest.raises(MemrecallError, match="is not an eval-results log"):
+        fetch(run, out, server.url)
+    assert list(out.iterdir()) == []
+
+
+def test_the_manifest_is_checked_on_reading(tmp_path):
+    bad = tmp_path / "m.csv"
+    bad.write_text("name,repo\nx,y\n")
+    with pytest.raises(InputError, match="expected the columns"):
+        read_manifest(bad)
+    twice = tmp_path / "twice.csv"
+    row = f"r,{REPO_NAME},{COMMIT},{PATH},2,1.0,{'0' * 64}\n"
+    twice.write_text(",".join(bench.COLUMNS) + "\n" + row + row)
+    with pytest.raises(InputError, match="given twice"):
+        read_manifest(twice)
+
+
+def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, capsys):
+    manifest = tmp_path / "published_runs.csv"
+    pin = ["pin", "--manifest", str(manifest), "--repo", REPO_NAME, "--commit", COMMIT]
+    assert bench.main([*pin, "--name", "memsys_r1_s", "--path", PATH, str(copy)]) == 0
+    assert bench.main([*pin, "--name", "memsys_r1_s", "--path", PATH, str(copy)]) == 0  # updated
+    (run,) = read_manifest(manifest)
+    assert run == _run(copy)
+    out = tmp_path / "published"
+    argv = ["fetch", "--manifest", str(manifest), "--out", str(out), "--base-url", server.url]
+    assert bench.main(argv) == 0
+    assert "| memsys_r1_s | 2 | 1.000 |" in capsys.readouterr().out
+    assert bench.main([*argv, "--only", "nobody_s"]) == 1
+    assert "not in" in capsys.readouterr().err
+
+
+def test_the_shipped_manifest_reads_and_names_each_run_once():
+    runs = read_manifest(bench.MANIFEST)
+    assert runs and all(len(r.commit) == 40 and len(r.answers_sha256) == 64 for r in runs)
+    assert all(r.path.endswith(".eval-results-gpt-4o") for r in runs)
