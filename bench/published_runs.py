@@ -1,5 +1,5 @@
 """Published LongMemEval runs with official gpt-4o labels, fetched to measure the rule judge on
-answers it was not developed on (memrecall.eval.published).
+answers it was not developed on (memrecall.data.published).
 
     python bench/published_runs.py fetch --out data/published
     python bench/judge_agreement.py --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
@@ -28,8 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
-from memrecall.errors import MemrecallError  # noqa: E402
-from memrecall.eval.published import (  # noqa: E402
+from memrecall.data.published import (  # noqa: E402
     COLUMNS,
     RAW_BASE,
     describe,
@@ -37,6 +36,7 @@ from memrecall.eval.published import (  # noqa: E402
     manifest_row,
     read_manifest,
 )
+from memrecall.errors import MemrecallError  # noqa: E402
 
 MANIFEST = Path(__file__).resolve().parent / "published_runs.csv"
 

@@ -12,14 +12,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from conftest import REPO
-from memrecall.errors import InputError, MemrecallError
-from memrecall.eval.published import (
+from memrecall.data.published import (
     PublishedRun,
     answers_sha256,
     describe,
     fetch,
     read_manifest,
 )
+from memrecall.errors import InputError, MemrecallError
 from memrecall.interchange import read_eval_results
 
 _SPEC = importlib.util.spec_from_file_location(

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..artifacts import atomic_path
-from ..data.url import download
 from ..errors import InputError, MemrecallError
 from ..interchange import read_eval_results
+from .url import download
 
 RAW_BASE = "https://raw.githubusercontent.com"
 COLUMNS = ("name", "repo", "commit", "path", "answers", "official_accuracy", "answers_sha256")
