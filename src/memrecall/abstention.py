@@ -119,6 +119,11 @@ PHRASES = [
     r"(?:\b(?:not|never|nothing|none|nowhere)\b|\byet to\b)"
     r"(?! (?:sure|certain|only|just|hesitate|forget|fail|be afraid|mind)\b)"
     rf"(?: (?!but\b|however\b|though\b)[\w']+){{0,3}}? {_TELLING}",
+    # "the memory search didn't return any conversations about it", "my searches turned up
+    # nothing": the record searched is the subject
+    r"\b(?:search|searches|memory|memories|records?|history|results?|lookups?|quer(?:y|ies))"
+    r"(?: \w+){0,4} (?:didn't|did not|doesn't|does not|don't|do not|couldn't|could not) "
+    r"(?:return|turn up|yield|pull up)\b|\b(?:turned|turns|came|comes) up (?:empty|nothing)\b",
     # a terse answer that is nothing but "Unknown", "N/A", "Not mentioned", "Unanswerable"
     r"^\W*(?:unknown|unclear|n/?a|not (?:mentioned|known|specified|stated|available|provided)|"
     r"no idea|no (?:answer|information|data)(?: (?:found|available|given))?|"

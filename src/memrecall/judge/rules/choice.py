@@ -95,7 +95,9 @@ def stated_polarity(question: str, text: str) -> str | None:
         before = set(words[: hits[0]])
         if before & _NOT_A_CLAIM:
             continue
-        negated = bool(before & _NEGATION) != _turns_comparison(question, sentence)
+        # a negation before the last restated word: "you did not visit with a friend", and "the
+        # museum visit was not with a friend"
+        negated = bool(set(words[: hits[-1]]) & _NEGATION) != _turns_comparison(question, sentence)
         return "no" if negated else "yes"
     return None
 

@@ -727,7 +727,10 @@ CURRENT_LABEL = (
     r"|\b(?:currently|now|these days),? (?:it's|it is|that's|that is|it stands at|you're at|"
     r"you are at)"
     r"|\b(?:current|latest|new|updated|most recent) (?:value|count|total|number|figure|tally)"
-    r"(?: is| stands at| of))"
+    r"(?: is| stands at| of)"
+    # "your current personal best time in the charity 5k run is" (not "the current date is")
+    r"|\b(?:your|the) (?:current|latest|most recent) (?!(?:date|day|time|year|month|week)\b)"
+    r"(?:[a-z0-9']+ ){1,10}(?:is|stands at)\b)"
 )
 
 

@@ -277,6 +277,9 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if prev == "$" or _DOLLARS_BEFORE.search(s[max(0, start - 6) : start]):
             out.append(Quantity(value, "dollar", **_when(s, start, end)))
             continue
+        if _word_before(s, start) in ("age", "aged"):  # "around age 27": an age, in years
+            out.append(Quantity(value, "year", **_when(s, start, end)))
+            continue
         if prev == "£":  # "£30" is 30 pounds, as the response may write it
             out.append(Quantity(value, "pound", **_when(s, start, end)))
             continue
@@ -860,6 +863,11 @@ def quantity_verdict(
                     said = [q for q in later if not q.denied]
             one_number = len({q.value for q in said}) == 1
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
+        # "the most likely answer is 33": a bare number the response gives as its answer is
+        # in the unit asked
+        pool += [
+            Quantity(float(m.group(1)), unit) for m in _ANSWER_IS.finditer(normalize(hypothesis))
+        ]
         if unit == "second":  # a run's time in minutes and seconds: "27:45" says it too
             pool += [d for q in hyp_qs if q.clock and q.bare_clock for d in _durations(q)[1:]]
     else:
@@ -942,6 +950,12 @@ def quantity_verdict(
         False, f"quantity: expected {fmt(gold.value)}{label_unit}{tol_note}; found {seen}"
     )
 
+
+# "the most likely answer is **33**": a bare number given as the answer (one with its unit,
+# "the answer is 33 years", is read with it)
+_ANSWER_IS = re.compile(
+    r"\banswer (?:is|would be|will be)\W{0,4}(\d+(?:\.\d+)?)(?![\w%/$]|[.,:]\d|\s*[a-z])"
+)
 
 _ORDINAL_BEFORE_NOUN = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+([a-z]+)")
 
