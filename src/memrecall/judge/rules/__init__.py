@@ -65,7 +65,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   "You did not go", "You no longer have it"), an opening "I'm afraid not" or "Not that I know
   of", or the first statement
   that restates more than half of the question's content words says which ("Therefore, you
-  received a higher discount from A"); an indirect question, an offer or a statement that the
+  received a higher discount from A"; negated before its last restated word, no: "the museum
+  visit was not with a friend"); an indirect question, an offer or a statement that the
   detail is missing does not.
 - reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is",
   "..., so my final answer is X"): numbers, yes/no and contained words are read from the
@@ -109,8 +110,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   times" is answered by any count ("10 rides", "12 games"); a time back from now ("three weeks
   ago") answers only a question that counts back from now ("How many weeks ago ...?", "How
   many months have passed since ...?"), not how long something lasted;
-  for a question in a unit, a bare number counts only when it stands alone ("It was 14."), not when
-  it counts a noun ("2 events"); "close to 1,300" and "almost 5" give no number (they say it was not
+  for a question in a unit, a bare number counts only when it stands alone ("It was 14."), or is
+  given as the answer ("the most likely answer is 33"), not when it counts a noun ("2 events");
+  "around age 27" is 27 years; "close to 1,300" and "almost 5" give no number (they say it was not
   reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
   and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
   A reference in another unit than the question counts in is read in the question's unit when
@@ -130,7 +132,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   answer", "Earlier, on May 24, you had completed 4", "You first mentioned 4, and later ...")
   is not its answer when it gives another, nor, of values dated with their years, one dated
   before another ("4 as of August 2023, and then 7 by October 9, 2023"); and one it calls
-  current ("7 now", "7 is the current one", "the current count is 7") is, unless the question
+  current ("7 now", "7 is the current one", "the current count is 7", "your current personal
+  best time in the 5K is 27:12"; not "the current date is") is, unless the question
   asks for an earlier value ("when I first started", "my previous goal"): then, in a knowledge
   update, the value called former answers. Measures (miles, km, feet;
   pounds, kg, ounces) convert within their family, and one in another unit counts as written,
