@@ -87,7 +87,9 @@ class RawServer:
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    for var in ("HF_HUB_OFFLINE", "MEMRECALL_OFFLINE"):
+        monkeypatch.delenv(var, raising=False)
     s = RawServer({f"/{REPO_NAME}/{COMMIT}/{PATH}": PUBLISHED})
     yield s
     s.close()
@@ -207,3 +209,18 @@ def test_the_shipped_manifest_reads_and_names_each_run_once():
     runs = read_manifest(bench.MANIFEST)
     assert runs and all(len(r.commit) == 40 and len(r.answers_sha256) == 64 for r in runs)
     assert all(r.path.endswith(".eval-results-gpt-4o") for r in runs)
+
+
+def test_offline_switch_stops_before_a_request_but_keeps_what_is_there(
+    server, copy, tmp_path, monkeypatch
+):
+    run = _run(copy)
+    out = tmp_path / "published"
+    monkeypatch.setenv("MEMRECALL_OFFLINE", "1")
+    with pytest.raises(MemrecallError, match="MEMRECALL_OFFLINE is set, so memsys_r1_s"):
+        fetch(run, out, server.url)
+    assert server.requests == [] and not out.exists()
+    monkeypatch.delenv("MEMRECALL_OFFLINE")
+    fetch(run, out, server.url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert fetch(run, out, server.url)[1] is False  # already there: no request needed

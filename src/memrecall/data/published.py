@@ -25,7 +25,7 @@ from pathlib import Path
 from ..artifacts import atomic_path
 from ..errors import InputError, MemrecallError
 from ..interchange import read_eval_results
-from .url import download
+from .url import download, offline_switch
 
 RAW_BASE = "https://raw.githubusercontent.com"
 COLUMNS = ("name", "repo", "commit", "path", "answers", "official_accuracy", "answers_sha256")
@@ -107,6 +107,11 @@ def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> t
     if dest.is_file() and _pinned(run, dest):
         return dest, False
     url = run.url(base_url)
+    switch = offline_switch()
+    if switch:
+        raise MemrecallError(
+            f"{switch} is set, so {run.name} is not downloaded from {url}; unset it to fetch"
+        )
     hint = (
         f"The run {run.name} is published at https://github.com/{run.repo} (commit {run.commit})."
     )
