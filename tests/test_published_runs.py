@@ -188,6 +188,11 @@ def test_the_manifest_is_checked_on_reading(tmp_path):
     twice.write_text(",".join(bench.COLUMNS) + "\n" + row + row)
     with pytest.raises(InputError, match="given twice"):
         read_manifest(twice)
+    uncounted = tmp_path / "uncounted.csv"
+    uncounted.write_text(",".join(bench.COLUMNS) + "\n" + row.replace(",2,", ",two,"))
+    with pytest.raises(InputError, match="line 2: answers is 'two', not a number") as err:
+        read_manifest(uncounted)
+    assert err.value.field == "answers"
 
 
 def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, capsys):

@@ -10,7 +10,9 @@ before the first "_"). A file is downloaded from raw.githubusercontent.com (or a
 eval-results log, and kept only when its answers are the ones pinned. The pin is a hash of the
 answers (question id, hypothesis, judge model, label), not of the file's bytes: the same answers
 written with other JSON escapes are the same run. A file already in the folder whose answers
-match is used without a request. Nothing half-downloaded or unverified replaces a good file.
+match is used without a request. Nothing half-downloaded or unverified replaces a good file, and
+nothing is downloaded while the project's offline switch (MEMRECALL_OFFLINE, HF_HUB_OFFLINE) is
+set.
 """
 
 from __future__ import annotations
@@ -65,17 +67,17 @@ def read_manifest(path: str | Path) -> list[PublishedRun]:
             )
         runs = []
         for line, row in enumerate(reader, start=2):
-            try:
-                runs.append(
-                    PublishedRun(
-                        **{k: row[k] for k in COLUMNS[:4]},
-                        answers=int(row["answers"]),
-                        official_accuracy=float(row["official_accuracy"]),
-                        answers_sha256=row["answers_sha256"],
-                    )
-                )
-            except (TypeError, ValueError) as e:
-                raise InputError(f"line {line}: {e}", file=str(path), field="answers") from None
+            numbers = {}
+            for field, kind in (("answers", int), ("official_accuracy", float)):
+                try:
+                    numbers[field] = kind(row[field])
+                except (TypeError, ValueError):
+                    raise InputError(
+                        f"line {line}: {field} is {row[field]!r}, not a number",
+                        file=str(path),
+                        field=field,
+                    ) from None
+            runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         raise InputError("a run name is given twice", file=str(path), field="name")
