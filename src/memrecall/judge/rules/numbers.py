@@ -865,9 +865,7 @@ def quantity_verdict(
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
         # "the most likely answer is 33": a bare number the response gives as its answer is
         # in the unit asked
-        pool += [
-            Quantity(float(m.group(1)), unit) for m in _ANSWER_IS.finditer(normalize(hypothesis))
-        ]
+        pool += [Quantity(float(m.group(1)), unit) for m in _ANSWER_IS.finditer(hypothesis)]
         if unit == "second":  # a run's time in minutes and seconds: "27:45" says it too
             pool += [d for q in hyp_qs if q.clock and q.bare_clock for d in _durations(q)[1:]]
     else:
@@ -953,8 +951,10 @@ def quantity_verdict(
 
 # "the most likely answer is **33**": a bare number given as the answer (one with its unit,
 # "the answer is 33 years", is read with it)
+# (read in the response as written: normalising it again would cost more than the rest)
 _ANSWER_IS = re.compile(
-    r"\banswer (?:is|would be|will be)\W{0,4}(\d+(?:\.\d+)?)(?![\w%/$]|[.,:]\d|\s*[a-z])"
+    r"\banswer (?:is|would be|will be)\W{0,4}(\d+(?:\.\d+)?)(?![\w%/$]|[.,:]\d|\s*[a-z])",
+    re.IGNORECASE,
 )
 
 _ORDINAL_BEFORE_NOUN = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+([a-z]+)")
