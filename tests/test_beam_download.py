@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from local_http import LocalServer, allow_downloads
 from memrecall.benchmarks.beam import source
 from memrecall.errors import ConfigError, MemrecallError
 
@@ -20,7 +20,7 @@ FIX = Path(__file__).parent / "fixtures" / "beam"
 COMMIT = source.COMMIT
 
 
-class RepoServer:
+class RepoServer(LocalServer):
     """Serves FIX as https://raw.githubusercontent.com/<repo>/<commit>/ would: GET (with
     Range) and HEAD, 404 for files the repository lacks."""
 
@@ -69,19 +69,13 @@ class RepoServer:
                     return
                 self.wfile.write(part)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/{COMMIT}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
+        self.url = f"{self.origin}/{COMMIT}"
 
 
 @pytest.fixture
 def server(monkeypatch):
-    for var in ("HF_HUB_OFFLINE", "MEMRECALL_OFFLINE"):
-        monkeypatch.delenv(var, raising=False)
+    allow_downloads(monkeypatch)
     s = RepoServer()
     yield s
     s.close()

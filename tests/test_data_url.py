@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from local_http import LocalServer, allow_downloads
 from memrecall.data import url as url_dl
 from memrecall.data.prepare import resolve_source
 from memrecall.errors import ConfigError, MemrecallError
@@ -18,7 +18,7 @@ BODY = b"[" + b",".join(b'{"n": %d}' % i for i in range(5000)) + b"]"
 SHA = hashlib.sha256(BODY).hexdigest()
 
 
-class Server:
+class Server(LocalServer):
     def __init__(self, body: bytes, *, ranges: bool = True):
         self.body, self.ranges = body, ranges
         self.requests: list[tuple[str, str | None]] = []
@@ -50,19 +50,13 @@ class Server:
                     return
                 self.wfile.write(part)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data/locomo10.json"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
+        self.url = f"{self.origin}/data/locomo10.json"
 
 
 @pytest.fixture
 def server(monkeypatch):
-    for var in ("HF_HUB_OFFLINE", "MEMRECALL_OFFLINE"):
-        monkeypatch.delenv(var, raising=False)
+    allow_downloads(monkeypatch)
     s = Server(BODY)
     yield s
     s.close()

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from conftest import REPO
+from local_http import LocalServer, allow_downloads
 from memrecall.data.published import (
     PublishedRun,
     answers_sha256,
@@ -55,7 +55,7 @@ PUBLISHED = _log(
 )
 
 
-class RawServer:
+class RawServer(LocalServer):
     """Serves files as https://raw.githubusercontent.com/<repo>/<commit>/<path> would."""
 
     def __init__(self, files: dict[str, bytes]):
@@ -77,19 +77,13 @@ class RawServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
+        self.url = self.origin
 
 
 @pytest.fixture
 def server(monkeypatch):
-    for var in ("HF_HUB_OFFLINE", "MEMRECALL_OFFLINE"):
-        monkeypatch.delenv(var, raising=False)
+    allow_downloads(monkeypatch)
     s = RawServer({f"/{REPO_NAME}/{COMMIT}/{PATH}": PUBLISHED})
     yield s
     s.close()
