@@ -53,6 +53,7 @@ def imported_distributions(*folders: str) -> dict[str, set[str]]:
         "confs",
         "repo_copy",
         "fake_openai_server",
+        "local_http",
         "tables",
     }
     mods: dict[str, set[str]] = {}
