@@ -1072,9 +1072,10 @@ def _clock(q: Quantity) -> str:
 
 
 # A sentence that works a quantity out: "This would suggest about 21 days", "4 + 8 = 12 days",
-# "So you had made $120", "that's 3 weeks".
+# "So you had made $120", "that's 3 weeks", "then about 2 months would have passed".
 _WORKS_OUT = re.compile(
-    r"\b(?:would (?:be|suggest|mean|make|give|come to)|suggests?|comes? to|adds? up to|"
+    r"\b(?:would (?:be|suggest|mean|make|give|come to)|would have (?:passed|elapsed|gone by|been)|"
+    r"suggests?|comes? to|adds? up to|"
     r"total|that(?:'s| is) (?:about |approximately |roughly |around )?\d|so\b)|="
 )
 
