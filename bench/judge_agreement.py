@@ -281,11 +281,24 @@ def measure(
                         sum(r["rule"] for r in rr) - sum(r["official"] for r in rr)
                     ) / len(rr)
                 over = {run: d for run, d in diffs.items() if abs(d) > 0.02 + 1e-9}
+                # Per system: answers from a reader and prompts the rules were never read on
+                # can agree less than the group's pool, which the better-known systems dominate.
+                by_system = {}
+                for system in sorted({family(run) for run in runs}):
+                    ss = [r for r in sub if family(r["run"]) == system]
+                    o = judge_agreement(_frame(ss, "rule"), _frame(ss, "official"), _types(ss))
+                    by_system[system] = o["overall"] | {
+                        "runs": sum(family(run) == system for run in runs),
+                        "max_abs_difference": max(
+                            abs(d) for run, d in diffs.items() if family(run) == system
+                        ),
+                    }
                 out["split"][f"{model} {group}"] = {
                     "runs": runs,
                     "overall": res["overall"],
                     "by_type": res["by_type"],
                     "abstention": res["abstention"],
+                    "by_system": by_system,
                     "max_abs_difference": max(abs(d) for d in diffs.values()),
                     "runs_over_2pt": len(over),
                     "over_2pt": over,
@@ -520,6 +533,15 @@ def print_tables(result: dict) -> None:
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
                 f"{s['runs_over_2pt']} | {over} |"
             )
+        print("\n## held-out protocol by system (a run's name before its first \"_\")\n")
+        print("| labels, runs | system | runs | n | agreement | kappa | max abs(rule − official) |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for name, s in result["split"].items():
+            for system, o in s.get("by_system", {}).items():
+                print(
+                    f"| {name} | {system} | {o['runs']} | {o['n']} | {_f(o['agreement'])} | "
+                    f"{_f(o['kappa'])} | {o['max_abs_difference'] * 100:.1f} pt |"
+                )
         # Per type: a change that helps one type and hurts another shows here.
         print("\n## held-out protocol by type (abstention questions also in their type)\n")
         print("| labels, runs | type | n | agreement | kappa | rule acc | official acc |")

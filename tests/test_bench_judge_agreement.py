@@ -120,6 +120,40 @@ def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
         assert f"| gpt-4o-2024-08-06 held-out | {t} | {n} | {agreed / n:.3f} |" in printed
 
 
+def test_split_gives_each_held_out_system_its_own_agreement(tmp_path, capsys):
+    records = load_records(SAMPLE_FILE)[:3]
+    oracle = tmp_path / "oracle.json"
+    oracle.write_text(json.dumps(records))
+    logs = []
+    # Every answer is its reference; only newsys's labels reject one (its first).
+    for name, rejected in (("oldsys_a", 0), ("oldsys_b", 0), ("newsys_a", 1)):
+        rows = [
+            {
+                "question_id": r["question_id"],
+                "hypothesis": str(r["answer"]),
+                "model": "gpt-4o-2024-08-06",
+                "label": i >= rejected,
+            }
+            for i, r in enumerate(records)
+        ]
+        hyp = tmp_path / f"{name}.jsonl"
+        write_hypotheses(hyp, rows)
+        logs.append(str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows)))
+    split = tmp_path / "dev.txt"
+    split.write_text("oldsys_a\n")
+    result = bench.measure(logs, str(oracle), dev=f"@{split}")["split"]
+    systems = result["gpt-4o-2024-08-06 held-out"]["by_system"]
+    assert sorted(systems) == ["newsys", "oldsys"]
+    assert (systems["oldsys"]["n"], systems["oldsys"]["agreement"]) == (3, 1.0)
+    assert (systems["newsys"]["n"], systems["newsys"]["runs"]) == (3, 1)
+    assert systems["newsys"]["agreement"] == pytest.approx(2 / 3)
+    assert systems["newsys"]["max_abs_difference"] == pytest.approx(1 / 3)
+    assert list(result["gpt-4o-2024-08-06 dev"]["by_system"]) == ["oldsys"]
+    bench.print_tables({"pooled": {}, "runs": {}, "split": result})
+    printed = capsys.readouterr().out
+    assert "| gpt-4o-2024-08-06 held-out | newsys | 1 | 3 | 0.667 |" in printed
+
+
 def _one_labelled_run(tmp_path, records: list[dict], rows: list[dict]) -> tuple[str, str]:
     """An oracle file of `records` and one run's eval-results log of `rows`, labelled by gpt-4o:
     (oracle path, log path)."""
