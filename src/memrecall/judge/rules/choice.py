@@ -328,7 +328,8 @@ _TIME_NOUN = frozenset(
 _DETERMINER = frozenset("the a an my your his her their its our this that".split())
 # An indirect question or a comparison it cannot make is not a statement ("I can't tell whether
 # A or B came first"), nor is what the history does not say ("There is no mention of you taking a
-# bus more recently").
+# bus more recently", and in the shared phrase list's words, "You did not mention taking a bus
+# recently").
 _NOT_A_STATEMENT = re.compile(
     r"\b(?:whether|if|which|compare|comparison|determine|unclear|"
     r"not sure|can't|cannot|unable|no (?:mention|record|indication|evidence))\b"
@@ -375,7 +376,11 @@ def _stated_choice(
     # Clauses of the response's sentences (one definition of a sentence's end: "vs." ends none).
     clauses = (c for sent in sentences(hypothesis) for c in _CLAUSE_MARK.split(sent))
     for clause in clauses:
-        if not clause or _NOT_A_STATEMENT.search(normalize(clause)):
+        if (
+            not clause
+            or _NOT_A_STATEMENT.search(normalize(clause))
+            or says_missing(clause, instead=False)
+        ):
             continue
         # Raw words: normalisation would read "first" as the number 1.
         words = re.findall(r"[a-z]+|\d+", plain(clause))
@@ -470,6 +475,11 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
     ]
     if len(naming) <= 1:
         return hypothesis
+    # What the history does not say answers nothing ("You most recently used a train. There is no
+    # mention of a bus after that date."), while another sentence decides.
+    stated = [x for x in naming if not says_missing(x, instead=False)]
+    if any(_decides(x) for x in stated):
+        naming = stated
     decisive = [x for x in naming if _decides(x)]
     last = (decisive or naming)[-1]
     # "X was discussed first, but the dates show Y came first": the clause after the turn.
