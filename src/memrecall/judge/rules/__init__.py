@@ -45,8 +45,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   about ("Based on the history, you did not fix a bike last weekend."), unless the question asks
   yes or no ("You never replaced it" answers "no"). Either is right after all when it works the
   asked quantity out on the way ("I can't say exactly. You started on March 2 and finished on
-  March 18, which would suggest about 16 days"): the official prompt counts a response with all
-  the intermediate steps to the correct answer as correct.
+  March 18, which would suggest about 16 days"; "If both count, about 2 months would have
+  passed"): the official prompt counts a response with all the intermediate steps to the
+  correct answer as correct.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
 - a reference is read for what it says, not how it is written: "The user bought ..." and "The
@@ -69,8 +70,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   visit was not with a friend"); an indirect question, an offer or a statement that the
   detail is missing does not.
 - reasoning transcripts ("Step 1: extract ... Step 3: conclusion", "Therefore, my answer is",
-  "..., so my final answer is X"): numbers, yes/no and contained words are read from the
-  conclusion, not from the evidence listed before it.
+  "..., so my final answer is X") and sums closed by a labelled line ("**Total: about 11
+  weeks**"): numbers, yes/no and contained words are read from the conclusion, not from the
+  evidence or the parts listed before it.
 - a labelled answer (a JSON object's "answer" field, an `<answer>` tag, an "Answer:", "Short
   answer:" or "TL;DR:" line that a "Reasoning:", "Explanation:", "Evidence:", "Sources:", "Long
   answer:" or "Confidence:" section follows, or that opens the response (after a greeting,
@@ -164,11 +166,13 @@ These rules follow the same per-type policy without a model, so the default pipe
   the first trip"; the question's own word wins over synonyms, the last such statement over
   earlier ones, and an indirect question "whether A or B came first" is no statement; a time
   before a date, "B two weeks before May 25", places nothing, while "B two weeks before A"
-  places B first). Otherwise
+  places B first; nor does what the history does not say: "You did not mention taking a bus
+  recently" places no bus). Otherwise
   the response names the reference's option, and names it first if it names both; a response
   that reasons over both is read from its conclusion, the last sentence naming one with a
-  decision word ("first", "so", "therefore"); the alternatives restated ("between a bus and a
-  train", "either A or B") name neither. A response that opens by saying the information is
+  decision word ("first", "so", "therefore"), never one that says what the history does not
+  say while another decides ("There is no mention of a bus after that date"); the alternatives
+  restated ("between a bus and a train", "either A or B") name neither. A response that opens by saying the information is
   missing and places neither option chooses neither.
 - questions that list three or more options ("6S, MAJA, and Sen2Cor ... which one is
   implemented in SIAC_GEE?") with a reference in the question's own words: the answer is the
