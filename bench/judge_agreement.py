@@ -533,7 +533,7 @@ def print_tables(result: dict) -> None:
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
                 f"{s['runs_over_2pt']} | {over} |"
             )
-        print("\n## held-out protocol by system (a run's name before its first \"_\")\n")
+        print("\n## held-out protocol by system (a run's name up to its first underscore)\n")
         print("| labels, runs | system | runs | n | agreement | kappa | max abs(rule − official) |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for name, s in result["split"].items():

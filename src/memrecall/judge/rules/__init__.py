@@ -172,8 +172,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   that reasons over both is read from its conclusion, the last sentence naming one with a
   decision word ("first", "so", "therefore"), never one that says what the history does not
   say while another decides ("There is no mention of a bus after that date"); the alternatives
-  restated ("between a bus and a train", "either A or B") name neither. A response that opens by saying the information is
-  missing and places neither option chooses neither.
+  restated ("between a bus and a train", "either A or B") name neither. A response that opens
+  by saying the information is missing and places neither option chooses neither.
 - questions that list three or more options ("6S, MAJA, and Sen2Cor ... which one is
   implemented in SIAC_GEE?") with a reference in the question's own words: the answer is the
   option the reference names, and the response's first sentence naming one option alone must
