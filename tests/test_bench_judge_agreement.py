@@ -82,20 +82,20 @@ def test_dev_file_naming_a_run_no_log_has_is_an_error(tmp_path):
         bench.dev_runs(f"@{tmp_path / 'missing.txt'}", ["activegraph_v2_s"])
 
 
-def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
-    records = load_records(SAMPLE_FILE)[:3]
+def _split_of_runs(tmp_path, records: list[dict], rejected: dict[str, int], dev: str) -> dict:
+    """The held-out protocol's figures for runs that answer every question of `records` with
+    its reference, each run's gpt-4o labels rejecting its first `rejected[run]` answers, and the
+    run `dev` named as developed on."""
     oracle = tmp_path / "oracle.json"
     oracle.write_text(json.dumps(records))
     logs = []
-    # Each answer is its reference, so the rules accept all: run_b's official labels reject
-    # one answer of three (33 points below the rules), run_a's none.
-    for name, rejected in (("run_a", 0), ("run_b", 1), ("run_c", 0)):
+    for name, n_rejected in rejected.items():
         rows = [
             {
                 "question_id": r["question_id"],
                 "hypothesis": str(r["answer"]),
                 "model": "gpt-4o-2024-08-06",
-                "label": i >= rejected,
+                "label": i >= n_rejected,
             }
             for i, r in enumerate(records)
         ]
@@ -103,8 +103,15 @@ def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
         write_hypotheses(hyp, rows)
         logs.append(str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows)))
     split = tmp_path / "dev.txt"
-    split.write_text("run_a\n")
-    result = bench.measure(logs, str(oracle), dev=f"@{split}")["split"]
+    split.write_text(f"{dev}\n")
+    return bench.measure(logs, str(oracle), dev=f"@{split}")["split"]
+
+
+def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
+    records = load_records(SAMPLE_FILE)[:3]
+    # Each answer is its reference, so the rules accept all: run_b's official labels reject
+    # one answer of three (33 points below the rules), run_a's none.
+    result = _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1, "run_c": 0}, dev="run_a")
     held = result["gpt-4o-2024-08-06 held-out"]
     assert held["runs"] == ["run_b", "run_c"]
     assert held["runs_over_2pt"] == 1
@@ -122,26 +129,9 @@ def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
 
 def test_split_gives_each_held_out_system_its_own_agreement(tmp_path, capsys):
     records = load_records(SAMPLE_FILE)[:3]
-    oracle = tmp_path / "oracle.json"
-    oracle.write_text(json.dumps(records))
-    logs = []
     # Every answer is its reference; only newsys's labels reject one (its first).
-    for name, rejected in (("oldsys_a", 0), ("oldsys_b", 0), ("newsys_a", 1)):
-        rows = [
-            {
-                "question_id": r["question_id"],
-                "hypothesis": str(r["answer"]),
-                "model": "gpt-4o-2024-08-06",
-                "label": i >= rejected,
-            }
-            for i, r in enumerate(records)
-        ]
-        hyp = tmp_path / f"{name}.jsonl"
-        write_hypotheses(hyp, rows)
-        logs.append(str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows)))
-    split = tmp_path / "dev.txt"
-    split.write_text("oldsys_a\n")
-    result = bench.measure(logs, str(oracle), dev=f"@{split}")["split"]
+    rejected = {"oldsys_a": 0, "oldsys_b": 0, "newsys_a": 1}
+    result = _split_of_runs(tmp_path, records, rejected, dev="oldsys_a")
     systems = result["gpt-4o-2024-08-06 held-out"]["by_system"]
     assert sorted(systems) == ["newsys", "oldsys"]
     assert (systems["oldsys"]["n"], systems["oldsys"]["agreement"]) == (3, 1.0)
