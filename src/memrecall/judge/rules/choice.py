@@ -327,12 +327,11 @@ _TIME_NOUN = frozenset(
 )
 _DETERMINER = frozenset("the a an my your his her their its our this that".split())
 # An indirect question or a comparison it cannot make is not a statement ("I can't tell whether
-# A or B came first"), nor is what the history does not say ("There is no mention of you taking a
-# bus more recently", and in the shared phrase list's words, "You did not mention taking a bus
-# recently").
+# A or B came first"), nor is what the history does not say (says_missing, the shared phrase
+# list: "There is no mention of you taking a bus more recently", "You did not mention taking a
+# bus recently").
 _NOT_A_STATEMENT = re.compile(
-    r"\b(?:whether|if|which|compare|comparison|determine|unclear|"
-    r"not sure|can't|cannot|unable|no (?:mention|record|indication|evidence))\b"
+    r"\b(?:whether|if|which|compare|comparison|determine|unclear|not sure|can't|cannot|unable)\b"
 )
 
 
