@@ -942,6 +942,16 @@ def quantity_verdict(
         and not says_missing(hypothesis, instead=False)
     ):
         return RuleVerdict(True, f"quantity: the parts given add up to {fmt(gold.value)}")
+    # "You rearranged the furniture three weeks ago, and you got the rug a month ago" for "How
+    # long had I been using the rug?": the two times it gives are the intermediate steps, and
+    # how far apart they are is the answer (the official prompt accepts the steps). Only when it
+    # states no duration of its own, gives exactly two times, and says nothing is missing.
+    if not pool and unit in _CALENDAR_UNITS and not says_missing(hypothesis, instead=False):
+        apart = _ago_apart([q for q in hyp_qs if q.ago and not q.denied], unit)
+        if apart is not None and abs(apart - gold.value) <= tol + 1e-9:
+            return RuleVerdict(
+                True, f"quantity: the two times it gives are {fmt(apart)}{label_unit} apart"
+            )
     seen = ", ".join(f"{fmt(q.value)}{' ' + q.unit if q.unit else ''}" for q in pool) or "none"
     tol_note = " ±1" if tol else ""
     return RuleVerdict(
@@ -1011,6 +1021,15 @@ def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[
         if v is not None and not q.clock:
             values.append(v)
     return values, []
+
+
+def _ago_apart(agos: list[Quantity], unit: str) -> float | None:
+    """How far apart two different times before now ("a month ago", "three weeks ago") are, in
+    `unit`, to the nearest whole one; None unless there are exactly two."""
+    days = {q.value * _DAYS_IN[q.unit] for q in agos if q.unit in _DAYS_IN}
+    if len(days) != 2 or len(agos) != 2:
+        return None
+    return float(round(abs(max(days) - min(days)) / _DAYS_IN[unit]))
 
 
 def _rounded_conversion(q: Quantity, gold: float, unit: str | None) -> bool:
