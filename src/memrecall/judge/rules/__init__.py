@@ -144,7 +144,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   and counts nothing; an ordinal in digits of what a "how many" question counts gives the count
   ("your 5th project"; "a second bike" is another one); a question about two things
   ("tomatoes and cucumbers") is answered by exactly two parts that add up to the reference,
-  unless the response says a part is missing.
+  unless the response says a part is missing; and a "how long had I ... when" question by two
+  times before now that are the reference apart ("three weeks ago" and "a month ago" for one
+  week), when the response states no duration and says nothing is missing.
 - frequencies ("every week", "weekly", "once a week", "1x/week", "every 7 days", "every other week",
   "biweekly", "every fortnight"): the response must give the reference's period, so "every two
   weeks" is not "every week"; a reference that gives two ("previously every week, now every other
