@@ -533,14 +533,19 @@ def print_tables(result: dict) -> None:
                 f"{len(s['runs'])} | {s['max_abs_difference'] * 100:.1f} pt | "
                 f"{s['runs_over_2pt']} | {over} |"
             )
+        # (which way a system's disagreements go: one-sided, they move its accuracy)
         print("\n## held-out protocol by system (a run's name up to its first underscore)\n")
-        print("| labels, runs | system | runs | n | agreement | kappa | max abs(rule − official) |")
-        print("|---|---|---:|---:|---:|---:|---:|")
+        print(
+            "| labels, runs | system | runs | n | agreement | kappa | max abs(rule − official) | "
+            "rule-only yes | official-only yes |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, s in result["split"].items():
             for system, o in s.get("by_system", {}).items():
                 print(
                     f"| {name} | {system} | {o['runs']} | {o['n']} | {_f(o['agreement'])} | "
-                    f"{_f(o['kappa'])} | {o['max_abs_difference'] * 100:.1f} pt |"
+                    f"{_f(o['kappa'])} | {o['max_abs_difference'] * 100:.1f} pt | "
+                    f"{o['a_only_yes']} | {o['b_only_yes']} |"
                 )
         # Per type: a change that helps one type and hurts another shows here.
         print("\n## held-out protocol by type (abstention questions also in their type)\n")

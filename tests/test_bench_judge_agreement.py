@@ -142,6 +142,9 @@ def test_split_gives_each_held_out_system_its_own_agreement(tmp_path, capsys):
     bench.print_tables({"pooled": {}, "runs": {}, "split": result})
     printed = capsys.readouterr().out
     assert "| gpt-4o-2024-08-06 held-out | newsys | 1 | 3 | 0.667 |" in printed
+    # which way its disagreement goes: the rules alone say yes to the answer its labels reject
+    newsys = next(line for line in printed.splitlines() if "| newsys |" in line)
+    assert newsys.endswith("| 33.3 pt | 1 | 0 |")
 
 
 def _one_labelled_run(tmp_path, records: list[dict], rows: list[dict]) -> tuple[str, str]:
