@@ -948,9 +948,10 @@ def quantity_verdict(
     # states no duration of its own, gives exactly two times, and says nothing is missing.
     if not pool and unit in _CALENDAR_UNITS and not says_missing(hypothesis, instead=False):
         apart = _ago_apart([q for q in hyp_qs if q.ago and not q.denied], unit)
-        if apart is not None and abs(apart - gold.value) <= tol + 1e-9:
+        if apart is not None and apart[0] - tol - 1e-9 <= gold.value <= apart[1] + tol + 1e-9:
             return RuleVerdict(
-                True, f"quantity: the two times it gives are {fmt(apart)}{label_unit} apart"
+                True,
+                f"quantity: the two times it gives are about {fmt(gold.value)}{label_unit} apart",
             )
     seen = ", ".join(f"{fmt(q.value)}{' ' + q.unit if q.unit else ''}" for q in pool) or "none"
     tol_note = " ±1" if tol else ""
@@ -1023,13 +1024,24 @@ def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[
     return values, []
 
 
-def _ago_apart(agos: list[Quantity], unit: str) -> float | None:
+# The fewest and most days a month or a year holds: "a month ago" less "a week ago" is three
+# weeks, or 23 days; "a year" is 365 or 366
+_DAYS_LEAST_MOST = {"day": (1, 1), "week": (7, 7), "month": (28, 31), "year": (365, 366)}
+
+
+def _ago_apart(agos: list[Quantity], unit: str) -> tuple[float, float] | None:
     """How far apart two different times before now ("a month ago", "three weeks ago") are, in
-    `unit`, to the nearest whole one; None unless there are exactly two."""
-    days = {q.value * _DAYS_IN[q.unit] for q in agos if q.unit in _DAYS_IN}
-    if len(days) != 2 or len(agos) != 2:
+    `unit`: the least and the most, as many days as their months can hold; None unless there
+    are exactly two."""
+    spans = {
+        tuple(q.value * days for days in _DAYS_LEAST_MOST[q.unit])
+        for q in agos
+        if q.unit in _DAYS_LEAST_MOST
+    }
+    if len(spans) != 2 or len(agos) != 2:
         return None
-    return float(round(abs(max(days) - min(days)) / _DAYS_IN[unit]))
+    (a_lo, a_hi), (b_lo, b_hi) = sorted(spans)
+    return max(0.0, b_lo - a_hi) / _DAYS_IN[unit], (b_hi - a_lo) / _DAYS_IN[unit]
 
 
 def _rounded_conversion(q: Quantity, gold: float, unit: str | None) -> bool:
