@@ -701,6 +701,9 @@ def _convert(q: Quantity, unit: str) -> float | None:
 # Days in a calendar unit, to read a period in the other family: weeks and days against months
 # and years ("8 weeks" is about 2 months, "a month" about 30 days, "365 days" a year).
 _DAYS_IN = {"day": 1, "week": 7, "month": 365.25 / 12, "year": 365.25}
+# ... and the fewest and most it holds: "a month ago" less "a week ago" is three weeks, or 21 to
+# 24 days
+_DAYS_LEAST_MOST = {"day": (1, 1), "week": (7, 7), "month": (28, 31), "year": (365, 366)}
 
 
 def _calendar(q: Quantity, unit: str) -> float | None:
@@ -1022,11 +1025,6 @@ def _alternatives(text: str, unit: str | None) -> tuple[list[float], list[tuple[
         if v is not None and not q.clock:
             values.append(v)
     return values, []
-
-
-# The fewest and most days a month or a year holds: "a month ago" less "a week ago" is three
-# weeks, or 23 days; "a year" is 365 or 366
-_DAYS_LEAST_MOST = {"day": (1, 1), "week": (7, 7), "month": (28, 31), "year": (365, 366)}
 
 
 def _ago_apart(agos: list[Quantity], unit: str) -> tuple[float, float] | None:
