@@ -253,7 +253,8 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
-    hyp = _without_alternatives(tokens(_conclusion(hypothesis, right, wrong)), right, wrong)
+    answer = _conclusion(hypothesis, right, wrong, set(tokens(question)))
+    hyp = _without_alternatives(tokens(answer), right, wrong)
     hyp = _without_denied(hyp, right + wrong)
     pos_right, pos_wrong = _mentions(right, hyp), _mentions(wrong, hyp)
     if pos_right is None:
@@ -463,14 +464,28 @@ def _decides(sentence: str) -> bool:
     return False
 
 
-def _conclusion(hypothesis: str, a: list[str], b: list[str]) -> str:
+def _comparing_else(words: list[str], a: list[str], b: list[str], asked: set[str]) -> list[str]:
+    """The words without a bare comparative option ("more water per tablespoon, or less?": the
+    options are "more" and "less") where it compares something the question does not ask about:
+    "stronger and more concentrated" names neither option, "less water" and "less." do."""
+    bare = {o[0] for o in (a, b) if len(o) == 1 and o[0] in _OPPOSITES}
+    return [
+        w
+        for w, after in zip(words, words[1:] + [""])
+        if not (w in bare and after and after not in STOPWORDS and after not in asked)
+    ]
+
+
+def _conclusion(hypothesis: str, a: list[str], b: list[str], asked: set[str]) -> str:
     """The part of the response that answers: a short response is its own answer; a response
     that reasons over both options answers in its last sentence naming one of them with a
-    decision word ("so the train was more recent"), else its last sentence naming one."""
+    decision word ("so the train was more recent"), else its last sentence naming one. A
+    sentence where a comparative option compares something else does not name it."""
     naming = [
         x
         for x in sentences(hypothesis)
-        if _mentions(a, tokens(x)) is not None or _mentions(b, tokens(x)) is not None
+        for words in [_comparing_else(tokens(x), a, b, asked)]
+        if _mentions(a, words) is not None or _mentions(b, words) is not None
     ]
     if len(naming) <= 1:
         return hypothesis
