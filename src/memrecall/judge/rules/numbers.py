@@ -169,6 +169,10 @@ class Quantity:
     of_history: str | None = None  # the part of the history it counts ("2 messages": "messag")
 
 
+# An age before its number: "around age 27", "aged 27", "at the age of 27".
+_AGE_BEFORE = re.compile(r"\b(?:age|aged|age of)[ \t*_]+$")
+
+
 def _word_before(s: str, pos: int) -> str:
     """The word just before `pos`, with only spaces or emphasis between: in "on 17 may, 14 days
     later" the 14 follows a comma and counts days; it is no day of May."""
@@ -277,7 +281,7 @@ def quantities(text: str, *, keep_years: bool = False, targets: bool = False) ->
         if prev == "$" or _DOLLARS_BEFORE.search(s[max(0, start - 6) : start]):
             out.append(Quantity(value, "dollar", **_when(s, start, end)))
             continue
-        if _word_before(s, start) in ("age", "aged"):  # "around age 27": an age, in years
+        if _AGE_BEFORE.search(s[max(0, start - 16) : start]):  # "around age 27": in years
             out.append(Quantity(value, "year", **_when(s, start, end)))
             continue
         if prev == "£":  # "£30" is 30 pounds, as the response may write it
