@@ -114,9 +114,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   many months have passed since ...?"), not how long something lasted;
   for a question in a unit, a bare number counts only when it stands alone ("It was 14."), or is
   given as the answer ("the most likely answer is 33"), not when it counts a noun ("2 events");
-  "around age 27" is 27 years; "close to 1,300" and "almost 5" give no number (they say it was not
-  reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no time of day the response reports,
-  and a confidence note ("Confidence: 3 out of 5", "80% confident") or a citation ("[3]") no answer.
+  "around age 27" and "at the age of 27" are 27 years; "close to 1,300" and "almost 5" give no
+  number (they say it was not reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no
+  time of day the response reports, and a confidence note ("Confidence: 3 out of 5", "80%
+  confident") or a citation ("[3]") no answer.
   A reference in another unit than the question counts in is read in the question's unit when
   it is a whole number of it ("14 days" for "How many weeks ...?" is 2 weeks: a bare "2" answers
   it); cents are hundredths of a dollar ("75 cents" is $0.75), and "£30" is 30 pounds. A count in
@@ -174,7 +175,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   that reasons over both is read from its conclusion, the last sentence naming one with a
   decision word ("first", "so", "therefore"), never one that says what the history does not
   say while another decides ("There is no mention of a bus after that date"); the alternatives
-  restated ("between a bus and a train", "either A or B") name neither. A response that opens
+  restated ("between a bus and a train", "either A or B") name neither, and a comparative the
+  question elides to one word ("more water per tablespoon, or less?") names its option only
+  with the question's words after it or alone ("less water", "less."), not where it compares
+  something else ("stronger and more concentrated"). A response that opens
   by saying the information is missing and places neither option chooses neither.
 - questions that list three or more options ("6S, MAJA, and Sen2Cor ... which one is
   implemented in SIAC_GEE?") with a reference in the question's own words: the answer is the
