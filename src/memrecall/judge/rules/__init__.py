@@ -179,7 +179,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   question elides to one word ("more water per tablespoon, or less?") names its option only
   with the question's words after it or alone ("less water", "less."), not where it compares
   something else ("stronger and more concentrated"). A response that opens
-  by saying the information is missing and places neither option chooses neither.
+  by saying the information is missing and places neither option chooses neither, and so does
+  one whose concluding sentence says it ("no record of Tom, so I'm unable to tell who you met
+  first").
 - questions that list three or more options ("6S, MAJA, and Sen2Cor ... which one is
   implemented in SIAC_GEE?") with a reference in the question's own words: the answer is the
   option the reference names, and the response's first sentence naming one option alone must
