@@ -253,12 +253,12 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.
         return RuleVerdict(False, "either-or: says the information is missing, chooses neither")
-    answer = _conclusion(hypothesis, right, wrong, set(tokens(question)))
-    if answer is not hypothesis and says_missing(answer, instead=False):
+    concluded = _conclusion(hypothesis, right, wrong, set(tokens(question)))
+    if concluded is not hypothesis and says_missing(concluded, instead=False):
         # "You met Mark and Sarah a month ago. However, there is no record of Tom, so I'm unable
         # to tell who you met first": the sentence it concludes in places neither option.
         return RuleVerdict(False, "either-or: concludes that the information is missing")
-    hyp = _without_alternatives(tokens(answer), right, wrong)
+    hyp = _without_alternatives(tokens(concluded), right, wrong)
     hyp = _without_denied(hyp, right + wrong)
     pos_right, pos_wrong = _mentions(right, hyp), _mentions(wrong, hyp)
     if pos_right is None:
