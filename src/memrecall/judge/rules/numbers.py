@@ -856,9 +856,14 @@ def quantity_verdict(
         ]
         # A bare number counts only when it is the whole answer ("14", "It was 14.", "14 ...
         # so, 14"), not when it counts something else ("between those 2 events"). A count the
-        # question gives ("my three road trips") is said again, not answered.
+        # question gives ("my three road trips") is said again, not answered. So is one equal
+        # to the reference in a response that says what is asked is missing: "I found no two
+        # events on consecutive days" for "How many months since my two events on consecutive
+        # days?" (2) names the events, not the months.
         if not pool:
-            asked = {q.value for q in quantities(question)} - {gold.value}
+            asked = {q.value for q in quantities(question)}
+            if not says_missing(hypothesis, instead=False):
+                asked.discard(gold.value)
             said = [q for q in counts if not (q.unit is None and q.value in asked) and not q.denied]
             # "It went from 23 to 20", "You first mentioned 5, but a later message corrects
             # that, so it's 3": the other stands alone once one is former or replaced, unless
