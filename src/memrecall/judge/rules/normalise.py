@@ -712,10 +712,11 @@ DENIED_BEFORE = re.compile(
 )
 
 
-# What a value changed from: "you switched gyms from X", "up from 25", "after updating from 25".
+# What a value changed from: "you switched gyms from X", "up from 25", "after updating from 25",
+# "you had advanced from the 20 videos".
 CHANGED_FROM = (
     r"\b(?:up|down|rose|fell|grew|went|(?:switch|mov|chang|upgrad|transition|updat|increas|"
-    r"decreas|dropp)\w*)(?: \w+){0,2} from\b"
+    r"decreas|dropp|advanc|progress|improv|climb|jump)\w*)(?: \w+){0,2} from\b"
 )
 
 
