@@ -20,10 +20,12 @@ from .normalise import (
     LEAD_IN,
     STOPWORDS,
     asked_part,
+    closing_paragraph,
     conclusion,
     content_tokens,
     first_sentence,
     normalize,
+    says_only_no_later_change,
     sentences,
     tokens,
 )
@@ -338,6 +340,21 @@ _DETERMINER = frozenset("the a an my your his her their its our this that".split
 _NOT_A_STATEMENT = re.compile(
     r"\b(?:whether|if|which|compare|comparison|determine|unclear|not sure|can't|cannot|unable)\b"
 )
+
+
+def concludes_a_choice(question: str, hypothesis: str) -> bool:
+    """Does the response's last sentence place one option of a which-came-first question ("...
+    Therefore, Alex became a parent first")? For a question the history cannot answer, that is
+    an answer, whatever it said was missing before it. A last sentence that asks the user ("Or
+    is the Porsche a more recent project?") concludes nothing, and a closing offer or note after
+    it ("Nothing later changes this.") is no conclusion."""
+    options = _either_or_options(question)
+    said = sentences(closing_paragraph(hypothesis))
+    while said and says_only_no_later_change(said[-1]):
+        said.pop()
+    if options is None or not said or said[-1].rstrip(" *_").endswith("?"):
+        return False
+    return _stated_choice(question, said[-1], *options) is not None
 
 
 def _direction(question: str) -> str:

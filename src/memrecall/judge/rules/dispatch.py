@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...thinking import strip_thinking
 from .abstention import abstains, closes_by_declining, opens_by_declining, opens_by_denying
 from .choice import (
+    concludes_a_choice,
     either_or_verdict,
     listed_choice_verdict,
     names_an_option,
@@ -95,7 +96,11 @@ def _verdict(
     if is_abstention:
         # An abstention anywhere counts (the official labels accept one followed by a guess),
         # and so does a labelled answer that is one ('{"answer": "unknown"}', "Answer: N/A").
+        # Not one whose last sentence still picks an option of a which-came-first question:
+        # "There is no mention of Tom. Therefore, Alex became a parent first." answers.
         if abstains(hyp) or abstains(stated):
+            if concludes_a_choice(question, hyp):
+                return RuleVerdict(False, "abstention: concludes by choosing an option anyway")
             return RuleVerdict(True, "abstention: says the information is missing")
         return RuleVerdict(False, "abstention: answers instead of saying it is unknown")
     # The labelled answer is what the response answers; the reasoning or notes set apart
