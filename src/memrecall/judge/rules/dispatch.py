@@ -10,6 +10,7 @@ from .choice import (
     listed_choice_verdict,
     names_an_option,
     stated_polarity,
+    states_a_choice,
     superlative_verdict,
     yes_no_gold,
 )
@@ -115,6 +116,15 @@ def _verdict(
     elif polar is None and opens_by_denying(stated):  # "You never replaced it" answers "no"
         declined = "opens by denying what the question asks about"
     else:
+        declined = None
+    # A which-came-first response that places an option has answered, however it hedges: "I
+    # can't pin down the dates, but Michael's engagement party came first" (the mirror of an
+    # abstention that concludes with a choice). Preference rubrics name no options.
+    if (
+        declined
+        and question_type != "single-session-preference"
+        and states_a_choice(question, answer, stated)
+    ):
         declined = None
     if declined:
         worked = worked_out_verdict(question_type, question, answer, stated)
