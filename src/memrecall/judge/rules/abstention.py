@@ -76,6 +76,22 @@ def closes_by_declining(hypothesis: str) -> bool:
     return _declines(closing_paragraph(hypothesis))
 
 
+def sets_aside(hypothesis: str) -> bool:
+    """Does the response say that what it found refers to something other than what is asked
+    ("a limited edition of 500 copies. However, this refers to the poster, not the album", "that
+    was a reference to a past trip, not this one")? Then it names the value only to set it
+    aside, and gives no answer. Said of a pronoun for the found thing: "weeknights, which refers
+    to Monday to Friday, not weekends" defines a word of the question."""
+    return bool(_SETS_ASIDE.search(plain(hypothesis)))
+
+
+_SETS_ASIDE = re.compile(
+    r"\b(?:this|that|these|it)\b(?: \w+)? (?:refers?|referred|referring|was a reference|"
+    r"is a reference|relates?|related|applies|applied|was about|is about)(?: specifically| only)?"
+    r" to\b[^.!?\n]{0,80}?,? (?:and )?not\b"
+)
+
+
 def _declines(text: str) -> bool:
     said = plain(text)
     declined = _DECLINE.search(said)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from ...thinking import strip_thinking
-from .abstention import abstains, closes_by_declining, opens_by_declining, opens_by_denying
+from .abstention import (
+    abstains,
+    closes_by_declining,
+    opens_by_declining,
+    opens_by_denying,
+    sets_aside,
+)
 from .choice import (
     concludes_a_choice,
     either_or_verdict,
@@ -67,6 +73,10 @@ def judge_one(
     # preference rubric, read whole.
     if not verdict.label or is_abstention or question_type == "single-session-preference":
         return verdict
+    # What the response found and then says refers to something else ("500 copies. However,
+    # this refers to the poster, not the album") is set aside, not given as the answer.
+    if sets_aside(response):
+        return RuleVerdict(False, "sets aside what it found: it refers to something else")
     # A question that asks for an earlier value is answered by the value that was replaced.
     earlier = asks_earlier(question_type, question)
     settled = settled_answer(response, replaced=not earlier)
