@@ -322,14 +322,15 @@ _QUESTION_EARLY = re.compile(r"\b(?:first|earlier|earliest|sooner)\b", re.IGNORE
 _QUESTION_LATE = re.compile(
     r"\b(?:last|latest|later|more recently|most recently|recent)\b", re.IGNORECASE
 )
-# "last week", "the first day": a time or an adjective, not a placing ("3 wks before" as well).
+# "last week", "the first day", "the twins' first birthday": a time or an adjective, not a
+# placing ("3 wks before" as well).
 _TIME_NOUN = frozenset(
     (
         "day days week weeks weekend month months year years summer winter "
         "minute minutes hour hours min mins hr hrs wk wks mo mos yr yrs "
         "spring fall autumn night time times session sessions "
         "conversation conversations monday tuesday wednesday thursday "
-        "friday saturday sunday"
+        "friday saturday sunday birthday birthdays anniversary anniversaries"
     ).split()
 )
 _DETERMINER = frozenset("the a an my your his her their its our this that".split())
