@@ -11,7 +11,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   changing it since", says nothing is missing, while "You didn't mention changing jobs" does), or
   asks the user for it ("could you tell me which day it was?", "I'd need more details"), or opens
   by denying the question's premise ("You don't play table tennis. You play tennis every other
-  week.").
+  week."). Not one to a which-came-first question whose last sentence places an option anyway
+  ("There is no mention of Tom. Therefore, Alex became a parent first."): that answers.
 - single-session-preference: the reference is a rubric. Correct when the response uses the user's
   own details the rubric names: one proper noun or number from its positive sentences (Sony,
   Luna, 9:30; a sentence whose own verb says the user would not want something, "might not
@@ -47,7 +48,11 @@ These rules follow the same per-type policy without a model, so the default pipe
   asked quantity out on the way ("I can't say exactly. You started on March 2 and finished on
   March 18, which would suggest about 16 days"; "If both count, about 2 months would have
   passed"): the official prompt counts a response with all the intermediate steps to the
-  correct answer as correct.
+  correct answer as correct. A which-came-first response that places an option has answered,
+  however it declines or hedges around it ("I cannot determine with certainty which came first.
+  ... so the birdhouse most likely came first").
+- a value the response found and then says refers to something else ("a limited edition of 500
+  copies. However, this refers to the poster, not the album") is set aside, not its answer.
 - a line that restates the question ("**Question:** Which came first, A or B?") is not read: the
   question's own words name every option and item, and answer nothing.
 - a reference is read for what it says, not how it is written: "The user bought ..." and "The
@@ -113,7 +118,10 @@ These rules follow the same per-type policy without a model, so the default pipe
   ago") answers only a question that counts back from now ("How many weeks ago ...?", "How
   many months have passed since ...?"), not how long something lasted;
   for a question in a unit, a bare number counts only when it stands alone ("It was 14."), or is
-  given as the answer ("the most likely answer is 33"), not when it counts a noun ("2 events");
+  given as the answer ("the most likely answer is 33"), not when it counts a noun ("2 events"),
+  nor when it is a count the question gives ("my three road trips"), which in a response that
+  says what is asked is missing holds even where it equals the reference ("I found no two
+  events on consecutive days" for "How many months since my two events ...?");
   "around age 27" and "at the age of 27" are 27 years; "close to 1,300" and "almost 5" give no
   number (they say it was not reached); a message's timestamp ("2023/05/20 (Sat) 06:42") is no
   time of day the response reports, and a confidence note ("Confidence: 3 out of 5", "80%
@@ -131,7 +139,8 @@ These rules follow the same per-type policy without a model, so the default pipe
   N, if ...)" is accepted too. Any matching number counts, so "20
   before, 25 now" is right for a knowledge update to 25; but one the response calls former
   ("previously 4, now 3", "from 25:50 to 24:30", "4 → 7", "4 initially, later updated to 7",
-  "bumped it up to 7 from 4", "Before, you had 4", "you started with 4", "4 was your earlier
+  "bumped it up to 7 from 4", "advanced from the 4", "Before, you had 4", "you started with 4",
+  "4 was your earlier
   answer", "Earlier, on May 24, you had completed 4", "You first mentioned 4, and later ...")
   is not its answer when it gives another, nor, of values dated with their years, one dated
   before another ("4 as of August 2023, and then 7 by October 9, 2023"); and one it calls
@@ -169,8 +178,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   the first trip"; the question's own word wins over synonyms, the last such statement over
   earlier ones, and an indirect question "whether A or B came first" is no statement; a time
   before a date, "B two weeks before May 25", places nothing, while "B two weeks before A"
-  places B first; nor does what the history does not say: "You did not mention taking a bus
-  recently" places no bus). Otherwise
+  places B first, and an ordinal that dates a time, "A's first birthday", places nothing; nor
+  does what the history does not say: "You did not mention taking a bus recently" places no
+  bus). Otherwise
   the response names the reference's option, and names it first if it names both; a response
   that reasons over both is read from its conclusion, the last sentence naming one with a
   decision word ("first", "so", "therefore"), never one that says what the history does not
