@@ -345,8 +345,8 @@ _NOT_A_STATEMENT = re.compile(
 
 def states_a_choice(question: str, answer: str, text: str) -> bool:
     """Does the response place one option of a which-came-first question whose reference picks
-    one ("I can't say for certain, but you likely finished The Hate U Give first")? Then it
-    answers, whatever it says of its certainty."""
+    one ("I cannot determine which you finished first. ... you likely finished The Hate U Give
+    first")? Then it answers, whatever it says of its certainty."""
     options = _options_of(question, answer)
     return options is not None and _stated_choice(question, text, *options) is not None
 

@@ -127,9 +127,10 @@ def _verdict(
         declined = "opens by denying what the question asks about"
     else:
         declined = None
-    # A which-came-first response that places an option has answered, however it hedges: "I
-    # can't pin down the dates, but Michael's engagement party came first" (the mirror of an
-    # abstention that concludes with a choice). Preference rubrics name no options.
+    # A which-came-first response that places an option has answered, however it declines
+    # around it: "I cannot determine which book you finished first. ... This suggests you likely
+    # finished The Hate U Give first" (the mirror of an abstention that concludes with a
+    # choice). Preference rubrics name no options.
     if (
         declined
         and question_type != "single-session-preference"
