@@ -114,10 +114,12 @@ PHRASES = [
     # a verb of telling, discussing or turning up ("that never surfaced in our chats", "we've
     # never gone over that", "your messages never touch on it", "that's not anything you've
     # told me about"). A hedge ("not sure what you said"), an imperative ("don't hesitate to
-    # share") and a determiner ("no work talk", "no other recipes were discussed": see the
-    # phrases with "no" above) negate no telling.
+    # share"), a comparison ("that does not fit what you said later": the telling is there) and
+    # a determiner ("no work talk", "no other recipes were discussed": see the phrases with "no"
+    # above) negate no telling.
     r"(?:\b(?:not|never|nothing|none|nowhere)\b|\byet to\b)"
-    r"(?! (?:sure|certain|only|just|hesitate|forget|fail|be afraid|mind)\b)"
+    r"(?! (?:sure|certain|only|just|hesitate|forget|fail|be afraid|mind|fit|fits|match|matches|"
+    r"agree|agrees|square|squares|tally|tallies|add up|adds up|line up|lines up)\b)"
     rf"(?: (?!but\b|however\b|though\b)[\w']+){{0,3}}? {_TELLING}",
     # "the memory search didn't return any conversations about it", "my searches turned up
     # nothing": the record searched is the subject

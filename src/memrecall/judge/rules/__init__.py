@@ -101,9 +101,15 @@ These rules follow the same per-type policy without a model, so the default pipe
   updates that figure", "You never changed it") replaces nothing, nor does a value that names
   no option of an either-or question ("updated it to 5 ounces" for "more water or less?"). A
   question that asks for the earlier value ("my previous goal", "my last name before I changed
-  it"; of a knowledge update, also "when I first started") is answered by the replaced one.
-  In a unit question, a bare number the response denies ("4, not 6") or calls former ("you
-  originally said 5, but corrected it later: 3") leaves the other standing alone.
+  it"; of a knowledge update, also "when I first started") is answered by the updated one, not
+  by what it was updated to; a correction ("corrected it later", "the correct figure is") says
+  the earlier telling was wrong, and replaces it all the same. An earlier value the question
+  measures against ("How much more than my initial goal?", "compared to my previous time")
+  is a term of the answer, not the value asked for. In a unit question, a bare number the
+  response denies ("4, not 6"), calls former ("you originally said 5, but corrected it later:
+  3") or settles past ("I first thought of 18 ... That leaves 12") leaves the other standing
+  alone. "That doesn't fit what you said" compares; it says nothing is missing. "I first
+  thought of the car" says when the speaker thought it, not which came first.
 - quantities ("how many/much/long/old", "what time", or a reference that is just a number): some
   number in the response equals the reference (each of them, when two questions ask two: "How
   many then? How many now?") after unit conversion (weeks↔days, years↔months,

@@ -413,7 +413,7 @@ def _stated_choice(
         ):
             continue
         # Raw words: normalisation would read "first" as the number 1.
-        words = re.findall(r"[a-z]+|\d+", plain(clause))
+        words = re.findall(r"[a-z]+|\d+", _SPEAKER_FIRST.sub(" ", plain(clause)))
         last_option, last_at = None, 0
         for i, w in enumerate(words):
             if w in _EARLY or w in _LATE:
@@ -478,7 +478,14 @@ def _stated_choice(
 # ("To answer your question:" and "In answer to it," lead in; "the answer is" decides)
 _DECISION = re.compile(
     r"\b(?:first|earlier|earliest|before|after|later|latest|last|recent|"
-    r"recently|so|therefore|thus|conclude|(?<!\b[Tt]o )(?<!\b[Ii]n )answer|came|happened)\b"
+    r"recently|so|therefore|thus|conclude|(?<!\b[Tt]o )(?<!\b[Ii]n )answer|came|happened|"
+    r"(?:that|this|which) leaves)\b"
+)
+# "I first thought of the car", "At first I assumed ...", "at first glance": when the speaker
+# thought it, not when the event happened.
+_SPEAKER_FIRST = re.compile(
+    r"(?i)\b(?:i first|at first,? i) (?:thought|assumed|believed|guessed|figured|suspected|"
+    r"considered|read|misread|understood)\b|\bat first glance\b"
 )
 
 
@@ -486,7 +493,7 @@ def _decides(sentence: str) -> bool:
     """Does the sentence carry a decision word, other than one that dates a time ("as of our
     last conversation", "the first week")? Raw words: normalisation would read "first" as "1st"
     and miss it."""
-    said = plain(sentence)
+    said = _SPEAKER_FIRST.sub(" ", plain(sentence))
     for m in _DECISION.finditer(said):
         after = re.match(r"[\W_]*(\w+)", said[m.end() :])
         if not (after and after.group(1) in _TIME_NOUN):

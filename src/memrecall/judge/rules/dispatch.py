@@ -77,9 +77,9 @@ def judge_one(
     # this refers to the poster, not the album") is set aside, not given as the answer.
     if sets_aside(response):
         return RuleVerdict(False, "sets aside what it found: it refers to something else")
-    # A question that asks for an earlier value is answered by the value that was replaced.
-    earlier = asks_earlier(question_type, question)
-    settled = settled_answer(response, replaced=not earlier)
+    # A question that asks for an earlier value is answered by the value that was updated, not
+    # by what it was updated to; a correction replaces it all the same.
+    settled = settled_answer(response, earlier=asks_earlier(question_type, question))
     if settled and content_tokens(settled) and names_an_option(question, answer, settled):
         again = _verdict(question_type, question, answer, settled)
         if again.label is False:
@@ -161,7 +161,7 @@ def _verdict(
     concluded = conclusion(hyp)
     if concluded is hyp or len(concluded.split()) < 3:
         concluded = None
-    replaced = None if asks_earlier(question_type, question) else replaced_by(hyp)
+    replaced = replaced_by(hyp, earlier=asks_earlier(question_type, question))
     if concluded is None and replaced and names_an_option(question, main, replaced):
         concluded = replaced  # "You originally said A, but you corrected it later: B"
     if ORDER_QUESTION.search(question):

@@ -1282,6 +1282,14 @@ _REPLACED = re.compile(
     r"(?:answer|figure|number|count|value|total|amount|date|time|name|one)\b"
     r"[^.;:\n]{0,40}?\b(?:is|was)\b"
 )
+# Of those, the ones that say the earlier telling was wrong, not that the value changed since
+# ("you corrected it later: B", "it was corrected to B", "the correct figure is B"): for a
+# question that asks for an earlier value, B is that value, where after an update ("a more
+# recent message updates that to B") the earlier one is.
+_CORRECTED = re.compile(
+    r"(?i)\bcorrect(?:s|ed)?\b|\b(?:right|accurate) (?:answer|figure|number|"
+    r"count|value|total|amount|date|time|name|one)\b"
+)
 # A denial before it in its sentence: "No later session updates it", "You never changed that".
 # ("I'm not sure, but you corrected it later" denies nothing: the clause has turned)
 _DENIED_BEFORE = re.compile(
@@ -1290,12 +1298,14 @@ _DENIED_BEFORE = re.compile(
 )
 
 
-def _replacement_ends(text: str) -> list[int]:
-    """Where the response's undenied statements that something was replaced end."""
+def _replacement_ends(text: str, *, corrections_only: bool = False) -> list[int]:
+    """Where the response's undenied statements that something was replaced end (with
+    `corrections_only`, that the earlier telling was wrong)."""
     return [
         m.end()
         for m in _REPLACED.finditer(text)
         if not _DENIED_BEFORE.search(text[max(0, m.start() - 60) : m.start()])
+        and (not corrections_only or _CORRECTED.search(m.group(0)))
     ]
 
 
@@ -1303,16 +1313,17 @@ def _after(text: str, ends: list[int]) -> str | None:
     return text[max(ends) :].strip(" \t\n:;,.-—–") if ends else None
 
 
-def replaced_by(text: str) -> str | None:
+def replaced_by(text: str, *, earlier: bool = False) -> str | None:
     """What the response names after the last place it says what it named was replaced ("you
-    originally said A, but you corrected it later: B" -> "B"); None when it says none was."""
-    return _after(text or "", _replacement_ends(text or ""))
+    originally said A, but you corrected it later: B" -> "B"); None when it says none was.
+    `earlier`: the question asks for an earlier value, which only a correction replaces."""
+    return _after(text or "", _replacement_ends(text or "", corrections_only=earlier))
 
 
-def settled_answer(text: str, *, replaced: bool = True) -> str | None:
-    """What the response says after the last place it settles on an answer (see _SETTLES), or,
-    with `replaced`, after the last place it says what it named was replaced (see _REPLACED);
-    None when it has none."""
+def settled_answer(text: str, *, earlier: bool = False) -> str | None:
+    """What the response says after the last place it settles on an answer (see _SETTLES) or
+    says what it named was replaced (see _REPLACED; only a correction, when the question asks
+    for an `earlier` value); None when it has none."""
     text = text or ""
     ends = [m.end() for m in _SETTLES.finditer(text)]
-    return _after(text, ends + (_replacement_ends(text) if replaced else []))
+    return _after(text, ends + _replacement_ends(text, corrections_only=earlier))

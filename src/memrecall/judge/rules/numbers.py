@@ -42,6 +42,7 @@ from .normalise import (
     normalize,
     replaced_by,
     sentences,
+    settled_answer,
     split_acceptable,
     tokens,
     without_asides,
@@ -591,7 +592,15 @@ def asks_earlier(question_type: str, question: str) -> bool:
     did I start first?") and "old" asks an age."""
     if question_type == "knowledge-update":
         return _asks_former(question)
-    return bool(_NAMES_FORMER.search(asked_part(question)))
+    return bool(_NAMES_FORMER.search(_COMPARED_WITH.sub(" ", asked_part(question))))
+
+
+# What a question measures against: "How much more did I raise than my initial goal?", "How
+# much faster than my previous year's time?", "How much more after the initial quote?". The
+# earlier value there is a term of the answer, not the value asked for.
+_COMPARED_WITH = re.compile(
+    r"(?i)\b(?:than|compared (?:to|with)|versus|vs\.?|relative to|after)\b[^?.;]*"
+)
 
 
 _NAMES_FORMER = re.compile(
@@ -867,12 +876,13 @@ def quantity_verdict(
             said = [q for q in counts if not (q.unit is None and q.value in asked) and not q.denied]
             # "It went from 23 to 20", "You first mentioned 5, but a later message corrects
             # that, so it's 3": the other stands alone once one is former or replaced, unless
-            # the question asks for an earlier value.
-            if not asks_earlier(question_type, question):
+            # the question asks for an earlier value (which only a correction replaces).
+            earlier = asks_earlier(question_type, question)
+            if not earlier:
                 said = _current(said)
-                later = quantities(replaced_by(hypothesis) or "", targets=targets)
-                if len({q.value for q in said}) > 1 and later:
-                    said = [q for q in later if not q.denied]
+            later = quantities(settled_answer(hypothesis, earlier=earlier) or "", targets=targets)
+            if len({q.value for q in said}) > 1 and later:
+                said = [q for q in later if not q.denied]
             one_number = len({q.value for q in said}) == 1
             pool = [q for q in said if q.unit is None and one_number and not q.counts_noun]
         # "the most likely answer is 33": a bare number the response gives as its answer is
@@ -890,8 +900,11 @@ def quantity_verdict(
         pool = _current(pool)
     elif question_type == "knowledge-update" and asks_earlier(question_type, question):
         # (elsewhere an earlier value is a term of the answer: "How much more than my initial
-        # goal did I raise?")
-        pool = _earlier(pool)
+        # goal did I raise?") A correction replaces even an earlier value: "You originally
+        # said level 150, but you corrected it later: level 100" gives the previous goal as 100.
+        corrected = quantities(replaced_by(hypothesis, earlier=True) or "", targets=targets)
+        said = {q.value for q in corrected if not q.denied}
+        pool = [q for q in pool if q.value in said] if said else _earlier(pool)
     label_unit = f" {unit}" if unit else ""
     # Exact readings first, the one-off tolerance after: "3 months ... so about 2 months" is
     # the reference matched, not 3 months off by one.
