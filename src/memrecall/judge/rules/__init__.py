@@ -89,14 +89,17 @@ These rules follow the same per-type policy without a model, so the default pipe
 - a leading `<think>...</think>` block (a reasoning model's thinking, kept in some published
   runs; also `<thinking>`, `<thought>` or `<reasoning>`, the tags chain-of-thought prompts ask
   for) is not read: the answer is what follows it, and one cut off inside it is empty.
-- retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong"): the
-  response is read from after its last retraction; one that takes its answer back and gives no
-  other is wrong.
+- retractions ("Actually, no, that's not right: it was X", "scratch that", "I was wrong", "I take
+  that back", "never mind", "or rather", "my mistake", "that was a mistake"): the response is
+  read from after its last retraction; one that takes its answer back and gives no other is
+  wrong. "If that's not accurate, tell me" supposes; it takes nothing back.
 - settling: an answer the response settles on after wavering ("Wait, I need to correct that:",
-  "..., so the answer is X", "That leaves X") or after saying that what it named was replaced
-  ("You originally said A, but you corrected it later: B", "a more recent message updates that
-  to B", "you later clarified it was B", "A, but that was superseded by B", "A is outdated",
-  "The correct figure, from your later message, is B") must be right too, and an either-or, order
+  "..., so the answer is X", "That leaves X", "..., but it's actually X", "Going with the
+  latest: X", "The latest answer is X") or after saying that what it named was replaced ("You
+  originally said A, but you corrected it later: B", "a more recent message updates that to B",
+  "a more recent session says B", "then later said it was B", "you later clarified it was B",
+  "A, but that was superseded by B", "A is outdated", "The correct figure, from your later
+  message, is B") must be right too, and an either-or, order
   or list question is read from what replaced it; a denied replacement ("No later session
   updates that figure", "You never changed it") replaces nothing, nor does a value that names
   no option of an either-or question ("updated it to 5 ounces" for "more water or less?"). A

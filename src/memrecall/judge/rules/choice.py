@@ -413,7 +413,7 @@ def _stated_choice(
         ):
             continue
         # Raw words: normalisation would read "first" as the number 1.
-        words = re.findall(r"[a-z]+|\d+", _SPEAKER_FIRST.sub(" ", plain(clause)))
+        words = re.findall(r"[a-z]+|\d+", _TELLING_TIME.sub(" ", plain(clause)))
         last_option, last_at = None, 0
         for i, w in enumerate(words):
             if w in _EARLY or w in _LATE:
@@ -481,11 +481,15 @@ _DECISION = re.compile(
     r"recently|so|therefore|thus|conclude|(?<!\b[Tt]o )(?<!\b[Ii]n )answer|came|happened|"
     r"(?:that|this|which) leaves)\b"
 )
-# "I first thought of the car", "At first I assumed ...", "at first glance": when the speaker
-# thought it, not when the event happened.
-_SPEAKER_FIRST = re.compile(
-    r"(?i)\b(?:i first|at first,? i) (?:thought|assumed|believed|guessed|figured|suspected|"
-    r"considered|read|misread|understood)\b|\bat first glance\b"
+# "I first thought of the car", "At first I assumed ...", "at first glance", "you first
+# mentioned the car", "then later said it was the bike": when it was thought or told, not when
+# the event happened.
+_TELLING_TIME = re.compile(
+    r"(?i)\b(?:(?:i|you|we) (?:first|later|earlier)|at first,? i) (?:thought|assumed|believed|"
+    r"guessed|figured|suspected|considered|read|misread|understood|said|told me|mentioned|"
+    r"stated|noted)\b|\bat first glance\b|\blater,? (?:you )?(?:said|told me|mentioned|stated)\b|"
+    r"\b(?:the|your|my|an?) (?:latest|most recent|newest|last|final|first|earliest|earlier|later) "
+    r"(?:answer|message|note|mention|update|entry|record|reply)s?\b"
 )
 
 
@@ -493,7 +497,7 @@ def _decides(sentence: str) -> bool:
     """Does the sentence carry a decision word, other than one that dates a time ("as of our
     last conversation", "the first week")? Raw words: normalisation would read "first" as "1st"
     and miss it."""
-    said = _SPEAKER_FIRST.sub(" ", plain(sentence))
+    said = _TELLING_TIME.sub(" ", plain(sentence))
     for m in _DECISION.finditer(said):
         after = re.match(r"[\W_]*(\w+)", said[m.end() :])
         if not (after and after.group(1) in _TIME_NOUN):
@@ -524,8 +528,13 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str], asked: set[str]) ->
         for words in [_comparing_else(tokens(x), a, b, asked)]
         if _mentions(a, words) is not None or _mentions(b, words) is not None
     ]
-    if len(naming) <= 1:
+    if not naming:
         return hypothesis
+    if len(naming) == 1:
+        # one sentence names the options: it answers in its clause after a turn, if it has one
+        # ("It might look like A, but the later conversation shows it's actually B")
+        turned = _after_turn(naming[0], a, b)
+        return turned if turned is not None else hypothesis
     # What the history does not say answers nothing ("You most recently used a train. There is no
     # mention of a bus after that date."), while another sentence decides.
     stated = [x for x in naming if not says_missing(x, instead=False)]
@@ -534,12 +543,20 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str], asked: set[str]) ->
     decisive = [x for x in naming if _decides(x)]
     last = (decisive or naming)[-1]
     # "X was discussed first, but the dates show Y came first": the clause after the turn.
-    clauses = [
+    turned = _after_turn(last, a, b)
+    return turned if turned is not None else last
+
+
+def _after_turn(sentence: str, a: list[str], b: list[str]) -> str | None:
+    """The sentence's last clause after a turn ("but", "however", "actually") that names an
+    option; None when no clause after a turn names one."""
+    clauses = re.split(r"\b(?:but|however|actually)\b", sentence, flags=re.IGNORECASE)
+    named = [
         c
-        for c in re.split(r"\b(?:but|however|actually)\b", last, flags=re.IGNORECASE)
+        for c in clauses[1:]
         if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None
     ]
-    return clauses[-1] if clauses else last
+    return named[-1] if named else None
 
 
 # A question that lists three or more options ("6S, MAJA, and Sen2Cor are all algorithms ...

@@ -1215,17 +1215,29 @@ def stated_answer(text: str) -> str:
     return text
 
 
-# Taking back what was just said ("Actually, no, that's not right: it was X", "Hmm, no",
-# "scratch that", "I was wrong", "I was mistaken", "I made a mistake", "Correction:"): what
-# follows the last retraction is the answer, and a retraction with nothing after it leaves none.
-# A correction of the question's premise reads the same way ("you said 2021, but that is not
-# correct: it was 2022").
+# Taking back what was just said: disowning it ("Actually, no", "Hmm, no", "scratch that",
+# "disregard that", "never mind", "I take that back", "or rather", "Correction:"), owning a
+# mistake ("I was wrong", "I misspoke", "I was mistaken", "my mistake", "I got that wrong", "I
+# made a mistake") or judging it ("that's not right", "that isn't correct", "that's incorrect",
+# "that was a mistake", "I don't think that's right"): what follows the last retraction is the
+# answer, and a retraction with nothing after it leaves none. A correction of the question's
+# premise reads the same way ("you said 2021, but that is not correct: it was 2022"). "It"
+# judges too much else ("it was wrong of them") to be read as judging the answer, except as
+# "not right/correct".
 _RETRACTION = re.compile(
-    r"(?i)\b(?:actually,? no\b|hmm+,? no\b|no,? wait\b|wait,? no\b|scratch that\b|i was wrong\b|"
-    r"i misspoke\b|i was mistaken\b|i misread\b|"
-    # ("that isn't right", "this wasn't correct": the contraction as well)
-    r"(?:that|this|it)(?:(?:'s|’s| is| was) not|(?: is| was)n['’]t) (?:right|correct)\b|"
-    r"i made (?:a|an) (?:mistake|error)\b|correction:)"
+    r"(?i)\b(?:actually,? no\b|hmm+,? no\b|no,? wait\b|wait,? no\b|(?:scratch|strike) that\b|"
+    r"(?:please )?(?:disregard|ignore) (?:that|this|what i (?:just )?said)\b|never ?mind\b|"
+    r"i take (?:that|it) back\b|,? or rather\b|correction:|"
+    r"i was wrong\b|i misspoke\b|i was mistaken\b|i misread\b|i misremembered\b|"
+    r"my (?:mistake|bad)\b|"
+    r"i got (?:that|it|this) wrong\b|i made (?:a|an) (?:mistake|error)\b|"
+    r"i don['’]?t think (?:that|this)(?:['’]s| is) (?:right|correct|accurate)\b|"
+    # ("that isn't right", "this wasn't correct": the contraction as well; "if that's not
+    # accurate, tell me" supposes, it takes nothing back)
+    r"(?<!\bif )(?<!\bunless )(?<!\bin case )(?:that|this|it)(?:(?:'s|’s| is| was) not|"
+    r"(?: is| was)n['’]t) (?:right|correct|accurate)\b|"
+    r"(?<!\bif )(?<!\bunless )(?<!\bin case )(?:that|this)(?:'s|’s| is| was) "
+    r"(?:wrong|incorrect|inaccurate|an? (?:mistake|error))\b)"
 )
 
 
@@ -1255,6 +1267,9 @@ _SETTLES = re.compile(
     r"(?:\b(?:so|thus|therefore|hence|though|however),?|,) the (?:final |correct )?answer is\b|"
     r"\bthe (?:final |correct )?answer is:|"
     r"\bthat leaves\b|\bbut actually,? (?:it|that|this|the answer)(?: was|'s| is)\b|"
+    r"\b(?:but|however),?[^.!?\n]{0,80}?\b(?:it|the answer)(?:'s| is| was) actually\b|"
+    r"\bgoing with the (?:latest|most recent|newest)(?: one| value| figure| answer)?\s*[:,]|"
+    r"\bthe (?:latest|most recent|updated) (?:answer|figure|count|number|value) is\b|"
     r"\bto (?:directly |simply |briefly )?answer your (?:\w+ )?question(?: directly)?\s*[:,]"
 )
 
@@ -1277,6 +1292,12 @@ _REPLACED = re.compile(
     r"(?: later| since)? (?:to|by|with)\b"
     r"|\b(?:is|was)(?: now)? (?:outdated|out of date|superseded|no longer (?:accurate|correct|"
     r"current|valid|right|true))\b"
+    # a later telling: "your most recent message says B", "then later said it was B"
+    r"|\b(?:a|the|your|my) (?:more recent|most recent|latest|later|newer|last) (?:messages?|"
+    r"sessions?|conversations?|chats?|notes?|mentions?|updates?|entry|entries|details|"
+    r"information|info|records?) (?:says?|said|states?|stated|shows?|showed|gives?|gave|"
+    r"puts? it at|points? to|indicates?|changes? it to)\b"
+    r"|\blater,? (?:you )?(?:said|told me|mentioned|stated) (?:that )?(?:it was|it's|it is)\b"
     # ("the actual total is likely higher" replaces nothing)
     r"|\bthe (?:correct|right|accurate|most accurate|updated|corrected|revised) "
     r"(?:answer|figure|number|count|value|total|amount|date|time|name|one)\b"
