@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
 
 from confs import group
 from conftest import ORACLE_FILE, SHARED, shared_file
@@ -21,6 +22,7 @@ from memrecall.audit.planting import (
     RIGHT,
     WRONG,
     Planted,
+    Wordings,
     either_or,
     names,
     plant,
@@ -38,6 +40,42 @@ LME = benchmarks.get("longmemeval")
 
 def by_class(ps):
     return {p.klass: p.answer for p in ps}
+
+
+def test_other_wordings_replace_the_generators_own_and_nothing_else():
+    """A family given another wording is planted in it; the other families and classes read as
+    the generator writes them (bench/judge_wordings.py audits a judge in such wordings)."""
+    question, gold = "How many bikes do I own?", "I own 4 bikes."
+    own = by_class(plant("q1", question, gold, []))
+    other = Wordings(reasoning=("Maybe {named}; no, {settled}.",), abstain=("No idea, sorry.",))
+    got = by_class(plant("q1", question, gold, [], other))
+    assert got["reasoning_then_wrong"] == "Maybe I own 4 bikes; no, I own 6 bikes."
+    assert got["reasoning_then_right"] == "Maybe I own 6 bikes; no, I own 4 bikes."
+    assert got["abstention"] == "No idea, sorry."
+    changed = {k for k in own if own[k] != got[k]}
+    assert changed == {"reasoning_then_wrong", "reasoning_then_right", "abstention"}
+    unanswerable = plant_unanswerable(
+        "q9_abs", question, "You never mentioned bikes.", [], None, other
+    )
+    assert by_class(unanswerable)["abstains_unanswerable"] == "No idea, sorry."
+
+
+def test_wordings_files_are_checked_and_the_shipped_sets_load():
+    ok = Wordings.from_mapping({"taken_back": ["{core}. Hmm, forget that."]}, source="w.yaml")
+    assert ok.taken_back == ("{core}. Hmm, forget that.",) and ok.reasoning == Wordings().reasoning
+    with pytest.raises(ValueError, match=r"w\.yaml: unknown family 'reasons'"):
+        Wordings.from_mapping({"reasons": ["{named} {settled}"]}, source="w.yaml")
+    with pytest.raises(
+        ValueError, match=r"w\.yaml: reasoning\[1\] .*exactly \{named\}, \{settled\}"
+    ):
+        Wordings.from_mapping({"reasoning": ["{named}, so {settled}", "{named} only"]}, "w.yaml")
+    with pytest.raises(ValueError, match=r"w\.yaml: abstain: expected a non-empty list"):
+        Wordings.from_mapping({"abstain": []}, source="w.yaml")
+    shipped = sorted((Path(__file__).resolve().parents[1] / "bench" / "wordings").glob("*.yaml"))
+    assert len(shipped) >= 3
+    for path in shipped:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert Wordings.from_mapping(data, source=str(path)) != Wordings(), path
 
 
 def test_numbers_dates_and_periods():

@@ -605,6 +605,62 @@ _IN_SENTENCE = (
 )
 
 
+# The placeholders each family's wordings must hold, and only those.
+_PLACEHOLDERS = {
+    "reasoning": {"named", "settled"},
+    "contradicted": {"core", "wrong"},
+    "taken_back": {"core"},
+    "in_sentence": {"core"},
+    "abstain": set(),
+    "vague": {"topic"},
+}
+
+
+@dataclass(frozen=True)
+class Wordings:
+    """How the planted answers of the worded classes read: reasoning_then_wrong and
+    reasoning_then_right (`reasoning`), gold_plus_contradiction (`contradicted`, or `taken_back`
+    where no wrong answer can be made), in_sentence and answers_unanswerable (`in_sentence`),
+    abstention and abstains_unanswerable (`abstain`) and vague. An audit in wordings a judge was
+    not written against checks that it reads the class, not the generator's phrases."""
+
+    reasoning: tuple[str, ...] = _REASONING
+    contradicted: tuple[str, ...] = _CONTRADICTED
+    taken_back: tuple[str, ...] = _TAKEN_BACK
+    in_sentence: tuple[str, ...] = _IN_SENTENCE
+    abstain: tuple[str, ...] = _ABSTAIN
+    vague: tuple[str, ...] = _VAGUE
+
+    @classmethod
+    def from_mapping(cls, data: dict, source: str = "wordings") -> Wordings:
+        """Wordings from {family: [wording, ...]}; a family left out keeps the generator's
+        own. A family this does not know, an empty list, or a wording with a placeholder
+        other than its family's ({named} and {settled} for reasoning, ...) is an error that
+        names the source, the family and the wording."""
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: expected a mapping of family -> list of wordings")
+        given = {}
+        for family, wordings in data.items():
+            if family not in _PLACEHOLDERS:
+                raise ValueError(
+                    f"{source}: unknown family {family!r} (known: {', '.join(_PLACEHOLDERS)})"
+                )
+            if not isinstance(wordings, list) or not wordings:
+                raise ValueError(f"{source}: {family}: expected a non-empty list of wordings")
+            for i, w in enumerate(wordings):
+                held = set(re.findall(r"\{(\w*)\}", w)) if isinstance(w, str) else None
+                if held != _PLACEHOLDERS[family]:
+                    want = ", ".join(f"{{{p}}}" for p in sorted(_PLACEHOLDERS[family])) or "none"
+                    raise ValueError(
+                        f"{source}: {family}[{i}] {w!r}: its placeholders must be exactly {want}"
+                    )
+            given[family] = tuple(wordings)
+        return cls(**given)
+
+
+GENERATOR_WORDINGS = Wordings()
+
+
 def topic(question: str) -> str | None:
     """The question's longest lower-case content word (names are who, not what about); never a
     word of one option only of an either-or question ("the persistent cough or the skin tag
@@ -761,7 +817,13 @@ def _core(gold: str) -> str:
     return core.strip().rstrip(".").strip()
 
 
-def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[Planted]:
+def plant(
+    question_id: str,
+    question: str,
+    gold: str,
+    pool: list[str],
+    wordings: Wordings = GENERATOR_WORDINGS,
+) -> list[Planted]:
     """Every planted answer this question admits (see the module docstring); `pool`: names
     from the other questions' golds, to swap in."""
     gold = (gold or "").strip()
@@ -776,7 +838,7 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
     }
     alternative = next((w for w in wrong.values() if w), None)
     t = topic(question)
-    vague = _pick(_VAGUE, question_id).format(topic=t) if t else None
+    vague = _pick(wordings.vague, question_id).format(topic=t) if t else None
     if vague and core.lower() in vague.lower():
         vague = None
     wrong["vague"] = vague
@@ -785,20 +847,22 @@ def plant(question_id: str, question: str, gold: str, pool: list[str]) -> list[P
         return _pick(wordings, f"{question_id}::{klass}").format(core=core, wrong=alternative)
 
     def reasoning(klass: str, named: str, settled: str) -> str:
-        return _pick(_REASONING, f"{question_id}::{klass}").format(named=named, settled=settled)
+        return _pick(wordings.reasoning, f"{question_id}::{klass}").format(
+            named=named, settled=settled
+        )
 
     if alternative:
         wrong["reasoning_then_wrong"] = reasoning("reasoning_then_wrong", core, alternative)
-        wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", _CONTRADICTED)
+        wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", wordings.contradicted)
     else:
         wrong["reasoning_then_wrong"] = None
-        wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", _TAKEN_BACK)
-    wrong["abstention"] = _pick(_ABSTAIN, question_id)
+        wrong["gold_plus_contradiction"] = worded("gold_plus_contradiction", wordings.taken_back)
+    wrong["abstention"] = _pick(wordings.abstain, question_id)
     right = {
         "unit_paraphrase": unit_paraphrase(core),
         "number_words": number_words_variant(core),
         "date_format": date_format(core),
-        "in_sentence": worded("in_sentence", _IN_SENTENCE),
+        "in_sentence": worded("in_sentence", wordings.in_sentence),
         "reasoning_then_right": (
             reasoning("reasoning_then_right", alternative, core) if alternative else None
         ),
@@ -867,26 +931,31 @@ def committed_answer(
 
 
 def plant_unanswerable(
-    question_id: str, question: str, gold: str, pool: list[str], tempting: str | None = None
+    question_id: str,
+    question: str,
+    gold: str,
+    pool: list[str],
+    tempting: str | None = None,
+    wordings: Wordings = GENERATOR_WORDINGS,
 ) -> list[Planted]:
     """The planted answers of a question the history cannot answer: a committed answer (wrong)
     and an abstention (right)."""
     out = []
     committed = committed_answer(question_id, question, gold, pool, tempting)
     if committed:
-        wording = _pick(_IN_SENTENCE, f"{question_id}::answers_unanswerable")
+        wording = _pick(wordings.in_sentence, f"{question_id}::answers_unanswerable")
         out.append(
             Planted(question_id, "answers_unanswerable", wording.format(core=committed), False)
         )
     instead = mentioned_instead(question, gold)
-    wordings = _ABSTAIN + (
+    abstaining = wordings.abstain + (
         tuple(w.format(instead=instead) for w in _ABSTAIN_NAMING) if instead else ()
     )
     out.append(
         Planted(
             question_id,
             "abstains_unanswerable",
-            _pick(wordings, f"{question_id}::abstains_unanswerable"),
+            _pick(abstaining, f"{question_id}::abstains_unanswerable"),
             True,
         )
     )
@@ -894,7 +963,9 @@ def plant_unanswerable(
 
 
 def plant_all(
-    rows: list[dict], tempting: dict[str, str | None] | None = None
+    rows: list[dict],
+    tempting: dict[str, str | None] | None = None,
+    wordings: Wordings = GENERATOR_WORDINGS,
 ) -> tuple[list[Planted], dict]:
     """Planted answers for question rows ({question_id, question, answer, is_abstention}, and
     haystack_session_ids where the benchmark has them), and counts of what was left out and
@@ -921,7 +992,9 @@ def plant_all(
         if len(gold.split()) > MAX_GOLD_WORDS:
             too_long += 1
             continue
-        planted += plant(r["question_id"], r.get("question") or "", gold, pool_for(sessions[i]))
+        planted += plant(
+            r["question_id"], r.get("question") or "", gold, pool_for(sessions[i]), wordings
+        )
     unanswerable = sorted(
         (r for r in rows if r.get("is_abstention")), key=lambda r: r["question_id"]
     )
@@ -933,6 +1006,7 @@ def plant_all(
             (r.get("answer") or "").strip(),
             pool_for(history),
             tempting.get(r["question_id"]),
+            wordings,
         )
     return planted, {
         "questions": len(rows),
