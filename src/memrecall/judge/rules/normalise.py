@@ -1226,7 +1226,9 @@ def stated_answer(text: str) -> str:
 # "not right/correct".
 _RETRACTION = re.compile(
     r"(?i)\b(?:actually,? no\b|hmm+,? no\b|no,? wait\b|wait,? no\b|(?:scratch|strike) that\b|"
-    r"(?:please )?(?:disregard|ignore) (?:that|this|what i (?:just )?said)\b|never ?mind\b|"
+    # ("ignore that warning", "never mind the date" disown nothing: the phrase ends a clause)
+    r"(?:(?:please )?(?:disregard|ignore) (?:that|this|what i (?:just )?said)|never ?mind)"
+    r"(?=\s*(?:[,.;:!—–-]|$))|"
     r"i take (?:that|it) back\b|,? or rather\b|correction:|"
     r"i was wrong\b|i misspoke\b|i was mistaken\b|i misread\b|i misremembered\b|"
     r"my (?:mistake|bad)\b|"
