@@ -249,6 +249,16 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--restate",
             "--renotate",
         ],
+        "judge_wordings.py": [
+            "--longmemeval",
+            tiny,
+            "--locomo",
+            str(i["locomo"]),
+            "--wordings",
+            str(BENCH / "wordings" / "r40-held.yaml"),
+            "--json",
+            str(out / "wordings.json"),
+        ],
         "retrieve_m.py": [
             "--questions",
             "4",
