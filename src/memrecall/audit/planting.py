@@ -41,7 +41,9 @@ A class applies only where its rule has something to work on (a number, a date, 
 either-or option, another answer to swap in); a question gets no planted answer of a class that
 does not apply, and the report counts how many did. A question the history cannot answer gets
 only the two classes made for it, and golds longer than MAX_GOLD_WORDS (rubrics, not answers)
-get none. Nothing here names a question or holds a gold text: every planted answer is
+get none. The worded classes read as the generator's own wordings below, or as a caller's
+(`Wordings`: an audit in wordings a judge was not written against, bench/judge_wordings.py).
+Nothing here names a question or holds a gold text: every planted answer is
 computed from the question and gold it is given. Deterministic: choices (a replacement, a
 wording) are made by sha256 of the question id, never by a random generator.
 """

@@ -1223,7 +1223,7 @@ def stated_answer(text: str) -> str:
 # answer, and a retraction with nothing after it leaves none. A correction of the question's
 # premise reads the same way ("you said 2021, but that is not correct: it was 2022"). "It"
 # judges too much else ("it was wrong of them") to be read as judging the answer, except as
-# "not right/correct".
+# "not right", "not correct" or "not accurate".
 _RETRACTION = re.compile(
     r"(?i)\b(?:actually,? no\b|hmm+,? no\b|no,? wait\b|wait,? no\b|(?:scratch|strike) that\b|"
     # ("ignore that warning", "never mind the date" disown nothing: the phrase ends a clause)
