@@ -12,8 +12,8 @@ wording is planted for every question it applies to, in place of the generator's
 rule judge labels the planted answers; a table gives its errors per wording and class (a
 planted wrong answer accepted, a right one rejected). Only answers that read differently from
 the generator's count. bench/wordings/ keeps the sets of the fortieth round: two the rules were
-then fixed on (r40-dev-*.yaml) and one written before those fixes and never fixed on
-(r40-held.yaml): the held-out check. To compare two versions of the rules, run it in a
+then fixed on (r40-dev-*.yaml), and two never fixed on, the held-out checks: r40-held.yaml,
+written before the second set's fixes, and r40-held-2.yaml, written after the last one. To compare two versions of the rules, run it in a
 `git worktree` of each, with the same file.
 """
 
