@@ -13,8 +13,8 @@ rule judge labels the planted answers; a table gives its errors per wording and 
 planted wrong answer accepted, a right one rejected). Only answers that read differently from
 the generator's count. bench/wordings/ keeps the sets of the fortieth round: two the rules were
 then fixed on (r40-dev-*.yaml), and two never fixed on, the held-out checks: r40-held.yaml,
-written before the second set's fixes, and r40-held-2.yaml, written after the last one. To compare two versions of the rules, run it in a
-`git worktree` of each, with the same file.
+written before the second set's fixes, and r40-held-2.yaml, written after the last one. To
+compare two versions of the rules, run it in a `git worktree` of each, with the same file.
 """
 
 from __future__ import annotations
