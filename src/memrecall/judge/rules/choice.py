@@ -525,8 +525,7 @@ def _conclusion(hypothesis: str, a: list[str], b: list[str], asked: set[str]) ->
     naming = [
         x
         for x in sentences(hypothesis)
-        for words in [_comparing_else(tokens(x), a, b, asked)]
-        if _mentions(a, words) is not None or _mentions(b, words) is not None
+        if _names_either(_comparing_else(tokens(x), a, b, asked), a, b)
     ]
     if not naming:
         return hypothesis
@@ -551,12 +550,12 @@ def _after_turn(sentence: str, a: list[str], b: list[str]) -> str | None:
     """The sentence's last clause after a turn ("but", "however", "actually") that names an
     option; None when no clause after a turn names one."""
     clauses = re.split(r"\b(?:but|however|actually)\b", sentence, flags=re.IGNORECASE)
-    named = [
-        c
-        for c in clauses[1:]
-        if _mentions(a, tokens(c)) is not None or _mentions(b, tokens(c)) is not None
-    ]
+    named = [c for c in clauses[1:] if _names_either(tokens(c), a, b)]
     return named[-1] if named else None
+
+
+def _names_either(words: list[str], a: list[str], b: list[str]) -> bool:
+    return _mentions(a, words) is not None or _mentions(b, words) is not None
 
 
 # A question that lists three or more options ("6S, MAJA, and Sen2Cor are all algorithms ...

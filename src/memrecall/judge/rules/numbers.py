@@ -824,6 +824,7 @@ def quantity_verdict(
     asked = set(tokens(question))
     hyp_qs = [q for q in hyp_qs if q.of_history is None or q.of_history in asked]
     current_asked = asks_current(question_type, question)
+    earlier_asked = asks_earlier(question_type, question)
     if gold.clock:
         clocks = [q for q in hyp_qs if q.clock and not q.denied]
         for q in _current(clocks) if current_asked else clocks:
@@ -877,10 +878,11 @@ def quantity_verdict(
             # "It went from 23 to 20", "You first mentioned 5, but a later message corrects
             # that, so it's 3": the other stands alone once one is former or replaced, unless
             # the question asks for an earlier value (which only a correction replaces).
-            earlier = asks_earlier(question_type, question)
-            if not earlier:
+            if not earlier_asked:
                 said = _current(said)
-            later = quantities(settled_answer(hypothesis, earlier=earlier) or "", targets=targets)
+            later = quantities(
+                settled_answer(hypothesis, earlier=earlier_asked) or "", targets=targets
+            )
             if len({q.value for q in said}) > 1 and later:
                 said = [q for q in later if not q.denied]
             one_number = len({q.value for q in said}) == 1
@@ -898,13 +900,13 @@ def quantity_verdict(
         pool = [q for q in pool if not q.ago]
     if current_asked:
         pool = _current(pool)
-    elif question_type == "knowledge-update" and asks_earlier(question_type, question):
+    elif question_type == "knowledge-update" and earlier_asked:
         # (elsewhere an earlier value is a term of the answer: "How much more than my initial
         # goal did I raise?") A correction replaces even an earlier value: "You originally
         # said level 150, but you corrected it later: level 100" gives the previous goal as 100.
         corrected = quantities(replaced_by(hypothesis, earlier=True) or "", targets=targets)
-        said = {q.value for q in corrected if not q.denied}
-        pool = [q for q in pool if q.value in said] if said else _earlier(pool)
+        corrected_to = {q.value for q in corrected if not q.denied}
+        pool = [q for q in pool if q.value in corrected_to] if corrected_to else _earlier(pool)
     label_unit = f" {unit}" if unit else ""
     # Exact readings first, the one-off tolerance after: "3 months ... so about 2 months" is
     # the reference matched, not 3 months off by one.
