@@ -89,7 +89,7 @@ ITEMS = [
 ]
 
 
-def _write_tables(tmp_path):
+def _write_tables(tmp_path, items=ITEMS):
     q = pl.DataFrame(
         [
             {
@@ -102,7 +102,7 @@ def _write_tables(tmp_path):
                 "haystack_session_ids": [],
                 "answer_session_ids": [],
             }
-            for i, t, qq, a, _ in ITEMS
+            for i, t, qq, a, _ in items
         ],
         schema=polars_schema("questions"),
     )
@@ -121,7 +121,7 @@ def _write_tables(tmp_path):
                 "latency_s": 0.0,
                 "refused": False,
             }
-            for i, _, _, _, h in ITEMS
+            for i, _, _, _, h in items
         ],
         schema=polars_schema("answers"),
     )

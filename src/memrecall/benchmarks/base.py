@@ -187,6 +187,15 @@ class Benchmark:
         is_abstention, question, answer, hypothesis and the benchmark's judge_item fields."""
         raise NotImplementedError
 
+    def rule_referral(self, item: dict, label: bool | None) -> str | None:
+        """judge=routed (judge/routed.py): why the rule verdict `label` on this answer goes to
+        the LLM judge, or None to keep it. `item`: as for rule_verdict. Default: an answer the
+        rules cannot judge (label None), or one whose response turns or corrects itself
+        (judge.rules.referral)."""
+        from ..judge.rules.referral import CANNOT_JUDGE, turns_or_corrects
+
+        return CANNOT_JUDGE if label is None else turns_or_corrects(item["hypothesis"])
+
     @property
     def rule_hash(self) -> str:
         """A hash of the rules' source: stored with every rule verdict, so a rule change shows."""
@@ -251,6 +260,8 @@ class Benchmark:
         kind = judge.get("kind")
         if kind == "rule":
             return False, "rule judge: not comparable"
+        if kind == "routed":
+            return False, "rule judge, with an LLM judge on the answers it refers: not comparable"
         if self.official_judge is None:
             return False, f"{self.title} publishes no official judge prompt: not comparable"
         model = str(judge.get("model") or "")
@@ -277,8 +288,10 @@ class Benchmark:
 
     def judge_lines(self, metrics: dict) -> list[str]:
         """The lines under a report's title that say who judged and what that means."""
+        from ..judge.routed import routed_line
+
         j = metrics["judge"]
-        lines = [f"Judge: `{j['name']}` ({j['model']})."]
+        lines = [f"Judge: `{j['name']}` ({j['model']}).", *routed_line(j)]
         if not j["comparable_to_published"]:
             lines.append(
                 f"Comparability with published {self.title} numbers: "

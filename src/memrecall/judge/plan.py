@@ -2,7 +2,8 @@
 answers the read plan expects (or the answers artifact, when read would not run), rendered by
 the stage's own code (judge_answers through the dry-run client) and looked up in the LLM cache;
 answers not known yet are estimated, one call per question. The rule judge and imported labels
-(judge=file) call no model."""
+(judge=file) call no model; a routed judge calls its referee for the answers its rules refer
+(known only once the answers are: until then, one call per question is the most it can cost)."""
 
 from __future__ import annotations
 
@@ -18,18 +19,27 @@ def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
     from .stage import judge_kind
 
     cfg = ctx.group("judge")
-    if judge_kind(cfg) == "panel":  # each member as if it ran alone (their calls cache apart)
+    kind = judge_kind(cfg)
+    if kind in ("panel", "routed"):
         from .panel import member_configs, member_specs
 
-        for member in member_configs(
+        members = member_configs(
             member_specs(cfg["members"]), runtime_overrides=runtime(cfg, "judge")["per_member"]
-        ).values():
+        )
+        if kind == "routed":  # the referee, on the answers the rules refer
+            from .routed import check_members
+
+            _, (_, referee) = check_members(members)
+            _plan_one(ctx, sp, referee, routed=cfg)
+            return
+        for member in members.values():  # each as if it ran alone (their calls cache apart)
             _plan_one(ctx, sp, member)
         return
     _plan_one(ctx, sp, cfg)
 
 
-def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
+def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict, routed: dict | None = None) -> None:
+    """`routed`: the routed judge whose referee `cfg` is (only what its rules refer is sent)."""
     from ..llm.dryrun import NOT_SENT, DryRunClient
     from .stage import judge_answers, judge_kind
 
@@ -51,6 +61,8 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
     bench = ctx.benchmark()
     if answers is None or not have_q:
         w = LLMWork.from_dry_run(dry, "judge")
+        if routed is not None:
+            w.notes.append("judge=routed: at most; its rules refer only some of the answers")
         if have_q:
             q = ctx.table(paths.QUESTIONS, "questions")
             w.estimate(
@@ -72,7 +84,7 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
         sp.llm.append(w)
         return
     questions = ctx.table(paths.QUESTIONS, "questions")
-    verdicts = judge_answers(bench, questions, answers, cfg, client=dry)
+    verdicts = judge_answers(bench, questions, answers, routed or cfg, client=dry)
     w = LLMWork.from_dry_run(dry, "judge")
     pending = verdicts.filter(
         pl.col("reader_failed") & pl.col("error").str.contains(NOT_SENT, literal=True)

@@ -1,7 +1,8 @@
 """The judge stage: one verdict per question, from the benchmark's `rule` judge, its LLM judge
 in our own words (`llm`), its official judge (`official`: the official prompts read from the
-user's checkout), an imported official eval-results log (`file`, judge/imported.py) or several
-of these on the same answers (`panel`, judge/panel.py).
+user's checkout), an imported official eval-results log (`file`, judge/imported.py), several
+of these on the same answers (`panel`, judge/panel.py) or the rules with an LLM judge for the
+answers they refer (`routed`, judge/routed.py).
 
     from memrecall.judge.stage import judge_answers, run_judge
     verdicts = judge_answers(bench, questions, answers, judge_cfg)  # sorted by question_id
@@ -30,7 +31,8 @@ from ..errors import ConfigError, InputError
 from ..schema import polars_dtypes, polars_schema
 from .rules import RULES_VERSION
 
-JUDGE_KINDS = ("rule", "llm", "official", "file", "panel")  # conf/base/judge.yaml's `kind`
+# conf/base/judge.yaml's `kind`
+JUDGE_KINDS = ("rule", "llm", "official", "file", "panel", "routed")
 # judge_model of the verdicts a benchmark fixes by its own rule (Benchmark.fixed_verdict)
 FIXED_MODEL = "exact-match"
 
@@ -54,7 +56,7 @@ LLM_ONLY_KEYS = (
 
 def judge_kind(judge_cfg: dict) -> str:
     kind = choice(judge_cfg, "kind", JUDGE_KINDS, group="judge")
-    if kind in ("rule", "file", "panel"):
+    if kind in ("rule", "file", "panel", "routed"):
         for key in LLM_ONLY_KEYS:
             if judge_cfg[key] is not None:
                 raise ConfigError(
@@ -184,6 +186,17 @@ def _judge(
             runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
         )
         return judge_panel(bench, questions, answers, members, _judge, answers_file=answers_file)
+    if kind == "routed":  # the rules, and an LLM judge for what they refer (routed.py)
+        from .panel import member_configs, member_specs
+        from .routed import judge_routed
+
+        members = member_configs(
+            member_specs(judge_cfg["members"]),
+            runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
+        )
+        return judge_routed(
+            bench, questions, answers, members, _judge, answers_file=answers_file, client=client
+        )
     items = _items(bench, questions, answers, answers_file)
     model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
     failed = [it for it in items if it["reader_error"]]
@@ -272,6 +285,7 @@ def run_judge(
             "prompts",
             "provenance",
             "members",
+            "routed",
         )
         if stats.get(k)
     }
@@ -289,9 +303,15 @@ def run_judge(
     calls = (
         f"model calls {stats.get('calls', 0)}, cached {stats.get('cached', 0)}, "
         f"failed {stats.get('failed', 0)}"
-        if kind in ("llm", "official")
+        if kind in ("llm", "official", "routed")
         else "no model calls"
     )
+    if kind == "routed":
+        r = stats["routed"]
+        calls = (
+            f"the rules ({r['rules']}) judged {r['judged'] - r['referred']}, {r['referee']} "
+            f"the {r['referred']} they referred; " + calls
+        )
     if kind == "panel":
         calls = (
             f"panel of {', '.join(stats['members'])} (the first gives the verdicts); "

@@ -103,6 +103,8 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
     model = (
         models[0]
         if params.get("kind") == "file" and models
+        else ", ".join(models)  # judge=routed: the rules' and the referee's
+        if params.get("kind") == "routed" and models
         else params.get("model") or (models[0] if models else None)
     )
     kind = params.get("kind") or ("rule" if str(model or "").startswith("rule") else "llm")
@@ -137,6 +139,8 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
         info["strict_parse_disagreements"] = _strict_disagreements(verdicts)
     if kind == "file":
         info["log_sha256"] = meta.get("log_sha256")
+    if kind == "routed" and meta.get("routed"):  # who judged what (judge/routed.py)
+        info["routed"] = meta["routed"]
     return info
 
 
@@ -186,7 +190,8 @@ def export_official_files(
         "question_id"
     )
     written = [write_hypotheses(hyp_path, answered.select("question_id", "hypothesis").to_dicts())]
-    if judge["kind"] != "rule":
+    # (a routed judge's labels are mostly the rules': no one judge's eval-results)
+    if judge["kind"] not in ("rule", "routed"):
         lab = answered.join(
             verdicts.select("question_id", "label", "judge_model"), on="question_id"
         ).filter(pl.col("label").is_not_null())

@@ -23,6 +23,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...eval.stats import bootstrap_ci, stratified_mean_ci
+from ...judge.routed import routed_line
 from ...report.tables import Column, Table, ci_pct, integer, pct
 from .judge import EXACT_MATCH
 from .schema import MULTIPLE_CHOICE, OPEN
@@ -172,7 +173,8 @@ def judge_lines(metrics: dict) -> list[str]:
     j = metrics["judge"]
     lines = [
         f"Multiple choice: scored by the released rule (letter extraction, exact match), "
-        f"no judge. Open answers: judge `{j['name']}` ({j['model']})."
+        f"no judge. Open answers: judge `{j['name']}` ({j['model']}).",
+        *routed_line(j),
     ]
     if j["kind"] == "rule":
         lines.append(RULE_NOTE)

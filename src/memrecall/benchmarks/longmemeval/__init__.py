@@ -74,6 +74,11 @@ class LongMemEval(Benchmark):
             is_abstention=item["is_abstention"],
         )
 
+    def rule_referral(self, item: dict, label):
+        from ...judge.rules.referral import referral
+
+        return referral(item["question_type"], item["hypothesis"], label)
+
     @property
     def rule_hash(self) -> str:
         from ...judge.rules.verdict import RULES_HASH
@@ -108,8 +113,10 @@ class LongMemEval(Benchmark):
         return {"diff": main_diff}  # the corrections between two releases of a file
 
     def judge_lines(self, metrics: dict) -> list[str]:
+        from ...judge.routed import routed_line
+
         j = metrics["judge"]
-        lines = [f"Judge: `{j['name']}` ({j['model']})."]
+        lines = [f"Judge: `{j['name']}` ({j['model']}).", *routed_line(j)]
         if j["kind"] == "rule":
             lines.append(RULE_CAVEAT)
         elif not j["comparable_to_published"]:

@@ -1,0 +1,132 @@
+"""A routed judge (`judge=routed`): the rule judge decides the answers it can be trusted with, an
+LLM judge the ones it refers, so a run pays for a fraction of the calls.
+
+    members = member_configs(["rule", "gpt4o"])          # [the rules, the referee]
+    verdicts, stats = judge_routed(bench, questions, answers, members, stage._judge)
+
+The benchmark says which rule verdicts to refer and why (Benchmark.rule_referral: for
+LongMemEval, a preference rubric, or a response that turns or corrects itself; judge/rules/
+referral.py). Both members run through the judge stage's own code, so the referee's calls go
+through the cached client and are never paid for twice. The verdicts are the rules' where kept
+and the referee's where referred (its label, judge_model, raw reply, error and cost); every row
+also carries `rule_label` (the rules' verdict) and `referred` (why it went to the referee, null
+where the rules decided). A referee that fails leaves a judge error, never the rules' label.
+Answers whose reader failed, and verdicts the benchmark fixes by its own rule, are not referred.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import polars as pl
+
+from ..errors import ConfigError
+
+# The verdict columns a routed judge adds (after the contract's and the benchmark's own).
+ROUTED_COLUMNS = {"rule_label": pl.Boolean, "referred": pl.String}
+REFEREE_KINDS = ("llm", "official")
+
+
+def check_members(members: dict[str, dict]) -> tuple[tuple[str, dict], tuple[str, dict]]:
+    """((label, config) of the rules, (label, config) of the referee): two members, a rule
+    judge then an LLM judge."""
+    if len(members) != 2:
+        raise ConfigError(
+            "judge.members",
+            list(members),
+            hint="a routed judge has two members: the rule judge, then the LLM judge it "
+            "refers answers to (e.g. [rule, gpt4o])",
+        )
+    (rules, rules_cfg), (referee, referee_cfg) = members.items()
+    if rules_cfg["kind"] != "rule":
+        raise ConfigError(
+            "judge.members",
+            rules,
+            hint="the first member of a routed judge is a rule judge (judge=rule)",
+        )
+    if referee_cfg["kind"] not in REFEREE_KINDS:
+        raise ConfigError(
+            "judge.members",
+            referee,
+            hint="the second member of a routed judge is an LLM judge (gpt4o, official, "
+            "lenient, local, ...): it judges what the rules refer",
+        )
+    return (rules, rules_cfg), (referee, referee_cfg)
+
+
+def _family(why: str) -> str:
+    """A referral's reason without the words it quotes: "... itself ('but')" -> "... itself"."""
+    return why.split(" (", 1)[0]
+
+
+def judge_routed(
+    bench,
+    questions: pl.DataFrame,
+    answers: pl.DataFrame,
+    members: dict[str, dict],
+    judge,
+    *,
+    answers_file: str = "answers.parquet",
+    client=None,
+) -> tuple[pl.DataFrame, dict]:
+    """(verdicts, stats: the referee's calls and provenance, and `routed`: who judged what).
+    `judge`: the judge stage's one-judge function (stage._judge), handed in by the stage;
+    `client`: the referee's client (the plan's dry-run client), else its own."""
+    from .stage import FIXED_MODEL, _items
+
+    (rules, rules_cfg), (referee, referee_cfg) = check_members(members)
+    decided, _ = judge(bench, questions, answers, rules_cfg, answers_file)
+    label_of = dict(zip(decided["question_id"], decided["label"]))
+    open_ = set(
+        decided.filter(~pl.col("reader_failed") & (pl.col("judge_model") != FIXED_MODEL))[
+            "question_id"
+        ]
+    )
+    why = {}
+    for it in _items(bench, questions, answers, answers_file):
+        qid = it["question_id"]
+        if qid in open_ and (reason := bench.rule_referral(it, label_of[qid])) is not None:
+            why[qid] = reason
+    out = decided.with_columns(
+        pl.col("label").alias("rule_label"),
+        pl.col("question_id")
+        .replace_strict(why, default=None, return_dtype=pl.String)
+        .alias("referred"),
+    )
+    stats: dict = {"calls": 0, "cached": 0, "failed": 0}
+    if why:
+        ids = pl.Series(sorted(why)).implode()
+        ruled, s = judge(
+            bench,
+            questions.filter(pl.col("question_id").is_in(ids)),
+            answers.filter(pl.col("question_id").is_in(ids)),
+            referee_cfg,
+            answers_file,
+            client,
+        )
+        stats.update({k: v for k, v in s.items() if k != "routed"})
+        shared = [c for c in decided.columns if c in ruled.columns and c != "question_id"]
+        out = out.update(ruled.select("question_id", *shared), on="question_id", include_nulls=True)
+    stats["routed"] = {
+        "rules": rules,
+        "referee": referee,
+        "referee_model": str(referee_cfg["model"] or ""),
+        "judged": len(open_),
+        "referred": len(why),
+        "reasons": dict(sorted(Counter(_family(w) for w in why.values()).items())),
+    }
+    return out, stats
+
+
+def routed_line(judge: dict) -> list[str]:
+    """The report line that says who judged what in a routed run (metrics.json["judge"]);
+    none for another judge."""
+    r = judge.get("routed")
+    if not r:
+        return []
+    reasons = "; ".join(f"{why}: {n}" for why, n in r["reasons"].items())
+    return [
+        f"Routed: the rules (`{r['rules']}`) judged {r['judged'] - r['referred']} of "
+        f"{r['judged']} answers, `{r['referee']}` the {r['referred']} they referred"
+        + (f" ({reasons})." if reasons else ".")
+    ]

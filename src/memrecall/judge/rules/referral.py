@@ -1,0 +1,49 @@
+"""Where the rule judge should not be trusted alone: the answers `judge=routed` sends to an LLM
+judge (judge/routed.py), with the reason.
+
+The rules read a response by the words it uses. Where a response turns from one thing to
+another ("..., but ...", "however"), corrects or takes back what it said ("actually", "sorry",
+"I misremembered", "scratch that", "never mind") or is a preference rubric read by its words,
+the rules pick one reading, and that is where they and an LLM judge part. The words people use
+to correct themselves are open-ended (docs/findings/2027-01-07-rule-judge-round.md), so the
+markers are broad: a marker that refers an answer the rules had right costs a call, never a
+verdict.
+
+    referral("multi-session", "You have 5 plants. Actually, it's 6.", True)
+    # -> "the response turns or corrects itself ('Actually')"
+"""
+
+from __future__ import annotations
+
+import re
+
+from .dispatch import as_read
+from .normalise import TURN
+
+# A turn (normalise.TURN) or a correction, a retraction or a second look.
+TURNS_OR_CORRECTS = re.compile(
+    TURN.pattern + r"|\b(?:actually|wait|hold on|sorry|apolog\w*|correction|corrected|"
+    r"correct myself|mistaken?|misspoke|misread|misremember\w*|scratch that|"
+    r"on second thought|rather|instead|reconsider\w*|rethink\w*|re-?read\w*|re-?check\w*|"
+    r"forget|never ?mind|disregard|ignore|take (?:that|it) back|rely on)\b",
+    re.IGNORECASE,
+)
+
+CANNOT_JUDGE = "the rules cannot judge it"
+RUBRIC = "a preference rubric, which the rules read by its words"
+
+
+def turns_or_corrects(hypothesis: str | None) -> str | None:
+    """Why a response's reading is in doubt: the first turn or correction it makes, as the
+    rules read it (after its model's thinking); None when it makes none."""
+    m = TURNS_OR_CORRECTS.search(as_read(hypothesis))
+    return f"the response turns or corrects itself ({m.group(0)!r})" if m else None
+
+
+def referral(question_type: str, hypothesis: str | None, label: bool | None) -> str | None:
+    """Why a LongMemEval rule verdict goes to an LLM judge, or None to keep it."""
+    if label is None:
+        return CANNOT_JUDGE
+    if question_type == "single-session-preference":
+        return RUBRIC
+    return turns_or_corrects(hypothesis)

@@ -1,0 +1,130 @@
+"""judge=routed: the rule judge decides what it can be trusted with, an LLM judge what it refers
+(a preference rubric, a response that turns or corrects itself); the referee is asked about the
+referred answers only, once; its failures stay judge errors; the run says who judged what."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from confs import group
+from fake_openai_server import FakeOpenAIServer
+from memrecall import benchmarks
+from memrecall.artifacts import read_meta
+from memrecall.errors import ConfigError
+from memrecall.judge.panel import member_configs
+from memrecall.judge.routed import check_members, routed_line
+from memrecall.judge.rules.referral import CANNOT_JUDGE, RUBRIC, referral, turns_or_corrects
+from memrecall.judge.stage import run_judge
+from memrecall.report.aggregate import judge_info
+from test_judge_panel import _write_tables
+
+T, F = True, False
+ITEMS = [
+    ("q1", "multi-session", "How many plants do I have?", "5", "You have 5."),  # kept: right
+    ("q2", "multi-session", "How many books did I read?", "12", "You read 9."),  # kept: wrong
+    # names the reference, then corrects itself in words the rules do not read: they accept it,
+    # and refer it
+    ("q3", "knowledge-update", "Where do I work now?", "Acme", "Acme. Sorry, rereading: Initech."),
+    ("q4", "knowledge-update", "What is my cat called?", "Luna", "Luna, but maybe Milo."),
+]
+
+
+@pytest.mark.parametrize(
+    "question_type, hypothesis, label, why",
+    [
+        ("multi-session", "You have 5.", T, None),
+        ("multi-session", "You have 5.", None, CANNOT_JUDGE),
+        ("single-session-preference", "Try the Sony lens.", T, RUBRIC),
+        ("temporal-reasoning", "It was May, but I'm not sure.", T, "('but')"),
+        ("multi-session", "Five. Actually, make that six.", T, "('Actually')"),
+        ("multi-session", "Five. Scratch that.", F, "('Scratch that')"),
+        ("multi-session", "Five; I misremembered the rest.", T, "('misremembered')"),
+        # the model's thinking is not the response: its turns refer nothing
+        ("multi-session", "<think>Six, but maybe five.</think>Five.", T, None),
+        # a word that holds a marker is not one ("butter", "rathermore", "waiting")
+        ("multi-session", "Five sticks of butter while waiting.", T, None),
+    ],
+)
+def test_what_the_rules_refer(question_type, hypothesis, label, why):
+    got = referral(question_type, hypothesis, label)
+    assert got == why if why is None or not why.startswith("(") else why in got
+
+
+def test_a_benchmark_without_its_own_policy_refers_turns_and_what_the_rules_cannot_judge():
+    locomo = benchmarks.get("locomo")
+    assert locomo.rule_referral({"hypothesis": "Paris."}, None) == CANNOT_JUDGE
+    assert locomo.rule_referral({"hypothesis": "Paris."}, True) is None
+    assert locomo.rule_referral({"hypothesis": "Paris, though not Lyon."}, True) == (
+        turns_or_corrects("Paris, though not Lyon.")
+    )
+
+
+def test_members_are_a_rule_judge_then_an_llm_judge():
+    for specs, match in (
+        (["rule", "gpt4o", "official"], "two members"),
+        (["gpt4o", "rule"], "first member"),
+        (["rule", "rule"], "second member"),
+        (["rule", "file judge.path=x.jsonl"], "second member"),
+    ):
+        with pytest.raises(ConfigError, match=match):
+            check_members(member_configs(specs))
+
+
+def _run(tmp_path, srv, name="verdicts.parquet"):
+    qp, ap = _write_tables(tmp_path, ITEMS)
+    cfg = group("judge", "routed")
+    cfg["runtime"]["per_member"] = {"gpt4o": srv.runtime()}
+    out = tmp_path / name
+    return run_judge(cfg, questions=qp, answers=ap, out=out), out
+
+
+def test_the_referee_judges_only_what_the_rules_refer_and_never_twice(
+    tmp_path, fresh_cache, fake_key, capsys
+):
+    with FakeOpenAIServer(answer=lambda m: "no") as srv:
+        v, out = _run(tmp_path, srv)
+        assert srv.total_requests == 2  # q3 and q4
+        assert srv.requests_for("Initech") == 1 and srv.requests_for("Milo") == 1
+        v2, out2 = _run(tmp_path, srv, "verdicts2.parquet")
+        assert srv.total_requests == 2  # the second run paid nothing
+    assert "the rules (rule) judged 2, gpt4o the 2 they referred" in capsys.readouterr().out
+    assert out.read_bytes() == out2.read_bytes()
+    assert v["label"].to_list() == [T, F, F, F]  # the referee said no to q3 and q4
+    assert v["rule_label"].to_list() == [T, F, T, T]
+    referred = v["referred"].to_list()
+    assert referred[:2] == [None, None] and "('Sorry')" in referred[2] and "('but')" in referred[3]
+    models = v["judge_model"].to_list()
+    assert models[:2] == ["rule-v1"] * 2 and models[2:] == ["gpt-4o-2024-08-06"] * 2
+    assert v["raw"].to_list()[2:] == ["no", "no"]  # the referee's reply, not the rules' reason
+
+    meta = read_meta(out)
+    assert meta["routed"] == {
+        "rules": "rule",
+        "referee": "gpt4o",
+        "referee_model": "gpt-4o-2024-08-06",
+        "judged": 4,
+        "referred": 2,
+        "reasons": {"the response turns or corrects itself": 2},
+    }
+    assert meta["provenance"]["endpoints"] == {"127.0.0.1": 2}
+    assert "runtime" not in json.dumps(meta["params"])  # not part of the result
+    info = judge_info(out, v, benchmarks.get("longmemeval"))
+    assert info["kind"] == "routed" and not info["comparable_to_published"]
+    assert info["model"] == "gpt-4o-2024-08-06, rule-v1" and info["routed"]["referred"] == 2
+    line = routed_line(info)[0]
+    assert "judged 2 of 4 answers, `gpt4o` the 2 they referred" in line
+
+
+def test_a_referee_that_fails_leaves_a_judge_error_not_the_rules_label(
+    tmp_path, fresh_cache, fake_key
+):
+    with FakeOpenAIServer(rates={"500": 1.0}) as srv:
+        v, _ = _run(tmp_path, srv)
+    referred = v.filter(pl.col("referred").is_not_null())
+    assert referred.height == 2 and referred["label"].null_count() == 2
+    assert referred["error"].null_count() == 0 and referred["rule_label"].to_list() == [T, T]
+    kept = v.filter(pl.col("referred").is_null())
+    assert kept["label"].to_list() == [T, F] and kept["error"].null_count() == 2
