@@ -28,6 +28,12 @@ reason (the rule that decided). The printed tables do not change.
         --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
         --disagreements /tmp/disagreements.jsonl
 
+The "judge=routed" table says what a routed judge (judge/routed.py) would send to its LLM
+judge (Benchmark.rule_referral): the share referred, the disagreements among them, the rules'
+agreement on the answers they keep, and the routed judge's agreement and worst run if its
+referee agreed with the labels (an upper bound: an official judge run again agrees with its own
+earlier labels less than always). Per judge model, and per group with --dev.
+
 The "which rule decided" table groups the verdicts by the rule family their reason names
 (quantity, contains, declines, preference, either-or, ...) and by what the rules said: a "yes"
 row with low agreement is where the rules over-accept, a "no" row where they over-reject.
@@ -89,6 +95,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import polars as pl  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from memrecall import benchmarks  # noqa: E402
 from memrecall.artifacts import atomic_write_text  # noqa: E402
 from memrecall.audit.crossed import crossed  # noqa: E402
 from memrecall.audit.notation import RENOTATED  # noqa: E402
@@ -201,6 +208,31 @@ def by_rule(rows: list[dict]) -> list[dict]:
     return sorted(table, key=lambda t: (-t["disagreements"], t["rule"], t["says"]))
 
 
+_LME = benchmarks.get("longmemeval")
+
+
+def routed(rows: list[dict]) -> dict:
+    """judge=routed on these answers: what its rules refer, their agreement on the rest, and the
+    routed judge's agreement and worst run if its referee agreed with the labels."""
+    kept = [r for r in rows if not r["referred"]]
+    off = {}
+    for run in dict.fromkeys(r["run"] for r in rows):
+        rr = [r for r in rows if r["run"] == run]
+        accepted = sum(r["official"] if r["referred"] else r["rule"] for r in rr)
+        off[run] = (accepted - sum(r["official"] for r in rr)) / len(rr)
+    missed = sum(r["rule"] != r["official"] for r in kept)
+    return {
+        "n": len(rows),
+        "referred": len(rows) - len(kept),
+        "disagreements": sum(r["rule"] != r["official"] for r in rows),
+        "disagreements_referred": sum(r["rule"] != r["official"] for r in rows if r["referred"]),
+        "kept_agreement": 1 - missed / len(kept) if kept else None,
+        "routed_agreement": 1 - missed / len(rows),
+        "max_abs_difference": max(abs(d) for d in off.values()),
+        "runs_over_2pt": sum(abs(d) > 0.02 + 1e-9 for d in off.values()),
+    }
+
+
 def dev_runs(spec: str, runs: list[str]) -> set[str]:
     """The runs of `runs` that --dev names: by regex, or by exact name from `@FILE`."""
     if not spec.startswith("@"):
@@ -251,9 +283,13 @@ def measure(
                 "official": e["label"],
                 "rule": v.label,
                 "decided_by": decided_by(v.reason),
+                "referred": _LME.rule_referral(
+                    {"question_type": q["question_type"], "hypothesis": e["hypothesis"]}, v.label
+                )
+                is not None,
             }
         )
-    out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}}
+    out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}, "routed": {}}
     for model in sorted({r["judge_model"] for r in rows}):
         sub = [r for r in rows if r["judge_model"] == model]
         # Agreement of the rule judge (a) with the official labels (b).
@@ -261,6 +297,7 @@ def measure(
             _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
         )
         out["by_rule"][model] = by_rule(sub)
+        out["routed"][model] = routed(sub)
     if dev is not None:
         developed = dev_runs(dev, list(dict.fromkeys(r["run"] for r in rows)))
         for model in sorted({r["judge_model"] for r in rows}):
@@ -293,6 +330,7 @@ def measure(
                             abs(d) for run, d in diffs.items() if family(run) == system
                         ),
                     }
+                out["routed"][f"{model} {group}"] = routed(sub)
                 out["split"][f"{model} {group}"] = {
                     "runs": runs,
                     "overall": res["overall"],
@@ -557,6 +595,18 @@ def print_tables(result: dict) -> None:
                     f"| {name} | {t} | {r['n']} | {_f(r['agreement'])} | {_f(r['kappa'])} | "
                     f"{_f(r['a_yes'])} | {_f(r['b_yes'])} |"
                 )
+    print("\n## judge=routed: what the rules refer (the referee taken to agree with the labels)\n")
+    print(
+        "| labels, runs | n | referred | disagreements referred | kept agreement | "
+        "routed agreement | max off | runs > 2 pt |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    )
+    for name, r in result.get("routed", {}).items():
+        print(
+            f"| {name} | {r['n']} | {r['referred']} ({r['referred'] / r['n']:.1%}) | "
+            f"{r['disagreements_referred']} of {r['disagreements']} | "
+            f"{_f(r['kept_agreement'])} | {_f(r['routed_agreement'])} | "
+            f"{r['max_abs_difference'] * 100:.1f} pt | {r['runs_over_2pt']} |"
+        )
     for model, table in result.get("by_rule", {}).items():
         print(f"\n## which rule decided, against {model}\n")
         print("| rule | says | n | agreement | disagreements |")

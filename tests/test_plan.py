@@ -327,6 +327,39 @@ def test_reader_file_costs_nothing_and_the_judge_is_planned_as_usual(server, pro
     assert len(paid("judge", n0)) == judge.new_calls == 2 and not paid("read", 0)
 
 
+def test_a_routed_judge_is_planned_for_the_answers_its_rules_refer(server, project):
+    """judge=routed: until the answers are known, one referee call per question is the most it
+    can cost; once they are, the plan renders the referee's requests for the answers the rules
+    refer, exactly, and the run pays for those."""
+    qids = sorted(read_table(project / paths.QUESTIONS)["question_id"].to_list())
+    hyps = project / "hypotheses.jsonl"
+    said = ["Berlin.", "Berlin, but I'm not sure.", "I can't recall."]
+    hyps.write_text(
+        "".join(json.dumps({"question_id": q, "hypothesis": h}) + "\n" for q, h in zip(qids, said))
+    )
+    judge = composed("judge=routed")["judge"]
+    judge["runtime"]["per_member"] = {"gpt4o": fake_runtime(server.url)}
+    base = params(server)
+    plan = plan_params({**base, "judge": judge}, project, status=status(read=True, judge=True))
+    first = plan.stage("judge").llm[0]
+    assert (first.new_calls, first.estimated_calls) == (3, 3)
+    assert "at most" in " ".join(first.notes)
+    p = {**base, "judge": judge, "reader": composed("reader=file", f"reader.path={hyps}")["reader"]}
+    run_stage_read(project, p)
+    plan = plan_params(p, project, status=status(judge=True))
+    judged = plan.stage("judge").llm[0]
+    assert (judged.requests, judged.new_calls, judged.estimated_calls) == (1, 1, 0)
+    n0 = len(read_journal())
+    v = run_judge(
+        p["judge"],
+        questions=project / paths.QUESTIONS,
+        answers=project / paths.ANSWERS,
+        out=project / paths.VERDICTS,
+    )
+    assert len(paid("judge", n0)) == judged.new_calls == 1 and server.total_requests == 1
+    assert v["referred"].null_count() == 2
+
+
 def test_reader_plugin_calls_are_named_not_counted(server, project):
     """A reader plug-in calls its own model: the plan neither loads it nor invents its calls;
     it says they are not counted. The judge is estimated (answers not known yet)."""

@@ -13,6 +13,9 @@ from .. import paths
 from ..plan.context import PlanContext
 from ..plan.work import LLMWork, StagePlan
 
+# judge=routed before its answers are known: each question's referee call is counted
+AT_MOST = "judge=routed: at most; its rules refer only some of the answers"
+
 
 def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
     from ..config import runtime
@@ -62,7 +65,7 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict, routed: dict | None = 
     if answers is None or not have_q:
         w = LLMWork.from_dry_run(dry, "judge")
         if routed is not None:
-            w.notes.append("judge=routed: at most; its rules refer only some of the answers")
+            w.notes.append(AT_MOST)
         if have_q:
             q = ctx.table(paths.QUESTIONS, "questions")
             w.estimate(
@@ -103,6 +106,8 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict, routed: dict | None = 
         w.estimate(
             pending.height, tok, "answers the read stage has not paid for yet (assumed to succeed)"
         )
+        if routed is not None:
+            w.notes.append(AT_MOST)
     sp.llm.append(w)
 
 
