@@ -49,6 +49,30 @@ def test_by_rule_counts_agreement_per_family_and_verdict_most_disagreements_firs
     assert table[0]["agreement"] == 1 / 3
 
 
+def test_routed_counts_what_the_rules_refer_and_takes_the_labels_for_it(capsys):
+    def row(run, rule, official, referred):
+        return {"run": run, "rule": rule, "official": official, "referred": referred}
+
+    rows = [
+        row("a", True, True, False),
+        row("a", True, False, True),  # referred: the routed judge takes the label
+        row("a", True, False, False),  # kept: the rules' disagreement stays
+        row("a", False, False, True),
+        row("b", False, True, True),
+        row("b", True, True, False),
+    ]
+    r = bench.routed(rows)
+    assert (r["n"], r["referred"], r["disagreements"], r["disagreements_referred"]) == (6, 3, 3, 2)
+    assert r["kept_agreement"] == pytest.approx(2 / 3)
+    assert r["routed_agreement"] == pytest.approx(5 / 6)
+    # run a: routed accepts 2 of 4, the labels 1 of 4; run b: both 2 of 2
+    assert r["max_abs_difference"] == pytest.approx(0.25) and r["runs_over_2pt"] == 1
+    bench.print_tables({"pooled": {}, "runs": {}, "routed": {"gpt-4o": r}})
+    assert "| gpt-4o | 6 | 3 (50.0%) | 2 of 3 | 0.667 | 0.833 | 25.0 pt | 1 |" in (
+        capsys.readouterr().out
+    )
+
+
 def test_a_log_given_as_name_equals_path_is_the_run_name(tmp_path):
     log = tmp_path / "hypotheses.jsonl.eval-results-gpt-4o"
     log.write_text("")

@@ -128,3 +128,20 @@ def test_a_referee_that_fails_leaves_a_judge_error_not_the_rules_label(
     assert referred["error"].null_count() == 0 and referred["rule_label"].to_list() == [T, T]
     kept = v.filter(pl.col("referred").is_null())
     assert kept["label"].to_list() == [T, F] and kept["error"].null_count() == 2
+
+
+def test_a_panel_measures_a_routed_judge_against_its_referee_without_paying_twice(
+    tmp_path, fresh_cache, fake_key
+):
+    """judge=panel with members [routed, gpt4o]: the routed judge's agreement with the LLM judge
+    it refers to, on the same answers; its referee's calls are the panel member's, paid once."""
+    qp, ap = _write_tables(tmp_path, ITEMS)
+    with FakeOpenAIServer(answer=lambda m: "no") as srv:
+        cfg = group("judge", "panel", members=["routed", "gpt4o"])
+        cfg["runtime"]["per_member"] = {
+            "routed": {"per_member": {"gpt4o": srv.runtime()}},
+            "gpt4o": srv.runtime(),
+        }
+        v = run_judge(cfg, questions=qp, answers=ap, out=tmp_path / "verdicts.parquet")
+        assert srv.total_requests == len(ITEMS)  # the referee's two were the member's
+    assert v["label:routed"].to_list() == [T, F, F, F] and v["label:gpt4o"].to_list() == [F] * 4
