@@ -2,7 +2,7 @@
 LLM judge the ones it refers, so a run pays for a fraction of the calls.
 
     members = member_configs(["rule", "gpt4o"])          # [the rules, the referee]
-    verdicts, stats = judge_routed(bench, questions, answers, members, stage._judge)
+    verdicts, stats = judge_routed(bench, questions, answers, items, members, stage._judge)
 
 The benchmark says which rule verdicts to refer and why (Benchmark.rule_referral: for
 LongMemEval, a preference rubric, or a response that turns or corrects itself; judge/rules/
@@ -63,6 +63,7 @@ def judge_routed(
     bench,
     questions: pl.DataFrame,
     answers: pl.DataFrame,
+    items: list[dict],
     members: dict[str, dict],
     judge,
     *,
@@ -70,22 +71,18 @@ def judge_routed(
     client=None,
 ) -> tuple[pl.DataFrame, dict]:
     """(verdicts, stats: the referee's calls and provenance, and `routed`: who judged what).
-    `judge`: the judge stage's one-judge function (stage._judge), handed in by the stage;
+    `items`: the questions joined with their answers, as the judges read them; `judge`: the
+    judge stage's one-judge function (stage._judge), handed in by the stage, as both are;
     `client`: the referee's client (the plan's dry-run client), else its own."""
-    from .stage import FIXED_MODEL, _items
-
     (rules, rules_cfg), (referee, referee_cfg) = check_members(members)
     decided, _ = judge(bench, questions, answers, rules_cfg, answers_file)
     label_of = dict(zip(decided["question_id"], decided["label"]))
-    open_ = set(
-        decided.filter(~pl.col("reader_failed") & (pl.col("judge_model") != FIXED_MODEL))[
-            "question_id"
-        ]
-    )
+    # what the rules judged: not a failed reader's answer, nor one the benchmark fixes itself
+    open_ = [it for it in items if not it["reader_error"] and bench.fixed_verdict(it) is None]
     why = {}
-    for it in _items(bench, questions, answers, answers_file):
+    for it in open_:
         qid = it["question_id"]
-        if qid in open_ and (reason := bench.rule_referral(it, label_of[qid])) is not None:
+        if (reason := bench.rule_referral(it, label_of[qid])) is not None:
             why[qid] = reason
     out = decided.with_columns(
         pl.col("label").alias("rule_label"),

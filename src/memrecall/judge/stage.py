@@ -194,8 +194,16 @@ def _judge(
             member_specs(judge_cfg["members"]),
             runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
         )
+        items = _items(bench, questions, answers, answers_file)
         return judge_routed(
-            bench, questions, answers, members, _judge, answers_file=answers_file, client=client
+            bench,
+            questions,
+            answers,
+            items,
+            members,
+            _judge,
+            answers_file=answers_file,
+            client=client,
         )
     items = _items(bench, questions, answers, answers_file)
     model = str(judge_cfg["model"] or (RULES_VERSION if kind == "rule" else ""))
