@@ -5,6 +5,7 @@ over chats), retrieval metrics on BEAM's evidence, the paper table and the reade
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -267,3 +268,63 @@ def test_paper_export_adds_the_beam_table(downloaded):
     md = tables["table_beam"].to_markdown()
     assert "| IE |" in md or " IE " in md
     assert "EO: Kendall tau-b" in md
+
+
+def test_a_routed_judge_sends_what_the_rules_cannot_judge_to_the_llm_judge(downloaded, fake_key):
+    """judge=routed on BEAM: the rules' scores stay where they judged; the answers they cannot
+    judge (summarization, ...) go to the LLM judge, and only those are sent; the report says
+    who judged what, and the abilities the rules could not score are scored."""
+    import re
+
+    from fake_openai_server import FakeOpenAIServer
+
+    a, paths, _, tmp = downloaded
+    q = read_table(paths["questions"], "questions").filter(pl.col("conversation_id") == "128K_1")
+    write_table(
+        q, paths["questions"], table="questions", stage="download", extra_meta={"benchmark": "beam"}
+    )
+    write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
+    ruled = run_judge(
+        group("judge", "rule"),
+        questions=paths["questions"],
+        answers=a / "answers.parquet",
+        out=a / "rule.parquet",
+    )
+    cannot = sorted(ruled.filter(pl.col("score").is_null())["question_id"])
+    assert "128K_1_summarization_0" in cannot
+
+    def every_item_met(messages):  # the own judge's rubric reply: one 1 per item
+        n = int(re.search(r"JSON list of (\d+) numbers", messages[-1]["content"]).group(1))
+        return json.dumps([1] * n)
+
+    with FakeOpenAIServer(answer=every_item_met) as srv:
+        cfg = group("judge", "routed")
+        cfg["runtime"]["per_member"] = {"gpt4o": srv.runtime()}
+        v = run_judge(
+            cfg,
+            questions=paths["questions"],
+            answers=a / "answers.parquet",
+            out=a / "verdicts.parquet",
+        )
+        assert srv.total_requests == len(cannot)  # nothing the rules judged was sent
+    referred = v.filter(pl.col("referred").is_not_null())
+    assert sorted(referred["question_id"]) == cannot
+    assert set(referred["referred"]) == {"the rules cannot judge it"}
+    assert referred["score"].to_list() == [1.0] * len(cannot)  # the LLM judge's
+    kept = v.filter(pl.col("referred").is_null()).select("question_id", "score")
+    assert kept.equals(ruled.filter(pl.col("score").is_not_null()).select("question_id", "score"))
+    m = run_aggregate(
+        {"bootstrap_samples": 200, "seed": 0},
+        questions=paths["questions"],
+        turns=paths["turns"],
+        candidates={},
+        answers=a / "answers.parquet",
+        verdicts=a / "verdicts.parquet",
+        out_dir=tmp / "reports",
+    )
+    assert m["judge"]["routed"]["referred"] == len(cannot)
+    assert not m["judge"]["comparable_to_published"]
+    summaries = sum("_summarization_" in qid for qid in cannot)
+    assert m["beam"]["judged_by_ability"]["summarization"] == summaries > 0
+    md = (tmp / "reports" / "by_type.md").read_text()
+    assert f"`gpt4o` the {len(cannot)} they referred (the rules cannot judge it: " in md
