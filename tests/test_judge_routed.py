@@ -15,10 +15,11 @@ from memrecall import benchmarks
 from memrecall.artifacts import read_meta
 from memrecall.errors import ConfigError
 from memrecall.judge.panel import member_configs
-from memrecall.judge.routed import check_members, routed_line
+from memrecall.judge.routed import check_members
 from memrecall.judge.rules.referral import CANNOT_JUDGE, RUBRIC, referral, turns_or_corrects
 from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import judge_info
+from memrecall.report.tables import routed_line
 from test_judge_panel import _write_tables
 
 T, F = True, False

@@ -288,7 +288,7 @@ class Benchmark:
 
     def judge_lines(self, metrics: dict) -> list[str]:
         """The lines under a report's title that say who judged and what that means."""
-        from ..judge.routed import routed_line
+        from ..report.tables import routed_line
 
         j = metrics["judge"]
         lines = [f"Judge: `{j['name']}` ({j['model']}).", *routed_line(j)]

@@ -113,17 +113,3 @@ def judge_routed(
         "reasons": dict(sorted(Counter(_family(w) for w in why.values()).items())),
     }
     return out, stats
-
-
-def routed_line(judge: dict) -> list[str]:
-    """The report line that says who judged what in a routed run (metrics.json["judge"]);
-    none for another judge."""
-    r = judge.get("routed")
-    if not r:
-        return []
-    reasons = "; ".join(f"{why}: {n}" for why, n in r["reasons"].items())
-    return [
-        f"Routed: the rules (`{r['rules']}`) judged {r['judged'] - r['referred']} of "
-        f"{r['judged']} answers, `{r['referee']}` the {r['referred']} they referred"
-        + (f" ({reasons})." if reasons else ".")
-    ]

@@ -332,3 +332,17 @@ def by_type_markdown(metrics: dict, qa: dict, judge_lines: list[str]) -> str:
         f"${metrics['cost_by_stage']['judge']:.4f}).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def routed_line(judge: dict) -> list[str]:
+    """The report line that says who judged what in a routed run (metrics.json["judge"],
+    judge/routed.py); none for another judge."""
+    r = judge.get("routed")
+    if not r:
+        return []
+    reasons = "; ".join(f"{why}: {n}" for why, n in r["reasons"].items())
+    return [
+        f"Routed: the rules (`{r['rules']}`) judged {r['judged'] - r['referred']} of "
+        f"{r['judged']} answers, `{r['referee']}` the {r['referred']} they referred"
+        + (f" ({reasons})." if reasons else ".")
+    ]

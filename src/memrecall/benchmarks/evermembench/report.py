@@ -23,8 +23,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...eval.stats import bootstrap_ci, stratified_mean_ci
-from ...judge.routed import routed_line
-from ...report.tables import Column, Table, ci_pct, integer, pct
+from ...report.tables import Column, Table, ci_pct, integer, pct, routed_line
 from .judge import EXACT_MATCH
 from .schema import MULTIPLE_CHOICE, OPEN
 from .scoring import official_mc, parse_letter

@@ -136,7 +136,7 @@ class LoCoMo(Benchmark):
         return False, "LoCoMo: LongMemEval's official judge does not apply"
 
     def judge_lines(self, metrics: dict) -> list[str]:
-        from ...judge.routed import routed_line
+        from ...report.tables import routed_line
         from .report import LLM_NOTE, RULE_CAVEAT
 
         j = metrics["judge"]

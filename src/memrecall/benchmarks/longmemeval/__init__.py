@@ -113,7 +113,7 @@ class LongMemEval(Benchmark):
         return {"diff": main_diff}  # the corrections between two releases of a file
 
     def judge_lines(self, metrics: dict) -> list[str]:
-        from ...judge.routed import routed_line
+        from ...report.tables import routed_line
 
         j = metrics["judge"]
         lines = [f"Judge: `{j['name']}` ({j['model']}).", *routed_line(j)]
