@@ -22,8 +22,6 @@ import polars as pl
 
 from ..errors import ConfigError
 
-# The verdict columns a routed judge adds (after the contract's and the benchmark's own).
-ROUTED_COLUMNS = {"rule_label": pl.Boolean, "referred": pl.String}
 REFEREE_KINDS = ("llm", "official")
 
 
