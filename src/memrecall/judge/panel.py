@@ -90,6 +90,17 @@ def member_configs(
     return out
 
 
+def members_of(judge_cfg: dict) -> dict[str, dict]:
+    """{label: judge config} of a panel's or a routed judge's `members`, with the runtime
+    settings of `judge.runtime.per_member`."""
+    from ..config import runtime
+
+    return member_configs(
+        member_specs(judge_cfg["members"]),
+        runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
+    )
+
+
 def judge_panel(
     bench,
     questions: pl.DataFrame,

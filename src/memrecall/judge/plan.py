@@ -18,17 +18,14 @@ AT_MOST = "judge=routed: at most; its rules refer only some of the answers"
 
 
 def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
-    from ..config import runtime
     from .stage import judge_kind
 
     cfg = ctx.group("judge")
     kind = judge_kind(cfg)
     if kind in ("panel", "routed"):
-        from .panel import member_configs, member_specs
+        from .panel import members_of
 
-        members = member_configs(
-            member_specs(cfg["members"]), runtime_overrides=runtime(cfg, "judge")["per_member"]
-        )
+        members = members_of(cfg)
         if kind == "routed":  # the referee, on the answers the rules refer
             from .routed import check_members
 

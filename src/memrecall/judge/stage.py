@@ -26,7 +26,7 @@ import polars as pl
 from .. import benchmarks
 from ..artifacts import read_table, write_table
 from ..benchmarks.base import Benchmark
-from ..config import choice, identity, runtime
+from ..config import choice, identity
 from ..errors import ConfigError, InputError
 from ..schema import polars_dtypes, polars_schema
 from .rules import RULES_VERSION
@@ -179,28 +179,21 @@ def _judge(
 ) -> tuple[pl.DataFrame, dict]:
     kind = judge_kind(judge_cfg)
     if kind == "panel":  # several judges on the same answers (panel.py)
-        from .panel import judge_panel, member_configs, member_specs
+        from .panel import judge_panel, members_of
 
-        members = member_configs(
-            member_specs(judge_cfg["members"]),
-            runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
-        )
+        members = members_of(judge_cfg)
         return judge_panel(bench, questions, answers, members, _judge, answers_file=answers_file)
     if kind == "routed":  # the rules, and an LLM judge for what they refer (routed.py)
-        from .panel import member_configs, member_specs
+        from .panel import members_of
         from .routed import judge_routed
 
-        members = member_configs(
-            member_specs(judge_cfg["members"]),
-            runtime_overrides=runtime(judge_cfg, "judge")["per_member"],
-        )
         items = _items(bench, questions, answers, answers_file)
         return judge_routed(
             bench,
             questions,
             answers,
             items,
-            members,
+            members_of(judge_cfg),
             _judge,
             answers_file=answers_file,
             client=client,
