@@ -192,9 +192,9 @@ class Benchmark:
         the LLM judge, or None to keep it. `item`: as for rule_verdict. Default: an answer the
         rules cannot judge (label None), or one whose response turns or corrects itself
         (judge.rules.referral)."""
-        from ..judge.rules.referral import CANNOT_JUDGE, turns_or_corrects
+        from ..judge.rules.referral import any_referral
 
-        return CANNOT_JUDGE if label is None else turns_or_corrects(item["hypothesis"])
+        return any_referral(item["hypothesis"], label)
 
     @property
     def rule_hash(self) -> str:

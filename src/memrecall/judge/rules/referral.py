@@ -40,10 +40,15 @@ def turns_or_corrects(hypothesis: str | None) -> str | None:
     return f"the response turns or corrects itself ({m.group(0)!r})" if m else None
 
 
+def any_referral(hypothesis: str | None, label: bool | None) -> str | None:
+    """Why a rule verdict of any benchmark goes to an LLM judge (Benchmark.rule_referral's
+    default): the rules cannot judge it, or the response turns or corrects itself."""
+    return CANNOT_JUDGE if label is None else turns_or_corrects(hypothesis)
+
+
 def referral(question_type: str, hypothesis: str | None, label: bool | None) -> str | None:
-    """Why a LongMemEval rule verdict goes to an LLM judge, or None to keep it."""
-    if label is None:
-        return CANNOT_JUDGE
-    if question_type == "single-session-preference":
+    """Why a LongMemEval rule verdict goes to an LLM judge, or None to keep it: also every
+    preference rubric."""
+    if label is not None and question_type == "single-session-preference":
         return RUBRIC
-    return turns_or_corrects(hypothesis)
+    return any_referral(hypothesis, label)
