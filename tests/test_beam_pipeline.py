@@ -83,24 +83,16 @@ def answers_frame(questions: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def test_rule_judge_and_aggregate_by_ability(downloaded):
-    a, paths, _, tmp = downloaded
-    q = read_table(paths["questions"], "questions")
-    write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
-    v = run_judge(
-        group("judge", "rule"),
-        questions=paths["questions"],
-        answers=a / "answers.parquet",
-        out=a / "verdicts.parquet",
+def judge(cfg: dict, a: Path, paths: dict, name: str = "verdicts") -> pl.DataFrame:
+    """The judge stage on the fixtures' questions and answers, into artifacts/NAME.parquet."""
+    return run_judge(
+        cfg, questions=paths["questions"], answers=a / "answers.parquet", out=a / f"{name}.parquet"
     )
-    score = dict(zip(v["question_id"], v["score"]))
-    assert score["128K_1_information_extraction_0"] == 1.0
-    assert score["128K_1_information_extraction_1"] == pytest.approx(2 / 3)
-    assert score["128K_1_knowledge_update_0"] == 0.0
-    assert score["128K_1_event_ordering_0"] == 0.0
-    assert score["128K_1_abstention_0"] == 1.0
-    assert score["128K_1_summarization_0"] is None  # the rules cannot judge it
-    m = run_aggregate(
+
+
+def aggregate(a: Path, paths: dict, tmp: Path) -> dict:
+    """The aggregate stage on the judged fixtures, into reports/."""
+    return run_aggregate(
         {"bootstrap_samples": 200, "seed": 0},
         questions=paths["questions"],
         turns=paths["turns"],
@@ -109,6 +101,21 @@ def test_rule_judge_and_aggregate_by_ability(downloaded):
         verdicts=a / "verdicts.parquet",
         out_dir=tmp / "reports",
     )
+
+
+def test_rule_judge_and_aggregate_by_ability(downloaded):
+    a, paths, _, tmp = downloaded
+    q = read_table(paths["questions"], "questions")
+    write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
+    v = judge(group("judge", "rule"), a, paths)
+    score = dict(zip(v["question_id"], v["score"]))
+    assert score["128K_1_information_extraction_0"] == 1.0
+    assert score["128K_1_information_extraction_1"] == pytest.approx(2 / 3)
+    assert score["128K_1_knowledge_update_0"] == 0.0
+    assert score["128K_1_event_ordering_0"] == 0.0
+    assert score["128K_1_abstention_0"] == 1.0
+    assert score["128K_1_summarization_0"] is None  # the rules cannot judge it
+    m = aggregate(a, paths, tmp)
     beam = m["beam"]
     # information extraction: chat 1 (1 + 2/3) / 2, chat 2 the same (same answers) -> 5/6
     assert beam["by_ability"]["information_extraction"] == pytest.approx(5 / 6)
@@ -193,12 +200,7 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, fak
             official_script=str(script),
             **srv.runtime(),
         )
-        v = run_judge(
-            cfg,
-            questions=paths["questions"],
-            answers=a / "answers.parquet",
-            out=a / "verdicts.parquet",
-        )
+        v = judge(cfg, a, paths)
         bodies = list(srv.bodies)
     assert {b["model"] for b in bodies} == {"gpt-4.1-mini"}
     assert {b.get("temperature") for b in bodies} == {0.0}
@@ -213,15 +215,7 @@ def test_released_judge_through_the_stage_against_a_local_server(downloaded, fak
     assert score["128K_1_event_ordering_0"] == 0.0  # reversed: tau_norm 0
     meta = read_meta(a / "verdicts.parquet")
     assert len(meta["official_files"]["src/prompts.py"]) == 64
-    m = run_aggregate(
-        {"bootstrap_samples": 200, "seed": 0},
-        questions=paths["questions"],
-        turns=paths["turns"],
-        candidates={},
-        answers=a / "answers.parquet",
-        verdicts=a / "verdicts.parquet",
-        out_dir=tmp / "reports",
-    )
+    m = aggregate(a, paths, tmp)
     assert m["judge"]["comparable_to_published"] is False
     assert any("127.0.0.1" in r for r in m["judge"]["not_comparable_because"])
     eo = m["beam"]["event_ordering"]  # two event-ordering questions of chat 1
@@ -237,21 +231,8 @@ def test_paper_export_adds_the_beam_table(downloaded):
     a, paths, _, tmp = downloaded
     q = read_table(paths["questions"], "questions")
     write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
-    run_judge(
-        group("judge", "rule"),
-        questions=paths["questions"],
-        answers=a / "answers.parquet",
-        out=a / "verdicts.parquet",
-    )
-    m = run_aggregate(
-        {"bootstrap_samples": 200, "seed": 0},
-        questions=paths["questions"],
-        turns=paths["turns"],
-        candidates={},
-        answers=a / "answers.parquet",
-        verdicts=a / "verdicts.parquet",
-        out_dir=tmp / "reports",
-    )
+    judge(group("judge", "rule"), a, paths)
+    m = aggregate(a, paths, tmp)
     pq = parse_per_question((tmp / "reports" / "per_question.csv").read_text())
     run = {
         "name": "beam-rule",
@@ -284,12 +265,7 @@ def test_a_routed_judge_sends_what_the_rules_cannot_judge_to_the_llm_judge(downl
         q, paths["questions"], table="questions", stage="download", extra_meta={"benchmark": "beam"}
     )
     write_table(answers_frame(q), a / "answers.parquet", table="answers", stage="read")
-    ruled = run_judge(
-        group("judge", "rule"),
-        questions=paths["questions"],
-        answers=a / "answers.parquet",
-        out=a / "rule.parquet",
-    )
+    ruled = judge(group("judge", "rule"), a, paths, "rule")
     cannot = sorted(ruled.filter(pl.col("score").is_null())["question_id"])
     assert "128K_1_summarization_0" in cannot
 
@@ -300,12 +276,7 @@ def test_a_routed_judge_sends_what_the_rules_cannot_judge_to_the_llm_judge(downl
     with FakeOpenAIServer(answer=every_item_met) as srv:
         cfg = group("judge", "routed")
         cfg["runtime"]["per_member"] = {"gpt4o": srv.runtime()}
-        v = run_judge(
-            cfg,
-            questions=paths["questions"],
-            answers=a / "answers.parquet",
-            out=a / "verdicts.parquet",
-        )
+        v = judge(cfg, a, paths)
         assert srv.total_requests == len(cannot)  # nothing the rules judged was sent
     referred = v.filter(pl.col("referred").is_not_null())
     assert sorted(referred["question_id"]) == cannot
@@ -313,15 +284,7 @@ def test_a_routed_judge_sends_what_the_rules_cannot_judge_to_the_llm_judge(downl
     assert referred["score"].to_list() == [1.0] * len(cannot)  # the LLM judge's
     kept = v.filter(pl.col("referred").is_null()).select("question_id", "score")
     assert kept.equals(ruled.filter(pl.col("score").is_not_null()).select("question_id", "score"))
-    m = run_aggregate(
-        {"bootstrap_samples": 200, "seed": 0},
-        questions=paths["questions"],
-        turns=paths["turns"],
-        candidates={},
-        answers=a / "answers.parquet",
-        verdicts=a / "verdicts.parquet",
-        out_dir=tmp / "reports",
-    )
+    m = aggregate(a, paths, tmp)
     assert m["judge"]["routed"]["referred"] == len(cannot)
     assert not m["judge"]["comparable_to_published"]
     summaries = sum("_summarization_" in qid for qid in cannot)
