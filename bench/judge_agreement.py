@@ -28,6 +28,11 @@ reason (the rule that decided). The printed tables do not change.
         --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
         --disagreements /tmp/disagreements.jsonl
 
+The target table holds each group (per judge model, and per dev and held-out group with
+--dev) to the rule judge's target: agreement >= 0.95, kappa >= 0.88, and every run of at least
+100 answers within 2 points of its official accuracy; it names the runs that miss it and counts
+the smaller runs it does not hold to 2 points.
+
 The "judge=routed" table says what a routed judge (judge/routed.py) would send to its LLM
 judge (Benchmark.rule_referral): the share referred, the disagreements among them, the rules'
 agreement on the answers they keep, and the routed judge's agreement and worst run if its
@@ -210,6 +215,14 @@ def by_rule(rows: list[dict]) -> list[dict]:
 
 _LME = benchmarks.get("longmemeval")
 
+# The rule judge's target against the official judge's labels: pooled agreement and kappa, and
+# every run of at least RUN_MIN_ANSWERS answers within RUN_POINTS of its official accuracy (a
+# smaller run is held to nothing: one answer of 60 is already 1.7 points).
+TARGET_AGREEMENT = 0.95
+TARGET_KAPPA = 0.88
+TARGET_RUN_POINTS = 0.02
+TARGET_RUN_MIN_ANSWERS = 100
+
 
 def routed(rows: list[dict]) -> dict:
     """judge=routed on these answers: what its rules refer, their agreement on the rest, and the
@@ -230,6 +243,28 @@ def routed(rows: list[dict]) -> dict:
         "routed_agreement": 1 - missed / len(rows),
         "max_abs_difference": max(abs(d) for d in off.values()),
         "runs_over_2pt": sum(abs(d) > 0.02 + 1e-9 for d in off.values()),
+    }
+
+
+def target(overall: dict, runs: dict[str, dict]) -> dict:
+    """Whether the pooled figures `overall` and the per-run figures `runs` (each with its `n`
+    and `difference`, rule minus official accuracy) meet the target, and where they miss it."""
+    counted = {run: r["difference"] for run, r in runs.items() if r["n"] >= TARGET_RUN_MIN_ANSWERS}
+    off = {run: d for run, d in counted.items() if abs(d) > TARGET_RUN_POINTS + 1e-9}
+    kappa = overall["kappa"]
+    checks = {
+        "agreement_met": overall["agreement"] >= TARGET_AGREEMENT,
+        "kappa_met": kappa is not None and kappa >= TARGET_KAPPA,
+        "runs_met": not off,
+    }
+    return {
+        "agreement": overall["agreement"],
+        "kappa": kappa,
+        "runs_counted": len(counted),
+        "runs_smaller": len(runs) - len(counted),
+        "runs_off": off,
+        **checks,
+        "met": all(checks.values()),
     }
 
 
@@ -289,7 +324,7 @@ def measure(
                 is not None,
             }
         )
-    out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}, "routed": {}}
+    out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}, "routed": {}, "target": {}}
     for model in sorted({r["judge_model"] for r in rows}):
         sub = [r for r in rows if r["judge_model"] == model]
         # Agreement of the rule judge (a) with the official labels (b).
@@ -356,6 +391,16 @@ def measure(
             "by_type": res["by_type"],
             "abstention": res["abstention"],
         }
+    groups = {model: res["overall"] for model, res in out["pooled"].items()}
+    groups |= {name: s["overall"] for name, s in out["split"].items()}
+    for name, overall in groups.items():
+        model = name.split(" ", 1)[0]
+        runs = {
+            run: r
+            for run, r in out["runs"].items()
+            if r["judge_model"] == model and (name == model or run in out["split"][name]["runs"])
+        }
+        out["target"][name] = target(overall, runs)
     return out
 
 
@@ -537,6 +582,10 @@ def _f(x, d=3):
     return "–" if x is None else f"{x:.{d}f}"
 
 
+def _missed(met: bool) -> str:
+    return "" if met else " ✗"
+
+
 def print_tables(result: dict) -> None:
     for model, res in result["pooled"].items():
         print(f"\n## rule judge vs {model} (pooled over its logs)\n")
@@ -595,6 +644,24 @@ def print_tables(result: dict) -> None:
                     f"| {name} | {t} | {r['n']} | {_f(r['agreement'])} | {_f(r['kappa'])} | "
                     f"{_f(r['a_yes'])} | {_f(r['b_yes'])} |"
                 )
+    if result.get("target"):
+        print(
+            f"\n## the target: agreement >= {TARGET_AGREEMENT}, kappa >= {TARGET_KAPPA}, every "
+            f"run of >= {TARGET_RUN_MIN_ANSWERS} answers within {TARGET_RUN_POINTS * 100:.0f} "
+            "points\n"
+        )
+        print(
+            "| labels, runs | agreement | kappa | runs held to it (smaller) | "
+            "those off (rule − official) | met |\n|---|---:|---:|---:|---|---|"
+        )
+        for name, t in result["target"].items():
+            off = ", ".join(f"{run} {d * 100:+.1f}" for run, d in t["runs_off"].items())
+            print(
+                f"| {name} | {_f(t['agreement'])}{_missed(t['agreement_met'])} | "
+                f"{_f(t['kappa'])}{_missed(t['kappa_met'])} | {t['runs_counted']} "
+                f"({t['runs_smaller']}) | {off}{_missed(t['runs_met'])} | "
+                f"{'yes' if t['met'] else 'no'} |"
+            )
     print("\n## judge=routed: what the rules refer (the referee taken to agree with the labels)\n")
     print(
         "| labels, runs | n | referred | disagreements referred | kept agreement | "

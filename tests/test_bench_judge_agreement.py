@@ -377,3 +377,50 @@ def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
     assert result["swapped_options"]["accepted"] == [
         {"run": "run_a", "question_id": "q_seeds", "reason": "names it", "original_accepted": True}
     ]
+
+
+def test_target_holds_only_runs_of_at_least_100_answers_to_2_points(capsys):
+    overall = {"agreement": 0.96, "kappa": 0.89}
+    runs = {
+        "big_close": {"n": 500, "difference": 0.019},
+        "big_off": {"n": 100, "difference": -0.03},
+        "small_off": {"n": 60, "difference": 0.117},  # too small to be held to 2 points
+    }
+    t = bench.target(overall, runs)
+    assert (t["agreement_met"], t["kappa_met"], t["runs_met"], t["met"]) == (
+        True,
+        True,
+        False,
+        False,
+    )
+    assert (t["runs_counted"], t["runs_smaller"]) == (2, 1)
+    assert t["runs_off"] == {"big_off": pytest.approx(-0.03)}
+    assert bench.target(overall, {"big_close": runs["big_close"]})["met"] is True
+    low = bench.target({"agreement": 0.949, "kappa": None}, {})
+    assert (low["agreement_met"], low["kappa_met"], low["runs_met"]) == (False, False, True)
+    bench.print_tables({"pooled": {}, "runs": {}, "target": {"gpt-4o": t, "low": low}})
+    printed = capsys.readouterr().out
+    assert "| gpt-4o | 0.960 | 0.890 | 2 (1) | big_off -3.0 ✗ | no |" in printed
+    assert "| low | 0.949 ✗ | – ✗ | 0 (0) |  | no |" in printed
+
+
+def test_measure_holds_each_group_to_the_target(tmp_path):
+    records = load_records(SAMPLE_FILE)[:3]
+    _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")
+    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
+    oracle, split = tmp_path / "oracle.json", tmp_path / "dev.txt"
+    targets = bench.measure(logs, str(oracle), dev=f"@{split}")["target"]
+    # Three-answer runs are below 100 answers: no run is held to 2 points.
+    assert set(targets) == {
+        "gpt-4o-2024-08-06",
+        "gpt-4o-2024-08-06 dev",
+        "gpt-4o-2024-08-06 held-out",
+    }
+    # run_a agrees on all three, but every label and verdict is yes: kappa is undefined, and an
+    # undefined kappa does not meet the target.
+    dev = targets["gpt-4o-2024-08-06 dev"]
+    assert (dev["agreement_met"], dev["kappa"], dev["met"]) == (True, None, False)
+    held = targets["gpt-4o-2024-08-06 held-out"]
+    assert (held["runs_counted"], held["runs_smaller"], held["runs_met"]) == (0, 1, True)
+    assert held["agreement"] == pytest.approx(2 / 3) and not held["met"]
+    assert targets["gpt-4o-2024-08-06"]["runs_smaller"] == 2
