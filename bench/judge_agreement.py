@@ -30,8 +30,9 @@ reason (the rule that decided). The printed tables do not change.
 
 The target table holds each group (per judge model, and per dev and held-out group with
 --dev) to the rule judge's target: agreement >= 0.95, kappa >= 0.88, and every run of at least
-100 answers within 2 points of its official accuracy; it names the runs that miss it and counts
-the smaller runs it does not hold to 2 points.
+100 answers within 2 points of its official accuracy; it names the runs that miss it, each
+with a 95% paired-bootstrap interval of its gap (how far the questions it drew could move it),
+and counts the smaller runs it does not hold to 2 points.
 
 The "judge=routed" table says what a routed judge (judge/routed.py) would send to its LLM
 judge (Benchmark.rule_referral): the share referred, the disagreements among them, the rules'
@@ -114,6 +115,7 @@ from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.benchmarks.longmemeval.judge import RUBRIC_TYPES  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
+from memrecall.eval.stats import paired_bootstrap_delta  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 
@@ -247,10 +249,15 @@ def routed(rows: list[dict]) -> dict:
 
 
 def target(overall: dict, runs: dict[str, dict]) -> dict:
-    """Whether the pooled figures `overall` and the per-run figures `runs` (each with its `n`
-    and `difference`, rule minus official accuracy) meet the target, and where they miss it."""
-    counted = {run: r["difference"] for run, r in runs.items() if r["n"] >= TARGET_RUN_MIN_ANSWERS}
-    off = {run: d for run, d in counted.items() if abs(d) > TARGET_RUN_POINTS + 1e-9}
+    """Whether the pooled figures `overall` and the per-run figures `runs` (each with its `n`,
+    `difference`, rule minus official accuracy, and `difference_ci`) meet the target, and where
+    they miss it."""
+    counted = {run: r for run, r in runs.items() if r["n"] >= TARGET_RUN_MIN_ANSWERS}
+    off = {
+        run: {"difference": r["difference"], "difference_ci": r["difference_ci"]}
+        for run, r in counted.items()
+        if abs(r["difference"]) > TARGET_RUN_POINTS + 1e-9
+    }
     kappa = overall["kappa"]
     checks = {
         "agreement_met": overall["agreement"] >= TARGET_AGREEMENT,
@@ -380,6 +387,9 @@ def measure(
         sub = [r for r in rows if r["run"] == run]
         res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
         o = res["overall"]
+        # How far the run's gap could move by which questions it drew (a paired bootstrap):
+        # a run 2.4 points off may be within what its 500 answers' luck allows.
+        gap = paired_bootstrap_delta([r["official"] for r in sub], [r["rule"] for r in sub])
         out["runs"][run] = {
             "judge_model": sub[0]["judge_model"],
             "n": o["n"],
@@ -388,6 +398,7 @@ def measure(
             "official_accuracy": o["b_yes"],
             "rule_accuracy": o["a_yes"],
             "difference": o["a_yes"] - o["b_yes"],
+            "difference_ci": (gap["ci_low"], gap["ci_high"]),
             "by_type": res["by_type"],
             "abstention": res["abstention"],
         }
@@ -582,6 +593,11 @@ def _f(x, d=3):
     return "–" if x is None else f"{x:.{d}f}"
 
 
+def _interval(ci) -> str:
+    low, high = ci
+    return "–" if low is None else f"[{low * 100:+.1f}, {high * 100:+.1f}]"
+
+
 def _missed(met: bool) -> str:
     return "" if met else " ✗"
 
@@ -652,10 +668,13 @@ def print_tables(result: dict) -> None:
         )
         print(
             "| labels, runs | agreement | kappa | runs held to it (smaller) | "
-            "those off (rule − official) | met |\n|---|---:|---:|---:|---|---|"
+            "those off: rule − official [95% interval] | met |\n|---|---:|---:|---:|---|---|"
         )
         for name, t in result["target"].items():
-            off = ", ".join(f"{run} {d * 100:+.1f}" for run, d in t["runs_off"].items())
+            off = ", ".join(
+                f"{run} {r['difference'] * 100:+.1f} {_interval(r['difference_ci'])}"
+                for run, r in t["runs_off"].items()
+            )
             print(
                 f"| {name} | {_f(t['agreement'])}{_missed(t['agreement_met'])} | "
                 f"{_f(t['kappa'])}{_missed(t['kappa_met'])} | {t['runs_counted']} "
@@ -684,13 +703,16 @@ def print_tables(result: dict) -> None:
                 f"{t['disagreements']} |"
             )
     print("\n## per run\n")
-    print("| run | judge | n | agreement | kappa | official acc | rule acc | rule − official |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| run | judge | n | agreement | kappa | official acc | rule acc | rule − official | "
+        "95% interval |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for run, r in result["runs"].items():
         print(
             f"| {run} | {r['judge_model']} | {r['n']} | {_f(r['agreement'])} | "
             f"{_f(r['kappa'])} | {_f(r['official_accuracy'])} | {_f(r['rule_accuracy'])} | "
-            f"{r['difference'] * 100:+.1f} pt |"
+            f"{r['difference'] * 100:+.1f} pt | {_interval(r['difference_ci'])} |"
         )
 
 

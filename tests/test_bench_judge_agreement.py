@@ -382,9 +382,10 @@ def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
 def test_target_holds_only_runs_of_at_least_100_answers_to_2_points(capsys):
     overall = {"agreement": 0.96, "kappa": 0.89}
     runs = {
-        "big_close": {"n": 500, "difference": 0.019},
-        "big_off": {"n": 100, "difference": -0.03},
-        "small_off": {"n": 60, "difference": 0.117},  # too small to be held to 2 points
+        "big_close": {"n": 500, "difference": 0.019, "difference_ci": (0.005, 0.033)},
+        "big_off": {"n": 100, "difference": -0.03, "difference_ci": (-0.051, -0.009)},
+        # too small to be held to 2 points
+        "small_off": {"n": 60, "difference": 0.117, "difference_ci": (0.05, 0.2)},
     }
     t = bench.target(overall, runs)
     assert (t["agreement_met"], t["kappa_met"], t["runs_met"], t["met"]) == (
@@ -394,13 +395,13 @@ def test_target_holds_only_runs_of_at_least_100_answers_to_2_points(capsys):
         False,
     )
     assert (t["runs_counted"], t["runs_smaller"]) == (2, 1)
-    assert t["runs_off"] == {"big_off": pytest.approx(-0.03)}
+    assert t["runs_off"] == {"big_off": {"difference": -0.03, "difference_ci": (-0.051, -0.009)}}
     assert bench.target(overall, {"big_close": runs["big_close"]})["met"] is True
     low = bench.target({"agreement": 0.949, "kappa": None}, {})
     assert (low["agreement_met"], low["kappa_met"], low["runs_met"]) == (False, False, True)
     bench.print_tables({"pooled": {}, "runs": {}, "target": {"gpt-4o": t, "low": low}})
     printed = capsys.readouterr().out
-    assert "| gpt-4o | 0.960 | 0.890 | 2 (1) | big_off -3.0 ✗ | no |" in printed
+    assert "| gpt-4o | 0.960 | 0.890 | 2 (1) | big_off -3.0 [-5.1, -0.9] ✗ | no |" in printed
     assert "| low | 0.949 ✗ | – ✗ | 0 (0) |  | no |" in printed
 
 
@@ -424,3 +425,20 @@ def test_measure_holds_each_group_to_the_target(tmp_path):
     assert (held["runs_counted"], held["runs_smaller"], held["runs_met"]) == (0, 1, True)
     assert held["agreement"] == pytest.approx(2 / 3) and not held["met"]
     assert targets["gpt-4o-2024-08-06"]["runs_smaller"] == 2
+
+
+def test_each_run_gap_has_a_paired_interval_around_it(tmp_path, capsys):
+    records = load_records(SAMPLE_FILE)[:3]
+    _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")
+    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
+    runs = bench.measure(logs, str(tmp_path / "oracle.json"))["runs"]
+    # run_a: the rules and the labels accept all three, so no resample moves the gap off 0.
+    assert runs["run_a"]["difference_ci"] == (0.0, 0.0)
+    low, high = runs["run_b"]["difference_ci"]
+    assert runs["run_b"]["difference"] == pytest.approx(1 / 3)
+    assert 0.0 <= low <= 1 / 3 <= high <= 1.0
+    bench.print_tables({"pooled": {}, "runs": runs})
+    assert (
+        "| run_a | gpt-4o-2024-08-06 | 3 | 1.000 | – | 1.000 | 1.000 | +0.0 pt | [+0.0, +0.0] |"
+        in (capsys.readouterr().out)
+    )
