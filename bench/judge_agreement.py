@@ -226,6 +226,11 @@ TARGET_RUN_POINTS = 0.02
 TARGET_RUN_MIN_ANSWERS = 100
 
 
+def beyond_run_points(difference: float) -> bool:
+    """Whether a run's accuracy gap is more than TARGET_RUN_POINTS (a float's last bit aside)."""
+    return abs(difference) > TARGET_RUN_POINTS + 1e-9
+
+
 def routed(rows: list[dict]) -> dict:
     """judge=routed on these answers: what its rules refer, their agreement on the rest, and the
     routed judge's agreement and worst run if its referee agreed with the labels."""
@@ -244,7 +249,7 @@ def routed(rows: list[dict]) -> dict:
         "kept_agreement": 1 - missed / len(kept) if kept else None,
         "routed_agreement": 1 - missed / len(rows),
         "max_abs_difference": max(abs(d) for d in off.values()),
-        "runs_over_2pt": sum(abs(d) > 0.02 + 1e-9 for d in off.values()),
+        "runs_over_2pt": sum(beyond_run_points(d) for d in off.values()),
     }
 
 
@@ -256,7 +261,7 @@ def target(overall: dict, runs: dict[str, dict]) -> dict:
     off = {
         run: {"difference": r["difference"], "difference_ci": r["difference_ci"]}
         for run, r in counted.items()
-        if abs(r["difference"]) > TARGET_RUN_POINTS + 1e-9
+        if beyond_run_points(r["difference"])
     }
     kappa = overall["kappa"]
     checks = {
@@ -332,57 +337,6 @@ def measure(
             }
         )
     out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}, "routed": {}, "target": {}}
-    for model in sorted({r["judge_model"] for r in rows}):
-        sub = [r for r in rows if r["judge_model"] == model]
-        # Agreement of the rule judge (a) with the official labels (b).
-        out["pooled"][model] = judge_agreement(
-            _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
-        )
-        out["by_rule"][model] = by_rule(sub)
-        out["routed"][model] = routed(sub)
-    if dev is not None:
-        developed = dev_runs(dev, list(dict.fromkeys(r["run"] for r in rows)))
-        for model in sorted({r["judge_model"] for r in rows}):
-            for group in ("dev", "held-out"):
-                sub = [
-                    r
-                    for r in rows
-                    if r["judge_model"] == model and (r["run"] in developed) == (group == "dev")
-                ]
-                if not sub:
-                    continue
-                res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
-                runs = sorted({r["run"] for r in sub})
-                diffs = {}
-                for run in runs:
-                    rr = [r for r in sub if r["run"] == run]
-                    diffs[run] = (
-                        sum(r["rule"] for r in rr) - sum(r["official"] for r in rr)
-                    ) / len(rr)
-                over = {run: d for run, d in diffs.items() if abs(d) > 0.02 + 1e-9}
-                # Per system: answers from a reader and prompts the rules were never read on
-                # can agree less than the group's pool, which the better-known systems dominate.
-                by_system = {}
-                for system in sorted({family(run) for run in runs}):
-                    ss = [r for r in sub if family(r["run"]) == system]
-                    o = judge_agreement(_frame(ss, "rule"), _frame(ss, "official"), _types(ss))
-                    by_system[system] = o["overall"] | {
-                        "runs": sum(family(run) == system for run in runs),
-                        "max_abs_difference": max(
-                            abs(d) for run, d in diffs.items() if family(run) == system
-                        ),
-                    }
-                out["routed"][f"{model} {group}"] = routed(sub)
-                out["split"][f"{model} {group}"] = {
-                    "runs": runs,
-                    "overall": res["overall"],
-                    "by_type": res["by_type"],
-                    "abstention": res["abstention"],
-                    "by_system": by_system,
-                    "max_abs_difference": max(abs(d) for d in diffs.values()),
-                    "runs_over_2pt": len(over),
-                    "over_2pt": over,
-                }
     for run in dict.fromkeys(r["run"] for r in rows):
         sub = [r for r in rows if r["run"] == run]
         res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
@@ -402,16 +356,59 @@ def measure(
             "by_type": res["by_type"],
             "abstention": res["abstention"],
         }
-    groups = {model: res["overall"] for model, res in out["pooled"].items()}
-    groups |= {name: s["overall"] for name, s in out["split"].items()}
-    for name, overall in groups.items():
-        model = name.split(" ", 1)[0]
-        runs = {
-            run: r
-            for run, r in out["runs"].items()
-            if r["judge_model"] == model and (name == model or run in out["split"][name]["runs"])
-        }
-        out["target"][name] = target(overall, runs)
+    for model in sorted({r["judge_model"] for r in rows}):
+        sub = [r for r in rows if r["judge_model"] == model]
+        # Agreement of the rule judge (a) with the official labels (b).
+        out["pooled"][model] = judge_agreement(
+            _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
+        )
+        out["by_rule"][model] = by_rule(sub)
+        out["routed"][model] = routed(sub)
+        out["target"][model] = target(
+            out["pooled"][model]["overall"],
+            {run: r for run, r in out["runs"].items() if r["judge_model"] == model},
+        )
+    if dev is not None:
+        developed = dev_runs(dev, list(dict.fromkeys(r["run"] for r in rows)))
+        for model in sorted({r["judge_model"] for r in rows}):
+            for group in ("dev", "held-out"):
+                sub = [
+                    r
+                    for r in rows
+                    if r["judge_model"] == model and (r["run"] in developed) == (group == "dev")
+                ]
+                if not sub:
+                    continue
+                res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
+                runs = sorted({r["run"] for r in sub})
+                diffs = {run: out["runs"][run]["difference"] for run in runs}
+                over = {run: d for run, d in diffs.items() if beyond_run_points(d)}
+                # Per system: answers from a reader and prompts the rules were never read on
+                # can agree less than the group's pool, which the better-known systems dominate.
+                by_system = {}
+                for system in sorted({family(run) for run in runs}):
+                    ss = [r for r in sub if family(r["run"]) == system]
+                    o = judge_agreement(_frame(ss, "rule"), _frame(ss, "official"), _types(ss))
+                    by_system[system] = o["overall"] | {
+                        "runs": sum(family(run) == system for run in runs),
+                        "max_abs_difference": max(
+                            abs(d) for run, d in diffs.items() if family(run) == system
+                        ),
+                    }
+                out["routed"][f"{model} {group}"] = routed(sub)
+                out["target"][f"{model} {group}"] = target(
+                    res["overall"], {run: out["runs"][run] for run in runs}
+                )
+                out["split"][f"{model} {group}"] = {
+                    "runs": runs,
+                    "overall": res["overall"],
+                    "by_type": res["by_type"],
+                    "abstention": res["abstention"],
+                    "by_system": by_system,
+                    "max_abs_difference": max(abs(d) for d in diffs.values()),
+                    "runs_over_2pt": len(over),
+                    "over_2pt": over,
+                }
     return out
 
 
