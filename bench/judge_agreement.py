@@ -44,6 +44,14 @@ The "which rule decided" table groups the verdicts by the rule family their reas
 (quantity, contains, declines, preference, either-or, ...) and by what the rules said: a "yes"
 row with low agreement is where the rules over-accept, a "no" row where they over-reject.
 
+The length table bands the answers by their response's length in words (LENGTH_BANDS: up to 40,
+41-100, 101-250, over 250), per judge model and per group with --dev: each band's share of the
+answers, agreement, kappa, which way its disagreements go, and its agreement outside the
+rubric-judged type (preference answers run long; without them a long band still shows whether
+length itself costs agreement), and how many of its answers judge=routed refers, with the rules'
+agreement on those it keeps. A group whose answers run long is judged less well than its
+pooled figure says.
+
 `--restyle` also re-judges every answer dressed in each house style of
 memrecall.audit.restyle (a greeting first, a heading, the question restated, citations after, ...)
 and counts the verdicts that change, toward the official label or away from it. The label of a
@@ -225,6 +233,51 @@ TARGET_KAPPA = 0.88
 TARGET_RUN_POINTS = 0.02
 TARGET_RUN_MIN_ANSWERS = 100
 
+# Response lengths, in words, that the length table bands apart: a short answer, a paragraph, a
+# few paragraphs, an essay. Round sizes, not fitted: a long response holds more numbers and words
+# a rule can match by chance, and more reasoning around its answer, so the table shows whether
+# agreement falls with length and by how much (a reader whose answers run long is then judged
+# less well than the pooled figure says).
+LENGTH_BANDS = (40, 100, 250)
+
+
+def length_band(words: int) -> str:
+    """The band of LENGTH_BANDS a response of `words` words falls in: "<=40", "41-100", ..."""
+    lower = 0
+    for upper in LENGTH_BANDS:
+        if words <= upper:
+            return f"{lower + 1}-{upper}" if lower else f"<={upper}"
+        lower = upper
+    return f">{lower}"
+
+
+def by_length(rows: list[dict]) -> dict[str, dict]:
+    """Per length band (shortest first), the rules' agreement with the labels on its answers,
+    their share of all answers, the agreement on its answers outside the rubric-judged types
+    (a preference answer is long and judged against a rubric, so it would make any long band look
+    worse on its own), and how many judge=routed refers, with the rules' agreement on the rest."""
+    bands = [length_band(n) for n in (*LENGTH_BANDS, LENGTH_BANDS[-1] + 1)]
+    out = {}
+    for band in bands:
+        sub = [r for r in rows if length_band(r["words"]) == band]
+        if not sub:
+            continue
+        o = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))["overall"]
+        valued = [r for r in sub if r["question_type"] not in RUBRIC_TYPES]
+        kept = [r for r in sub if not r["referred"]]
+        out[band] = o | {
+            "share": len(sub) / len(rows),
+            "n_valued": len(valued),
+            "agreement_valued": (
+                sum(r["rule"] == r["official"] for r in valued) / len(valued) if valued else None
+            ),
+            "referred": len(sub) - len(kept),
+            "kept_agreement": (
+                sum(r["rule"] == r["official"] for r in kept) / len(kept) if kept else None
+            ),
+        }
+    return out
+
 
 def beyond_run_points(difference: float) -> bool:
     """Whether a run's accuracy gap is more than TARGET_RUN_POINTS (a float's last bit aside)."""
@@ -329,6 +382,7 @@ def measure(
                 "question_type": q["question_type"],
                 "official": e["label"],
                 "rule": v.label,
+                "words": len(e["hypothesis"].split()),
                 "decided_by": decided_by(v.reason),
                 "referred": _LME.rule_referral(
                     {"question_type": q["question_type"], "hypothesis": e["hypothesis"]}, v.label
@@ -336,7 +390,15 @@ def measure(
                 is not None,
             }
         )
-    out = {"runs": {}, "pooled": {}, "split": {}, "by_rule": {}, "routed": {}, "target": {}}
+    out = {
+        "runs": {},
+        "pooled": {},
+        "split": {},
+        "by_rule": {},
+        "by_length": {},
+        "routed": {},
+        "target": {},
+    }
     for run in dict.fromkeys(r["run"] for r in rows):
         sub = [r for r in rows if r["run"] == run]
         res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
@@ -363,6 +425,7 @@ def measure(
             _frame(sub, "rule"), _frame(sub, "official"), _types(sub)
         )
         out["by_rule"][model] = by_rule(sub)
+        out["by_length"][model] = by_length(sub)
         out["routed"][model] = routed(sub)
         out["target"][model] = target(
             out["pooled"][model]["overall"],
@@ -396,6 +459,7 @@ def measure(
                         ),
                     }
                 out["routed"][f"{model} {group}"] = routed(sub)
+                out["by_length"][f"{model} {group}"] = by_length(sub)
                 out["target"][f"{model} {group}"] = target(
                     res["overall"], {run: out["runs"][run] for run in runs}
                 )
@@ -678,6 +742,22 @@ def print_tables(result: dict) -> None:
                 f"({t['runs_smaller']}) | {off}{_missed(t['runs_met'])} | "
                 f"{'yes' if t['met'] else 'no'} |"
             )
+    if result.get("by_length"):
+        print("\n## by response length (words)\n")
+        print(
+            "| labels, runs | words | n | share | agreement | kappa | rule-only yes | "
+            "official-only yes | n outside rubrics | agreement outside rubrics | "
+            "routed refers | kept agreement |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, bands in result["by_length"].items():
+            for band, b in bands.items():
+                print(
+                    f"| {name} | {band} | {b['n']} | {b['share']:.1%} | {_f(b['agreement'])} | "
+                    f"{_f(b['kappa'])} | {b['a_only_yes']} | {b['b_only_yes']} | "
+                    f"{b['n_valued']} | {_f(b['agreement_valued'])} | "
+                    f"{b['referred']} ({b['referred'] / b['n']:.0%}) | {_f(b['kept_agreement'])} |"
+                )
     print("\n## judge=routed: what the rules refer (the referee taken to agree with the labels)\n")
     print(
         "| labels, runs | n | referred | disagreements referred | kept agreement | "

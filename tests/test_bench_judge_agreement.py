@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections import Counter
 
 import pytest
 
@@ -442,3 +443,68 @@ def test_each_run_gap_has_a_paired_interval_around_it(tmp_path, capsys):
         "| run_a | gpt-4o-2024-08-06 | 3 | 1.000 | – | 1.000 | 1.000 | +0.0 pt | [+0.0, +0.0] |"
         in (capsys.readouterr().out)
     )
+
+
+def test_length_band_names_the_band_a_response_falls_in():
+    bands = [bench.length_band(n) for n in (0, 40, 41, 100, 101, 250, 251, 4000)]
+    assert bands == ["<=40", "<=40", "41-100", "41-100", "101-250", "101-250", ">250", ">250"]
+
+
+def test_by_length_bands_agreement_shortest_first_and_apart_from_rubrics(capsys):
+    def row(i, words, rule, official, qtype="multi-session", referred=False):
+        return {
+            "run": "r",
+            "question_id": f"q{i}",
+            "question_type": qtype,
+            "words": words,
+            "rule": rule,
+            "official": official,
+            "referred": referred,
+        }
+
+    rows = [
+        row(0, 300, True, False),  # a long answer the rules accept and the label rejects
+        row(1, 300, True, True, "single-session-preference", referred=True),
+        row(2, 300, False, False, "single-session-preference", referred=True),
+        row(3, 12, True, True),
+        row(4, 30, False, False),
+    ]
+    table = bench.by_length(rows)
+    assert list(table) == ["<=40", ">250"]  # no answer of 41 to 250 words: no band
+    short, long = table["<=40"], table[">250"]
+    assert (short["n"], short["agreement"], short["share"]) == (2, 1.0, 0.4)
+    assert (long["n"], long["a_only_yes"], long["b_only_yes"]) == (3, 1, 0)
+    assert long["agreement"] == pytest.approx(2 / 3)
+    # outside the rubric-judged preference answers, the long band agrees on none
+    assert (long["n_valued"], long["agreement_valued"]) == (1, 0.0)
+    # judge=routed refers the two preference answers and keeps the one it gets wrong
+    assert (long["referred"], long["kept_agreement"]) == (2, 0.0)
+    assert (short["referred"], short["kept_agreement"]) == (0, 1.0)
+    bench.print_tables({"pooled": {}, "runs": {}, "by_length": {"gpt-4o": table}})
+    printed = capsys.readouterr().out
+    assert (
+        "| gpt-4o | >250 | 3 | 60.0% | 0.667 | 0.400 | 1 | 0 | 1 | 0.000 | 2 (67%) | 0.000 |"
+        in printed
+    )
+
+
+def test_measure_bands_each_group_by_length(tmp_path):
+    records = load_records(SAMPLE_FILE)[:3]
+    _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")
+    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
+    oracle, split = tmp_path / "oracle.json", tmp_path / "dev.txt"
+    lengths = bench.measure(logs, str(oracle), dev=f"@{split}")["by_length"]
+    assert set(lengths) == {
+        "gpt-4o-2024-08-06",
+        "gpt-4o-2024-08-06 dev",
+        "gpt-4o-2024-08-06 held-out",
+    }
+    # Every answer is its reference: each group's bands are its references' lengths.
+    bands = [bench.length_band(len(str(r["answer"]).split())) for r in records]
+    held = lengths["gpt-4o-2024-08-06 held-out"]  # run_b alone
+    assert {band: b["n"] for band, b in held.items()} == Counter(bands)
+    assert len(held) >= 2  # (a rubric runs longer than a value)
+    # run_b's labels reject its first answer, which the rules accept: only its band disagrees
+    for band, b in held.items():
+        assert b["a_only_yes"] == (band == bands[0])
+    assert sum(b["share"] for b in lengths["gpt-4o-2024-08-06"].values()) == pytest.approx(1)
