@@ -119,6 +119,25 @@ def test_the_referee_judges_only_what_the_rules_refer_and_never_twice(
     assert "judged 2 of 4 answers, `gpt4o` the 2 they referred" in line
 
 
+def test_a_rule_judge_says_how_many_verdicts_a_routed_judge_would_refer(tmp_path, capsys):
+    qp, ap = _write_tables(tmp_path, ITEMS)
+    out = tmp_path / "verdicts.parquet"
+    v = run_judge(group("judge", "rule"), questions=qp, answers=ap, out=out)
+    # the rules' own labels, the same as the routed judge's rules gave them
+    assert v["label"].to_list() == [T, F, T, T]
+    assert "; 2 of 4 in doubt (judge=routed would refer them)" in capsys.readouterr().out
+    doubt = {"judged": 4, "referred": 2, "reasons": {"the response turns or corrects itself": 2}}
+    assert read_meta(out)["in_doubt"] == doubt
+    info = judge_info(out, v, benchmarks.get("longmemeval"))
+    assert info["kind"] == "rule" and info["in_doubt"] == doubt
+    assert routed_line(info) == [
+        "In doubt: 2 of the 4 rule verdicts (50%) are on answers `judge=routed` would send to "
+        "an LLM judge (the response turns or corrects itself: 2)."
+    ]
+    # an LLM judge's run has no such line
+    assert routed_line({"kind": "llm"}) == []
+
+
 def test_a_referee_that_fails_leaves_a_judge_error_not_the_rules_label(
     tmp_path, fresh_cache, fake_key
 ):

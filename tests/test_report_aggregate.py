@@ -272,6 +272,9 @@ def test_metrics_by_hand(arts):
         "model": "rule-v1",
         "comparable_to_published": False,
         "comparability": "rule judge: not comparable",
+        # the six answers the rules judged (the seventh's reader failed): none turns or
+        # corrects itself, so a routed judge would refer none of them
+        "in_doubt": {"judged": 6, "referred": 0, "reasons": {}},
     }
     assert m["missing_answers"] == 0
 

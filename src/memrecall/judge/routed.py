@@ -57,6 +57,25 @@ def _family(why: str) -> str:
     return why.split(" (", 1)[0]
 
 
+def referrals(bench, items: list[dict], label_of: dict) -> dict[str, str]:
+    """Why each answer of `items` (those the rules judged, `label_of` their verdicts by
+    question_id) would go to an LLM judge (Benchmark.rule_referral); answers kept are absent."""
+    return {
+        it["question_id"]: reason
+        for it in items
+        if (reason := bench.rule_referral(it, label_of[it["question_id"]])) is not None
+    }
+
+
+def referral_counts(judged: int, why: dict[str, str]) -> dict:
+    """How many of `judged` answers `why` refers, and for which reasons (their families)."""
+    return {
+        "judged": judged,
+        "referred": len(why),
+        "reasons": dict(sorted(Counter(_family(w) for w in why.values()).items())),
+    }
+
+
 def judge_routed(
     bench,
     questions: pl.DataFrame,
@@ -77,11 +96,7 @@ def judge_routed(
     label_of = dict(zip(decided["question_id"], decided["label"]))
     # what the rules judged: not a failed reader's answer, nor one the benchmark fixes itself
     open_ = [it for it in items if not it["reader_error"] and bench.fixed_verdict(it) is None]
-    why = {}
-    for it in open_:
-        qid = it["question_id"]
-        if (reason := bench.rule_referral(it, label_of[qid])) is not None:
-            why[qid] = reason
+    why = referrals(bench, open_, label_of)
     out = decided.with_columns(
         pl.col("label").alias("rule_label"),
         pl.col("question_id")
@@ -106,8 +121,6 @@ def judge_routed(
         "rules": rules,
         "referee": referee,
         "referee_model": str(referee_cfg["model"] or ""),
-        "judged": len(open_),
-        "referred": len(why),
-        "reasons": dict(sorted(Counter(_family(w) for w in why.values()).items())),
+        **referral_counts(len(open_), why),
     }
     return out, stats

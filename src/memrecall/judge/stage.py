@@ -29,6 +29,7 @@ from ..benchmarks.base import Benchmark
 from ..config import choice, identity
 from ..errors import ConfigError, InputError
 from ..schema import polars_dtypes, polars_schema
+from .routed import judge_routed, referral_counts, referrals
 from .rules import RULES_VERSION
 
 # conf/base/judge.yaml's `kind`
@@ -140,6 +141,9 @@ def judge_answers(
 
 
 def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
+    """The rules' verdicts, and in the stats `in_doubt`: the answers among them whose reading a
+    routed judge would refer (judge/routed.py), so a rule-judged score says how much of it rests
+    on readings the rules are not trusted with."""
     rows = []
     for it in items:
         v = bench.rule_verdict(it)
@@ -153,7 +157,9 @@ def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple
                 **({"score": v.score} if v.score is not None else {}),
             }
         )
-    return rows, {"calls": 0, "cached": 0, "failed": 0}
+    why = referrals(bench, items, {r["question_id"]: r["label"] for r in rows})
+    in_doubt = referral_counts(len(items), why)
+    return rows, {"calls": 0, "cached": 0, "failed": 0, "in_doubt": in_doubt}
 
 
 def _llm(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
@@ -185,7 +191,6 @@ def _judge(
         return judge_panel(bench, questions, answers, members, _judge, answers_file=answers_file)
     if kind == "routed":  # the rules, and an LLM judge for what they refer (routed.py)
         from .panel import members_of
-        from .routed import judge_routed
 
         items = _items(bench, questions, answers, answers_file)
         return judge_routed(
@@ -287,6 +292,7 @@ def run_judge(
             "provenance",
             "members",
             "routed",
+            "in_doubt",
         )
         if stats.get(k)
     }
@@ -313,6 +319,9 @@ def run_judge(
             f"the rules ({r['rules']}) judged {r['judged'] - r['referred']}, {r['referee']} "
             f"the {r['referred']} they referred; " + calls
         )
+    if kind == "rule":
+        d = stats["in_doubt"]
+        calls += f"; {d['referred']} of {d['judged']} in doubt (judge=routed would refer them)"
     if kind == "panel":
         calls = (
             f"panel of {', '.join(stats['members'])} (the first gives the verdicts); "

@@ -141,6 +141,8 @@ def judge_info(verdicts_path: str | Path, verdicts: pl.DataFrame, bench: Benchma
         info["log_sha256"] = meta.get("log_sha256")
     if kind == "routed" and meta.get("routed"):  # who judged what (judge/routed.py)
         info["routed"] = meta["routed"]
+    if kind == "rule" and meta.get("in_doubt"):  # what a routed judge would refer
+        info["in_doubt"] = meta["in_doubt"]
     return info
 
 

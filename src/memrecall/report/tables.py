@@ -335,14 +335,21 @@ def by_type_markdown(metrics: dict, qa: dict, judge_lines: list[str]) -> str:
 
 
 def routed_line(judge: dict) -> list[str]:
-    """The report line that says who judged what in a routed run (metrics.json["judge"],
-    judge/routed.py); none for another judge."""
-    r = judge.get("routed")
+    """The report line that says who judged what in a routed run, or how many of a rule judge's
+    verdicts a routed judge would have referred (metrics.json["judge"], judge/routed.py); none
+    for another judge."""
+    r = judge.get("routed") or judge.get("in_doubt")
     if not r:
         return []
     reasons = "; ".join(f"{why}: {n}" for why, n in r["reasons"].items())
+    reasons = f" ({reasons})." if reasons else "."
+    if "routed" not in judge:
+        share = r["referred"] / r["judged"] if r["judged"] else 0.0
+        return [
+            f"In doubt: {r['referred']} of the {r['judged']} rule verdicts ({share:.0%}) are on "
+            "answers `judge=routed` would send to an LLM judge" + reasons
+        ]
     return [
         f"Routed: the rules (`{r['rules']}`) judged {r['judged'] - r['referred']} of "
-        f"{r['judged']} answers, `{r['referee']}` the {r['referred']} they referred"
-        + (f" ({reasons})." if reasons else ".")
+        f"{r['judged']} answers, `{r['referee']}` the {r['referred']} they referred" + reasons
     ]
