@@ -52,6 +52,12 @@ length itself costs agreement), and how many of its answers judge=routed refers,
 agreement on those it keeps. A group whose answers run long is judged less well than its
 pooled figure says.
 
+Each run's "in doubt" is the share of its answers judge=routed would refer: what a rule-judged
+run reports of itself in metrics.json (judge.in_doubt), with no labels. The doubt table gives
+Spearman's rank correlation, over the runs of at least 100 answers per judge model, of that
+share with each run's agreement and with its absolute gap: whether the share a run reports warns
+of how far its rule-judged score is off.
+
 `--restyle` also re-judges every answer dressed in each house style of
 memrecall.audit.restyle (a greeting first, a heading, the question restated, citations after, ...)
 and counts the verdicts that change, toward the official label or away from it. The label of a
@@ -107,6 +113,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import polars as pl  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from memrecall import benchmarks  # noqa: E402
@@ -333,6 +340,26 @@ def target(overall: dict, runs: dict[str, dict]) -> dict:
     }
 
 
+def doubt_warns(runs: dict[str, dict]) -> dict:
+    """Whether a run's share in doubt (what judge=rule reports in metrics.json, with no labels)
+    warns of how far its rule-judged accuracy is off: Spearman's rank correlation, over the runs
+    of at least TARGET_RUN_MIN_ANSWERS answers, of the share with the run's agreement and with
+    its absolute gap. None where fewer than three runs or a constant column leave no rank."""
+    held = [r for r in runs.values() if r["n"] >= TARGET_RUN_MIN_ANSWERS]
+    out: dict = {"runs": len(held)}
+    doubt = [r["in_doubt"] for r in held]
+    for key, values in (
+        ("agreement", [r["agreement"] for r in held]),
+        ("abs_difference", [abs(r["difference"]) for r in held]),
+    ):
+        rho = p = None
+        if len(held) >= 3 and len(set(doubt)) > 1 and len(set(values)) > 1:
+            res = spearmanr(doubt, values)
+            rho, p = float(res.statistic), float(res.pvalue)
+        out[key] = {"spearman": rho, "p": p}
+    return out
+
+
 def dev_runs(spec: str, runs: list[str]) -> set[str]:
     """The runs of `runs` that --dev names: by regex, or by exact name from `@FILE`."""
     if not spec.startswith("@"):
@@ -396,6 +423,7 @@ def measure(
         "split": {},
         "by_rule": {},
         "by_length": {},
+        "doubt": {},
         "routed": {},
         "target": {},
     }
@@ -415,6 +443,8 @@ def measure(
             "rule_accuracy": o["a_yes"],
             "difference": o["a_yes"] - o["b_yes"],
             "difference_ci": (gap["ci_low"], gap["ci_high"]),
+            # the share judge=rule reports as in doubt (metrics.json's judge.in_doubt)
+            "in_doubt": sum(r["referred"] for r in sub) / len(sub),
             "by_type": res["by_type"],
             "abstention": res["abstention"],
         }
@@ -426,6 +456,9 @@ def measure(
         )
         out["by_rule"][model] = by_rule(sub)
         out["by_length"][model] = by_length(sub)
+        out["doubt"][model] = doubt_warns(
+            {run: r for run, r in out["runs"].items() if r["judge_model"] == model}
+        )
         out["routed"][model] = routed(sub)
         out["target"][model] = target(
             out["pooled"][model]["overall"],
@@ -758,6 +791,21 @@ def print_tables(result: dict) -> None:
                     f"{b['n_valued']} | {_f(b['agreement_valued'])} | "
                     f"{b['referred']} ({b['referred'] / b['n']:.0%}) | {_f(b['kept_agreement'])} |"
                 )
+    if result.get("doubt"):
+        print(
+            "\n## does a run's share in doubt warn of its gap? (Spearman over runs of >= "
+            f"{TARGET_RUN_MIN_ANSWERS} answers)\n"
+        )
+        print(
+            "| labels | runs | in doubt ~ agreement (p) | in doubt ~ abs(rule − official) (p) |\n"
+            "|---|---:|---:|---:|"
+        )
+        for name, d in result["doubt"].items():
+            a, g = d["agreement"], d["abs_difference"]
+            print(
+                f"| {name} | {d['runs']} | {_f(a['spearman'], 2)} ({_f(a['p'], 3)}) | "
+                f"{_f(g['spearman'], 2)} ({_f(g['p'], 3)}) |"
+            )
     print("\n## judge=routed: what the rules refer (the referee taken to agree with the labels)\n")
     print(
         "| labels, runs | n | referred | disagreements referred | kept agreement | "
@@ -782,14 +830,15 @@ def print_tables(result: dict) -> None:
     print("\n## per run\n")
     print(
         "| run | judge | n | agreement | kappa | official acc | rule acc | rule − official | "
-        "95% interval |"
+        "95% interval | in doubt |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for run, r in result["runs"].items():
         print(
             f"| {run} | {r['judge_model']} | {r['n']} | {_f(r['agreement'])} | "
             f"{_f(r['kappa'])} | {_f(r['official_accuracy'])} | {_f(r['rule_accuracy'])} | "
-            f"{r['difference'] * 100:+.1f} pt | {_interval(r['difference_ci'])} |"
+            f"{r['difference'] * 100:+.1f} pt | {_interval(r['difference_ci'])} | "
+            f"{r['in_doubt']:.1%} |"
         )
 
 

@@ -508,3 +508,41 @@ def test_measure_bands_each_group_by_length(tmp_path):
     for band, b in held.items():
         assert b["a_only_yes"] == (band == bands[0])
     assert sum(b["share"] for b in lengths["gpt-4o-2024-08-06"].values()) == pytest.approx(1)
+
+
+def test_doubt_warns_ranks_each_runs_share_in_doubt_against_its_gap(capsys):
+    def run(n, doubt, agreement, difference):
+        return {"n": n, "in_doubt": doubt, "agreement": agreement, "difference": difference}
+
+    runs = {
+        "calm": run(500, 0.10, 0.99, 0.002),
+        "mixed": run(500, 0.30, 0.97, -0.010),
+        "doubtful": run(500, 0.60, 0.92, 0.040),
+        # too small to count: it would break the ranks
+        "tiny": run(60, 0.90, 1.00, 0.0),
+    }
+    d = bench.doubt_warns(runs)
+    assert d["runs"] == 3
+    assert d["agreement"]["spearman"] == pytest.approx(-1.0)
+    assert d["abs_difference"]["spearman"] == pytest.approx(1.0)
+    # two runs, or a share that never changes, rank nothing
+    two = bench.doubt_warns({k: runs[k] for k in ("calm", "mixed")})
+    assert two["agreement"] == {"spearman": None, "p": None}
+    flat = {k: {**r, "in_doubt": 0.3} for k, r in runs.items()}
+    assert bench.doubt_warns(flat)["abs_difference"]["spearman"] is None
+    bench.print_tables({"pooled": {}, "runs": {}, "doubt": {"gpt-4o": d, "two": two}})
+    printed = capsys.readouterr().out
+    assert "| gpt-4o | 3 | -1.00 (0.000) | 1.00 (0.000) |" in printed
+    assert "| two | 2 | – (–) | – (–) |" in printed
+
+
+def test_each_run_reports_its_share_in_doubt(tmp_path):
+    records = load_records(SAMPLE_FILE)[:3]
+    _split_of_runs(tmp_path, records, {"run_a": 0}, dev="run_a")
+    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
+    runs = bench.measure(logs, str(tmp_path / "oracle.json"))["runs"]
+    # Each answer is its reference: only the preference rubric is in doubt (judge=routed refers
+    # every rubric), the value answers make no turn.
+    rubrics = sum(r["question_type"] == "single-session-preference" for r in records)
+    assert 0 < rubrics < len(records)
+    assert runs["run_a"]["in_doubt"] == pytest.approx(rubrics / len(records))
