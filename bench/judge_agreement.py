@@ -52,6 +52,11 @@ length itself costs agreement), and how many of its answers judge=routed refers,
 agreement on those it keeps. A group whose answers run long is judged less well than its
 pooled figure says.
 
+The labels-against-themselves table takes the answers that several runs gave word for word
+(the same question, the same response) and counts those whose official labels differ: how
+often the judge that made the labels said otherwise of the very same answer, a floor under
+any judge's disagreement with them on those answers.
+
 Each run's "in doubt" is the share of its answers judge=routed would refer: what a rule-judged
 run reports of itself in metrics.json (judge.in_doubt), with no labels. The doubt table gives
 Spearman's rank correlation, over the runs of at least 100 answers per judge model, of that
@@ -109,6 +114,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -340,6 +346,34 @@ def target(overall: dict, runs: dict[str, dict]) -> dict:
     }
 
 
+def judge_against_itself(rows: list[dict]) -> dict:
+    """The labels against themselves: per judge model, the answers given word for word (the same
+    question, the same response) in more than one run, and how many of them got different labels
+    (`discordant`). An LLM judge asked the same thing again can answer otherwise; this is how
+    often the published runs' own labels did, a floor no judge's agreement with them can beat
+    on these answers. `cross_system`: answers given by runs of different systems (judged in
+    different evaluations, not one batch); `median_words`: how long these answers are (short
+    ones are easy to judge the same way twice)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["judge_model"], r["question_id"], r["response"]), []).append(r)
+    out: dict = {}
+    for (model, *_), rr in groups.items():
+        if len(rr) < 2:
+            continue
+        m = out.setdefault(
+            model, {"answers": 0, "verdicts": 0, "discordant": 0, "cross_system": 0, "_words": []}
+        )
+        m["answers"] += 1
+        m["verdicts"] += len(rr)
+        m["discordant"] += len({r["official"] for r in rr}) > 1
+        m["cross_system"] += len({family(r["run"]) for r in rr}) > 1
+        m["_words"].append(rr[0]["words"])
+    for m in out.values():
+        m["median_words"] = median(m.pop("_words"))
+    return dict(sorted(out.items()))
+
+
 def doubt_warns(runs: dict[str, dict]) -> dict:
     """Whether a run's share in doubt (what judge=rule reports in metrics.json, with no labels)
     warns of how far its rule-judged accuracy is off: Spearman's rank correlation, over the runs
@@ -410,6 +444,7 @@ def measure(
                 "official": e["label"],
                 "rule": v.label,
                 "words": len(e["hypothesis"].split()),
+                "response": e["hypothesis"].strip(),
                 "decided_by": decided_by(v.reason),
                 "referred": _LME.rule_referral(
                     {"question_type": q["question_type"], "hypothesis": e["hypothesis"]}, v.label
@@ -425,6 +460,7 @@ def measure(
         "by_length": {},
         "doubt": {},
         "routed": {},
+        "itself": judge_against_itself(rows),
         "target": {},
     }
     for run in dict.fromkeys(r["run"] for r in rows):
@@ -805,6 +841,19 @@ def print_tables(result: dict) -> None:
             print(
                 f"| {name} | {d['runs']} | {_f(a['spearman'], 2)} ({_f(a['p'], 3)}) | "
                 f"{_f(g['spearman'], 2)} ({_f(g['p'], 3)}) |"
+            )
+    if result.get("itself"):
+        print(
+            "\n## the labels against themselves (the same answer, word for word, in several runs)\n"
+        )
+        print(
+            "| labels | answers | their verdicts | labelled differently | from different systems | "
+            "median words |\n|---|---:|---:|---:|---:|---:|"
+        )
+        for model, m in result["itself"].items():
+            print(
+                f"| {model} | {m['answers']} | {m['verdicts']} | {m['discordant']} | "
+                f"{m['cross_system']} | {m['median_words']} |"
             )
     print("\n## judge=routed: what the rules refer (the referee taken to agree with the labels)\n")
     print(

@@ -546,3 +546,42 @@ def test_each_run_reports_its_share_in_doubt(tmp_path):
     rubrics = sum(r["question_type"] == "single-session-preference" for r in records)
     assert 0 < rubrics < len(records)
     assert runs["run_a"]["in_doubt"] == pytest.approx(rubrics / len(records))
+
+
+def test_the_labels_against_themselves_count_identical_answers_labelled_differently(capsys):
+    def row(run, qid, response, official, words=3, model="gpt-4o"):
+        return {
+            "run": run,
+            "judge_model": model,
+            "question_id": qid,
+            "response": response,
+            "official": official,
+            "words": words,
+        }
+
+    rows = [
+        # the same answer in two runs of one system, labelled alike
+        row("sys_a", "q1", "You have 5.", True),
+        row("sys_b", "q1", "You have 5.", True),
+        # the same answer in three runs of two systems, labelled differently once
+        row("sys_a", "q2", "It was May.", True, words=40),
+        row("sys_b", "q2", "It was May.", True, words=40),
+        row("other_c", "q2", "It was May.", False, words=40),
+        # another answer to q2, given once: no pair
+        row("other_c", "q2", "It was June.", False),
+        # the same text under another judge model is that model's answer, not this one's
+        row("sys_a", "q3", "Luna.", True, model="mini"),
+        row("sys_b", "q3", "Luna.", False, model="mini"),
+        row("sys_a", "q4", "Milo.", True, model="mini"),
+    ]
+    itself = bench.judge_against_itself(rows)
+    assert itself["gpt-4o"] == {
+        "answers": 2,
+        "verdicts": 5,
+        "discordant": 1,
+        "cross_system": 1,
+        "median_words": 21.5,  # of 3 and 40
+    }
+    assert (itself["mini"]["answers"], itself["mini"]["discordant"]) == (1, 1)
+    bench.print_tables({"pooled": {}, "runs": {}, "itself": itself})
+    assert "| gpt-4o | 2 | 5 | 1 | 1 | 21.5 |" in capsys.readouterr().out
