@@ -57,6 +57,13 @@ The labels-against-themselves table takes the answers that several runs gave wor
 often the judge that made the labels said otherwise of the very same answer, a floor under
 any judge's disagreement with them on those answers.
 
+The sampling table asks what judge=routed's calls would buy spent another way: the official
+judge labels a random sample of n answers of each run, and the sample's mean (official − rule)
+corrects the rules' accuracy (a prediction-powered estimate: unbiased, with an interval from
+the sample's spread). Per n (SAMPLE_SIZES), over 200 seeded draws per run: the mean and
+95th-percentile error against the official accuracy, the share of draws more than 2 points
+off and how often the interval holds the official accuracy, beside the rules alone.
+
 Each run's "in doubt" is the share of its answers judge=routed would refer: what a rule-judged
 run reports of itself in metrics.json (judge.in_doubt), with no labels. The doubt table gives
 Spearman's rank correlation, over the runs of at least 100 answers per judge model, of that
@@ -118,6 +125,7 @@ from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 from tqdm import tqdm  # noqa: E402
@@ -374,6 +382,61 @@ def judge_against_itself(rows: list[dict]) -> dict:
     return dict(sorted(out.items()))
 
 
+# The sampling what-if: labelled sample sizes per run, and draws of each.
+SAMPLE_SIZES = (50, 100, 200)
+SAMPLE_DRAWS = 200
+
+
+def sampled_correction(
+    runs: dict[str, tuple[list[bool], list[bool]]],
+    sizes: tuple[int, ...] = SAMPLE_SIZES,
+    draws: int = SAMPLE_DRAWS,
+    seed: int = 0,
+) -> dict:
+    """The other way to correct a rule-judged score than judge=routed's: have the official judge
+    label a random sample of n answers, and add the sample's mean (official − rule) to the rules'
+    accuracy (a prediction-powered estimate: unbiased, its interval from the sample's spread).
+    `runs`: each run's (official labels, rule verdicts). Over the runs of at least
+    TARGET_RUN_MIN_ANSWERS answers, `draws` samples of each size smaller than the run: the mean
+    and 95th-percentile absolute error against the official accuracy, the share of draws more
+    than TARGET_RUN_POINTS off, and how often the normal 95% interval holds the official
+    accuracy; and, as n = 0, the rules alone."""
+    rng = np.random.default_rng(seed)
+    held = {
+        run: (np.asarray(o, dtype=float), np.asarray(r, dtype=float))
+        for run, (o, r) in runs.items()
+        if len(o) >= TARGET_RUN_MIN_ANSWERS
+    }
+    alone = [abs(r.mean() - o.mean()) for o, r in held.values()]
+    out: dict = {
+        "runs": len(held),
+        "rules_alone": {
+            "mean_abs_error": float(np.mean(alone)) if alone else None,
+            "max_abs_error": float(max(alone)) if alone else None,
+        },
+        "sampled": {},
+    }
+    for n in sizes:
+        errors, covered = [], []
+        for o, r in held.values():
+            if n >= len(o):
+                continue
+            for _ in range(draws):
+                picked = rng.choice(len(o), n, replace=False)
+                d = o[picked] - r[picked]
+                error = abs(r.mean() + d.mean() - o.mean())
+                errors.append(error)
+                covered.append(error <= 1.96 * d.std(ddof=1) / np.sqrt(n) + 1e-12)
+        if errors:
+            out["sampled"][n] = {
+                "mean_abs_error": float(np.mean(errors)),
+                "p95_abs_error": float(np.quantile(errors, 0.95)),
+                "share_beyond_run_points": float(np.mean([beyond_run_points(e) for e in errors])),
+                "coverage": float(np.mean(covered)),
+            }
+    return out
+
+
 def doubt_warns(runs: dict[str, dict]) -> dict:
     """Whether a run's share in doubt (what judge=rule reports in metrics.json, with no labels)
     warns of how far its rule-judged accuracy is off: Spearman's rank correlation, over the runs
@@ -459,6 +522,7 @@ def measure(
         "by_rule": {},
         "by_length": {},
         "doubt": {},
+        "sampled": {},
         "routed": {},
         "itself": judge_against_itself(rows),
         "target": {},
@@ -492,6 +556,13 @@ def measure(
         )
         out["by_rule"][model] = by_rule(sub)
         out["by_length"][model] = by_length(sub)
+        out["sampled"][model] = sampled_correction(
+            {
+                run: ([r["official"] for r in rr], [r["rule"] for r in rr])
+                for run in dict.fromkeys(r["run"] for r in sub)
+                for rr in [[r for r in sub if r["run"] == run]]
+            }
+        )
         out["doubt"][model] = doubt_warns(
             {run: r for run, r in out["runs"].items() if r["judge_model"] == model}
         )
@@ -867,6 +938,32 @@ def print_tables(result: dict) -> None:
             f"{_f(r['kept_agreement'])} | {_f(r['routed_agreement'])} | "
             f"{r['max_abs_difference'] * 100:.1f} pt | {r['runs_over_2pt']} |"
         )
+    if result.get("sampled"):
+        print(
+            "\n## a random labelled sample instead: the rules' accuracy plus the sample's mean "
+            f"(official − rule), {SAMPLE_DRAWS} draws per run of >= {TARGET_RUN_MIN_ANSWERS} "
+            "answers\n"
+        )
+        print(
+            "| labels | labelled per run | mean abs error | 95th percentile | draws > "
+            f"{TARGET_RUN_POINTS * 100:.0f} pt | 95% interval holds the official accuracy |\n"
+            "|---|---:|---:|---:|---:|---:|"
+        )
+        for model, w in result["sampled"].items():
+            a = w["rules_alone"]
+            if a["mean_abs_error"] is None:
+                continue
+            print(
+                f"| {model} | 0 (the rules alone, {w['runs']} runs) | "
+                f"{a['mean_abs_error'] * 100:.2f} pt | worst {a['max_abs_error'] * 100:.1f} pt "
+                "| | |"
+            )
+            for n, c in w["sampled"].items():
+                print(
+                    f"| {model} | {n} | {c['mean_abs_error'] * 100:.2f} pt | "
+                    f"{c['p95_abs_error'] * 100:.1f} pt | {c['share_beyond_run_points']:.1%} | "
+                    f"{c['coverage']:.1%} |"
+                )
     for model, table in result.get("by_rule", {}).items():
         print(f"\n## which rule decided, against {model}\n")
         print("| rule | says | n | agreement | disagreements |")

@@ -585,3 +585,30 @@ def test_the_labels_against_themselves_count_identical_answers_labelled_differen
     assert (itself["mini"]["answers"], itself["mini"]["discordant"]) == (1, 1)
     bench.print_tables({"pooled": {}, "runs": {}, "itself": itself})
     assert "| gpt-4o | 2 | 5 | 1 | 1 | 21.5 |" in capsys.readouterr().out
+
+
+def test_a_random_labelled_sample_corrects_the_rules_bias_as_it_grows(capsys):
+    # 150 answers: the labels accept the first 90, the rules those and 15 more (10 points over)
+    official = [i < 90 for i in range(150)]
+    rules = [i < 105 for i in range(150)]
+    runs = {
+        "over": (official, rules),
+        "exact": (official, official),  # the rules agree on every answer
+        "small": (official[:60], rules[:60]),  # under 100 answers: not counted
+    }
+    w = bench.sampled_correction(runs, sizes=(20, 149, 150), draws=50)
+    assert w["runs"] == 2
+    assert w["rules_alone"]["max_abs_error"] == pytest.approx(0.10)
+    assert w["rules_alone"]["mean_abs_error"] == pytest.approx(0.05)
+    assert 150 not in w["sampled"]  # a sample as large as the run is no sample
+    # 149 of 150 labelled: the estimate is off by at most one answer's share of the correction
+    near = w["sampled"][149]
+    assert near["mean_abs_error"] < 0.01 and near["share_beyond_run_points"] == 0.0
+    # 20 labelled: unbiased but loose; the exact run's draws are all exact
+    loose = w["sampled"][20]
+    assert loose["p95_abs_error"] > near["p95_abs_error"]
+    assert 0.0 < loose["share_beyond_run_points"] <= 0.5
+    bench.print_tables({"pooled": {}, "runs": {}, "sampled": {"gpt-4o": w}})
+    printed = capsys.readouterr().out
+    assert "| gpt-4o | 0 (the rules alone, 2 runs) | 5.00 pt | worst 10.0 pt | | |" in printed
+    assert "| gpt-4o | 149 | " in printed
