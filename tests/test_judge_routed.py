@@ -19,7 +19,7 @@ from memrecall.judge.routed import check_members
 from memrecall.judge.rules.referral import CANNOT_JUDGE, RUBRIC, referral, turns_or_corrects
 from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import judge_info
-from memrecall.report.tables import routed_line
+from memrecall.report.tables import referral_line
 from test_judge_panel import _write_tables
 
 T, F = True, False
@@ -115,7 +115,7 @@ def test_the_referee_judges_only_what_the_rules_refer_and_never_twice(
     info = judge_info(out, v, benchmarks.get("longmemeval"))
     assert info["kind"] == "routed" and not info["comparable_to_published"]
     assert info["model"] == "gpt-4o-2024-08-06, rule-v1" and info["routed"]["referred"] == 2
-    line = routed_line(info)[0]
+    line = referral_line(info)[0]
     assert "judged 2 of 4 answers, `gpt4o` the 2 they referred" in line
 
 
@@ -130,12 +130,12 @@ def test_a_rule_judge_says_how_many_verdicts_a_routed_judge_would_refer(tmp_path
     assert read_meta(out)["in_doubt"] == doubt
     info = judge_info(out, v, benchmarks.get("longmemeval"))
     assert info["kind"] == "rule" and info["in_doubt"] == doubt
-    assert routed_line(info) == [
+    assert referral_line(info) == [
         "In doubt: 2 of the 4 rule verdicts (50%) are on answers `judge=routed` would send to "
         "an LLM judge (the response turns or corrects itself: 2)."
     ]
     # an LLM judge's run has no such line
-    assert routed_line({"kind": "llm"}) == []
+    assert referral_line({"kind": "llm"}) == []
 
 
 def test_a_referee_that_fails_leaves_a_judge_error_not_the_rules_label(

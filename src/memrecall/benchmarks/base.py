@@ -288,10 +288,10 @@ class Benchmark:
 
     def judge_lines(self, metrics: dict) -> list[str]:
         """The lines under a report's title that say who judged and what that means."""
-        from ..report.tables import routed_line
+        from ..report.tables import referral_line
 
         j = metrics["judge"]
-        lines = [f"Judge: `{j['name']}` ({j['model']}).", *routed_line(j)]
+        lines = [f"Judge: `{j['name']}` ({j['model']}).", *referral_line(j)]
         if not j["comparable_to_published"]:
             lines.append(
                 f"Comparability with published {self.title} numbers: "

@@ -2,7 +2,7 @@
 LLM judge the ones it refers, so a run pays for a fraction of the calls.
 
     members = member_configs(["rule", "gpt4o"])          # [the rules, the referee]
-    verdicts, stats = judge_routed(bench, questions, answers, items, members, stage._judge)
+    verdicts, stats = judge_routed(bench, questions, answers, members, stage._judge)
 
 The benchmark says which rule verdicts to refer and why (Benchmark.rule_referral: for
 LongMemEval, a preference rubric, or a response that turns or corrects itself; judge/rules/
@@ -80,7 +80,6 @@ def judge_routed(
     bench,
     questions: pl.DataFrame,
     answers: pl.DataFrame,
-    items: list[dict],
     members: dict[str, dict],
     judge,
     *,
@@ -88,15 +87,13 @@ def judge_routed(
     client=None,
 ) -> tuple[pl.DataFrame, dict]:
     """(verdicts, stats: the referee's calls and provenance, and `routed`: who judged what).
-    `items`: the questions joined with their answers, as the judges read them; `judge`: the
-    judge stage's one-judge function (stage._judge), handed in by the stage, as both are;
-    `client`: the referee's client (the plan's dry-run client), else its own."""
+    `judge`: the judge stage's one-judge function (stage._judge), handed in by the stage, as
+    both are; `client`: the referee's client (the plan's dry-run client), else its own."""
     (rules, rules_cfg), (referee, referee_cfg) = check_members(members)
-    decided, _ = judge(bench, questions, answers, rules_cfg, answers_file)
-    label_of = dict(zip(decided["question_id"], decided["label"]))
-    # what the rules judged: not a failed reader's answer, nor one the benchmark fixes itself
-    open_ = [it for it in items if not it["reader_error"] and bench.fixed_verdict(it) is None]
-    why = referrals(bench, open_, label_of)
+    # The rule judge says which of the answers it judged (not a failed reader's, nor one the
+    # benchmark fixes itself) it would refer, and why: its stats' `referrals` and `in_doubt`.
+    decided, rules_stats = judge(bench, questions, answers, rules_cfg, answers_file)
+    why = rules_stats["referrals"]
     out = decided.with_columns(
         pl.col("label").alias("rule_label"),
         pl.col("question_id")
@@ -121,6 +118,6 @@ def judge_routed(
         "rules": rules,
         "referee": referee,
         "referee_model": str(referee_cfg["model"] or ""),
-        **referral_counts(len(open_), why),
+        **rules_stats["in_doubt"],
     }
     return out, stats

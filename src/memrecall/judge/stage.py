@@ -141,9 +141,10 @@ def judge_answers(
 
 
 def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
-    """The rules' verdicts, and in the stats `in_doubt`: the answers among them whose reading a
-    routed judge would refer (judge/routed.py), so a rule-judged score says how much of it rests
-    on readings the rules are not trusted with."""
+    """The rules' verdicts, and in the stats `referrals` (why, by question_id) and `in_doubt`
+    (their counts): the answers among them whose reading a routed judge refers (judge/routed.py),
+    so a rule-judged score says how much of it rests on readings the rules are not trusted
+    with."""
     rows = []
     for it in items:
         v = bench.rule_verdict(it)
@@ -159,7 +160,7 @@ def _rule(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple
         )
     why = referrals(bench, items, {r["question_id"]: r["label"] for r in rows})
     in_doubt = referral_counts(len(items), why)
-    return rows, {"calls": 0, "cached": 0, "failed": 0, "in_doubt": in_doubt}
+    return rows, {"calls": 0, "cached": 0, "failed": 0, "referrals": why, "in_doubt": in_doubt}
 
 
 def _llm(bench: Benchmark, items: list[dict], judge_cfg: dict, client) -> tuple[list, dict]:
@@ -192,12 +193,10 @@ def _judge(
     if kind == "routed":  # the rules, and an LLM judge for what they refer (routed.py)
         from .panel import members_of
 
-        items = _items(bench, questions, answers, answers_file)
         return judge_routed(
             bench,
             questions,
             answers,
-            items,
             members_of(judge_cfg),
             _judge,
             answers_file=answers_file,

@@ -334,7 +334,7 @@ def by_type_markdown(metrics: dict, qa: dict, judge_lines: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def routed_line(judge: dict) -> list[str]:
+def referral_line(judge: dict) -> list[str]:
     """The report line that says who judged what in a routed run, or how many of a rule judge's
     verdicts a routed judge would have referred (metrics.json["judge"], judge/routed.py); none
     for another judge."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...eval.stats import bootstrap_ci, stratified_mean_ci
-from ...report.tables import Column, Table, ci_pct, integer, pct, routed_line
+from ...report.tables import Column, Table, ci_pct, integer, pct, referral_line
 from .judge import EXACT_MATCH
 from .schema import MULTIPLE_CHOICE, OPEN
 from .scoring import official_mc, parse_letter
@@ -173,7 +173,7 @@ def judge_lines(metrics: dict) -> list[str]:
     lines = [
         f"Multiple choice: scored by the released rule (letter extraction, exact match), "
         f"no judge. Open answers: judge `{j['name']}` ({j['model']}).",
-        *routed_line(j),
+        *referral_line(j),
     ]
     if j["kind"] == "rule":
         lines.append(RULE_NOTE)

@@ -136,13 +136,13 @@ class LoCoMo(Benchmark):
         return False, "LoCoMo: LongMemEval's official judge does not apply"
 
     def judge_lines(self, metrics: dict) -> list[str]:
-        from ...report.tables import routed_line
+        from ...report.tables import referral_line
         from .report import LLM_NOTE, RULE_CAVEAT
 
         j = metrics["judge"]
         return [
             f"Judge: `{j['name']}` ({j['model']}).",
-            *routed_line(j),
+            *referral_line(j),
             RULE_CAVEAT if j["kind"] == "rule" else LLM_NOTE,
         ]
 

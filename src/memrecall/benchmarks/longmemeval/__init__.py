@@ -113,10 +113,10 @@ class LongMemEval(Benchmark):
         return {"diff": main_diff}  # the corrections between two releases of a file
 
     def judge_lines(self, metrics: dict) -> list[str]:
-        from ...report.tables import routed_line
+        from ...report.tables import referral_line
 
         j = metrics["judge"]
-        lines = [f"Judge: `{j['name']}` ({j['model']}).", *routed_line(j)]
+        lines = [f"Judge: `{j['name']}` ({j['model']}).", *referral_line(j)]
         if j["kind"] == "rule":
             lines.append(RULE_CAVEAT)
         elif not j["comparable_to_published"]:
