@@ -527,8 +527,10 @@ def measure(
         "itself": judge_against_itself(rows),
         "target": {},
     }
-    for run in dict.fromkeys(r["run"] for r in rows):
-        sub = [r for r in rows if r["run"] == run]
+    by_run: dict[str, list[dict]] = {}
+    for r in rows:
+        by_run.setdefault(r["run"], []).append(r)
+    for run, sub in by_run.items():
         res = judge_agreement(_frame(sub, "rule"), _frame(sub, "official"), _types(sub))
         o = res["overall"]
         # How far the run's gap could move by which questions it drew (a paired bootstrap):
@@ -556,21 +558,16 @@ def measure(
         )
         out["by_rule"][model] = by_rule(sub)
         out["by_length"][model] = by_length(sub)
+        runs = {run: r for run, r in out["runs"].items() if r["judge_model"] == model}
         out["sampled"][model] = sampled_correction(
             {
-                run: ([r["official"] for r in rr], [r["rule"] for r in rr])
-                for run in dict.fromkeys(r["run"] for r in sub)
-                for rr in [[r for r in sub if r["run"] == run]]
+                run: ([r["official"] for r in by_run[run]], [r["rule"] for r in by_run[run]])
+                for run in runs
             }
         )
-        out["doubt"][model] = doubt_warns(
-            {run: r for run, r in out["runs"].items() if r["judge_model"] == model}
-        )
+        out["doubt"][model] = doubt_warns(runs)
         out["routed"][model] = routed(sub)
-        out["target"][model] = target(
-            out["pooled"][model]["overall"],
-            {run: r for run, r in out["runs"].items() if r["judge_model"] == model},
-        )
+        out["target"][model] = target(out["pooled"][model]["overall"], runs)
     if dev is not None:
         developed = dev_runs(dev, list(dict.fromkeys(r["run"] for r in rows)))
         for model in sorted({r["judge_model"] for r in rows}):

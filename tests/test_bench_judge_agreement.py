@@ -107,9 +107,9 @@ def test_dev_file_naming_a_run_no_log_has_is_an_error(tmp_path):
         bench.dev_runs(f"@{tmp_path / 'missing.txt'}", ["activegraph_v2_s"])
 
 
-def _split_of_runs(tmp_path, records: list[dict], rejected: dict[str, int], dev: str) -> dict:
-    """The held-out protocol's figures for runs that answer every question of `records` with
-    its reference, each run's gpt-4o labels rejecting its first `rejected[run]` answers, and the
+def _measured(tmp_path, records: list[dict], rejected: dict[str, int], dev: str) -> dict:
+    """Every figure of the bench for runs that answer every question of `records` with its
+    reference, each run's gpt-4o labels rejecting its first `rejected[run]` answers, and the
     run `dev` named as developed on."""
     oracle = tmp_path / "oracle.json"
     oracle.write_text(json.dumps(records))
@@ -129,7 +129,12 @@ def _split_of_runs(tmp_path, records: list[dict], rejected: dict[str, int], dev:
         logs.append(str(write_eval_results(eval_results_path(hyp, "gpt-4o-2024-08-06"), rows)))
     split = tmp_path / "dev.txt"
     split.write_text(f"{dev}\n")
-    return bench.measure(logs, str(oracle), dev=f"@{split}")["split"]
+    return bench.measure(logs, str(oracle), dev=f"@{split}")
+
+
+def _split_of_runs(tmp_path, records: list[dict], rejected: dict[str, int], dev: str) -> dict:
+    """The held-out protocol's figures of _measured."""
+    return _measured(tmp_path, records, rejected, dev)["split"]
 
 
 def test_split_names_the_held_out_runs_more_than_2_points_off(tmp_path, capsys):
@@ -408,10 +413,7 @@ def test_target_holds_only_runs_of_at_least_100_answers_to_2_points(capsys):
 
 def test_measure_holds_each_group_to_the_target(tmp_path):
     records = load_records(SAMPLE_FILE)[:3]
-    _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")
-    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
-    oracle, split = tmp_path / "oracle.json", tmp_path / "dev.txt"
-    targets = bench.measure(logs, str(oracle), dev=f"@{split}")["target"]
+    targets = _measured(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")["target"]
     # Three-answer runs are below 100 answers: no run is held to 2 points.
     assert set(targets) == {
         "gpt-4o-2024-08-06",
@@ -430,9 +432,7 @@ def test_measure_holds_each_group_to_the_target(tmp_path):
 
 def test_each_run_gap_has_a_paired_interval_around_it(tmp_path, capsys):
     records = load_records(SAMPLE_FILE)[:3]
-    _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")
-    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
-    runs = bench.measure(logs, str(tmp_path / "oracle.json"))["runs"]
+    runs = _measured(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")["runs"]
     # run_a: the rules and the labels accept all three, so no resample moves the gap off 0.
     assert runs["run_a"]["difference_ci"] == (0.0, 0.0)
     low, high = runs["run_b"]["difference_ci"]
@@ -490,10 +490,7 @@ def test_by_length_bands_agreement_shortest_first_and_apart_from_rubrics(capsys)
 
 def test_measure_bands_each_group_by_length(tmp_path):
     records = load_records(SAMPLE_FILE)[:3]
-    _split_of_runs(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")
-    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
-    oracle, split = tmp_path / "oracle.json", tmp_path / "dev.txt"
-    lengths = bench.measure(logs, str(oracle), dev=f"@{split}")["by_length"]
+    lengths = _measured(tmp_path, records, {"run_a": 0, "run_b": 1}, dev="run_a")["by_length"]
     assert set(lengths) == {
         "gpt-4o-2024-08-06",
         "gpt-4o-2024-08-06 dev",
@@ -538,9 +535,7 @@ def test_doubt_warns_ranks_each_runs_share_in_doubt_against_its_gap(capsys):
 
 def test_each_run_reports_its_share_in_doubt(tmp_path):
     records = load_records(SAMPLE_FILE)[:3]
-    _split_of_runs(tmp_path, records, {"run_a": 0}, dev="run_a")
-    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o*"))]
-    runs = bench.measure(logs, str(tmp_path / "oracle.json"))["runs"]
+    runs = _measured(tmp_path, records, {"run_a": 0}, dev="run_a")["runs"]
     # Each answer is its reference: only the preference rubric is in doubt (judge=routed refers
     # every rubric), the value answers make no turn.
     rubrics = sum(r["question_type"] == "single-session-preference" for r in records)
