@@ -349,3 +349,26 @@ def test_journal_lines_are_whole_json(server, fresh_cache):
         rec = json.loads(line)
         assert {"request_hash", "model", "stage", "ok"} <= set(rec)
         assert rec["stage"] == "rewrite" and rec["model"] == "openai/gpt-4o-2024-08-06"
+
+
+def test_usage_sums_every_usage_column_of_a_rows_calls_with_its_schema_type():
+    from memrecall.llm import usage
+    from memrecall.schema import USAGE, polars_schema
+
+    notes = CallResult("n", "m", "h1", input_tokens=10, output_tokens=2, cost_usd=0.25)
+    answer = CallResult(
+        "a", "m", "h2", input_tokens=None, output_tokens=7, reasoning_tokens=3, latency_s=1.5
+    )
+    assert usage(notes, answer) == {
+        "input_tokens": 10,
+        "output_tokens": 9,
+        "reasoning_tokens": 3,
+        "cost_usd": 0.25,
+        "latency_s": 1.5,
+    }
+    nothing = usage()
+    assert list(nothing) == list(USAGE) and not any(nothing.values())
+    # what the answers table declares for the same columns
+    schema = polars_schema("answers")
+    for name, value in nothing.items():
+        assert isinstance(value, float) == schema[name].is_float(), name

@@ -10,6 +10,17 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
+# What a row's model calls cost: answers and verdicts both carry these (llm.client.usage sums
+# them over a row's calls).
+USAGE_COLUMNS = (
+    ("input_tokens", pa.int64()),
+    ("output_tokens", pa.int64()),
+    ("reasoning_tokens", pa.int64()),
+    ("cost_usd", pa.float64()),
+    ("latency_s", pa.float64()),
+)
+USAGE = tuple(name for name, _ in USAGE_COLUMNS)
+
 QUESTIONS = pa.schema(
     [
         ("question_id", pa.string()),
@@ -57,11 +68,7 @@ ANSWERS = pa.schema(
         ("model", pa.string()),
         ("prompt_id", pa.string()),
         ("request_hash", pa.string()),
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("reasoning_tokens", pa.int64()),
-        ("cost_usd", pa.float64()),
-        ("latency_s", pa.float64()),
+        *USAGE_COLUMNS,
         ("refused", pa.bool_()),
         ("error", pa.string()),
     ]
@@ -112,11 +119,7 @@ EXTRA = {
             ("reader_failed", pa.bool_()),
             ("prompt_hash", pa.string()),
             ("request_hash", pa.string()),
-            ("input_tokens", pa.int64()),
-            ("output_tokens", pa.int64()),
-            ("reasoning_tokens", pa.int64()),
-            ("cost_usd", pa.float64()),
-            ("latency_s", pa.float64()),
+            *USAGE_COLUMNS,
         ]
     ),
 }

@@ -19,6 +19,7 @@ import polars as pl
 
 from ..artifacts import atomic_write_text
 from ..eval.stats import wilson_interval
+from ..llm import usage
 from ..schema import polars_schema
 from .planting import CLASSES, RIGHT, Planted, plant_all
 
@@ -41,11 +42,7 @@ def planted_tables(
                 "hypothesis": p.answer,
                 "model": "planted",
                 "prompt_id": f"planted:{p.klass}",
-                "input_tokens": 0,
-                "output_tokens": 0,
-                "reasoning_tokens": 0,
-                "cost_usd": 0.0,
-                "latency_s": 0.0,
+                **usage(),
                 "refused": False,
             }
         )

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from ..hashing import sha256_text
+from ..llm import usage
 
 # judge.wording of the own-wording LLM judge: each benchmark's rules in our words, or a
 # deliberately generous reading (conf/judge/lenient.yaml) that is never comparable.
@@ -80,11 +81,7 @@ def judge_with_llm(
                 "error": error,
                 "prompt_hash": p.prompt_hash,
                 "request_hash": res.request_hash,
-                "input_tokens": int(res.input_tokens or 0),
-                "output_tokens": int(res.output_tokens or 0),
-                "reasoning_tokens": int(res.reasoning_tokens or 0),
-                "cost_usd": float(res.cost_usd or 0.0),
-                "latency_s": float(res.latency_s or 0.0),
+                **usage(res),
             }
         )
     return rows, {

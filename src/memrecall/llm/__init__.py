@@ -19,6 +19,6 @@ import os
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before anything imports litellm
 
 from .cache import CallCache, request_hash  # noqa: E402
-from .client import CallResult, LLMClient  # noqa: E402
+from .client import CallResult, LLMClient, usage  # noqa: E402
 
-__all__ = ["LLMClient", "CallResult", "request_hash", "CallCache"]
+__all__ = ["LLMClient", "CallResult", "request_hash", "CallCache", "usage"]

@@ -42,11 +42,13 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pyarrow as pa
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tqdm.auto import tqdm
 
 from ..config import runtime
 from ..errors import ConfigError, MemrecallError
+from ..schema import USAGE_COLUMNS
 from ..thinking import strip_thinking
 from .budget import INPUT_MARGIN, BudgetExceeded, budgets_for
 from .cache import CallCache, request_hash
@@ -94,6 +96,17 @@ class CallResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+def usage(*calls: CallResult) -> dict:
+    """The usage columns (schema.USAGE_COLUMNS) summed over `calls`, zeros for none: what a
+    row's model calls cost (a cached result carries its first call's figures)."""
+    return {
+        name: (float if pa.types.is_floating(kind) else int)(
+            sum(getattr(c, name) or 0 for c in calls)
+        )
+        for name, kind in USAGE_COLUMNS
+    }
 
 
 class MalformedResponse(Exception):

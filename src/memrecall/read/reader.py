@@ -22,6 +22,7 @@ from ..benchmarks.base import Benchmark
 from ..config import check_int, choice, identity
 from ..dates import question_session_dates
 from ..errors import ConfigError, InputError
+from ..llm import usage
 from ..plugins import result_params
 from ..schema import polars_schema
 from .context import (
@@ -331,11 +332,7 @@ def _row(ctx, settings, res, pre, err, cfg) -> dict:
         "model": (res.model if res is not None and res.model else cfg["model"]),
         "prompt_id": settings.prompt_id,
         "request_hash": res.request_hash if res is not None else None,
-        "input_tokens": sum(int(c.input_tokens or 0) for c in calls),
-        "output_tokens": sum(int(c.output_tokens or 0) for c in calls),
-        "reasoning_tokens": sum(int(c.reasoning_tokens or 0) for c in calls),
-        "cost_usd": float(sum(float(c.cost_usd or 0.0) for c in calls)),
-        "latency_s": float(sum(float(c.latency_s or 0.0) for c in calls)),
+        **usage(*calls),
         # An error is not a refusal: the call never produced an answer to decline with.
         "refused": hypothesis is not None and bool(is_refusal(hypothesis)),
         "error": error,

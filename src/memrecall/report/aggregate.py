@@ -43,6 +43,7 @@ from ..interchange import MISSING, eval_results_path, write_eval_results, write_
 from ..judge.llm_judge import LENIENT_NOT_COMPARABLE
 from ..llm.provenance import official_host
 from ..llm.provenance import problems as provenance_problems
+from ..schema import USAGE
 from .figures import by_type_bars
 from .routes import route_metrics, routes_markdown
 from .tables import (
@@ -249,10 +250,7 @@ def _evidence_column(pq: pl.DataFrame, gold: dict, context: dict | None) -> pl.D
 
 def _usage(answers: pl.DataFrame, verdicts: pl.DataFrame) -> tuple[dict, dict]:
     ok = answers.filter(pl.col("error").is_null())
-    usage = {
-        k: percentiles(ok[k].to_list())
-        for k in ("input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_s")
-    }
+    usage = {k: percentiles(ok[k].to_list()) for k in USAGE}
     judged = (
         verdicts.filter(~pl.col("reader_failed").fill_null(False))
         if "reader_failed" in verdicts.columns

@@ -15,10 +15,9 @@ import json
 
 from ...hashing import sha256_text
 from ...judge.llm_judge import provenance_of
+from ...llm import usage
 from . import prompts, scoring
 from .official import OfficialBeam, read_checkout
-
-USAGE = ("input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_s")
 
 
 def _row(item: dict, model: str, prompt_hash: str) -> dict:
@@ -31,20 +30,13 @@ def _row(item: dict, model: str, prompt_hash: str) -> dict:
         "error": None,
         "prompt_hash": prompt_hash,
         "request_hash": None,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "reasoning_tokens": 0,
-        "cost_usd": 0.0,
-        "latency_s": 0.0,
+        **usage(),
     }
 
 
 def _add_usage(row: dict, res) -> None:
-    row["input_tokens"] += int(res.input_tokens or 0)
-    row["output_tokens"] += int(res.output_tokens or 0)
-    row["reasoning_tokens"] += int(res.reasoning_tokens or 0)
-    row["cost_usd"] += float(res.cost_usd or 0.0)
-    row["latency_s"] += float(res.latency_s or 0.0)
+    for k, v in usage(res).items():
+        row[k] += v
     row["request_hash"] = row["request_hash"] or res.request_hash
     row["judge_model"] = res.model or row["judge_model"]
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from ...data.subset import resolve_path
 from ...errors import MemrecallError
 from ...hashing import sha256_file
+from ...llm import usage
 
 REPOSITORY = "https://github.com/EverMind-AI/EverMemBench"
 PROMPTS_IN_REPO = "eval/config/prompts.yaml"
@@ -151,11 +152,7 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
                 "error": error,
                 "prompt_hash": sha256_text(msgs[0]["content"] + msgs[1]["content"])[:12],
                 "request_hash": res.request_hash,
-                "input_tokens": int(res.input_tokens or 0),
-                "output_tokens": int(res.output_tokens or 0),
-                "reasoning_tokens": int(res.reasoning_tokens or 0),
-                "cost_usd": float(res.cost_usd or 0.0),
-                "latency_s": float(res.latency_s or 0.0),
+                **usage(res),
             }
         )
     stats = dict(client.stats) if client is not None else {"calls": 0, "cached": 0, "failed": 0}

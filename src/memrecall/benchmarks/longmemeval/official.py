@@ -23,6 +23,7 @@ from ...data.subset import resolve_path
 from ...errors import MemrecallError
 from ...hashing import sha256_file, sha256_text
 from ...judge.llm_judge import parse_verdict
+from ...llm import usage
 from .categories import is_abstention_id
 
 OFFICIAL_REPO = "https://github.com/xiaowu0162/LongMemEval"
@@ -160,11 +161,7 @@ def judge_official(items: list[dict], judge_cfg: dict, client=None) -> tuple[lis
                 "error": error,
                 "prompt_hash": sha256_text(p)[:12],
                 "request_hash": res.request_hash,
-                "input_tokens": int(res.input_tokens or 0),
-                "output_tokens": int(res.output_tokens or 0),
-                "reasoning_tokens": int(res.reasoning_tokens or 0),
-                "cost_usd": float(res.cost_usd or 0.0),
-                "latency_s": float(res.latency_s or 0.0),
+                **usage(res),
             }
         )
     log = getattr(client, "provenance", None)  # none on the plan's dry-run client
