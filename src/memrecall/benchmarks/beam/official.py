@@ -25,9 +25,9 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...data.subset import resolve_path
 from ...errors import MemrecallError
 from ...hashing import sha256_file
+from ..checkout import official_file
 from .formats import ABILITIES
 
 REPOSITORY = "https://github.com/mohammadtavakoli78/BEAM"
@@ -223,11 +223,7 @@ def _judge_model(tree: ast.Module, path: Path) -> tuple[str, float | None]:
 
 def read_checkout(script) -> OfficialBeam:
     """The released judge's prompts, fillings, casts and model from the user's checkout."""
-    if script is None or str(script).strip() in ("", "None", "null"):
-        raise MemrecallError(f"judge=official needs judge.official_script. {_where()}")
-    p = resolve_path(str(script))
-    if not p.is_file():
-        raise MemrecallError(f"judge.official_script: {p} not found. {_where()}")
+    p = official_file(script, _where())
     root, layout = _layout(p)
     prompts = _find(root, PROMPT_FILES[layout], "prompt file")
     llm = _find(root, LLM_FILES[layout], "LLM settings file")

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...data.subset import resolve_path
 from ...errors import MemrecallError
 from ...hashing import sha256_file
 from ...llm import usage
+from ..checkout import official_file
 
 REPOSITORY = "https://github.com/EverMind-AI/EverMemBench"
 PROMPTS_IN_REPO = "eval/config/prompts.yaml"
@@ -52,11 +52,7 @@ def _where() -> str:
 def load(path) -> OfficialPrompts:
     import yaml
 
-    if path is None or str(path).strip() in ("", "None", "null"):
-        raise MemrecallError(f"judge=official needs judge.official_script. {_where()}")
-    p = resolve_path(str(path))
-    if not p.is_file():
-        raise MemrecallError(f"judge.official_script: {p} not found. {_where()}")
+    p = official_file(path, _where())
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:

@@ -19,11 +19,11 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ...data.subset import resolve_path
 from ...errors import MemrecallError
 from ...hashing import sha256_file, sha256_text
 from ...judge.llm_judge import parse_verdict
 from ...llm import usage
+from ..checkout import official_file
 from .categories import is_abstention_id
 
 OFFICIAL_REPO = "https://github.com/xiaowu0162/LongMemEval"
@@ -42,11 +42,7 @@ def _where() -> str:
 
 def load_prompt_function(path) -> tuple:
     """(get_anscheck_prompt, sha256 of the script) from the official evaluate_qa.py."""
-    if path is None or str(path).strip() in ("", "None", "null"):
-        raise MemrecallError(f"judge=official needs judge.official_script. {_where()}")
-    p = resolve_path(str(path))
-    if not p.is_file():
-        raise MemrecallError(f"judge.official_script: {p} not found. {_where()}")
+    p = official_file(path, _where())
     source = p.read_text(encoding="utf-8")
     try:
         tree = ast.parse(source, filename=str(p))
