@@ -33,22 +33,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from memrecall.benchmarks.beam.formats import ABILITIES  # noqa: E402  (the released ten)
+
 EXCHANGES_PER_MTOK = 842
 MESSAGES_PER_MTOK = 2134
 CHARS_PER_TOKEN = 4.0
 EXCHANGES_PER_BATCH = 36
-ABILITIES = (
-    "abstention",
-    "contradiction_resolution",
-    "event_ordering",
-    "information_extraction",
-    "instruction_following",
-    "knowledge_update",
-    "multi_session_reasoning",
-    "preference_following",
-    "summarization",
-    "temporal_reasoning",
-)
 MONTHS = (
     "January",
     "February",
