@@ -31,6 +31,14 @@ if TYPE_CHECKING:  # imported for annotations only: the benchmark modules import
     from ..read.prompts import ReaderPrompt
 
 
+# The order the normalisers write their tables in: by question, by session, by turn.
+ORDER = {
+    "questions": ("question_id",),
+    "sessions": ("session_id",),
+    "turns": ("session_id", "turn_index"),
+}
+
+
 @dataclass
 class Normalised:
     """A dataset file normalised into the three tables, with the normaliser's figures."""
@@ -39,6 +47,18 @@ class Normalised:
     sessions: pl.DataFrame
     turns: pl.DataFrame
     stats: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_columns(cls, columns: dict[str, dict[str, list]], schema, stats: dict) -> Normalised:
+        """The three tables from their column lists (`columns[table]`), typed by
+        `schema(table)` and in the contract's order (ORDER)."""
+        return cls(
+            *(
+                pl.DataFrame(columns[t], schema=schema(t)).sort(*ORDER[t])
+                for t in ("questions", "sessions", "turns")
+            ),
+            stats,
+        )
 
 
 @dataclass

@@ -34,7 +34,6 @@ import statistics
 from datetime import datetime
 
 import orjson
-import polars as pl
 
 from ...data.card import file_rows, num
 from ...dates import DATE_FORMAT  # the date format every stage reads
@@ -410,10 +409,8 @@ def normalise(records: list[dict], selected: list[dict]) -> Normalised:
             "%d evidence dia_ids name no turn of their conversation (dropped)",
             stats["evidence_unresolved"],
         )
-    questions = pl.DataFrame(q_rows, schema=table_schema("questions")).sort("question_id")
-    sessions = pl.DataFrame(s_rows, schema=table_schema("sessions")).sort("session_id")
-    turns = pl.DataFrame(t_rows, schema=table_schema("turns")).sort("session_id", "turn_index")
-    return Normalised(questions, sessions, turns, stats)
+    columns = {"questions": q_rows, "sessions": s_rows, "turns": t_rows}
+    return Normalised.from_columns(columns, table_schema, stats)
 
 
 def summary(ds: Normalised) -> dict:
