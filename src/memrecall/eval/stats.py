@@ -30,8 +30,22 @@ from .qa_metrics import type_order
 CONFIDENCE = 0.95
 
 
-def _rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
+def _percentile_ci(
+    samples: tuple, statistic, *, n_resamples: int, seed: int, confidence: float, paired=False
+) -> tuple[float, float]:
+    """scipy's percentile bootstrap of `statistic` over `samples`, seeded (same data, same
+    interval on every run)."""
+    res = stats.bootstrap(
+        samples,
+        statistic,
+        paired=paired,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 def bootstrap_ci(
@@ -41,16 +55,7 @@ def bootstrap_ci(
     x = np.asarray([v for v in values if v is not None], dtype=float)
     if x.size < 2:
         return None
-    res = stats.bootstrap(
-        (x,),
-        np.mean,
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        vectorized=True,
-        rng=_rng(seed),
-    )
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return _percentile_ci((x,), np.mean, n_resamples=n_resamples, seed=seed, confidence=confidence)
 
 
 def _mean_of_means(*samples, axis=-1):
@@ -65,16 +70,9 @@ def stratified_mean_ci(
     samples = [s for s in samples if s.size]
     if not samples or any(s.size < 2 for s in samples):
         return None
-    res = stats.bootstrap(
-        tuple(samples),
-        _mean_of_means,
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        vectorized=True,
-        rng=_rng(seed),
+    return _percentile_ci(
+        tuple(samples), _mean_of_means, n_resamples=n_resamples, seed=seed, confidence=confidence
     )
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 def qa_intervals(
@@ -128,21 +126,10 @@ def paired_bootstrap_delta(
     delta = float(b.mean() - a.mean()) if a.size else None
     if a.size < 2:
         return {"delta": delta, "ci_low": None, "ci_high": None}
-    res = stats.bootstrap(
-        (a, b),
-        _delta,
-        paired=True,
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        vectorized=True,
-        rng=_rng(seed),
+    low, high = _percentile_ci(
+        (a, b), _delta, n_resamples=n_resamples, seed=seed, confidence=confidence, paired=True
     )
-    return {
-        "delta": delta,
-        "ci_low": float(res.confidence_interval.low),
-        "ci_high": float(res.confidence_interval.high),
-    }
+    return {"delta": delta, "ci_low": low, "ci_high": high}
 
 
 def compare_runs(

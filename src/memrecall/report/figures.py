@@ -19,6 +19,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 from ..artifacts import atomic_write_bytes  # noqa: E402
 
 
+def _write_png(fig, path: str | Path) -> Path:
+    """The figure as PNG (unstamped, see above), written atomically; the figure is closed."""
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
 def by_type_bars(
     runs: list[dict],
     path: str | Path,
@@ -62,11 +71,7 @@ def by_type_bars(
     ax.grid(axis="y", alpha=0.3)
     if len(runs) > 1:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return atomic_write_bytes(path, buf.getvalue())
+    return _write_png(fig, path)
 
 
 def refusal_rate_lines(
@@ -95,8 +100,4 @@ def refusal_rate_lines(
     ax.grid(alpha=0.3)
     if series:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return atomic_write_bytes(path, buf.getvalue())
+    return _write_png(fig, path)
