@@ -311,7 +311,7 @@ def test_rules_hold_no_question_ids():
 
 
 def test_conclusion_of_a_reasoning_transcript():
-    from memrecall.judge.rules.normalise import conclusion
+    from memrecall.judge.rules.response import conclusion
 
     text = (
         "**Step 1: Extract**\n* Session 1: 3 trips.\n\n**Step 2: Reason**\nSo far 3.\n\n"
@@ -328,7 +328,7 @@ def test_sentences_do_not_end_at_an_abbreviation():
     """An abbreviation's full stop ("vs.", "e.g.", "Dr.") is inside a sentence; an either-or
     answer that sets the other option beside its choice ("A (a month ago, vs. B two weeks ago)")
     is one sentence, and it chooses A."""
-    from memrecall.judge.rules.normalise import sentences
+    from memrecall.judge.rules.response import sentences
 
     assert sentences("The lamp (a month ago, vs. the rug last week). Then e.g. the desk.") == [
         "The lamp (a month ago, vs. the rug last week).",
@@ -378,13 +378,13 @@ def test_sentences_do_not_end_at_an_abbreviation():
 def test_asked_part_is_what_a_question_asks(question, part):
     """The sentences around a question ("Hi!", "Thanks!", "I'm trying to remember.") and an
     opening before it ("Quick question:", "Can you remind me") ask nothing."""
-    from memrecall.judge.rules.normalise import asked_part
+    from memrecall.judge.rules.response import asked_part
 
     assert asked_part(question) == part
 
 
 def test_after_retraction():
-    from memrecall.judge.rules.normalise import after_retraction
+    from memrecall.judge.rules.response import after_retraction
 
     assert after_retraction("It was 4. Actually, no, that's not right: it was 5.") == (
         "it was 5",
@@ -421,7 +421,7 @@ def test_after_retraction():
     ],
 )
 def test_what_a_response_says_replaced_what_it_named(text, replaced):
-    from memrecall.judge.rules.normalise import replaced_by
+    from memrecall.judge.rules.response import replaced_by
 
     assert replaced_by(text) == replaced
 
@@ -1026,7 +1026,7 @@ def test_a_line_break_inside_a_sentence_reads_as_a_space():
     number or option after it is still what the sentence says, and a correction still settles
     the answer. Where a line plainly ends (a stop, a colon, a list item, a capital after a
     complete line) the break stays."""
-    from memrecall.judge.rules.normalise import as_markdown
+    from memrecall.judge.rules.response import as_markdown
 
     assert as_markdown("you had been taking classes for\nabout 6 weeks.") == (
         "you had been taking classes for about 6 weeks."
@@ -1154,7 +1154,7 @@ def test_currency_codes_and_spaced_thousands_are_the_amount():
 def test_a_response_damaged_on_the_way_to_its_file_reads_as_written():
     """Made-up responses as a published file may hold them: mojibake ("donâ€™t"), line breaks
     escaped twice, a tag around all of it. Each reads as the response it was."""
-    from memrecall.judge.rules.normalise import repaired
+    from memrecall.judge.rules.response import repaired
 
     assert repaired("I donâ€™t have that â€” sorry.") == "I don't have that — sorry."
     assert repaired('You own 3.\\n\\nThey are \\"road\\" bikes.') == (

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing, without_no_later_change
-from .normalise import LEAD_IN, TURN, closing_paragraph, first_sentence
+from .phrases import LEAD_IN, TURN
+from .response import closing_paragraph, first_sentence
 
 
 def abstains(hypothesis: str) -> bool:

@@ -13,21 +13,15 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import (
-    ANNOUNCEMENT,
-    EPISTEMIC_HEDGE,
-    GREETING,
-    LEAD_IN,
-    STOPWORDS,
+from .normalise import STOPWORDS, content_tokens, normalize, tokens
+from .phrases import ANNOUNCEMENT, EPISTEMIC_HEDGE, GREETING, LEAD_IN
+from .response import (
     asked_part,
     closing_paragraph,
     conclusion,
-    content_tokens,
     first_sentence,
-    normalize,
     says_only_no_later_change,
     sentences,
-    tokens,
 )
 from .verdict import RuleVerdict
 

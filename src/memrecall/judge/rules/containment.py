@@ -17,6 +17,16 @@ from __future__ import annotations
 import re
 
 from .normalise import (
+    content_tokens,
+    days_of_month,
+    normalize,
+    split_acceptable,
+    stem,
+    tokens,
+    without_quantity_framing,
+)
+from .numbers import times_of_day_one_way, without_picking_one
+from .phrases import (
     CHANGED_FROM,
     CURRENT_LABEL,
     DENIED_BEFORE,
@@ -25,17 +35,8 @@ from .normalise import (
     LIST_NUMBER,
     NEW_THEN_FROM,
     TURN_TO_NOW,
-    content_tokens,
-    days_of_month,
-    normalize,
-    split_acceptable,
-    stem,
-    tokens,
-    without_asides,
-    without_label_numbers,
-    without_quantity_framing,
 )
-from .numbers import times_of_day_one_way, without_picking_one
+from .response import without_asides, without_label_numbers
 from .verdict import RuleVerdict
 
 _OPTIONAL_PAREN = re.compile(

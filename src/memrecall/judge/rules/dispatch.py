@@ -21,22 +21,7 @@ from .choice import (
     yes_no_gold,
 )
 from .containment import containment_verdict
-from .normalise import (
-    after_retraction,
-    as_markdown,
-    conclusion,
-    content_tokens,
-    repaired,
-    replaced_by,
-    settled_answer,
-    split_acceptable,
-    stated_answer,
-    unwrapped_json,
-    without_closing_notes,
-    without_examples,
-    without_quantity_framing,
-    without_question_echo,
-)
+from .normalise import content_tokens, split_acceptable, without_quantity_framing
 from .numbers import (
     QUANTITY_QUESTION,
     asks_current,
@@ -46,6 +31,19 @@ from .numbers import (
 )
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
+from .response import (
+    after_retraction,
+    as_markdown,
+    conclusion,
+    repaired,
+    replaced_by,
+    settled_answer,
+    stated_answer,
+    unwrapped_json,
+    without_closing_notes,
+    without_examples,
+    without_question_echo,
+)
 from .verdict import RuleVerdict
 
 

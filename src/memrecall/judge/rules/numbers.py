@@ -22,31 +22,28 @@ from dataclasses import dataclass, replace
 
 from ...abstention import says_missing
 from .normalise import (
+    DAY_OF_MONTH,
+    MONTH_ABBREVIATIONS,
+    MONTHS,
+    STOPWORDS,
+    days_of_month,
+    fmt,
+    normalize,
+    split_acceptable,
+    tokens,
+)
+from .phrases import (
     CHANGED,
     CHANGED_FROM,
     CURRENT_LABEL,
-    DAY_OF_MONTH,
     DENIED_BEFORE,
     FORMER_AFTER,
     FORMER_MARKER,
     LABEL_WORDS,
-    MONTH_ABBREVIATIONS,
-    MONTHS,
     NEW_THEN_FROM,
-    STOPWORDS,
     TURN_TO_NOW,
-    asked_part,
-    conclusion,
-    days_of_month,
-    fmt,
-    normalize,
-    replaced_by,
-    sentences,
-    settled_answer,
-    split_acceptable,
-    tokens,
-    without_asides,
 )
+from .response import asked_part, conclusion, replaced_by, sentences, settled_answer, without_asides
 from .verdict import RuleVerdict
 
 _UNIT_WORDS = {

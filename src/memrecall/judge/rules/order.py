@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 
 from ...abstention import plain, says_missing
-from .normalise import LIST_NUMBER, STOPWORDS, TURN, first_sentence, tokens
+from .normalise import STOPWORDS, tokens
+from .phrases import LIST_NUMBER, TURN
+from .response import first_sentence
 from .verdict import RuleVerdict
 
 ORDER_QUESTION = re.compile(

@@ -16,17 +16,10 @@ import re
 from dataclasses import dataclass
 
 from ...abstention import says_missing
-from .normalise import (
-    STOPWORDS,
-    THOUSANDS_COMMA,
-    TURN,
-    normalize,
-    sentences,
-    stem,
-    tokens,
-    without_notes,
-)
+from .normalise import STOPWORDS, THOUSANDS_COMMA, normalize, stem, tokens
 from .numbers import quantities, same_time_of_day
+from .phrases import TURN
+from .response import sentences, without_notes
 from .verdict import RuleVerdict
 
 # A rubric sentence that says what the user would not prefer: its own preference verb negated

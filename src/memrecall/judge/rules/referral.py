@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from .dispatch import as_read
-from .normalise import TURN
+from .phrases import TURN
 
 # A turn (normalise.TURN) or a correction, a retraction or a second look.
 TURNS_OR_CORRECTS = re.compile(
