@@ -25,29 +25,35 @@ from ..errors import InputError
 from ..schema import polars_schema
 
 
+def check_per_question(table: pl.DataFrame, questions: pl.DataFrame, *, what: str, file: str):
+    """A stage's per-question table (answers, verdicts) holds at most one `what` per question,
+    and none for a question not in questions.parquet; else an error naming the first such id."""
+    dup = table.group_by("question_id").len().filter(pl.col("len") > 1)
+    if dup.height:
+        raise InputError(
+            f"more than one {what} for a question",
+            file=file,
+            question_id=sorted(dup["question_id"].to_list())[0],
+            field="question_id",
+        )
+    extra = table.join(questions.select("question_id"), on="question_id", how="anti")
+    if extra.height:
+        raise InputError(
+            f"{what} for a question not in questions.parquet",
+            file=file,
+            question_id=sorted(extra["question_id"].to_list())[0],
+            field="question_id",
+        )
+
+
 def per_question(
     questions: pl.DataFrame, verdicts: pl.DataFrame, verdicts_file: str = "verdicts.parquet"
 ) -> pl.DataFrame:
     """One row per question: question_id, question_type, is_abstention, correct (bool|null, or
     the score where the verdicts carry one), judge_error, reader_error, then the benchmark's own
     verdict columns. Every question needs exactly one verdict."""
-    dup = verdicts.group_by("question_id").len().filter(pl.col("len") > 1)
-    if dup.height:
-        raise InputError(
-            "more than one verdict for a question",
-            file=verdicts_file,
-            question_id=sorted(dup["question_id"].to_list())[0],
-            field="question_id",
-        )
+    check_per_question(verdicts, questions, what="verdict", file=verdicts_file)
     q = questions.select("question_id", "question_type", "is_abstention")
-    extra = verdicts.join(q, on="question_id", how="anti")
-    if extra.height:
-        raise InputError(
-            "verdict for a question not in questions.parquet",
-            file=verdicts_file,
-            question_id=sorted(extra["question_id"].to_list())[0],
-            field="question_id",
-        )
     # A benchmark that scores answers in [0, 1] writes `score`: `correct` is that score
     # (means, intervals and per-type figures then average scores); else the yes/no label.
     label = (

@@ -28,6 +28,7 @@ from ..artifacts import read_table, write_table
 from ..benchmarks.base import Benchmark
 from ..config import choice, identity
 from ..errors import ConfigError, InputError
+from ..eval.qa_metrics import check_per_question
 from ..schema import polars_dtypes, polars_schema
 from .routed import judge_routed, referral_counts, referrals
 from .rules import RULES_VERSION
@@ -81,23 +82,7 @@ def _items(
 ) -> list[dict]:
     """Questions joined with their answers (and the fields the benchmark's judges read); every
     question needs exactly one answer."""
-    dup = answers.group_by("question_id").len().filter(pl.col("len") > 1)
-    if dup.height:
-        raise InputError(
-            "more than one answer for a question",
-            file=answers_file,
-            question_id=sorted(dup["question_id"].to_list())[0],
-            field="question_id",
-        )
-    known = set(questions["question_id"].to_list())
-    extra = sorted(set(answers["question_id"].to_list()) - known)
-    if extra:
-        raise InputError(
-            "answer for a question not in questions.parquet",
-            file=answers_file,
-            question_id=extra[0],
-            field="question_id",
-        )
+    check_per_question(answers, questions, what="answer", file=answers_file)
     by_id = {r["question_id"]: r for r in answers.iter_rows(named=True)}
     items = []
     for q in questions.sort("question_id").iter_rows(named=True):
