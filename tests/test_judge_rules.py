@@ -441,7 +441,7 @@ def test_what_a_response_says_replaced_what_it_named(text, replaced):
     ],
 )
 def test_which_questions_ask_for_an_earlier_value(question_type, question, earlier):
-    from memrecall.judge.rules.numbers import asks_earlier
+    from memrecall.judge.rules.updates import asks_earlier
 
     assert asks_earlier(question_type, question) is earlier
 

@@ -22,13 +22,7 @@ from .choice import (
 )
 from .containment import containment_verdict
 from .normalise import content_tokens, split_acceptable, without_quantity_framing
-from .numbers import (
-    QUANTITY_QUESTION,
-    asks_current,
-    asks_earlier,
-    quantity_verdict,
-    worked_out_verdict,
-)
+from .numbers import QUANTITY_QUESTION, quantity_verdict, worked_out_verdict
 from .order import ORDER_QUESTION, order_verdict
 from .preference import preference_verdict
 from .response import (
@@ -44,6 +38,7 @@ from .response import (
     without_examples,
     without_question_echo,
 )
+from .updates import asks_current, asks_earlier
 from .verdict import RuleVerdict
 
 
