@@ -44,13 +44,13 @@ The "which rule decided" table groups the verdicts by the rule family their reas
 (quantity, contains, declines, preference, either-or, ...) and by what the rules said: a "yes"
 row with low agreement is where the rules over-accept, a "no" row where they over-reject.
 
-The length table bands the answers by their response's length in words (LENGTH_BANDS: up to 40,
-41-100, 101-250, over 250), per judge model and per group with --dev: each band's share of the
-answers, agreement, kappa, which way its disagreements go, and its agreement outside the
-rubric-judged type (preference answers run long; without them a long band still shows whether
-length itself costs agreement), and how many of its answers judge=routed refers, with the rules'
-agreement on those it keeps. A group whose answers run long is judged less well than its
-pooled figure says.
+The length table bands the answers by their response's length in words (LENGTH_BANDS of
+memrecall.eval.panel, as the panel report bands them: up to 40, 41-100, 101-250, over 250), per
+judge model and per group with --dev: each band's share of the answers, agreement, kappa, which
+way its disagreements go, and its agreement outside the rubric-judged type (preference answers
+run long; without them a long band still shows whether length itself costs agreement), and how
+many of its answers judge=routed refers, with the rules' agreement on those it keeps. A group
+whose answers run long is judged less well than its pooled figure says.
 
 The labels-against-themselves table takes the answers that several runs gave word for word
 (the same question, the same response) and counts those whose official labels differ: how
@@ -144,6 +144,7 @@ from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.benchmarks.longmemeval.judge import RUBRIC_TYPES  # noqa: E402
 from memrecall.eval.agreement import judge_agreement  # noqa: E402
+from memrecall.eval.panel import LENGTH_BAND_NAMES, length_band  # noqa: E402
 from memrecall.eval.stats import paired_bootstrap_delta  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
@@ -254,32 +255,19 @@ TARGET_KAPPA = 0.88
 TARGET_RUN_POINTS = 0.02
 TARGET_RUN_MIN_ANSWERS = 100
 
+
 # Response lengths, in words, that the length table bands apart: a short answer, a paragraph, a
 # few paragraphs, an essay. Round sizes, not fitted: a long response holds more numbers and words
 # a rule can match by chance, and more reasoning around its answer, so the table shows whether
 # agreement falls with length and by how much (a reader whose answers run long is then judged
 # less well than the pooled figure says).
-LENGTH_BANDS = (40, 100, 250)
-
-
-def length_band(words: int) -> str:
-    """The band of LENGTH_BANDS a response of `words` words falls in: "<=40", "41-100", ..."""
-    lower = 0
-    for upper in LENGTH_BANDS:
-        if words <= upper:
-            return f"{lower + 1}-{upper}" if lower else f"<={upper}"
-        lower = upper
-    return f">{lower}"
-
-
 def by_length(rows: list[dict]) -> dict[str, dict]:
     """Per length band (shortest first), the rules' agreement with the labels on its answers,
     their share of all answers, the agreement on its answers outside the rubric-judged types
     (a preference answer is long and judged against a rubric, so it would make any long band look
     worse on its own), and how many judge=routed refers, with the rules' agreement on the rest."""
-    bands = [length_band(n) for n in (*LENGTH_BANDS, LENGTH_BANDS[-1] + 1)]
     out = {}
-    for band in bands:
+    for band in LENGTH_BAND_NAMES:
         sub = [r for r in rows if length_band(r["words"]) == band]
         if not sub:
             continue

@@ -445,11 +445,6 @@ def test_each_run_gap_has_a_paired_interval_around_it(tmp_path, capsys):
     )
 
 
-def test_length_band_names_the_band_a_response_falls_in():
-    bands = [bench.length_band(n) for n in (0, 40, 41, 100, 101, 250, 251, 4000)]
-    assert bands == ["<=40", "<=40", "41-100", "41-100", "101-250", "101-250", ">250", ">250"]
-
-
 def test_by_length_bands_agreement_shortest_first_and_apart_from_rubrics(capsys):
     def row(i, words, rule, official, qtype="multi-session", referred=False):
         return {

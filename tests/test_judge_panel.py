@@ -19,7 +19,7 @@ from fake_openai_server import FakeOpenAIServer
 from memrecall import benchmarks
 from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import ConfigError
-from memrecall.eval.panel import panel_labels, panel_markdown, panel_stats
+from memrecall.eval.panel import length_band, panel_labels, panel_markdown, panel_stats
 from memrecall.judge.panel import member_configs, member_specs
 from memrecall.judge.stage import run_judge
 from memrecall.schema import polars_schema
@@ -61,6 +61,48 @@ def test_stats_by_hand():
     assert "**Band: 50.0–100.0%**" in md and "| strict → middle | 4 | 0.750 | 0.500 | 0 | 1 |" in md
     with pytest.raises(ValueError):
         panel_stats(labels, ["strict"])
+
+
+def test_length_band_names_the_band_a_response_falls_in():
+    bands = [length_band(n) for n in (0, 40, 41, 100, 101, 250, 251, 4000)]
+    assert bands == ["<=40", "<=40", "41-100", "41-100", "101-250", "101-250", ">250", ">250"]
+
+
+def test_panel_by_response_length_from_the_answers_words():
+    ids = ["a", "b", "c", "d", "e", "f"]
+    verdicts = pl.DataFrame(
+        {
+            "question_id": ids,
+            "question_type": ["multi-session"] * 6,
+            "label:strict": [T, F, T, F, F, N],  # f: a judge error, on no band
+            "label:lenient": [T, F, T, T, T, T],
+        }
+    )
+    long = " ".join(["word"] * 300)
+    answers = pl.DataFrame(
+        {
+            "question_id": ids,
+            # a-b short; c a line-broken 41 words (str.split() counts them so); d-f long
+            "hypothesis": ["Paris", "No.", "w\n" * 41, long, long + "\tmore", long],
+        }
+    )
+    labels, judges = panel_labels(verdicts, answers)
+    assert labels["words"].to_list() == [1, 1, 41, 300, 301, 300]
+    s = panel_stats(labels, judges)
+    assert list(s["by_length"]) == ["<=40", "41-100", ">250"]  # bands with answers, in order
+    short, mid, over = (s["by_length"][k] for k in ("<=40", "41-100", ">250"))
+    assert short["n"] == 2 and short["band"]["width"] == 0
+    assert short["pairs"] == [{"a": "strict", "b": "lenient", "agreement": 1.0, "kappa": 1.0}]
+    assert mid["n"] == 1 and mid["accuracy"] == {"strict": 1.0, "lenient": 1.0}
+    # the long answers part them: strict rejects both, lenient accepts both
+    assert over["n"] == 2 and over["accuracy"] == {"strict": 0.0, "lenient": 1.0}
+    assert over["band"]["width"] == 1.0 and over["pairs"][0]["agreement"] == 0.0
+    md = panel_markdown(s)
+    assert "## By response length (words)" in md
+    assert "| >250 | 2 | 0.0 | 100.0 | 0.0–100.0 | strict / lenient: 0.000 |" in md
+    # without the answers no length is known, and none is reported
+    bare = panel_stats(*panel_labels(verdicts))
+    assert "by_length" not in bare and "By response length" not in panel_markdown(bare)
 
 
 def test_members_are_checked():

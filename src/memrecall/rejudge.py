@@ -104,7 +104,7 @@ def rejudge(
                 how="left",
                 maintain_order="left",
             )
-        labels, judges = panel_labels(verdicts)
+        labels, judges = panel_labels(verdicts, a)
         stats = panel_stats(labels, judges)
         results[exp.name] = stats
         stem = exp.name.replace("/", "_").replace(" ", "_")

@@ -10,7 +10,11 @@
 - the band: the lowest and the highest judge's accuracy on the common questions, overall and per
   type: how much of a score is the judge's;
 - each pair: agreement, Cohen's kappa (agreement.cohen_kappa) and the flips, questions the first
-  judge accepts and the second rejects (yes→no) and the other way (no→yes), with their rate.
+  judge accepts and the second rejects (yes→no) and the other way (no→yes), with their rate;
+- by response length (when `labels` has the answers' `words`): per band of LENGTH_BANDS, each
+  judge's accuracy, the band and each pair's agreement, on the common questions. Judges part
+  most on long responses (reasoning transcripts, advice), so a band that widens with length says
+  the score depends on how much the reader wrote as well as on the judge.
 """
 
 from __future__ import annotations
@@ -23,20 +27,44 @@ from ..schema import PANEL_LABEL_PREFIX
 from .agreement import cohen_kappa
 from .qa_metrics import type_order
 
+# Response lengths in words, banded by round sizes (not fitted to any data): up to 40, 41-100,
+# 101-250, over 250.
+LENGTH_BANDS = (40, 100, 250)
 
-def panel_labels(verdicts: pl.DataFrame) -> tuple[pl.DataFrame, list[str]] | None:
+
+def length_band(words: int) -> str:
+    """The band of LENGTH_BANDS a response of `words` words falls in: "<=40", "41-100", ..."""
+    lower = 0
+    for upper in LENGTH_BANDS:
+        if words <= upper:
+            return f"{lower + 1}-{upper}" if lower else f"<={upper}"
+        lower = upper
+    return f">{lower}"
+
+
+LENGTH_BAND_NAMES = tuple(length_band(n) for n in (*LENGTH_BANDS, LENGTH_BANDS[-1] + 1))
+
+
+def panel_labels(
+    verdicts: pl.DataFrame, answers: pl.DataFrame | None = None
+) -> tuple[pl.DataFrame, list[str]] | None:
     """(question_id, question_type and one column per member; the members) from a panel's
-    verdicts (judge/panel.py); None for a single judge's."""
+    verdicts (judge/panel.py), with each response's length in `words` when `answers` are given
+    (null for a reader that gave none); None for a single judge's."""
     cols = [c for c in verdicts.columns if c.startswith(PANEL_LABEL_PREFIX)]
     if not cols:
         return None
     judges = [c[len(PANEL_LABEL_PREFIX) :] for c in cols]
-    return (
-        verdicts.select(
-            "question_id", "question_type", *[pl.col(c).alias(j) for c, j in zip(cols, judges)]
-        ),
-        judges,
+    labels = verdicts.select(
+        "question_id", "question_type", *[pl.col(c).alias(j) for c, j in zip(cols, judges)]
     )
+    if answers is not None:
+        # (words as str.split() counts them: runs of non-space)
+        words = answers.select(
+            "question_id", pl.col("hypothesis").str.count_matches(r"\S+").alias("words")
+        )
+        labels = labels.join(words, on="question_id", how="left", maintain_order="left")
+    return labels, judges
 
 
 def _acc(col: pl.Series) -> float | None:
@@ -81,24 +109,49 @@ def panel_stats(labels: pl.DataFrame, judges: list[str]) -> dict:
         sub = common.filter(pl.col("question_type") == t)
         accs = {j: _acc(sub[j]) for j in judges}
         out["by_type"][t] = {"n": sub.height, "accuracy": accs, "band": _band(accs)}
-    for a, b in combinations(judges, 2):
-        both = labels.filter(pl.col(a).is_not_null() & pl.col(b).is_not_null())
-        x, y = both[a].to_list(), both[b].to_list()
-        n = len(x)
-        yes_no = sum(1 for p, q in zip(x, y) if p and not q)
-        no_yes = sum(1 for p, q in zip(x, y) if q and not p)
-        out["pairs"].append(
-            {
-                "a": a,
-                "b": b,
-                "n": n,
-                "agreement": (n - yes_no - no_yes) / n if n else None,
-                "kappa": cohen_kappa(x, y) if n else None,
-                "flips_yes_to_no": yes_no,
-                "flips_no_to_yes": no_yes,
-                "flip_rate": (yes_no + no_yes) / n if n else None,
-            }
-        )
+    out["pairs"] = [_pair(labels, a, b) for a, b in combinations(judges, 2)]
+    if "words" in labels.columns:
+        out["by_length"] = _by_length(common, judges)
+    return out
+
+
+def _pair(labels: pl.DataFrame, a: str, b: str) -> dict:
+    both = labels.filter(pl.col(a).is_not_null() & pl.col(b).is_not_null())
+    x, y = both[a].to_list(), both[b].to_list()
+    n = len(x)
+    yes_no = sum(1 for p, q in zip(x, y) if p and not q)
+    no_yes = sum(1 for p, q in zip(x, y) if q and not p)
+    return {
+        "a": a,
+        "b": b,
+        "n": n,
+        "agreement": (n - yes_no - no_yes) / n if n else None,
+        "kappa": cohen_kappa(x, y) if n else None,
+        "flips_yes_to_no": yes_no,
+        "flips_no_to_yes": no_yes,
+        "flip_rate": (yes_no + no_yes) / n if n else None,
+    }
+
+
+def _by_length(common: pl.DataFrame, judges: list[str]) -> dict:
+    """Per length band, shortest first (bands without an answer left out): n, each judge's
+    accuracy, the band and each pair's agreement, on the questions every judge labelled."""
+    banded = common.filter(pl.col("words").is_not_null()).with_columns(
+        pl.col("words").map_elements(length_band, return_dtype=pl.String).alias("length")
+    )
+    out = {}
+    for name in LENGTH_BAND_NAMES:
+        sub = banded.filter(pl.col("length") == name)
+        if not sub.height:
+            continue
+        accs = {j: _acc(sub[j]) for j in judges}
+        pairs = [_pair(sub, a, b) for a, b in combinations(judges, 2)]
+        out[name] = {
+            "n": sub.height,
+            "accuracy": accs,
+            "band": _band(accs),
+            "pairs": [{k: p[k] for k in ("a", "b", "agreement", "kappa")} for p in pairs],
+        }
     return out
 
 
@@ -155,4 +208,33 @@ def panel_markdown(stats: dict, title: str = "Judge panel") -> str:
             f"{_pct(p['flip_rate'])}% |"
         )
     lines += ["", "yes→no: answers the first judge accepts and the second rejects."]
+    if stats.get("by_length"):
+        lines += ["", *_length_lines(stats["by_length"], judges)]
     return "\n".join(lines) + "\n"
+
+
+def _length_lines(by_length: dict, judges: list[str]) -> list[str]:
+    lines = [
+        "## By response length (words)",
+        "",
+        "| words | n | " + " | ".join(judges) + " | band | least agreeing pair |",
+        "|---|---:|" + "---:|" * len(judges) + "---|---|",
+    ]
+    for name, s in by_length.items():
+        worst = min(
+            (p for p in s["pairs"] if p["agreement"] is not None),
+            key=lambda p: p["agreement"],
+            default=None,
+        )
+        least = f"{worst['a']} / {worst['b']}: {_f(worst['agreement'])}" if worst else "–"
+        lines.append(
+            f"| {name} | {s['n']} | "
+            + " | ".join(_pct(s["accuracy"][j]) for j in judges)
+            + f" | {_pct(s['band']['low'])}–{_pct(s['band']['high'])} | {least} |"
+        )
+    return [
+        *lines,
+        "",
+        "On the answers every judge labelled. A band that widens with length: the score depends "
+        "on how much the reader wrote, as well as on the judge.",
+    ]

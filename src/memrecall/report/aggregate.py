@@ -383,7 +383,7 @@ def run_aggregate(
     routes = route_metrics(a, pq)  # reader=router: per-route figures (report/routes.py)
     if routes is not None:
         metrics["routes"] = routes
-    panel = panel_labels(v)
+    panel = panel_labels(v, a)
     if panel is not None:  # judge=panel: every member's labels of the same answers
         metrics["panel"] = panel_stats(*panel)
     fixed = run_scores(errata, verdicts_errata, pq) if errata is not None else None
