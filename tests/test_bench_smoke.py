@@ -118,6 +118,15 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--restyle",
             "--renotate",
         ],
+        "rule_fingerprint.py": [
+            "--logs",
+            str(i["log_a"]),
+            str(i["log_b"]),
+            "--oracle",
+            tiny,
+            "--out",
+            str(out / "verdicts.jsonl"),
+        ],
         "published_runs.py": [  # pin: fetch needs the network
             "pin",
             "--manifest",
