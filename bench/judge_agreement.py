@@ -45,7 +45,7 @@ The "which rule decided" table groups the verdicts by the rule family their reas
 row with low agreement is where the rules over-accept, a "no" row where they over-reject.
 
 The length table bands the answers by their response's length in words (LENGTH_BANDS of
-memrecall.eval.panel, as the panel report bands them: up to 40, 41-100, 101-250, over 250), per
+memrecall.eval.agreement, as the panel report bands them: up to 40, 41-100, 101-250, over 250), per
 judge model and per group with --dev: each band's share of the answers, agreement, kappa, which
 way its disagreements go, and its agreement outside the rubric-judged type (preference answers
 run long; without them a long band still shows whether length itself costs agreement), and how
@@ -143,8 +143,7 @@ from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.benchmarks.longmemeval.judge import RUBRIC_TYPES  # noqa: E402
-from memrecall.eval.agreement import judge_agreement  # noqa: E402
-from memrecall.eval.panel import LENGTH_BAND_NAMES, length_band  # noqa: E402
+from memrecall.eval.agreement import LENGTH_BAND_NAMES, judge_agreement, length_band  # noqa: E402
 from memrecall.eval.stats import paired_bootstrap_delta  # noqa: E402
 from memrecall.interchange import read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402

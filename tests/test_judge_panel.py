@@ -19,7 +19,8 @@ from fake_openai_server import FakeOpenAIServer
 from memrecall import benchmarks
 from memrecall.artifacts import read_meta, write_table
 from memrecall.errors import ConfigError
-from memrecall.eval.panel import length_band, panel_labels, panel_markdown, panel_stats
+from memrecall.eval.agreement import length_band
+from memrecall.eval.panel import panel_labels, panel_markdown, panel_stats
 from memrecall.judge.panel import member_configs, member_specs
 from memrecall.judge.stage import run_judge
 from memrecall.schema import polars_schema

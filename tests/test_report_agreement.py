@@ -74,6 +74,23 @@ def test_agreement_by_type_and_skips():
     assert (r["overall"]["a_only_yes"], r["overall"]["b_only_yes"]) == (5, 10)
 
 
+def test_agreement_by_response_length():
+    a, b = textbook()
+    va = verdicts(a, ["multi-session"] * 50, "rule-v1")
+    vb = verdicts(b, ["multi-session"] * 50, "gpt-4o-2024-08-06")
+    # items 0-24 answered in 10 words, 25-48 in 300; item 49's length is not known
+    words = pl.DataFrame({"question_id": [f"q{i:03d}" for i in range(49)]}).with_columns(
+        pl.Series("words", [10] * 25 + [300] * 24)
+    )
+    r = judge_agreement(va, vb, words=words)
+    assert list(r["by_length"]) == ["<=40", ">250"]  # shortest first, empty bands left out
+    short, long = r["by_length"]["<=40"], r["by_length"][">250"]
+    assert short["n"] == 25 and short["agreement"] == pytest.approx(0.8)  # 20 yes/yes, 5 yes/no
+    assert long["n"] == 24 and (long["b_only_yes"], long["both_no"]) == (10, 14)
+    assert r["overall"]["n"] == 50  # the length only bands; every answer still counts
+    assert "by_length" not in judge_agreement(va, vb)
+
+
 def test_report_file(tmp_path, capsys):
     a, b = textbook()
     types = ["multi-session"] * 50

@@ -15,6 +15,23 @@ import polars as pl
 from ..errors import InputError
 from .qa_metrics import type_order
 
+# Response lengths in words, banded by round sizes (not fitted to any data): up to 40, 41-100,
+# 101-250, over 250.
+LENGTH_BANDS = (40, 100, 250)
+
+
+def length_band(words: int) -> str:
+    """The band of LENGTH_BANDS a response of `words` words falls in: "<=40", "41-100", ..."""
+    lower = 0
+    for upper in LENGTH_BANDS:
+        if words <= upper:
+            return f"{lower + 1}-{upper}" if lower else f"<={upper}"
+        lower = upper
+    return f">{lower}"
+
+
+LENGTH_BAND_NAMES = tuple(length_band(n) for n in (*LENGTH_BANDS, LENGTH_BANDS[-1] + 1))
+
 
 def cohen_kappa(a, b) -> float | None:
     a, b = [bool(x) for x in a], [bool(x) for x in b]
@@ -49,13 +66,17 @@ def _summary(a: list, b: list) -> dict:
 
 
 def judge_agreement(
-    verdicts_a: pl.DataFrame, verdicts_b: pl.DataFrame, questions: pl.DataFrame | None = None
+    verdicts_a: pl.DataFrame,
+    verdicts_b: pl.DataFrame,
+    questions: pl.DataFrame | None = None,
+    words: pl.DataFrame | None = None,
 ) -> dict:
     """{"overall": {...}, "by_type": {type: {...}}, "abstention": {...}, "skipped": n} where each
     {...} holds n, agreement, kappa, a_yes, b_yes and the confusion counts (see _summary).
     by_type includes abstention questions in their type (as the official metrics do);
     "abstention" is the abstention questions alone (the is_abstention column of the questions
-    or verdicts)."""
+    or verdicts). With `words` (question_id, words: the response's length), also "by_length":
+    the same per band of LENGTH_BANDS, shortest first, bands without an answer left out."""
     source = next(
         (
             t
@@ -100,4 +121,13 @@ def judge_agreement(
         out["by_type"][t] = _summary(sub["a"].to_list(), sub["b"].to_list())
     ab = both.filter(pl.col("is_abstention").fill_null(False))
     out["abstention"] = _summary(ab["a"].to_list(), ab["b"].to_list())
+    if words is not None:
+        banded = both.join(words.select("question_id", "words"), on="question_id", how="inner")
+        bands = [length_band(n) if n is not None else None for n in banded["words"].to_list()]
+        a, b = banded["a"].to_list(), banded["b"].to_list()
+        out["by_length"] = {}
+        for name in LENGTH_BAND_NAMES:
+            idx = [i for i, band in enumerate(bands) if band == name]
+            if idx:
+                out["by_length"][name] = _summary([a[i] for i in idx], [b[i] for i in idx])
     return out

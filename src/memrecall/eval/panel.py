@@ -24,25 +24,8 @@ from itertools import combinations
 import polars as pl
 
 from ..schema import PANEL_LABEL_PREFIX
-from .agreement import cohen_kappa
+from .agreement import LENGTH_BAND_NAMES, cohen_kappa, length_band
 from .qa_metrics import type_order
-
-# Response lengths in words, banded by round sizes (not fitted to any data): up to 40, 41-100,
-# 101-250, over 250.
-LENGTH_BANDS = (40, 100, 250)
-
-
-def length_band(words: int) -> str:
-    """The band of LENGTH_BANDS a response of `words` words falls in: "<=40", "41-100", ..."""
-    lower = 0
-    for upper in LENGTH_BANDS:
-        if words <= upper:
-            return f"{lower + 1}-{upper}" if lower else f"<={upper}"
-        lower = upper
-    return f">{lower}"
-
-
-LENGTH_BAND_NAMES = tuple(length_band(n) for n in (*LENGTH_BANDS, LENGTH_BANDS[-1] + 1))
 
 
 def panel_labels(

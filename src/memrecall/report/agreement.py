@@ -59,6 +59,19 @@ def agreement_markdown(result: dict, name_a: str, name_b: str) -> str:
             f" Accuracy under {name_a}: {_f(o['a_yes'])}; under {name_b}: "
             f"{_f(o['b_yes'])}.",
         ]
+    if result.get("by_length"):
+        lines += [
+            "",
+            "By the response's length in words:",
+            "",
+            f"| words | n | agreement | Cohen's κ | only {name_a} yes | only {name_b} yes |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for band, s in result["by_length"].items():
+            lines.append(
+                f"| {band} | {s['n']} | {_f(s['agreement'])} | {_f(s['kappa'])} | "
+                f"{s['a_only_yes']} | {s['b_only_yes']} |"
+            )
     lines += ["", "κ is undefined (–) when both judges give a single constant label."]
     return "\n".join(lines) + "\n"
 
@@ -149,7 +162,16 @@ def compare_labelings(
                 question_id=unknown["question_id"].sort()[0],
                 field="question_id",
             )
-    result = judge_agreement(a, b, types)
+    # a log carries its answers: band them by length (either log's, as they are the same)
+    answered = pl.concat([a, b]).filter(pl.col("hypothesis").is_not_null())
+    words = (
+        answered.unique("question_id", keep="first").select(
+            "question_id", pl.col("hypothesis").str.count_matches(r"\S+").alias("words")
+        )
+        if answered.height
+        else None
+    )
+    result = judge_agreement(a, b, types, words)
     result["a"] = {"source": str(path_a), "judge": _judge_name(a, str(path_a))}
     result["b"] = {"source": str(path_b), "judge": _judge_name(b, str(path_b))}
     return result
