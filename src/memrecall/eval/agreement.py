@@ -33,6 +33,21 @@ def length_band(words: int) -> str:
 LENGTH_BAND_NAMES = tuple(length_band(n) for n in (*LENGTH_BANDS, LENGTH_BANDS[-1] + 1))
 
 
+def response_words(answers: pl.DataFrame) -> pl.DataFrame:
+    """question_id, words: each response's (`hypothesis`) length in words, as str.split()
+    counts them (runs of non-space); null where there is no response."""
+    return answers.select(
+        "question_id", pl.col("hypothesis").str.count_matches(r"\S+").alias("words")
+    )
+
+
+def with_length_band(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame`'s rows with a length in `words`, each with its band of LENGTH_BANDS in `length`."""
+    return frame.filter(pl.col("words").is_not_null()).with_columns(
+        pl.col("words").map_elements(length_band, return_dtype=pl.String).alias("length")
+    )
+
+
 def cohen_kappa(a, b) -> float | None:
     a, b = [bool(x) for x in a], [bool(x) for x in b]
     if len(a) != len(b):
@@ -122,12 +137,10 @@ def judge_agreement(
     ab = both.filter(pl.col("is_abstention").fill_null(False))
     out["abstention"] = _summary(ab["a"].to_list(), ab["b"].to_list())
     if words is not None:
-        banded = both.join(words.select("question_id", "words"), on="question_id", how="inner")
-        bands = [length_band(n) if n is not None else None for n in banded["words"].to_list()]
-        a, b = banded["a"].to_list(), banded["b"].to_list()
+        banded = with_length_band(both.join(words, on="question_id", how="inner"))
         out["by_length"] = {}
         for name in LENGTH_BAND_NAMES:
-            idx = [i for i, band in enumerate(bands) if band == name]
-            if idx:
-                out["by_length"][name] = _summary([a[i] for i in idx], [b[i] for i in idx])
+            sub = banded.filter(pl.col("length") == name)
+            if sub.height:
+                out["by_length"][name] = _summary(sub["a"].to_list(), sub["b"].to_list())
     return out

@@ -24,7 +24,7 @@ from itertools import combinations
 import polars as pl
 
 from ..schema import PANEL_LABEL_PREFIX
-from .agreement import LENGTH_BAND_NAMES, cohen_kappa, length_band
+from .agreement import LENGTH_BAND_NAMES, cohen_kappa, response_words, with_length_band
 from .qa_metrics import type_order
 
 
@@ -42,10 +42,7 @@ def panel_labels(
         "question_id", "question_type", *[pl.col(c).alias(j) for c, j in zip(cols, judges)]
     )
     if answers is not None:
-        # (words as str.split() counts them: runs of non-space)
-        words = answers.select(
-            "question_id", pl.col("hypothesis").str.count_matches(r"\S+").alias("words")
-        )
+        words = response_words(answers)
         labels = labels.join(words, on="question_id", how="left", maintain_order="left")
     return labels, judges
 
@@ -119,9 +116,7 @@ def _pair(labels: pl.DataFrame, a: str, b: str) -> dict:
 def _by_length(common: pl.DataFrame, judges: list[str]) -> dict:
     """Per length band, shortest first (bands without an answer left out): n, each judge's
     accuracy, the band and each pair's agreement, on the questions every judge labelled."""
-    banded = common.filter(pl.col("words").is_not_null()).with_columns(
-        pl.col("words").map_elements(length_band, return_dtype=pl.String).alias("length")
-    )
+    banded = with_length_band(common)
     out = {}
     for name in LENGTH_BAND_NAMES:
         sub = banded.filter(pl.col("length") == name)

@@ -19,7 +19,7 @@ import polars as pl
 
 from ..artifacts import atomic_write_text, read_table
 from ..errors import InputError
-from ..eval.agreement import judge_agreement
+from ..eval.agreement import judge_agreement, response_words
 from ..interchange import read_eval_results
 
 AGREEMENT_REPORT = "reports/judge_agreement.md"
@@ -165,11 +165,7 @@ def compare_labelings(
     # a log carries its answers: band them by length (either log's, as they are the same)
     answered = pl.concat([a, b]).filter(pl.col("hypothesis").is_not_null())
     words = (
-        answered.unique("question_id", keep="first").select(
-            "question_id", pl.col("hypothesis").str.count_matches(r"\S+").alias("words")
-        )
-        if answered.height
-        else None
+        response_words(answered.unique("question_id", keep="first")) if answered.height else None
     )
     result = judge_agreement(a, b, types, words)
     result["a"] = {"source": str(path_a), "judge": _judge_name(a, str(path_a))}
