@@ -5,7 +5,7 @@ The rules read a response by the words it uses. Where a response turns from one 
 another ("..., but ...", "however"), corrects or takes back what it said ("actually", "sorry",
 "I misremembered", "scratch that", "never mind") or is a preference rubric read by its words,
 the rules pick one reading, and that is where they and an LLM judge part. The words people use
-to correct themselves are open-ended (docs/findings/2027-01-07-rule-judge-round.md), so the
+to correct themselves are open-ended (docs/findings/rule-judge/round-40.md), so the
 markers are broad: a marker that refers an answer the rules had right costs a call, never a
 verdict.
 
