@@ -139,7 +139,7 @@ def test_the_bundled_router_composes_its_routes():
 
 
 def test_plan_prices_each_route_on_its_own_questions(tmp_path, fresh_cache, fake_key):
-    """The plan's per-route pricing (read/plan.py): nothing sent; each route's requests
+    """The plan's per-route pricing (plan/read.py): nothing sent; each route's requests
     rendered for its questions with its own model; a paid route shows as cached."""
     from memrecall.plan.build import plan_params
     from test_plan import status

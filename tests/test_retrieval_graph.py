@@ -214,7 +214,7 @@ def test_llm_extractor_is_cached_and_counted(fresh_cache, fake_key):
 
 def test_plan_prices_the_llm_extractor_and_nothing_for_offline(tmp_path, fresh_cache):
     from memrecall.artifacts import write_table
-    from memrecall.retrieval.graph.plan import plan_graph_rerank
+    from memrecall.plan.graph import plan_graph_rerank
 
     art = tmp_path / "artifacts"
     write_table(QUESTIONS, art / "questions.parquet", stage="test")

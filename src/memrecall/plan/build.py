@@ -1,18 +1,18 @@
 """The whole plan: the stages in the order of DVC's graph, each stage that would run planned by
-the planner beside it, and the `memrecall plan` command."""
+its planner (a module of this package), and the `memrecall plan` command."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from ..judge.plan import plan_judge
 from ..pipeline import read_pipeline
-from ..read.plan import plan_read
-from ..retrieval.plan import plan_embed, plan_rerank, plan_retrieve
-from ..rewrite.plan import plan_rewrite
 from .context import PlanContext
+from .judge import plan_judge
+from .read import plan_read
 from .report import format_plan
+from .retrieval import plan_embed, plan_rerank, plan_retrieve
+from .rewrite import plan_rewrite
 from .status import RunStatus, stage_status
 from .work import Plan, StagePlan
 

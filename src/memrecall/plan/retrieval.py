@@ -1,4 +1,4 @@
-"""`memrecall plan` for the retrieval stages (plan/context.py: what a planner is given):
+"""`memrecall plan` for the retrieval stages (context.py: what a planner is given):
 embed (the key texts the stage would build, through its own code, against the vector cache,
 and the fact-expansion calls), retrieve (the question texts dense and hybrid retrieval embed)
 and rerank (a local model: nothing to pay)."""
@@ -10,15 +10,15 @@ import io
 
 from .. import paths
 from ..hashing import sha256_text
-from ..plan.context import PlanContext
-from ..plan.work import LLMWork, StagePlan, TextWork
+from .context import PlanContext
+from .work import LLMWork, StagePlan, TextWork
 
 
 def plan_embed(ctx: PlanContext, sp: StagePlan) -> None:
-    from .embedders import embedding_space
-    from .expansion import session_facts
-    from .keys import session_keys
-    from .store import vector_store
+    from ..retrieval.embedders import embedding_space
+    from ..retrieval.expansion import session_facts
+    from ..retrieval.keys import session_keys
+    from ..retrieval.store import vector_store
 
     cfg = ctx.group("embedder")
     if not ctx.current(paths.SESSIONS, paths.TURNS):
@@ -68,8 +68,8 @@ def plan_embed(ctx: PlanContext, sp: StagePlan) -> None:
 
 def plan_retrieve(ctx: PlanContext, sp: StagePlan) -> None:
     """The question texts the retrieve stage embeds (dense and hybrid retrieval)."""
-    from .embedders import embedding_space
-    from .store import vector_store
+    from ..retrieval.embedders import embedding_space
+    from ..retrieval.store import vector_store
 
     if ctx.group("retrieval").get("method") not in ("dense", "hybrid"):
         return
@@ -85,7 +85,7 @@ def plan_retrieve(ctx: PlanContext, sp: StagePlan) -> None:
 def plan_rerank(ctx: PlanContext, sp: StagePlan) -> None:
     name = ctx.group("reranker").get("name")
     if name == "graph":  # entity extraction through the LLM layer when graph.extractor=llm
-        from .graph.plan import plan_graph_rerank
+        from .graph import plan_graph_rerank
 
         plan_graph_rerank(ctx, sp)
     elif name not in (None, "none"):

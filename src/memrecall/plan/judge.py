@@ -1,4 +1,4 @@
-"""`memrecall plan` for the judge stage (plan/context.py): an LLM judge's requests for the
+"""`memrecall plan` for the judge stage (context.py): an LLM judge's requests for the
 answers the read plan expects (or the answers artifact, when read would not run), rendered by
 the stage's own code (judge_answers through the dry-run client) and looked up in the LLM cache;
 answers not known yet are estimated, one call per question. The rule judge and imported labels
@@ -10,24 +10,24 @@ from __future__ import annotations
 import polars as pl
 
 from .. import paths
-from ..plan.context import PlanContext
-from ..plan.work import LLMWork, StagePlan
+from .context import PlanContext
+from .work import LLMWork, StagePlan
 
 # judge=routed before its answers are known: each question's referee call is counted
 AT_MOST = "judge=routed: at most; its rules refer only some of the answers"
 
 
 def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
-    from .stage import judge_kind
+    from ..judge.stage import judge_kind
 
     cfg = ctx.group("judge")
     kind = judge_kind(cfg)
     if kind in ("panel", "routed"):
-        from .panel import members_of
+        from ..judge.panel import members_of
 
         members = members_of(cfg)
         if kind == "routed":  # the referee, on the answers the rules refer
-            from .routed import check_members
+            from ..judge.routed import check_members
 
             _, (_, referee) = check_members(members)
             _plan_one(ctx, sp, referee, routed=cfg)
@@ -40,8 +40,8 @@ def plan_judge(ctx: PlanContext, sp: StagePlan) -> None:
 
 def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict, routed: dict | None = None) -> None:
     """`routed`: the routed judge whose referee `cfg` is (only what its rules refer is sent)."""
+    from ..judge.stage import judge_answers, judge_kind
     from ..llm.dryrun import NOT_SENT, DryRunClient
-    from .stage import judge_answers, judge_kind
 
     kind = judge_kind(cfg)
     if kind in ("rule", "file"):

@@ -1,4 +1,4 @@
-"""`memrecall plan` for the read stage (plan/context.py): by `reader.kind`, as the stage
+"""`memrecall plan` for the read stage (context.py): by `reader.kind`, as the stage
 dispatches (reader.run_read):
 
 - llm: the stage's own code renders each question's requests (build_contexts, answer_questions,
@@ -16,12 +16,12 @@ from __future__ import annotations
 import polars as pl
 
 from .. import paths
-from ..plan.context import PlanContext
-from ..plan.work import LLMWork, StagePlan
+from .context import PlanContext
+from .work import LLMWork, StagePlan
 
 
 def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
-    from .stage import reader_kind
+    from ..read.stage import reader_kind
 
     cfg = ctx.group("reader")
     kind = reader_kind(cfg)
@@ -41,7 +41,7 @@ def plan_read(ctx: PlanContext, sp: StagePlan) -> None:
 def _plan_router(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
     """reader=router: each route priced apart, as its own reader on the questions it takes
     (every question, an upper bound said in a note, before questions.parquet exists)."""
-    from .router import assign, routes_of
+    from ..read.router import assign, routes_of
 
     routes = routes_of(cfg)
     questions = ctx.table(paths.QUESTIONS) if ctx.current(paths.QUESTIONS) else None
@@ -61,7 +61,7 @@ def _plan_router(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
 
 
 def _plan_file(ctx: PlanContext, sp: StagePlan, cfg: dict) -> None:
-    from .imported import answers_from_file, hypotheses_path
+    from ..read.imported import answers_from_file, hypotheses_path
 
     sp.notes.append(f"answers imported from {hypotheses_path(cfg)} (reader=file): no LLM calls, $0")
     if ctx.current(paths.QUESTIONS):
@@ -75,7 +75,7 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
     question ids to plan (a router's route), None: all."""
     from ..llm.dryrun import DryRunClient
     from ..llm.pricing import count_tokens
-    from .reader import answer_messages, answer_questions, build_contexts, reader_settings
+    from ..read.reader import answer_messages, answer_questions, build_contexts, reader_settings
 
     dry = DryRunClient(cfg, "read", cache=ctx.cache)
     data = (paths.QUESTIONS, paths.SESSIONS, paths.TURNS)

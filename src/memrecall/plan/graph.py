@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from ... import paths
-from ...artifacts import read_table
-from ...config import check_int, choice
-from ..keys import KEYS
-from .entities import entity_messages
-from .rerank import graph_settings
+from .. import paths
+from ..artifacts import read_table
+from ..config import check_int, choice
+from ..retrieval.graph.entities import entity_messages
+from ..retrieval.graph.rerank import graph_settings
+from ..retrieval.keys import KEYS
 
 INPUTS = (paths.QUESTIONS, paths.TURNS, paths.CANDIDATES_RETRIEVE)
 
@@ -26,9 +26,9 @@ def plan_graph_rerank(ctx, sp) -> None:
     """Fill the rerank stage's plan `sp` (plan/context.py) with the entity extraction calls of
     graph.extractor=llm: rendered against the LLM cache when the pools are this config's, else
     estimated at most one call per pool session and question."""
-    from ...llm.dryrun import DryRunClient
-    from ...plan.work import LLMWork
-    from ..rerank import session_passages
+    from ..llm.dryrun import DryRunClient
+    from ..retrieval.rerank import session_passages
+    from .work import LLMWork
 
     cfg = ctx.group("reranker")
     if cfg["name"] != "graph" or graph_settings(cfg)["extractor"] != "llm":

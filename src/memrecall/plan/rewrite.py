@@ -1,16 +1,16 @@
-"""`memrecall plan` for the rewrite stage (plan/context.py): the variant and time-range requests
+"""`memrecall plan` for the rewrite stage (context.py): the variant and time-range requests
 the stage would send (rewriter.llm_requests, the stage's own code), looked up in the LLM cache."""
 
 from __future__ import annotations
 
 from .. import paths
-from ..plan.context import PlanContext
-from ..plan.work import LLMWork, StagePlan
+from .context import PlanContext
+from .work import LLMWork, StagePlan
 
 
 def plan_rewrite(ctx: PlanContext, sp: StagePlan) -> None:
     from ..llm.dryrun import DryRunClient
-    from .rewriter import llm_requests, rewrite_settings
+    from ..rewrite.rewriter import llm_requests, rewrite_settings
 
     cfg = ctx.group("rewrite")
     bench = ctx.benchmark()
