@@ -37,7 +37,7 @@ def format_plan(plan: Plan) -> str:
                 )
                 assumptions[
                     f"embedding time at {CPU_TEXTS_PER_S:g} texts/s: MiniLM at "
-                    f"max_length 256 on two CPU threads (docs/benchmarks.md); a GPU is "
+                    f"max_length 256 on two CPU threads (docs/performance.md); a GPU is "
                     f"far faster"
                 ] = None
         for w in sp.llm:

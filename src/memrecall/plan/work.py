@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 ASSUMED_LATENCY_S = 5.0  # per call, when no call of that model and stage was ever cached
 ASSUMED_OUTPUT_TOKENS = 1024  # when max_tokens is unset and nothing was cached
-# The one measured CPU figure we have (docs/benchmarks.md): MiniLM, max_length 256, two threads.
-CPU_TEXTS_PER_S = 20.0
+# The one measured CPU figure we have (docs/performance.md, "Embedding on CPU"): MiniLM on
+# session keys, max_length 256, two threads.
+CPU_TEXTS_PER_S = 16.9
 
 
 @dataclass
