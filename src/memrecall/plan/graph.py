@@ -52,8 +52,7 @@ def plan_graph_rerank(ctx, sp) -> None:
     work = LLMWork.from_dry_run(dry, "rerank (graph entities)")
     n_q, how = ctx.question_count()
     if n_q is None:
-        work.unknown = True
-        work.notes.append(f"calls unknown: {how}")
+        work.calls_unknown(how)
     else:
         chars = (cfg["max_chars"] or 3500) + len(entity_messages("")[0]["content"])
         work.estimate(

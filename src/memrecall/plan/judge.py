@@ -73,8 +73,7 @@ def _plan_one(ctx: PlanContext, sp: StagePlan, cfg: dict, routed: dict | None = 
         else:
             n_q, how = ctx.question_count()
             if n_q is None:
-                w.unknown = True
-                w.notes.append(f"calls unknown: {how}")
+                w.calls_unknown(how)
             else:
                 w.estimate(
                     n_q,

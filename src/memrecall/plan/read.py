@@ -82,10 +82,9 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
     bench = ctx.benchmark()
     if bench is None:
         w = LLMWork.from_dry_run(dry, "read")
-        w.unknown = True
-        w.notes.append(
-            "calls unknown: the dataset file is not at hand before the download "
-            "stage (its benchmark's prompts are not known)"
+        w.calls_unknown(
+            "the dataset file is not at hand before the download stage (its benchmark's "
+            "prompts are not known)"
         )
         sp.llm.append(w)
         return
@@ -101,8 +100,7 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
         if only is not None:
             n_q, how = len(only), "the route's questions"
         if n_q is None:
-            w.unknown = True
-            w.notes.append(f"calls unknown: {how}")
+            w.calls_unknown(how)
         else:
             prompt_chars = settings.top_k_context * settings.max_chars_per_session + 2000
             w.estimate(

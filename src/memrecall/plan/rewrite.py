@@ -20,10 +20,9 @@ def plan_rewrite(ctx: PlanContext, sp: StagePlan) -> None:
     dry = DryRunClient(cfg.get("llm") or {}, "rewrite", where="rewrite.llm", cache=ctx.cache)
     if not ctx.current(paths.QUESTIONS):
         w = LLMWork.from_dry_run(dry, "rewrite")
-        w.unknown = True
-        w.notes.append(
-            "questions not computed for this config yet: calls unknown (at most "
-            "one or two per question of the rewrite types)"
+        w.calls_unknown(
+            "questions not computed for this config yet (at most one or two per question of "
+            "the rewrite types)"
         )
         sp.llm.append(w)
         return
