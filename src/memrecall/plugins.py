@@ -7,8 +7,9 @@
 - `plugin_identity` says which code that is without running it: the sha256 of the module's
   source (of every .py file of its package when the module sits in a regular package that is
   not installed), or the distribution's name and version when it is installed in site-packages.
-  With `options` it goes into the params metadata of the stage's artifact and into the
-  fingerprint file that DVC watches (stages/plugins.py), so a code change reruns that stage.
+  With `options` it goes into the params metadata of the stage's artifact; DVC watches the
+  file or folder the option's `code` names (a dep in dvc.yaml), so a code change reruns that
+  stage.
 - `PluginError` is the one error for a misbehaving plug-in: it names the plug-in, the params
   key, the question (when there is one) and what was expected.
 """
