@@ -10,6 +10,8 @@ when both judges give one constant label (p_e = 1).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import polars as pl
 
 from ..errors import InputError
@@ -41,11 +43,16 @@ def response_words(answers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def with_length_band(frame: pl.DataFrame) -> pl.DataFrame:
-    """`frame`'s rows with a length in `words`, each with its band of LENGTH_BANDS in `length`."""
-    return frame.filter(pl.col("words").is_not_null()).with_columns(
+def by_length_band(frame: pl.DataFrame) -> Iterator[tuple[str, pl.DataFrame]]:
+    """(band, its rows) for each band of LENGTH_BANDS that holds a row of `frame` with a length
+    in `words`, shortest first."""
+    banded = frame.filter(pl.col("words").is_not_null()).with_columns(
         pl.col("words").map_elements(length_band, return_dtype=pl.String).alias("length")
     )
+    for name in LENGTH_BAND_NAMES:
+        sub = banded.filter(pl.col("length") == name)
+        if sub.height:
+            yield name, sub
 
 
 def cohen_kappa(a, b) -> float | None:
@@ -137,10 +144,8 @@ def judge_agreement(
     ab = both.filter(pl.col("is_abstention").fill_null(False))
     out["abstention"] = _summary(ab["a"].to_list(), ab["b"].to_list())
     if words is not None:
-        banded = with_length_band(both.join(words, on="question_id", how="inner"))
-        out["by_length"] = {}
-        for name in LENGTH_BAND_NAMES:
-            sub = banded.filter(pl.col("length") == name)
-            if sub.height:
-                out["by_length"][name] = _summary(sub["a"].to_list(), sub["b"].to_list())
+        out["by_length"] = {
+            name: _summary(sub["a"].to_list(), sub["b"].to_list())
+            for name, sub in by_length_band(both.join(words, on="question_id", how="inner"))
+        }
     return out

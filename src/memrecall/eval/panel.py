@@ -24,7 +24,7 @@ from itertools import combinations
 import polars as pl
 
 from ..schema import PANEL_LABEL_PREFIX
-from .agreement import LENGTH_BAND_NAMES, cohen_kappa, response_words, with_length_band
+from .agreement import by_length_band, cohen_kappa, response_words
 from .qa_metrics import type_order
 
 
@@ -116,12 +116,8 @@ def _pair(labels: pl.DataFrame, a: str, b: str) -> dict:
 def _by_length(common: pl.DataFrame, judges: list[str]) -> dict:
     """Per length band, shortest first (bands without an answer left out): n, each judge's
     accuracy, the band and each pair's agreement, on the questions every judge labelled."""
-    banded = with_length_band(common)
     out = {}
-    for name in LENGTH_BAND_NAMES:
-        sub = banded.filter(pl.col("length") == name)
-        if not sub.height:
-            continue
+    for name, sub in by_length_band(common):
         accs = {j: _acc(sub[j]) for j in judges}
         pairs = [_pair(sub, a, b) for a, b in combinations(judges, 2)]
         out[name] = {
