@@ -18,7 +18,6 @@ rules against themselves, not against a judge (bench/judge_agreement.py does tha
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -29,6 +28,7 @@ import _env  # noqa: F401  (src/ on sys.path, offline switches)
 from memrecall.artifacts import atomic_write_text
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id
 from memrecall.benchmarks.longmemeval.data import load_records
+from memrecall.hashing import sha256_text
 from memrecall.interchange import read_eval_results
 from memrecall.judge.rules import judge_one
 
@@ -58,8 +58,9 @@ def verdict_lines(logs: list[str], oracle: str) -> list[str]:
     return lines
 
 
-def fingerprint(lines: list[str]) -> str:
-    return hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()
+def as_text(lines: list[str]) -> str:
+    """The verdict lines as --out writes them, and as the fingerprint hashes them."""
+    return "".join(line + "\n" for line in lines)
 
 
 def moved(before: list[str], after: list[str]) -> list[tuple[list, list]]:
@@ -79,9 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--against", default=None, help="verdict lines written before (--out)")
     args = ap.parse_args(argv)
     lines = verdict_lines(sorted(args.logs), args.oracle)
-    print(f"{len(lines)} answers of {len(args.logs)} logs; verdicts sha256 {fingerprint(lines)}")
+    text = as_text(lines)
+    print(f"{len(lines)} answers of {len(args.logs)} logs; verdicts sha256 {sha256_text(text)}")
     if args.out:
-        atomic_write_text(args.out, "".join(line + "\n" for line in lines))
+        atomic_write_text(args.out, text)
     if args.against:
         before = Path(args.against).read_text().splitlines()
         changed = moved(before, lines)
