@@ -7,9 +7,10 @@ and each run's accuracy under both labelings.
 Each log is an official eval-results file (`autoeval_label: {model, label}` per answer). The
 rule judge labels the same answers with the oracle file's questions and references. Logs of
 different judge models (gpt-4o vs gpt-4o-mini) are pooled apart: only gpt-4o-2024-08-06 is the
-official judge; the mini labels are a second opinion. A log given as `NAME=PATH` is the run
-NAME (its family the name before the first "_"): published runs are often all called
-hypotheses.jsonl.
+official judge; the mini labels are a second opinion. A model named with the route it was called
+through ("openai/gpt-4o-2024-08-06", as a router names it) is pooled with its snapshot. A log
+given as `NAME=PATH` is the run NAME (its family the name before the first "_"): published runs
+are often all called hypotheses.jsonl.
 
 `--dev REGEX` names the runs a rule change was developed on (their disagreements were read);
 every other run is held out, and the split table reports both groups apart, per judge model,
@@ -145,7 +146,7 @@ from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.benchmarks.longmemeval.judge import RUBRIC_TYPES  # noqa: E402
 from memrecall.eval.agreement import LENGTH_BAND_NAMES, judge_agreement, length_band  # noqa: E402
 from memrecall.eval.stats import paired_bootstrap_delta  # noqa: E402
-from memrecall.interchange import read_eval_results  # noqa: E402
+from memrecall.interchange import model_snapshot, read_eval_results  # noqa: E402
 from memrecall.judge.rules import judge_one  # noqa: E402
 
 
@@ -473,7 +474,7 @@ def measure(
                 {
                     "run": run_name(path),
                     "family": family(run_name(path)),
-                    "judge_model": e["model"],
+                    "judge_model": model_snapshot(e["model"]),
                     "question_id": e["question_id"],
                     "question_type": q["question_type"],
                     "is_abstention": is_abstention_id(e["question_id"]),
@@ -488,7 +489,7 @@ def measure(
         rows.append(
             {
                 "run": run_name(path),
-                "judge_model": e["model"],
+                "judge_model": model_snapshot(e["model"]),
                 "question_id": e["question_id"],
                 "question_type": q["question_type"],
                 "official": e["label"],

@@ -11,10 +11,13 @@ for some) from raw.githubusercontent.com, or from a mirror laid out the same way
 already in the folder with those answers are not downloaded again. It needs the network.
 
 `pin` adds a run you hold a copy of to the manifest (or updates its row): its answers counted,
-scored and pinned.
+scored and pinned. A log that holds several runs (a sweep's harness writing every condition
+into one file) is pinned once per run, each with `--select` naming its lines by their fields.
 
     python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
         --path PATH/IN/REPO/hypotheses.jsonl.eval-results-gpt-4o COPY.jsonl
+    python bench/published_runs.py pin --name NAME_bm25_k5 --repo OWNER/REPO --commit SHA \
+        --path PATH/IN/REPO/all_conditions.jsonl --select 'strategy=bm25;k=5' COPY.jsonl
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ def _fetch(args) -> None:
 
 def _pin(args) -> None:
     runs = read_manifest(args.manifest) if Path(args.manifest).is_file() else []
-    new = describe(args.name, args.repo, args.commit, args.path, args.log)
+    new = describe(args.name, args.repo, args.commit, args.path, args.log, args.select)
     runs = [r for r in runs if r.name != new.name] + [new]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
@@ -80,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", default=str(MANIFEST))
     for field in ("name", "repo", "commit", "path"):
         p.add_argument(f"--{field}", required=True)
+    p.add_argument(
+        "--select",
+        default="",
+        metavar="FIELD=VALUE;...",
+        help="the run's lines in a log of several runs (a sweep's: 'strategy=hybrid_raw;k=5')",
+    )
     p.add_argument("log", help="your copy of the published eval-results file")
     p.set_defaults(run=_pin)
     args = ap.parse_args(argv)

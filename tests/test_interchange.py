@@ -19,6 +19,7 @@ from memrecall.eval.qa_metrics import qa_metrics
 from memrecall.interchange import (
     MISSING,
     eval_results_path,
+    model_snapshot,
     read_eval_results,
     read_hypotheses,
     short_model_name,
@@ -160,7 +161,34 @@ def test_eval_logs_with_one_and_zero_labels_read_as_verdicts(tmp_path):
     assert all(type(r["label"]) is bool for r in back)
 
 
+def test_a_sweep_log_is_read_one_condition_at_a_time(tmp_path):
+    rows = [
+        {
+            "question_id": q,
+            "hypothesis": f"{k}: {q}",
+            "k": k,
+            "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": True},
+        }
+        for k in (5, 10, None)
+        for q in ("a1", "a2")
+    ]
+    log = _write(tmp_path / "sweep.jsonl", rows)
+    k10 = read_eval_results(log, {"k": "10"})
+    assert [(r["hypothesis"], r["line"]) for r in k10] == [("10: a1", 3), ("10: a2", 4)]
+    assert [r["hypothesis"] for r in read_eval_results(log, {"k": "null"})] == [
+        "None: a1",
+        "None: a2",
+    ]
+    with pytest.raises(InputError, match="no entry has k=7") as err:
+        read_eval_results(log, {"k": "7"})
+    assert err.value.field == "k"
+    with pytest.raises(InputError, match="question_id given twice"):
+        read_eval_results(log)
+
+
 def test_model_short_names_follow_the_official_files():
+    assert model_snapshot("openai/gpt-4o-2024-08-06") == "gpt-4o-2024-08-06"
+    assert model_snapshot("gpt-4o-2024-08-06") == "gpt-4o-2024-08-06"
     assert short_model_name("gpt-4o-2024-08-06") == "gpt-4o"
     assert short_model_name("openai/gpt-4o-mini-2024-07-18") == "gpt-4o-mini"
     assert short_model_name("deepseek/deepseek-chat") == "deepseek-chat"

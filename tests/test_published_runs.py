@@ -178,7 +178,7 @@ def test_the_manifest_is_checked_on_reading(tmp_path):
     with pytest.raises(InputError, match="expected the columns"):
         read_manifest(bad)
     twice = tmp_path / "twice.csv"
-    row = f"r,{REPO_NAME},{COMMIT},{PATH},2,1.0,{'0' * 64}\n"
+    row = f"r,{REPO_NAME},{COMMIT},{PATH},,2,1.0,{'0' * 64}\n"
     twice.write_text(",".join(bench.COLUMNS) + "\n" + row + row)
     with pytest.raises(InputError, match="given twice"):
         read_manifest(twice)
@@ -202,6 +202,67 @@ def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, c
     assert "| memsys_r1_s | 2 | 1.000 |" in capsys.readouterr().out
     assert bench.main([*argv, "--only", "nobody_s"]) == 1
     assert "not in" in capsys.readouterr().err
+
+
+SWEEP_PATH = "outputs/all_conditions.jsonl"
+
+
+def _sweep_log() -> bytes:
+    """One file of a sweep: every condition's answer to each question, a line each, as a
+    harness calling the judge through a router writes it (the model with its route)."""
+    lines = [
+        {
+            "question_id": q,
+            "hypothesis": f"{strategy} answer to {q}",
+            "strategy": strategy,
+            "k": k,
+            "autoeval_label": {"model": "openai/gpt-4o-2024-08-06", "label": label},
+            "judge_audit": {"raw_response": "Yes" if label else "No"},
+        }
+        for strategy, k, labels in (
+            ("bm25", 5, (True, False)),
+            ("bm25", 10, (True, True)),
+            ("none", None, (False, False)),
+        )
+        for q, label in zip(("q1", "q2"), labels)
+    ]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_a_sweep_log_is_pinned_and_fetched_one_run_at_a_time(server, tmp_path, capsys):
+    server.files[f"/{REPO_NAME}/{COMMIT}/{SWEEP_PATH}"] = _sweep_log()
+    copy = tmp_path / "all_conditions.jsonl"
+    copy.write_bytes(_sweep_log())
+    manifest = tmp_path / "published_runs.csv"
+    pin = ["pin", "--manifest", str(manifest), "--repo", REPO_NAME, "--commit", COMMIT]
+    for name, select in (("sweep_bm25_k5", "strategy=bm25;k=5"), ("sweep_none", "k=null")):
+        argv = [*pin, "--name", name, "--path", SWEEP_PATH, "--select", select, str(copy)]
+        assert bench.main(argv) == 0
+    k5, none = read_manifest(manifest)
+    assert (k5.select, k5.answers, k5.official_accuracy) == ("strategy=bm25;k=5", 2, 0.5)
+    assert (none.answers, none.official_accuracy) == (2, 0.0)
+    out = tmp_path / "published"
+    path, downloaded = fetch(k5, out, server.url)
+    # the run's own lines, in the official format (its route-named model kept as written)
+    assert downloaded and [json.loads(line) for line in path.read_text().splitlines()] == [
+        {
+            "question_id": q,
+            "hypothesis": f"bm25 answer to {q}",
+            "autoeval_label": {"model": "openai/gpt-4o-2024-08-06", "label": label},
+        }
+        for q, label in (("q1", True), ("q2", False))
+    ]
+    assert fetch(k5, out, server.url)[1] is False  # the kept lines match the pin
+    # a run the file holds no line of, and a selection that is not field=value
+    argv = [*pin, "--name", "x", "--path", SWEEP_PATH, "--select", "strategy=bm25;k=7", str(copy)]
+    assert bench.main(argv) == 1
+    assert "no entry has strategy=bm25;k=7" in capsys.readouterr().err
+    argv[-2] = "strategy"
+    assert bench.main(argv) == 1
+    assert "'strategy' is not field=value" in capsys.readouterr().err
+    # without a selection the log is two runs: a question answered twice
+    with pytest.raises(InputError, match="question_id given twice"):
+        describe("all", REPO_NAME, COMMIT, SWEEP_PATH, copy)
 
 
 def test_the_shipped_manifest_reads_and_names_each_run_once():

@@ -6,7 +6,9 @@ official files, which every run writes and reader=file / judge=file read back.
 - eval-results log: the same objects plus `autoeval_label: {model, label}`, one JSON line each
   (what that script writes as `<hyp_file>.eval-results-<short model name>`).
 
-Files may be gzipped (`.gz`). Every problem names the file, the line (the item's position for a
+A log a sweep wrote, one line per condition and question, is read one run at a time: `where`
+({field: value}) keeps the lines whose fields have those values. Files may be gzipped (`.gz`).
+Every problem names the file, the line (the item's position for a
 JSON list) and the field: a line that is not JSON or not an object, a question_id that is missing
 or not a string, a hypothesis that is not a string, a missing or non-boolean label, a log mixing
 judge models, the same question_id twice.
@@ -39,8 +41,9 @@ def _text(path: Path) -> str:
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(path)) from e
 
 
-def _objects(path: Path) -> list[tuple[int, dict]]:
-    """(line, object) pairs: JSON lines, or the items of one JSON list (line = position)."""
+def _objects(path: Path, where: dict[str, str] | None = None) -> list[tuple[int, dict]]:
+    """(line, object) pairs: JSON lines, or the items of one JSON list (line = position); with
+    `where`, only the objects whose fields have its values (`matches`)."""
     text = _text(path)
     if text.lstrip().startswith("["):
         try:
@@ -62,9 +65,23 @@ def _objects(path: Path) -> list[tuple[int, dict]]:
             raise InputError(
                 f"expected a JSON object, got {type(obj).__name__}", file=str(path), line=i
             )
+    if where:
+        pairs = [(i, obj) for i, obj in pairs if matches(obj, where)]
+        if not pairs:
+            shown = ";".join(f"{k}={v}" for k, v in where.items())
+            raise InputError(f"no entry has {shown}", file=str(path), field=next(iter(where)))
     if not pairs:
         raise InputError("no entries", file=str(path))
     return pairs
+
+
+def matches(obj: dict, where: dict[str, str]) -> bool:
+    """Whether every field `where` names has its value: a string equal to it, or a number,
+    boolean or null written so in JSON ("k": 5 matches "5", "k": null matches "null")."""
+    return all(
+        field in obj and (v if isinstance(v := obj[field], str) else json.dumps(v)) == value
+        for field, value in where.items()
+    )
 
 
 def read_hypotheses(path: str | Path) -> list[dict]:
@@ -75,9 +92,9 @@ def read_hypotheses(path: str | Path) -> list[dict]:
     return rows
 
 
-def _read_entries(path: Path) -> list[dict]:
+def _read_entries(path: Path, where: dict[str, str] | None = None) -> list[dict]:
     out, seen = [], {}
-    for i, obj in _objects(path):
+    for i, obj in _objects(path, where):
         qid = obj.get("question_id")
         if not isinstance(qid, str) or not qid:
             raise InputError(
@@ -106,11 +123,11 @@ def _read_entries(path: Path) -> list[dict]:
     return out
 
 
-def read_eval_results(path: str | Path) -> list[dict]:
+def read_eval_results(path: str | Path, where: dict[str, str] | None = None) -> list[dict]:
     """[{question_id, hypothesis, label, model, line}]: an official eval-results log, one judge
-    model throughout."""
+    model throughout (of its lines `where` keeps, when given)."""
     path = Path(path)
-    rows = _read_entries(path)
+    rows = _read_entries(path, where)
     models: dict[str, int] = {}
     for r in rows:
         auto = r.pop("_obj").get("autoeval_label")
@@ -144,10 +161,17 @@ def read_eval_results(path: str | Path) -> list[dict]:
     return rows
 
 
+def model_snapshot(model: str) -> str:
+    """The model a label names, without the route it was called through: a harness calling
+    the judge through a router or litellm writes 'openai/gpt-4o-2024-08-06', the same snapshot
+    as the official script's 'gpt-4o-2024-08-06'."""
+    return str(model).rsplit("/", 1)[-1]
+
+
 def short_model_name(model: str) -> str:
     """The official files' suffix: 'gpt-4o-2024-08-06' -> 'gpt-4o', 'openai/gpt-4o-mini-...' ->
     'gpt-4o-mini'; other names lose their provider prefix and date, and keep [\\w.-] only."""
-    name = str(model).rsplit("/", 1)[-1]
+    name = model_snapshot(model)
     name = re.sub(r"-\d{4}-\d{2}-\d{2}$", "", name)
     return re.sub(r"[^\w.-]+", "_", name) or "judge"
 

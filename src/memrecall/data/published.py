@@ -3,10 +3,13 @@ developed on: a manifest of eval-results files in public repositories, each pinn
 and to the answers it held when it was measured, fetched into a folder that
 bench/judge_agreement.py reads (`--logs DIR/*.jsonl`).
 
-The manifest (CSV: name, repo, commit, path, answers, official_accuracy, answers_sha256) names
-each file where it was published; `name` is the run's name in the bench's tables (its family
-before the first "_"). A file is downloaded from raw.githubusercontent.com (or a mirror given as
-`base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read as an official
+The manifest (CSV: name, repo, commit, path, select, answers, official_accuracy, answers_sha256)
+names each file where it was published; `name` is the run's name in the bench's tables (its family
+before the first "_"). A sweep's harness often writes every condition into one log, a line per
+condition and question: `select` (`strategy=hybrid_raw;k=5`) names the run's lines by their
+fields' values, and such a run is kept as those lines alone, in the official format; empty
+keeps the file as published. A file is downloaded from raw.githubusercontent.com (or a mirror
+given as `base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read as an official
 eval-results log, and kept only when its answers are the ones pinned. The pin is a hash of the
 answers (question id, hypothesis, judge model, label), not of the file's bytes: the same answers
 written with other JSON escapes are the same run. A file already in the folder whose answers
@@ -26,11 +29,20 @@ from pathlib import Path
 
 from ..artifacts import atomic_path
 from ..errors import InputError, MemrecallError
-from ..interchange import read_eval_results
+from ..interchange import read_eval_results, write_eval_results
 from .url import download, offline_switch
 
 RAW_BASE = "https://raw.githubusercontent.com"
-COLUMNS = ("name", "repo", "commit", "path", "answers", "official_accuracy", "answers_sha256")
+COLUMNS = (
+    "name",
+    "repo",
+    "commit",
+    "path",
+    "select",
+    "answers",
+    "official_accuracy",
+    "answers_sha256",
+)
 
 
 @dataclass(frozen=True)
@@ -39,12 +51,24 @@ class PublishedRun:
     repo: str
     commit: str
     path: str
+    select: str  # "field=value;field=value": the run's lines in a log of several; "" all
     answers: int
     official_accuracy: float
     answers_sha256: str
 
     def url(self, base_url: str = RAW_BASE) -> str:
         return f"{base_url.rstrip('/')}/{self.repo}/{self.commit}/{self.path}"
+
+
+def parse_select(select: str) -> dict[str, str]:
+    """{field: value} of a `select` ("strategy=hybrid_raw;k=5"); {} for ""."""
+    out = {}
+    for part in filter(str.strip, select.split(";")):
+        field, eq, value = part.partition("=")
+        if not eq or not field.strip():
+            raise MemrecallError(f"select {select!r}: {part.strip()!r} is not field=value")
+        out[field.strip()] = value.strip()
+    return out
 
 
 def answers_sha256(rows: list[dict]) -> str:
@@ -88,14 +112,18 @@ def manifest_row(run: PublishedRun) -> dict:
     return {k: getattr(run, k) for k in COLUMNS}
 
 
-def describe(name: str, repo: str, commit: str, path: str, log: str | Path) -> PublishedRun:
-    """A manifest entry for a log at hand: its answers counted, scored and pinned."""
-    rows = read_eval_results(log)
+def describe(
+    name: str, repo: str, commit: str, path: str, log: str | Path, select: str = ""
+) -> PublishedRun:
+    """A manifest entry for a log at hand (a copy of the published file): the answers of its
+    lines `select` keeps, counted, scored and pinned."""
+    rows = read_eval_results(log, parse_select(select))
     return PublishedRun(
         name=name,
         repo=repo,
         commit=commit,
         path=path,
+        select=select,
         answers=len(rows),
         official_accuracy=round(sum(r["label"] for r in rows) / len(rows), 4),
         answers_sha256=answers_sha256(rows),
@@ -120,9 +148,11 @@ def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> t
     with atomic_path(dest) as tmp:
         download(url, tmp, hint)
         try:
-            rows = read_eval_results(tmp)
+            rows = read_eval_results(tmp, parse_select(run.select))
         except InputError as e:
             raise MemrecallError(f"{url} is not an eval-results log: {e}") from None
+        if run.select:  # the run's own lines, as the official evaluator writes them
+            write_eval_results(tmp, rows)
         got = answers_sha256(rows)
         if got != run.answers_sha256:
             raise MemrecallError(
