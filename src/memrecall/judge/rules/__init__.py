@@ -189,7 +189,9 @@ These rules follow the same per-type policy without a model, so the default pipe
   before a date, "B two weeks before May 25", places nothing, while "B two weeks before A"
   places B first, and an ordinal that dates a time, "A's first birthday", places nothing; nor
   does what the history does not say: "You did not mention taking a bus recently" places no
-  bus). Otherwise
+  bus). Without a placing word, the times before now it gives each option place them ("the
+  router 3 weeks ago, and the thermostat a month ago": the thermostat first), unless the two
+  times can overlap ("4 weeks" and "a month"). Otherwise
   the response names the reference's option, and names it first if it names both; a response
   that reasons over both is read from its conclusion, the last sentence naming one with a
   decision word ("first", "so", "therefore"), never one that says what the history does not

@@ -14,6 +14,7 @@ import re
 
 from ...abstention import plain, says_missing
 from .normalise import STOPWORDS, content_tokens, normalize, tokens
+from .numbers import DAYS_LEAST_MOST, quantities
 from .phrases import ANNOUNCEMENT, EPISTEMIC_HEDGE, GREETING, LEAD_IN
 from .response import (
     asked_part,
@@ -245,6 +246,12 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
         return RuleVerdict(
             stated is right, f"either-or: states '{' '.join(stated)}' {_direction(question)}"
         )
+    placed = _placed_by_times(question, hypothesis, right, wrong)
+    if placed is not None:
+        return RuleVerdict(
+            placed is right,
+            f"either-or: its times ago place '{' '.join(placed)}' {_direction(question)}",
+        )
     if says_missing(first_sentence(hypothesis), instead=False):
         # No "X came first" statement and it opens by saying something is missing: the options
         # it names are the question's own words, not a choice.
@@ -262,6 +269,42 @@ def either_or_verdict(question: str, answer: str, hypothesis: str) -> RuleVerdic
     if pos_wrong is not None and pos_wrong < pos_right:
         return RuleVerdict(False, f"either-or: names '{' '.join(wrong)}' first")
     return RuleVerdict(True, f"either-or: chose '{' '.join(right)}'")
+
+
+def _placed_by_times(
+    question: str, hypothesis: str, right: list[str], wrong: list[str]
+) -> list[str] | None:
+    """The option a which-came-first (or last) response places by the times before now it gives
+    each, in clauses that name one option and one time: "You set up the mesh network 3 weeks
+    ago, and the smart thermostat a month ago" places the thermostat first, whatever order it
+    names them in. None unless both options have such a time and the two cannot overlap (a
+    month is 28 to 31 days: "a month ago" and "4 weeks ago" place neither)."""
+    if _QUESTION_EARLY.search(question):
+        earliest = True
+    elif _QUESTION_LATE.search(question):
+        earliest = False
+    else:
+        return None
+    spans: dict[int, set[tuple[float, float]]] = {0: set(), 1: set()}
+    for clause in _statements(hypothesis):
+        words = tokens(clause)
+        named = [
+            i for i, option in enumerate((right, wrong)) if _mentions(option, words) is not None
+        ]
+        agos = [
+            q for q in quantities(clause) if q.ago and not q.denied and q.unit in DAYS_LEAST_MOST
+        ]
+        if len(named) == 1 and len(agos) == 1:
+            least, most = DAYS_LEAST_MOST[agos[0].unit]
+            spans[named[0]].add((agos[0].value * least, agos[0].value * most))
+    if len(spans[0]) != 1 or len(spans[1]) != 1:
+        return None
+    (r_lo, r_hi), (w_lo, w_hi) = spans[0].pop(), spans[1].pop()
+    if r_lo > w_hi:  # the right option is further back
+        return right if earliest else wrong
+    if w_lo > r_hi:
+        return wrong if earliest else right
+    return None
 
 
 def _without_denied(hyp: list[str], option_words: list[str]) -> list[str]:
@@ -368,6 +411,20 @@ def _direction(question: str) -> str:
 _CLAUSE_MARK = re.compile(r"[;,:(—–]|\bbut\b|\bwhile\b|\bwhereas\b")
 
 
+def _statements(hypothesis: str):
+    """The clauses of the response's sentences (one definition of a sentence's end: "vs." ends
+    none) that state something: not an indirect question or a comparison it cannot make, nor
+    what the history does not say."""
+    for sent in sentences(hypothesis):
+        for clause in _CLAUSE_MARK.split(sent):
+            if (
+                clause
+                and not _NOT_A_STATEMENT.search(normalize(clause))
+                and not says_missing(clause, instead=False)
+            ):
+                yield clause
+
+
 def _stated_choice(
     question: str, hypothesis: str, right: list[str], wrong: list[str]
 ) -> list[str] | None:
@@ -397,15 +454,7 @@ def _stated_choice(
         return named(words[0]) if words else None
 
     exact, other = [], []
-    # Clauses of the response's sentences (one definition of a sentence's end: "vs." ends none).
-    clauses = (c for sent in sentences(hypothesis) for c in _CLAUSE_MARK.split(sent))
-    for clause in clauses:
-        if (
-            not clause
-            or _NOT_A_STATEMENT.search(normalize(clause))
-            or says_missing(clause, instead=False)
-        ):
-            continue
+    for clause in _statements(hypothesis):
         # Raw words: normalisation would read "first" as the number 1.
         words = re.findall(r"[a-z]+|\d+", _TELLING_TIME.sub(" ", plain(clause)))
         last_option, last_at = None, 0

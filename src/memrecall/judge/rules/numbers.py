@@ -483,7 +483,7 @@ def _convert(q: Quantity, unit: str) -> float | None:
 _DAYS_IN = {"day": 1, "week": 7, "month": 365.25 / 12, "year": 365.25}
 # ... and the fewest and most it holds: "a month ago" less "a week ago" is three weeks, or 21 to
 # 24 days
-_DAYS_LEAST_MOST = {"day": (1, 1), "week": (7, 7), "month": (28, 31), "year": (365, 366)}
+DAYS_LEAST_MOST = {"day": (1, 1), "week": (7, 7), "month": (28, 31), "year": (365, 366)}
 
 
 def _calendar(q: Quantity, unit: str) -> float | None:
@@ -823,9 +823,9 @@ def _ago_apart(agos: list[Quantity], unit: str) -> tuple[float, float] | None:
     `unit`: the least and the most, as many days as their months can hold; None unless there
     are exactly two."""
     spans = {
-        tuple(q.value * days for days in _DAYS_LEAST_MOST[q.unit])
+        tuple(q.value * days for days in DAYS_LEAST_MOST[q.unit])
         for q in agos
-        if q.unit in _DAYS_LEAST_MOST
+        if q.unit in DAYS_LEAST_MOST
     }
     if len(spans) != 2 or len(agos) != 2:
         return None
