@@ -56,7 +56,10 @@ whose answers run long is judged less well than its pooled figure says.
 The labels-against-themselves table takes the answers that several runs gave word for word
 (the same question, the same response) and counts those whose official labels differ: how
 often the judge that made the labels said otherwise of the very same answer, a floor under
-any judge's disagreement with them on those answers.
+any judge's disagreement with them on those answers. The declines table does the same for
+responses that answer nothing ("Insufficient information."), which runs word them differently:
+how many of them the labels accept, and on how many questions declined in several runs the
+labels go both ways.
 
 The sampling table asks what judge=routed's calls would buy spent another way: the official
 judge labels a random sample of n answers of each run, and the sample's mean (official − rule)
@@ -370,6 +373,41 @@ def judge_against_itself(rows: list[dict]) -> dict:
     return dict(sorted(out.items()))
 
 
+def declines_labelled(rows: list[dict]) -> dict:
+    """How the labels judge responses that answer nothing: per judge model, the answers the rules
+    read as a decline ("Insufficient information.", "I can't find that in our conversations")
+    to a question the history answers, how many the labels accept (`accepted`), and, among the
+    questions declined in more than one run, how many got both labels (`questions_both`, of
+    `questions_repeated`; `accepted_where_both` of the accepted answers are on those). A decline
+    names no answer, so a label that accepts one is the judge's slip or its reading of words
+    around the decline; where the same judge rejected another decline of the same question, the
+    labels disagree with themselves, and no rule can agree with both."""
+    out: dict = {}
+    groups: dict[tuple[str, str], list[bool]] = {}
+    for r in rows:
+        if r["decided_by"] == "declines":
+            groups.setdefault((r["judge_model"], r["question_id"]), []).append(r["official"])
+    for (model, _), labels in groups.items():
+        m = out.setdefault(
+            model,
+            {
+                "declines": 0,
+                "accepted": 0,
+                "questions_repeated": 0,
+                "questions_both": 0,
+                "accepted_where_both": 0,
+            },
+        )
+        m["declines"] += len(labels)
+        m["accepted"] += sum(labels)
+        if len(labels) > 1:
+            m["questions_repeated"] += 1
+            if len(set(labels)) > 1:
+                m["questions_both"] += 1
+                m["accepted_where_both"] += sum(labels)
+    return dict(sorted(out.items()))
+
+
 # The sampling what-if: labelled sample sizes per run, and draws of each.
 SAMPLE_SIZES = (50, 100, 200)
 SAMPLE_DRAWS = 200
@@ -513,6 +551,7 @@ def measure(
         "sampled": {},
         "routed": {},
         "itself": judge_against_itself(rows),
+        "declines": declines_labelled(rows),
         "target": {},
     }
     by_run: dict[str, list[dict]] = {}
@@ -910,6 +949,17 @@ def print_tables(result: dict) -> None:
             print(
                 f"| {model} | {m['answers']} | {m['verdicts']} | {m['discordant']} | "
                 f"{m['cross_system']} | {m['median_words']} |"
+            )
+    if result.get("declines"):
+        print("\n## declines: responses that answer nothing, as the labels judge them\n")
+        print(
+            "| labels | declines | labelled correct | questions declined in several runs | "
+            "labelled both ways | correct labels on those |\n|---|---:|---:|---:|---:|---:|"
+        )
+        for model, m in result["declines"].items():
+            print(
+                f"| {model} | {m['declines']} | {m['accepted']} | {m['questions_repeated']} | "
+                f"{m['questions_both']} | {m['accepted_where_both']} |"
             )
     print("\n## judge=routed: what the rules refer (the referee taken to agree with the labels)\n")
     print(

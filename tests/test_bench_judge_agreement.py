@@ -577,6 +577,43 @@ def test_the_labels_against_themselves_count_identical_answers_labelled_differen
     assert "| gpt-4o | 2 | 5 | 1 | 1 | 21.5 |" in capsys.readouterr().out
 
 
+def test_declines_count_how_the_labels_judge_answers_that_give_none(capsys):
+    def row(run, qid, official, decided_by="declines", model="gpt-4o"):
+        return {
+            "run": run,
+            "judge_model": model,
+            "question_id": qid,
+            "official": official,
+            "decided_by": decided_by,
+        }
+
+    rows = [
+        # q1 declined in three runs, accepted once: labelled both ways
+        row("a", "q1", False),
+        row("b", "q1", True),
+        row("c", "q1", False),
+        # q2 declined twice, rejected both times
+        row("a", "q2", False),
+        row("b", "q2", False),
+        # q3 declined once and accepted: no second decline to hold it against
+        row("a", "q3", True),
+        # an answer the rules read otherwise, and another judge model's decline
+        row("b", "q3", True, decided_by="quantity"),
+        row("a", "q1", True, model="mini"),
+    ]
+    got = bench.declines_labelled(rows)
+    assert got["gpt-4o"] == {
+        "declines": 6,
+        "accepted": 2,
+        "questions_repeated": 2,
+        "questions_both": 1,
+        "accepted_where_both": 1,
+    }
+    assert got["mini"]["declines"] == 1 and got["mini"]["questions_repeated"] == 0
+    bench.print_tables({"pooled": {}, "runs": {}, "declines": got})
+    assert "| gpt-4o | 6 | 2 | 2 | 1 | 1 |" in capsys.readouterr().out
+
+
 def test_a_random_labelled_sample_corrects_the_rules_bias_as_it_grows(capsys):
     # 150 answers: the labels accept the first 90, the rules those and 15 more (10 points over)
     official = [i < 90 for i in range(150)]
