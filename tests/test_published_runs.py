@@ -253,6 +253,10 @@ def test_a_sweep_log_is_pinned_and_fetched_one_run_at_a_time(server, tmp_path, c
         for q, label in (("q1", True), ("q2", False))
     ]
     assert fetch(k5, out, server.url)[1] is False  # the kept lines match the pin
+    gone = PublishedRun(**{**k5.__dict__, "name": "sweep_k7", "select": "strategy=bm25;k=7"})
+    with pytest.raises(MemrecallError, match="not an eval-results log with strategy=bm25;k=7: "):
+        fetch(gone, out, server.url)
+    assert not (out / "sweep_k7.jsonl").exists()
     # a run the file holds no line of, and a selection that is not field=value
     argv = [*pin, "--name", "x", "--path", SWEEP_PATH, "--select", "strategy=bm25;k=7", str(copy)]
     assert bench.main(argv) == 1

@@ -8,10 +8,10 @@ official files, which every run writes and reader=file / judge=file read back.
 
 A log a sweep wrote, one line per condition and question, is read one run at a time: `where`
 ({field: value}) keeps the lines whose fields have those values. Files may be gzipped (`.gz`).
-Every problem names the file, the line (the item's position for a
-JSON list) and the field: a line that is not JSON or not an object, a question_id that is missing
-or not a string, a hypothesis that is not a string, a missing or non-boolean label, a log mixing
-judge models, the same question_id twice.
+Every problem names the file, the line (the item's position for a JSON list) and the field: a
+line that is not JSON or not an object, a question_id that is missing or not a string, a
+hypothesis that is not a string, a missing or non-boolean label, a log mixing judge models, the
+same question_id twice, a `where` no line matches.
 """
 
 from __future__ import annotations

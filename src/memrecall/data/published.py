@@ -150,7 +150,8 @@ def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> t
         try:
             rows = read_eval_results(tmp, parse_select(run.select))
         except InputError as e:
-            raise MemrecallError(f"{url} is not an eval-results log: {e}") from None
+            kind = f"an eval-results log with {run.select}" if run.select else "an eval-results log"
+            raise MemrecallError(f"{url} is not {kind}: {e}") from None
         if run.select:  # the run's own lines, as the official evaluator writes them
             write_eval_results(tmp, rows)
         got = answers_sha256(rows)
