@@ -212,13 +212,25 @@ def _answers(logs: list[str], oracle: str):
             yield path, e, q
 
 
+def _item(q: dict, response: str) -> dict:
+    """An oracle question with a response, as the benchmark's rule judge reads an answer."""
+    return {
+        "question_type": q["question_type"],
+        "question": q["question"],
+        "answer": str(q["answer"]),
+        "hypothesis": response,
+        "is_abstention": is_abstention_id(str(q["question_id"])),
+    }
+
+
 def _rule(q: dict, response: str):
+    it = _item(q, response)
     return judge_one(
-        q["question_type"],
-        q["question"],
-        str(q["answer"]),
+        it["question_type"],
+        it["question"],
+        it["answer"],
         response,
-        is_abstention=is_abstention_id(str(q["question_id"])),
+        is_abstention=it["is_abstention"],
     )
 
 
@@ -535,10 +547,7 @@ def measure(
                 "words": len(e["hypothesis"].split()),
                 "response": e["hypothesis"].strip(),
                 "decided_by": decided_by(v.reason),
-                "referred": _LME.rule_referral(
-                    {"question_type": q["question_type"], "hypothesis": e["hypothesis"]}, v.label
-                )
-                is not None,
+                "referred": _LME.rule_referral(_item(q, e["hypothesis"]), v.label) is not None,
             }
         )
     out = {

@@ -16,7 +16,13 @@ from memrecall.artifacts import read_meta
 from memrecall.errors import ConfigError
 from memrecall.judge.panel import member_configs
 from memrecall.judge.routed import check_members
-from memrecall.judge.rules.referral import CANNOT_JUDGE, RUBRIC, referral, turns_or_corrects
+from memrecall.judge.rules.referral import (
+    CANNOT_JUDGE,
+    READINGS_DIFFER,
+    RUBRIC,
+    referral,
+    turns_or_corrects,
+)
 from memrecall.judge.stage import run_judge
 from memrecall.report.aggregate import judge_info
 from memrecall.report.tables import referral_line
@@ -50,8 +56,45 @@ ITEMS = [
     ],
 )
 def test_what_the_rules_refer(question_type, hypothesis, label, why):
-    got = referral(question_type, hypothesis, label)
+    item = {"question_type": question_type, "question": "How many?", "answer": "5"}
+    got = referral({**item, "hypothesis": hypothesis}, label)
     assert got == why if why is None or not why.startswith("(") else why in got
+
+
+@pytest.mark.parametrize(
+    "hypothesis, why",
+    [
+        # the reasoning states the reference whole, the labelled answer shortens it: the rules
+        # reject the answer and would accept the reasoning
+        (
+            "On May 27 you said you repainted your bedroom walls a lighter shade of gray.\n\n"
+            "Answer: lighter gray",
+            READINGS_DIFFER,
+        ),
+        # the reasoning names the reference and sets it aside, the answer names another
+        (
+            "Blue was the old color; you repainted them a lighter shade of gray.\n\nAnswer: blue",
+            READINGS_DIFFER,
+        ),
+        # both readings agree: kept
+        ("You repainted them a lighter shade of gray.\n\nAnswer: a lighter shade of gray", None),
+        ("You repainted them blue.\n\nAnswer: blue", None),
+        # no labelled answer, or nothing before it: one reading
+        ("You repainted them a lighter shade of gray.", None),
+        ("Answer: lighter gray", None),
+    ],
+)
+def test_a_labelled_answer_the_rules_read_otherwise_than_its_reasoning_is_referred(hypothesis, why):
+    lme = benchmarks.get("longmemeval")
+    item = {
+        "question_type": "single-session-user",
+        "question": "What color did I repaint my bedroom walls?",
+        "answer": "a lighter shade of gray",
+        "hypothesis": hypothesis,
+        "is_abstention": False,
+    }
+    label = lme.rule_verdict(item).label
+    assert lme.rule_referral(item, label) == why
 
 
 def test_a_benchmark_without_its_own_policy_refers_turns_and_what_the_rules_cannot_judge():

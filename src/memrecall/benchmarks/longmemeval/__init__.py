@@ -77,7 +77,7 @@ class LongMemEval(Benchmark):
     def rule_referral(self, item: dict, label):
         from ...judge.rules.referral import referral
 
-        return referral(item["question_type"], item["hypothesis"], label)
+        return referral(item, label)
 
     @property
     def rule_hash(self) -> str:

@@ -4,21 +4,24 @@ judge (judge/routed.py), with the reason.
 The rules read a response by the words it uses. Where a response turns from one thing to
 another ("..., but ...", "however"), corrects or takes back what it said ("actually", "sorry",
 "I misremembered", "scratch that", "never mind") or is a preference rubric read by its words,
-the rules pick one reading, and that is where they and an LLM judge part. The words people use
-to correct themselves are open-ended (docs/findings/rule-judge/round-40.md), so the
-markers are broad: a marker that refers an answer the rules had right costs a call, never a
-verdict.
+the rules pick one reading, and that is where they and an LLM judge part. So do a response that
+reasons and then labels its answer, where the rules read the answer and the reasoning
+differently (docs/findings/rule-judge/round-46.md). The words people use to correct themselves
+are open-ended (docs/findings/rule-judge/round-40.md), so the markers are broad: a marker that
+refers an answer the rules had right costs a call, never a verdict.
 
-    referral("multi-session", "You have 5 plants. Actually, it's 6.", True)
-    # -> "the response turns or corrects itself ('Actually')"
+    item = {"question_type": "multi-session", "question": "How many plants do I have?",
+            "answer": "6", "hypothesis": "You have 5 plants. Actually, it's 6."}
+    referral(item, True)  # -> "the response turns or corrects itself ('Actually')"
 """
 
 from __future__ import annotations
 
 import re
 
-from .dispatch import as_read
+from .dispatch import as_read, judge_one
 from .phrases import TURN
+from .response import reasoning_before_answer
 
 # A turn (normalise.TURN) or a correction, a retraction or a second look.
 TURNS_OR_CORRECTS = re.compile(
@@ -31,6 +34,7 @@ TURNS_OR_CORRECTS = re.compile(
 
 CANNOT_JUDGE = "the rules cannot judge it"
 RUBRIC = "a preference rubric, which the rules read by its words"
+READINGS_DIFFER = "its labelled answer and the reasoning before it read differently"
 
 
 def turns_or_corrects(hypothesis: str | None) -> str | None:
@@ -46,9 +50,29 @@ def any_referral(hypothesis: str | None, label: bool | None) -> str | None:
     return CANNOT_JUDGE if label is None else turns_or_corrects(hypothesis)
 
 
-def referral(question_type: str, hypothesis: str | None, label: bool | None) -> str | None:
+def referral(item: dict, label: bool | None) -> str | None:
     """Why a LongMemEval rule verdict goes to an LLM judge, or None to keep it: also every
-    preference rubric."""
-    if label is not None and question_type == "single-session-preference":
+    preference rubric, and a response whose labelled answer the rules read otherwise than the
+    reasoning before it (`readings_differ`). `item`: question_type, question, answer,
+    hypothesis, is_abstention."""
+    if label is not None and item["question_type"] == "single-session-preference":
         return RUBRIC
-    return any_referral(hypothesis, label)
+    return any_referral(item["hypothesis"], label) or readings_differ(item, label)
+
+
+def readings_differ(item: dict, label: bool | None) -> str | None:
+    """Why a verdict on a response that reasons and then labels its answer is in doubt: the
+    rules judge the labelled answer ("Answer: lighter gray") otherwise than the reasoning
+    before it ("you repainted them a lighter shade of gray"). An LLM judge reads the whole
+    response, the rules its answer; where the two readings part, so may they."""
+    before = reasoning_before_answer(as_read(item["hypothesis"]))
+    if label is None or before is None:
+        return None
+    other = judge_one(
+        item["question_type"],
+        item["question"],
+        str(item["answer"]),
+        before,
+        is_abstention=bool(item.get("is_abstention")),
+    )
+    return READINGS_DIFFER if other.label is not label else None

@@ -518,7 +518,22 @@ def stated_answer(text: str) -> str:
     tags = _ANSWER_TAG.findall(text or "")
     if tags and tags[-1].strip():
         return stated_answer(tags[-1].strip())
-    labels = list(_ANSWER_LINE.finditer(text or ""))
+    labelled = _labelled_answer(text or "")
+    return labelled[0] if labelled else text
+
+
+def reasoning_before_answer(text: str) -> str | None:
+    """What a response says before the line that labels its answer ("... you repainted them a
+    lighter shade of gray.\n\nAnswer: lighter gray"), when it says something there; None for a
+    response with no such line."""
+    labelled = _labelled_answer(text or "")
+    before = text[: labelled[1]].strip() if labelled else ""
+    return before or None
+
+
+def _labelled_answer(text: str) -> tuple[str, int] | None:
+    """(the answer an "Answer:" line labels, where that line starts), or None."""
+    labels = list(_ANSWER_LINE.finditer(text))
     if labels:
         after = text[labels[-1].end() :]
         section = _SECTION_LINE.search(after)
@@ -534,8 +549,8 @@ def stated_answer(text: str) -> str:
         final = "final" in labels[-1].group(0).lower()
         opens = not text[: labels[-1].start()].strip()
         if (section or closes or final or opens) and answer.strip():
-            return answer.strip()
-    return text
+            return answer.strip(), labels[-1].start()
+    return None
 
 
 # Taking back what was just said: disowning it ("Actually, no", "Hmm, no", "scratch that",
