@@ -81,12 +81,12 @@ def _plan_llm(ctx: PlanContext, sp: StagePlan, cfg: dict, only: set | None = Non
     data = (paths.QUESTIONS, paths.SESSIONS, paths.TURNS)
     bench = ctx.benchmark()
     if bench is None:
-        w = LLMWork.from_dry_run(dry, "read")
-        w.calls_unknown(
-            "the dataset file is not at hand before the download stage (its benchmark's "
-            "prompts are not known)"
+        sp.llm.append(
+            LLMWork.from_dry_run(dry, "read").calls_unknown(
+                "the dataset file is not at hand before the download stage (its benchmark's "
+                "prompts are not known)"
+            )
         )
-        sp.llm.append(w)
         return
     if not (ctx.current(*data) and ctx.exists(paths.CANDIDATES_REWRITE)):
         settings = reader_settings(cfg, bench)

@@ -19,12 +19,12 @@ def plan_rewrite(ctx: PlanContext, sp: StagePlan) -> None:
         return
     dry = DryRunClient(cfg.get("llm") or {}, "rewrite", where="rewrite.llm", cache=ctx.cache)
     if not ctx.current(paths.QUESTIONS):
-        w = LLMWork.from_dry_run(dry, "rewrite")
-        w.calls_unknown(
-            "questions not computed for this config yet (at most one or two per question of "
-            "the rewrite types)"
+        sp.llm.append(
+            LLMWork.from_dry_run(dry, "rewrite").calls_unknown(
+                "questions not computed for this config yet (at most one or two per question of "
+                "the rewrite types)"
+            )
         )
-        sp.llm.append(w)
         return
     rows = {
         r["question_id"]: r for r in ctx.table(paths.QUESTIONS, "questions").iter_rows(named=True)

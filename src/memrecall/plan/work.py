@@ -66,11 +66,12 @@ class LLMWork:
         elif h not in self.new:
             self.new[h] = count_tokens(self.litellm_model, messages)
 
-    def calls_unknown(self, why: str) -> None:
+    def calls_unknown(self, why: str) -> "LLMWork":
         """Nothing can be counted yet (why: what is missing): the plan names this work as not
-        counted rather than guess."""
+        counted rather than guess. Returns the work, to append as it is."""
         self.unknown = True
         self.notes.append(f"calls unknown: {why}")
+        return self
 
     def estimate(self, calls: int, input_tokens_each: float, why: str) -> None:
         if calls <= 0:
