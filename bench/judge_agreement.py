@@ -224,6 +224,7 @@ def _item(q: dict, response: str) -> dict:
 
 
 def _rule(q: dict, response: str):
+    # judge_one by name: the tests put a rule judge of their own in its place
     it = _item(q, response)
     return judge_one(
         it["question_type"],

@@ -64,15 +64,9 @@ class LongMemEval(Benchmark):
         return PROMPTS
 
     def rule_verdict(self, item: dict):
-        from ...judge.rules import judge_one
+        from ...judge.rules import judge_item
 
-        return judge_one(
-            item["question_type"],
-            item["question"],
-            item["answer"],
-            item["hypothesis"],
-            is_abstention=item["is_abstention"],
-        )
+        return judge_item(item)
 
     def rule_referral(self, item: dict, label):
         from ...judge.rules.referral import referral

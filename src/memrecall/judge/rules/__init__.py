@@ -265,7 +265,7 @@ containment (the general rule), dispatch (`judge_one`: which family decides).
 """
 
 from .abstention import abstains
-from .dispatch import as_read, judge_one
+from .dispatch import as_read, judge_item, judge_one
 from .normalise import content_tokens, normalize, stem, tokens
 from .numbers import Quantity, quantities
 from .verdict import RULES_VERSION, RuleVerdict
@@ -277,6 +277,7 @@ __all__ = [
     "abstains",
     "as_read",
     "content_tokens",
+    "judge_item",
     "judge_one",
     "normalize",
     "quantities",

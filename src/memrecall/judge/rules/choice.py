@@ -279,12 +279,10 @@ def _placed_by_times(
     ago, and the smart thermostat a month ago" places the thermostat first, whatever order it
     names them in. None unless both options have such a time and the two cannot overlap (a
     month is 28 to 31 days: "a month ago" and "4 weeks ago" place neither)."""
-    if _QUESTION_EARLY.search(question):
-        earliest = True
-    elif _QUESTION_LATE.search(question):
-        earliest = False
-    else:
+    ask = _asked_order(question)
+    if ask is None:
         return None
+    earliest = ask == "early"
     spans: dict[int, set[tuple[float, float]]] = {0: set(), 1: set()}
     for clause in _statements(hypothesis):
         words = tokens(clause)
@@ -403,6 +401,13 @@ def concludes_a_choice(question: str, hypothesis: str) -> bool:
     return _stated_choice(question, said[-1], *options) is not None
 
 
+def _asked_order(question: str) -> str | None:
+    """ "early" for a which-came-first question, "late" for a which-came-last one, else None."""
+    if _QUESTION_EARLY.search(question):
+        return "early"
+    return "late" if _QUESTION_LATE.search(question) else None
+
+
 def _direction(question: str) -> str:
     return "came first" if _QUESTION_EARLY.search(question) else "came last"
 
@@ -433,11 +438,8 @@ def _stated_choice(
     nearest option named before it. Statements with the question's own word win over synonyms
     ("first" for a "first" question); among them the last one counts, so a response that
     corrects itself ("Wait, ... so the case came first") is read from its correction."""
-    if _QUESTION_EARLY.search(question):
-        ask = "early"
-    elif _QUESTION_LATE.search(question):
-        ask = "late"
-    else:
+    ask = _asked_order(question)
+    if ask is None:
         return None
     own_words = {w for w in re.findall(r"[a-z]+", question.lower()) if w in (_EARLY | _LATE)}
     only_right = set(right) - set(wrong)

@@ -49,6 +49,18 @@ def as_read(hypothesis: str | None) -> str:
     return as_markdown(repaired(unwrapped_json(strip_thinking(hypothesis or "").strip())))
 
 
+def judge_item(item: dict) -> RuleVerdict:
+    """judge_one of an answer given as a record: question_type, question, answer (the
+    reference), hypothesis and is_abstention (False when absent)."""
+    return judge_one(
+        item["question_type"],
+        item["question"],
+        str(item["answer"]),
+        item["hypothesis"],
+        is_abstention=bool(item.get("is_abstention")),
+    )
+
+
 def judge_one(
     question_type: str,
     question: str,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .dispatch import as_read, judge_one
+from .dispatch import as_read, judge_item
 from .phrases import TURN
 from .response import reasoning_before_answer
 
@@ -65,14 +65,11 @@ def readings_differ(item: dict, label: bool | None) -> str | None:
     rules judge the labelled answer ("Answer: lighter gray") otherwise than the reasoning
     before it ("you repainted them a lighter shade of gray"). An LLM judge reads the whole
     response, the rules its answer; where the two readings part, so may they."""
-    before = reasoning_before_answer(as_read(item["hypothesis"]))
-    if label is None or before is None:
+    if label is None:
         return None
-    other = judge_one(
-        item["question_type"],
-        item["question"],
-        str(item["answer"]),
-        before,
-        is_abstention=bool(item.get("is_abstention")),
+    before = reasoning_before_answer(as_read(item["hypothesis"]))
+    if before is None:
+        return None
+    return (
+        READINGS_DIFFER if judge_item({**item, "hypothesis": before}).label is not label else None
     )
-    return READINGS_DIFFER if other.label is not label else None
