@@ -29,6 +29,9 @@ _TELLING = (
     r"(?:we|you)(?:'ve| have| had)? covered)\b"
 )
 
+# Saying one cannot: "I can't", "unable to", "it is impossible to", "it's not possible to".
+UNABLE = r"(?:can't|cannot|can not|unable to|not able to|impossible to|not possible to)"
+
 PHRASES = [
     # "you never mentioned", "I don't see it stated", "the history doesn't contain"
     r"\b(?:did not|didn't|have not|haven't|has not|hasn't|never|do not|don't|does not|doesn't)"
@@ -55,7 +58,7 @@ PHRASES = [
     # "I don't have that information", also "I don't have access to our past conversations":
     # the official judge accepts both for `_abs` (the refusal classifier still flags the latter)
     r"\b(?:i|we) (?:don't|do not) (?:have|know|see|possess)\b",
-    r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
+    rf"\b{UNABLE} (?:\w+ )?(?:answer|"
     r"determine|tell|say|find|know|confirm|calculate|compute|identify|infer|work out)",
     r"\bcannot be (?:determined|answered|found|inferred|calculated|identified|known)\b",
     r"\b(?:not enough|insufficient|incomplete|missing|lack of|lacks?|lacking) (?:any )?(?:\w+ )?"

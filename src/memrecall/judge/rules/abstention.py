@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ...abstention import plain, says_missing, without_no_later_change
+from ...abstention import UNABLE, plain, says_missing, without_no_later_change
 from .phrases import LEAD_IN, TURN
 from .response import closing_paragraph, first_sentence
 
@@ -110,7 +110,7 @@ def _declines(text: str) -> bool:
 # Saying the question cannot be answered, not just that some detail is missing ("I couldn't
 # find the exact date, but ..." goes on to answer). "I can't recall the answer" declines too.
 _DECLINE = re.compile(
-    r"\b(?:can't|cannot|can not|unable to|not able to|impossible to) (?:\w+ )?(?:answer|"
+    rf"\b{UNABLE} (?:\w+ )?(?:answer|"
     r"determine|tell|say|calculate|compute|work out|recall|remember|retrieve)\b|"
     r"\b(?:cannot|can not|could not) be (?:answered|determined|calculated|worked out)\b|"
     r"\b(?:not enough|insufficient|(?:do|does|did) not have (?:enough|sufficient)|"
