@@ -70,9 +70,11 @@ PHRASES = [
     r"\ba blank in (?:my|our) (?:\w+ )?(?:memory|memories|notes|records?|history)\b",
     # Other ways to say it, from the meaning rather than from the runs at hand (none of these
     # phrasings occurs in them): "no hamster was mentioned", "I don't recall you saying",
-    # "it is unclear", "it never came up", "I'm not aware of one"
-    r"\bno (?:\w+ ){1,3}(?:was|were|is|are|has been|have been) (?:ever )?(?:mentioned|recorded|"
-    r"discussed|shared|given|provided|specified|stated|found)\b",
+    # "it is unclear", "it never came up", "I'm not aware of one"; the thing missing may take a
+    # few words ("no museum or gallery visit was recorded"); "no other recipes were
+    # discussed" narrows an answer
+    r"\bno (?!other\b)(?:\w+ ){1,5}(?:was|were|is|are|has been|have been) (?:ever )?"
+    r"(?:mentioned|recorded|discussed|shared|given|provided|specified|stated|found)\b",
     r"\b(?:cannot|can not|do not|did not|unable to|not able to) (?:\w+ )?(?:recall|remember)\b",
     r"\bno (?:memory|recollection|knowledge) of\b",
     r"\b(?:is|are|was|were|remains?|it's|that's) (?:unknown|unclear|uncertain)\b",
@@ -108,11 +110,12 @@ PHRASES = [
     r"notes|memories|excerpts) (?:\w+ )?(?:mention|discuss|say|refer|include|contain|cover|talk|"
     r"touch)",
     # ... and with the source as its subject: "no session mentions Dr. Lee", "no message covers
-    # it". "No other session names a different café" narrows an answer; it says nothing missing.
+    # it", "no session records one". "No other session names a different café" narrows an
+    # answer; it says nothing missing.
     r"\bno (?!other\b)(?:\w+ )?(?:sessions?|messages?|conversations?|chats?|records?|notes?|"
     r"memor(?:y|ies)|excerpts?)(?: of (?:ours|yours|mine))? (?:\w+ )?(?:mentions?|"
     r"discuss(?:es)?|says?|refers? to|includes?|contains?|covers?|talks? about|names?|states?|"
-    r"shows?|gets? into|touch(?:es)? on)\b",
+    r"shows?|records?|gets? into|touch(?:es)? on)\b",
     # The general form of the phrases above, in any tense: a negation, then within three words
     # a verb of telling, discussing or turning up ("that never surfaced in our chats", "we've
     # never gone over that", "your messages never touch on it", "that's not anything you've
