@@ -18,6 +18,11 @@ so a change that helps only the runs it was written from shows up, and names the
 more than 2 points off. `--dev @FILE` reads the dev runs' exact names from FILE, one per line
 ("#" starts a comment): a split written down before reading, where a regex's loose part (`v3`
 also matching `cj_v34p2`) would move a run silently. A name in FILE that no log has is an error.
+`--dev @LEDGER.csv` takes the dev runs from the ledger of every run any round measured
+(docs/findings/rule-judge/ledger.csv: each run by repository, commit and path, with every name
+it went by and the first round that read it): the runs some round read are dev, the rest held
+out, and a log the ledger does not know is an error. `@LEDGER.csv:ROUND` counts the reads up to
+round ROUND only (a later round's split as it stood then).
 
 `--disagreements FILE.jsonl` writes one line per answer whose rule verdict differs from the
 official label, for reading while writing a rule: run, family (the run name before its first
@@ -147,6 +152,8 @@ from memrecall.audit.variants import Labelled, verdict_changes  # noqa: E402
 from memrecall.benchmarks.longmemeval.categories import is_abstention_id  # noqa: E402
 from memrecall.benchmarks.longmemeval.data import load_records  # noqa: E402
 from memrecall.benchmarks.longmemeval.judge import RUBRIC_TYPES  # noqa: E402
+from memrecall.data.ledger import read_ledger, run_of  # noqa: E402
+from memrecall.errors import InputError  # noqa: E402
 from memrecall.eval.agreement import LENGTH_BAND_NAMES, judge_agreement, length_band  # noqa: E402
 from memrecall.eval.stats import paired_bootstrap_delta  # noqa: E402
 from memrecall.interchange import model_snapshot, read_eval_results  # noqa: E402
@@ -497,10 +504,14 @@ def doubt_warns(runs: dict[str, dict]) -> dict:
 
 
 def dev_runs(spec: str, runs: list[str]) -> set[str]:
-    """The runs of `runs` that --dev names: by regex, or by exact name from `@FILE`."""
+    """The runs of `runs` that --dev names: by regex, by exact name from `@FILE`, or those a
+    ledger (`@LEDGER.csv`, `@LEDGER.csv:ROUND`) says some round (up to ROUND) read."""
     if not spec.startswith("@"):
         return {run for run in runs if re.search(spec, run)}
     path = spec[1:]
+    ledger = re.fullmatch(r"(.+\.csv)(?::(\d+))?", path)
+    if ledger:
+        return ledger_dev_runs(ledger[1], int(ledger[2]) if ledger[2] else None, runs)
     try:
         lines = Path(path).read_text().splitlines()
     except OSError as e:
@@ -510,6 +521,24 @@ def dev_runs(spec: str, runs: list[str]) -> set[str]:
     if unknown:
         raise SystemExit(f"--dev {spec}: no log is the run {', '.join(unknown)}")
     return names
+
+
+def ledger_dev_runs(path: str, by_round: int | None, runs: list[str]) -> set[str]:
+    """The runs of `runs` that a round up to `by_round` (any, for None) read, by the ledger. A
+    run the ledger does not know is an error: a run counts as held out only when the ledger
+    says no round read it, whatever it is called here."""
+    try:
+        known = run_of(read_ledger(path))
+    except InputError as e:
+        raise SystemExit(f"--dev @{path}: {e}") from None
+    unknown = sorted(set(runs) - set(known))
+    if unknown:
+        raise SystemExit(
+            f"--dev @{path}: not in the ledger: {', '.join(unknown)}. Add each run (its key, "
+            f"names, and first_read_round: a round number, or never) or name the log as the "
+            f"ledger does (NAME=PATH)"
+        )
+    return {run for run in runs if known[run].read_by(by_round)}
 
 
 def measure(
@@ -1046,9 +1075,10 @@ def main(argv=None) -> None:
     ap.add_argument(
         "--dev",
         default=None,
-        metavar="REGEX|@FILE",
-        help="runs the rules were developed on, by a regex over run names or exact names "
-        "listed in FILE; the rest are held out",
+        metavar="REGEX|@FILE|@LEDGER.csv[:ROUND]",
+        help="runs the rules were developed on, by a regex over run names, exact names "
+        "listed in FILE, or those a ledger (LEDGER.csv[:ROUND]) says a round read; the rest "
+        "are held out",
     )
     ap.add_argument(
         "--disagreements",

@@ -1,0 +1,108 @@
+"""The ledger of runs the rule judge was developed against (memrecall.data.ledger), the shipped
+one against the published-runs manifest, and bench/judge_agreement.py's `--dev @LEDGER.csv`."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+
+import pytest
+
+from conftest import REPO
+from memrecall.data.ledger import COLUMNS, manifest_key, read_ledger, run_of
+from memrecall.data.published import read_manifest
+from memrecall.errors import InputError
+
+LEDGER = REPO / "docs" / "findings" / "rule-judge" / "ledger.csv"
+MANIFEST = REPO / "bench" / "published_runs.csv"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location(
+        "judge_agreement", REPO / "bench" / "judge_agreement.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _write(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: "" for c in COLUMNS} | r)
+    return path
+
+
+def _row(key, names, measured, read, **kw):
+    return dict(
+        key=key,
+        names=names,
+        answers="500",
+        judge="gpt-4o",
+        first_measured_round=str(measured),
+        first_read_round=str(read),
+        **kw,
+    )
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    return _write(
+        tmp_path / "ledger.csv",
+        [
+            _row("acme/mem@0123456789ab:runs/a.eval-results-gpt-4o", "mem_a_s|acme_a_s", 17, 17),
+            _row("acme/mem@0123456789ab:runs/b.eval-results-gpt-4o", "mem_b_s", 20, 40),
+            _row("acme/mem@0123456789ab:runs/c.eval-results-gpt-4o", "mem_c_s", 20, "never"),
+        ],
+    )
+
+
+def test_a_run_read_under_one_name_is_dev_under_any_other(ledger):
+    """The failure the ledger exists for: a round that knows a run by a new name (the manifest's
+    `acme_a_s` for round 17's `mem_a_s`) must not count it as held out."""
+    bench = _bench()
+    runs = ["acme_a_s", "mem_b_s", "mem_c_s"]
+    assert bench.dev_runs(f"@{ledger}", runs) == {"acme_a_s", "mem_b_s"}
+    # the split as it stood in round 39: mem_b_s was read only in round 40
+    assert bench.dev_runs(f"@{ledger}:39", runs) == {"acme_a_s"}
+    assert bench.dev_runs(f"@{ledger}:16", runs) == set()
+
+
+def test_a_log_the_ledger_does_not_know_is_an_error(ledger):
+    with pytest.raises(SystemExit, match="not in the ledger: mem_d_s"):
+        _bench().dev_runs(f"@{ledger}", ["mem_a_s", "mem_d_s"])
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([_row("k1", "a", 17, 17), _row("k2", "b|a", 18, 18)], "'a' already names the run"),
+        ([_row("k1", "a", 20, 19)], "read in round 19, before round 20"),
+        ([_row("k1", "a", 20, "soon")], "first_read_round is 'soon'"),
+        ([_row("k1", "a", 20, 20, manifest_name="b")], "manifest_name 'b' is not among"),
+        ([_row("k1", "", 20, 20)], "needs a key and a name"),
+    ],
+)
+def test_a_ledger_that_contradicts_itself_is_refused(tmp_path, rows, message):
+    with pytest.raises(InputError, match=message):
+        read_ledger(_write(tmp_path / "ledger.csv", rows))
+
+
+def test_the_shipped_ledger_knows_every_manifest_run_by_its_file():
+    """Every pinned run has a ledger row keyed by the file it is (repository, commit, path,
+    select) that carries its manifest name, so pinning a run some round read under another
+    name cannot make it look unread."""
+    runs = read_ledger(LEDGER)
+    by_manifest = {r.manifest_name: r for r in runs if r.manifest_name}
+    manifest = read_manifest(MANIFEST)
+    assert set(by_manifest) == {m.name for m in manifest}
+    for m in manifest:
+        row = by_manifest[m.name]
+        assert row.key == manifest_key(m.repo, m.commit, m.path, m.select), m.name
+        assert row.answers == m.answers, m.name
+    # the runs the forty-seventh round took for unread were read in rounds 17 to 24
+    names = run_of(runs)
+    for name, read in (("kerneta_gpt4o_s", 17), ("mentedb_baseline_s", 19), ("cj_opus_p1_s", 23)):
+        assert names[name].first_read_round == read
