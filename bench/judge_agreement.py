@@ -28,7 +28,9 @@ round ROUND only (a later round's split as it stood then).
 official label, for reading while writing a rule: run, family (the run name before its first
 "_", e.g. auditcrux), judge_model, question_id, question_type, is_abstention, question,
 answer (the reference or rubric), hypothesis, official (the label), rule (the verdict) and
-reason (the rule that decided). The printed tables do not change.
+reason (the rule that decided). The printed tables do not change. With `--dev`, only the
+development runs' disagreements are written: a held-out run's answers are counted, not shown,
+unless `--held-out-disagreements` asks for them (and the ledger should then say they were read).
 
     python bench/judge_agreement.py --logs ../shared/data/judge/*.gz \
         --oracle ../shared/data/longmemeval/longmemeval_oracle.json \
@@ -636,6 +638,7 @@ def measure(
         out["target"][model] = target(out["pooled"][model]["overall"], runs)
     if dev is not None:
         developed = dev_runs(dev, list(dict.fromkeys(r["run"] for r in rows)))
+        out["dev_runs"] = sorted(developed)
         for model in sorted({r["judge_model"] for r in rows}):
             for group in ("dev", "held-out"):
                 sub = [
@@ -1084,7 +1087,13 @@ def main(argv=None) -> None:
         "--disagreements",
         default=None,
         metavar="FILE.jsonl",
-        help="write each answer whose rule verdict differs from the official label here",
+        help="write each answer whose rule verdict differs from the official label here "
+        "(with --dev, the development runs' only)",
+    )
+    ap.add_argument(
+        "--held-out-disagreements",
+        action="store_true",
+        help="with --dev, write the held-out runs' disagreements too (which makes them read)",
     )
     ap.add_argument(
         "--restyle",
@@ -1164,11 +1173,29 @@ def main(argv=None) -> None:
         atomic_write_text(args.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
         print(f"wrote {args.json}")
     if args.disagreements:
+        written, withheld = readable(found, result.get("dev_runs"), args.held_out_disagreements)
         atomic_write_text(
             args.disagreements,
-            "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in found),
+            "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in written),
         )
-        print(f"wrote {args.disagreements} ({len(found)} disagreements)")
+        print(f"wrote {args.disagreements} ({len(written)} disagreements)")
+        if withheld:
+            print(
+                f"not written: the {withheld} disagreements of the held-out runs "
+                f"(--held-out-disagreements writes them too, and makes those runs read)"
+            )
+
+
+def readable(
+    found: list[dict], developed: list[str] | None, held_out_too: bool
+) -> tuple[list[dict], int]:
+    """(the disagreements to write, how many are withheld). With a split, a held-out run's
+    answers are counted but not written: reading them would make it a development run."""
+    if developed is None or held_out_too:
+        return found, 0
+    dev = set(developed)
+    written = [d for d in found if d["run"] in dev]
+    return written, len(found) - len(written)
 
 
 if __name__ == "__main__":

@@ -639,3 +639,23 @@ def test_a_random_labelled_sample_corrects_the_rules_bias_as_it_grows(capsys):
     printed = capsys.readouterr().out
     assert "| gpt-4o | 0 (the rules alone, 2 runs) | 5.00 pt | worst 10.0 pt | | |" in printed
     assert "| gpt-4o | 149 | " in printed
+
+
+def test_disagreements_of_held_out_runs_are_counted_not_written(tmp_path, capsys):
+    """Writing a held-out run's disagreements would put its answers in front of whoever writes
+    the next rule: with a split, only the development runs' are written unless asked for."""
+    records = load_records(SAMPLE_FILE)[:3]
+    _measured(tmp_path, records, {"run_a": 1, "run_b": 1}, dev="run_a")  # writes the logs
+    logs = [str(p) for p in sorted(tmp_path.glob("*.eval-results-gpt-4o"))]
+    out = tmp_path / "dis.jsonl"
+    base = ["--logs", *logs, "--oracle", str(tmp_path / "oracle.json"), "--disagreements", str(out)]
+
+    def runs_written(*extra):
+        bench.main([*base, *extra])
+        return sorted(json.loads(line)["run"] for line in out.read_text().splitlines())
+
+    assert runs_written("--dev", f"@{tmp_path / 'dev.txt'}") == ["run_a"]
+    assert "not written: the 1 disagreements of the held-out runs" in capsys.readouterr().out
+    both = ["run_a", "run_b"]
+    assert runs_written("--dev", f"@{tmp_path / 'dev.txt'}", "--held-out-disagreements") == both
+    assert runs_written() == both  # no split, nothing is held out
