@@ -11,8 +11,11 @@ for some) from raw.githubusercontent.com, or from a mirror laid out the same way
 already in the folder with those answers are not downloaded again. It needs the network.
 
 `pin` adds a run you hold a copy of to the manifest (or updates its row): its answers counted,
-scored and pinned. A log that holds several runs (a sweep's harness writing every condition
-into one file) is pinned once per run, each with `--select` naming its lines by their fields.
+scored and pinned. It then says what the ledger of earlier rounds
+(docs/findings/rule-judge/ledger.csv) records of that file: under which names it was measured
+and whether a round read it, so a run read before under another name is not taken for new.
+A log that holds several runs (a sweep's harness writing every condition into one file) is
+pinned once per run, each with `--select` naming its lines by their fields.
 
     python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
         --path PATH/IN/REPO/hypotheses.jsonl.eval-results-gpt-4o COPY.jsonl
@@ -31,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from memrecall.artifacts import atomic_write_text  # noqa: E402
+from memrecall.data.ledger import history, manifest_key, read_ledger  # noqa: E402
 from memrecall.data.published import (  # noqa: E402
     COLUMNS,
     RAW_BASE,
@@ -42,6 +46,7 @@ from memrecall.data.published import (  # noqa: E402
 from memrecall.errors import MemrecallError  # noqa: E402
 
 MANIFEST = Path(__file__).resolve().parent / "published_runs.csv"
+LEDGER = Path(__file__).resolve().parents[1] / "docs" / "findings" / "rule-judge" / "ledger.csv"
 
 
 def _fetch(args) -> None:
@@ -68,6 +73,9 @@ def _pin(args) -> None:
     writer.writerows(manifest_row(r) for r in sorted(runs, key=lambda r: r.name))
     atomic_write_text(args.manifest, buf.getvalue())
     print(f"{new.name}: {new.answers} answers, official accuracy {new.official_accuracy:.3f}")
+    if Path(args.ledger).is_file():
+        key = manifest_key(new.repo, new.commit, new.path, new.select)
+        print(history(read_ledger(args.ledger), key, new.name))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         metavar="FIELD=VALUE;...",
         help="the run's lines in a log of several runs (a sweep's: 'strategy=hybrid_raw;k=5')",
+    )
+    p.add_argument(
+        "--ledger",
+        default=str(LEDGER),
+        help="the runs earlier rounds measured and read: says whether this one is among them",
     )
     p.add_argument("log", help="your copy of the published eval-results file")
     p.set_defaults(run=_pin)

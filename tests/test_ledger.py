@@ -9,7 +9,7 @@ import importlib.util
 import pytest
 
 from conftest import REPO
-from memrecall.data.ledger import COLUMNS, manifest_key, read_ledger, run_of
+from memrecall.data.ledger import COLUMNS, history, manifest_key, read_ledger, run_of
 from memrecall.data.published import read_manifest
 from memrecall.errors import InputError
 
@@ -106,3 +106,15 @@ def test_the_shipped_ledger_knows_every_manifest_run_by_its_file():
     names = run_of(runs)
     for name, read in (("kerneta_gpt4o_s", 17), ("mentedb_baseline_s", 19), ("cj_opus_p1_s", 23)):
         assert names[name].first_read_round == read
+
+
+def test_history_says_a_file_read_under_another_name_is_a_development_run(ledger):
+    runs = read_ledger(ledger)
+    key = manifest_key("acme/mem", "0123456789abcdef", "runs/a.eval-results-gpt-4o")
+    assert history(runs, key, "kerneta_a_s") == (
+        "kerneta_a_s is in the ledger as mem_a_s|acme_a_s: read in round 17, so it is a "
+        "development run; add kerneta_a_s to its names"
+    )
+    key_c = manifest_key("acme/mem", "0123456789ab", "runs/c.eval-results-gpt-4o")
+    assert "never read" in history(runs, key_c, "mem_c_s")
+    assert "not in the ledger" in history(runs, "acme/mem@0123456789ab:runs/d", "mem_d_s")

@@ -195,6 +195,8 @@ def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, c
     pin = ["pin", "--manifest", str(manifest), "--repo", REPO_NAME, "--commit", COMMIT]
     assert bench.main([*pin, "--name", "memsys_r1_s", "--path", PATH, str(copy)]) == 0
     assert bench.main([*pin, "--name", "memsys_r1_s", "--path", PATH, str(copy)]) == 0  # updated
+    # the shipped ledger has no row for this made-up file: pin says one is needed
+    assert "memsys_r1_s is not in the ledger: add its row" in capsys.readouterr().out
     (run,) = read_manifest(manifest)
     assert run == _run(copy)
     out = tmp_path / "published"

@@ -147,3 +147,22 @@ def read_ledger(path: str | Path) -> list[LedgerRun]:
 def run_of(runs: list[LedgerRun]) -> dict[str, LedgerRun]:
     """Every name (and key) a run goes by -> the run."""
     return {name: run for run in runs for name in (*run.names, run.key)}
+
+
+def history(runs: list[LedgerRun], key: str, name: str) -> str:
+    """What the ledger says of the run `key` about to be measured as `name`: who read it and
+    when, or that it has no row yet (so a run read under another name is not taken for new)."""
+    run = next((r for r in runs if r.key == key), None)
+    if run is None:
+        return (
+            f"{name} is not in the ledger: add its row (key {key}, first_read_round never) "
+            f"before measuring it"
+        )
+    known = "|".join(run.names)
+    what = (
+        f"read in round {run.first_read_round}, so it is a development run"
+        if run.first_read_round is not None
+        else f"never read (held out in rounds {run.held_in_rounds or 'none'})"
+    )
+    missing = "" if name in run.names else f"; add {name} to its names"
+    return f"{name} is in the ledger as {known}: {what}{missing}"
