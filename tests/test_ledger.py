@@ -118,3 +118,17 @@ def test_history_says_a_file_read_under_another_name_is_a_development_run(ledger
     key_c = manifest_key("acme/mem", "0123456789ab", "runs/c.eval-results-gpt-4o")
     assert "never read" in history(runs, key_c, "mem_c_s")
     assert "not in the ledger" in history(runs, "acme/mem@0123456789ab:runs/d", "mem_d_s")
+
+
+def test_every_split_file_names_runs_the_ledger_says_were_read_by_then():
+    """The dev-runs files each round wrote are the ledger's evidence: each name in
+    round-NN-dev-runs.txt is a run the ledger knows and says some round up to NN read."""
+    known = run_of(read_ledger(LEDGER))
+    files = sorted(LEDGER.parent.glob("round-*-dev-runs.txt"))
+    assert files
+    for split in files:
+        round_ = int(split.name.split("-")[1])
+        names = {line.split("#", 1)[0].strip() for line in split.read_text().splitlines()}
+        names.discard("")
+        assert names <= set(known), (split.name, sorted(names - set(known)))
+        assert all(known[n].read_by(round_) for n in names), split.name
