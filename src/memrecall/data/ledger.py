@@ -16,11 +16,11 @@ or empty), answers, judge, first_measured_round, first_read_round, held_in_round
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from .csvfile import read_rows
 
 COLUMNS = (
     "key",
@@ -78,69 +78,57 @@ def read_ledger(path: str | Path) -> list[LedgerRun]:
     """The ledger's runs; every name belongs to one run only, and no run is read before the
     round that first measured it."""
     path = Path(path)
-    try:
-        f = open(path, newline="", encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read the ledger: {e.strerror}", file=str(path)) from None
-    with f:
-        reader = csv.DictReader(f)
-        if tuple(reader.fieldnames or ()) != COLUMNS:
+    runs, owner = [], {}
+    for line, row in read_rows(path, COLUMNS):
+        names = tuple(n.strip() for n in row["names"].split("|") if n.strip())
+        if not row["key"] or not names:
+            raise InputError(f"line {line}: a run needs a key and a name", file=str(path))
+        if row["manifest_name"] and row["manifest_name"] not in names:
             raise InputError(
-                f"expected the columns {', '.join(COLUMNS)}; got {reader.fieldnames}",
+                f"line {line}: manifest_name {row['manifest_name']!r} is not among its names",
                 file=str(path),
-                field="header",
+                field="manifest_name",
             )
-        runs, owner = [], {}
-        for line, row in enumerate(reader, start=2):
-            names = tuple(n.strip() for n in row["names"].split("|") if n.strip())
-            if not row["key"] or not names:
-                raise InputError(f"line {line}: a run needs a key and a name", file=str(path))
-            if row["manifest_name"] and row["manifest_name"] not in names:
+        for name in names + (row["key"],):
+            if name in owner:
                 raise InputError(
-                    f"line {line}: manifest_name {row['manifest_name']!r} is not among its names",
+                    f"line {line}: {name!r} already names the run on line {owner[name]}",
                     file=str(path),
-                    field="manifest_name",
+                    field="names",
                 )
-            for name in names + (row["key"],):
-                if name in owner:
-                    raise InputError(
-                        f"line {line}: {name!r} already names the run on line {owner[name]}",
-                        file=str(path),
-                        field="names",
-                    )
-                owner[name] = line
-            measured = _round(row["first_measured_round"], "first_measured_round", line, path)
-            read = row["first_read_round"].strip()
-            read_round = None if read == NEVER else _round(read, "first_read_round", line, path)
-            if read_round is not None and read_round < measured:
-                raise InputError(
-                    f"line {line}: read in round {read_round}, before round {measured} first "
-                    f"measured it",
-                    file=str(path),
-                    field="first_read_round",
-                )
-            try:
-                answers = int(row["answers"])
-            except ValueError:
-                raise InputError(
-                    f"line {line}: answers is {row['answers']!r}, not a number",
-                    file=str(path),
-                    field="answers",
-                ) from None
-            runs.append(
-                LedgerRun(
-                    key=row["key"],
-                    names=names,
-                    manifest_name=row["manifest_name"],
-                    answers=answers,
-                    judge=row["judge"],
-                    first_measured_round=measured,
-                    first_read_round=read_round,
-                    held_in_rounds=row["held_in_rounds"],
-                    evidence=row["evidence"],
-                    notes=row["notes"],
-                )
+            owner[name] = line
+        measured = _round(row["first_measured_round"], "first_measured_round", line, path)
+        read = row["first_read_round"].strip()
+        read_round = None if read == NEVER else _round(read, "first_read_round", line, path)
+        if read_round is not None and read_round < measured:
+            raise InputError(
+                f"line {line}: read in round {read_round}, before round {measured} first "
+                f"measured it",
+                file=str(path),
+                field="first_read_round",
             )
+        try:
+            answers = int(row["answers"])
+        except ValueError:
+            raise InputError(
+                f"line {line}: answers is {row['answers']!r}, not a number",
+                file=str(path),
+                field="answers",
+            ) from None
+        runs.append(
+            LedgerRun(
+                key=row["key"],
+                names=names,
+                manifest_name=row["manifest_name"],
+                answers=answers,
+                judge=row["judge"],
+                first_measured_round=measured,
+                first_read_round=read_round,
+                held_in_rounds=row["held_in_rounds"],
+                evidence=row["evidence"],
+                notes=row["notes"],
+            )
+        )
     return runs
 
 

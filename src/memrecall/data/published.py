@@ -20,7 +20,6 @@ set.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 from ..artifacts import atomic_path
 from ..errors import InputError, MemrecallError
 from ..interchange import read_eval_results, write_eval_results
+from .csvfile import read_rows
 from .url import download, offline_switch
 
 RAW_BASE = "https://raw.githubusercontent.com"
@@ -81,27 +81,19 @@ def answers_sha256(rows: list[dict]) -> str:
 
 def read_manifest(path: str | Path) -> list[PublishedRun]:
     path = Path(path)
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
-        if tuple(reader.fieldnames or ()) != COLUMNS:
-            raise InputError(
-                f"expected the columns {', '.join(COLUMNS)}; got {reader.fieldnames}",
-                file=str(path),
-                field="header",
-            )
-        runs = []
-        for line, row in enumerate(reader, start=2):
-            numbers = {}
-            for field, kind in (("answers", int), ("official_accuracy", float)):
-                try:
-                    numbers[field] = kind(row[field])
-                except (TypeError, ValueError):
-                    raise InputError(
-                        f"line {line}: {field} is {row[field]!r}, not a number",
-                        file=str(path),
-                        field=field,
-                    ) from None
-            runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
+    runs = []
+    for line, row in read_rows(path, COLUMNS):
+        numbers = {}
+        for field, kind in (("answers", int), ("official_accuracy", float)):
+            try:
+                numbers[field] = kind(row[field])
+            except (TypeError, ValueError):
+                raise InputError(
+                    f"line {line}: {field} is {row[field]!r}, not a number",
+                    file=str(path),
+                    field=field,
+                ) from None
+        runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
         raise InputError("a run name is given twice", file=str(path), field="name")
