@@ -14,6 +14,8 @@ already in the folder with those answers are not downloaded again. It needs the 
 scored and pinned. It then says what the ledger of earlier rounds
 (docs/findings/rule-judge/ledger.csv) records of that file: under which names it was measured
 and whether a round read it, so a run read before under another name is not taken for new.
+A ledger that cannot be read (`--ledger`, another file) stops the pin before the manifest is
+written.
 A log that holds several runs (a sweep's harness writing every condition into one file) is
 pinned once per run, each with `--select` naming its lines by their fields.
 
@@ -64,6 +66,8 @@ def _fetch(args) -> None:
 
 
 def _pin(args) -> None:
+    # (read first: a ledger that cannot be read stops the pin before the manifest is written)
+    ledger = read_ledger(args.ledger)
     runs = read_manifest(args.manifest) if Path(args.manifest).is_file() else []
     new = describe(args.name, args.repo, args.commit, args.path, args.log, args.select)
     runs = [r for r in runs if r.name != new.name] + [new]
@@ -73,9 +77,7 @@ def _pin(args) -> None:
     writer.writerows(manifest_row(r) for r in sorted(runs, key=lambda r: r.name))
     atomic_write_text(args.manifest, buf.getvalue())
     print(f"{new.name}: {new.answers} answers, official accuracy {new.official_accuracy:.3f}")
-    if Path(args.ledger).is_file():
-        key = manifest_key(new.repo, new.commit, new.path, new.select)
-        print(history(read_ledger(args.ledger), key, new.name))
+    print(history(ledger, manifest_key(new.repo, new.commit, new.path, new.select), new.name))
 
 
 def main(argv: list[str] | None = None) -> int:

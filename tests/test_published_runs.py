@@ -199,6 +199,13 @@ def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, c
     assert "memsys_r1_s is not in the ledger: add its row" in capsys.readouterr().out
     (run,) = read_manifest(manifest)
     assert run == _run(copy)
+    # a ledger that is not there stops the pin with its name, and the manifest stays as it was
+    before = manifest.read_bytes()
+    missing = tmp_path / "no-ledger.csv"
+    argv = [*pin, "--name", "memsys_r2_s", "--path", PATH, "--ledger", str(missing), str(copy)]
+    assert bench.main(argv) == 1
+    assert str(missing) in capsys.readouterr().err
+    assert manifest.read_bytes() == before
     out = tmp_path / "published"
     argv = ["fetch", "--manifest", str(manifest), "--out", str(out), "--base-url", server.url]
     assert bench.main(argv) == 0
