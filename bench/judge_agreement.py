@@ -40,7 +40,9 @@ The target table holds each group (per judge model, and per dev and held-out gro
 --dev) to the rule judge's target: agreement >= 0.95, kappa >= 0.88, and every run of at least
 100 answers within 2 points of its official accuracy; it names the runs that miss it, each
 with a 95% paired-bootstrap interval of its gap (how far the questions it drew could move it),
-and counts the smaller runs it does not hold to 2 points.
+and counts the smaller runs it does not hold to 2 points. It also names the runs that would
+still miss it were the rubric types' answers (preference) to agree: what is left when the one
+type no rule reads as the labels do is set aside.
 
 The "judge=routed" table says what a routed judge (judge/routed.py) would send to its LLM
 judge (Benchmark.rule_referral): the share referred, the disagreements among them, the rules'
@@ -350,6 +352,12 @@ def target(overall: dict, runs: dict[str, dict]) -> dict:
         for run, r in counted.items()
         if beyond_run_points(r["difference"])
     }
+    # (runs measured here carry it; a table of gaps alone does not)
+    off_outside_rubrics = {
+        run: r["difference_outside_rubrics"]
+        for run, r in counted.items()
+        if beyond_run_points(r.get("difference_outside_rubrics", 0.0))
+    }
     kappa = overall["kappa"]
     checks = {
         "agreement_met": overall["agreement"] >= TARGET_AGREEMENT,
@@ -362,6 +370,7 @@ def target(overall: dict, runs: dict[str, dict]) -> dict:
         "runs_counted": len(counted),
         "runs_smaller": len(runs) - len(counted),
         "runs_off": off,
+        "runs_off_outside_rubrics": off_outside_rubrics,
         **checks,
         "met": all(checks.values()),
     }
@@ -613,6 +622,12 @@ def measure(
             "rule_accuracy": o["a_yes"],
             "difference": o["a_yes"] - o["b_yes"],
             "difference_ci": (gap["ci_low"], gap["ci_high"]),
+            # the gap were the rubric types' answers (preference) agreed: how much of a run's
+            # miss those rubrics make, the type no rule reads as the labels do
+            "difference_outside_rubrics": sum(
+                r["rule"] - r["official"] for r in sub if r["question_type"] not in RUBRIC_TYPES
+            )
+            / len(sub),
             # the share judge=rule reports as in doubt (metrics.json's judge.in_doubt)
             "in_doubt": sum(r["referred"] for r in sub) / len(sub),
             "by_type": res["by_type"],
@@ -935,18 +950,21 @@ def print_tables(result: dict) -> None:
         )
         print(
             "| labels, runs | agreement | kappa | runs held to it (smaller) | "
-            "those off: rule − official [95% interval] | met |\n|---|---:|---:|---:|---|---|"
+            "those off: rule − official [95% interval] | off were the rubric answers agreed | "
+            "met |\n|---|---:|---:|---:|---|---|---|"
         )
         for name, t in result["target"].items():
             off = ", ".join(
                 f"{run} {r['difference'] * 100:+.1f} {_interval(r['difference_ci'])}"
                 for run, r in t["runs_off"].items()
             )
+            still = t.get("runs_off_outside_rubrics", {})
+            still_off = ", ".join(f"{run} {d * 100:+.1f}" for run, d in still.items())
             print(
                 f"| {name} | {_f(t['agreement'])}{_missed(t['agreement_met'])} | "
                 f"{_f(t['kappa'])}{_missed(t['kappa_met'])} | {t['runs_counted']} "
                 f"({t['runs_smaller']}) | {off}{_missed(t['runs_met'])} | "
-                f"{'yes' if t['met'] else 'no'} |"
+                f"{still_off or 'none'} | {'yes' if t['met'] else 'no'} |"
             )
     if result.get("by_length"):
         print("\n## by response length (words)\n")

@@ -388,8 +388,20 @@ def test_turnings_count_the_right_answers_turned_wrong_the_rules_still_accept(
 def test_target_holds_only_runs_of_at_least_100_answers_to_2_points(capsys):
     overall = {"agreement": 0.96, "kappa": 0.89}
     runs = {
-        "big_close": {"n": 500, "difference": 0.019, "difference_ci": (0.005, 0.033)},
-        "big_off": {"n": 100, "difference": -0.03, "difference_ci": (-0.051, -0.009)},
+        # 1.9 points off, all of it outside the rubric types
+        "big_close": {
+            "n": 500,
+            "difference": 0.019,
+            "difference_ci": (0.005, 0.033),
+            "difference_outside_rubrics": 0.019,
+        },
+        # 3 points off; 2.5 of them were the rubric answers to agree
+        "big_off": {
+            "n": 100,
+            "difference": -0.03,
+            "difference_ci": (-0.051, -0.009),
+            "difference_outside_rubrics": -0.025,
+        },
         # too small to be held to 2 points
         "small_off": {"n": 60, "difference": 0.117, "difference_ci": (0.05, 0.2)},
     }
@@ -402,13 +414,21 @@ def test_target_holds_only_runs_of_at_least_100_answers_to_2_points(capsys):
     )
     assert (t["runs_counted"], t["runs_smaller"]) == (2, 1)
     assert t["runs_off"] == {"big_off": {"difference": -0.03, "difference_ci": (-0.051, -0.009)}}
+    assert t["runs_off_outside_rubrics"] == {"big_off": -0.025}
+    # a run off only by its rubric answers is off, and not off were they to agree
+    rubric_only = dict(runs["big_off"], difference_outside_rubrics=-0.01)
+    by_rubrics = bench.target(overall, {"big_off": rubric_only})
+    assert by_rubrics["runs_off"] and by_rubrics["runs_off_outside_rubrics"] == {}
     assert bench.target(overall, {"big_close": runs["big_close"]})["met"] is True
     low = bench.target({"agreement": 0.949, "kappa": None}, {})
     assert (low["agreement_met"], low["kappa_met"], low["runs_met"]) == (False, False, True)
     bench.print_tables({"pooled": {}, "runs": {}, "target": {"gpt-4o": t, "low": low}})
     printed = capsys.readouterr().out
-    assert "| gpt-4o | 0.960 | 0.890 | 2 (1) | big_off -3.0 [-5.1, -0.9] ✗ | no |" in printed
-    assert "| low | 0.949 ✗ | – ✗ | 0 (0) |  | no |" in printed
+    assert (
+        "| gpt-4o | 0.960 | 0.890 | 2 (1) | big_off -3.0 [-5.1, -0.9] ✗ | big_off -2.5 | no |"
+        in printed
+    )
+    assert "| low | 0.949 ✗ | – ✗ | 0 (0) |  | none | no |" in printed
 
 
 def test_measure_holds_each_group_to_the_target(tmp_path):
@@ -443,6 +463,17 @@ def test_each_run_gap_has_a_paired_interval_around_it(tmp_path, capsys):
         "| run_a | gpt-4o-2024-08-06 | 3 | 1.000 | – | 1.000 | 1.000 | +0.0 pt | [+0.0, +0.0] |"
         in (capsys.readouterr().out)
     )
+
+
+def test_each_run_gap_is_also_given_without_its_rubric_answers_disagreements(tmp_path):
+    records = load_records(SAMPLE_FILE)[:3]
+    assert [r["question_type"] for r in records][2] == "single-session-preference"
+    runs = _measured(tmp_path, records, {"run_a": 1, "run_b": 3}, dev="run_a")["runs"]
+    # run_a's labels reject a single-session-user answer: its whole gap is outside the rubrics
+    assert runs["run_a"]["difference_outside_rubrics"] == pytest.approx(1 / 3)
+    # run_b's reject all three; were its preference answer to agree, 2 of 3 would stay
+    assert runs["run_b"]["difference"] == pytest.approx(1.0)
+    assert runs["run_b"]["difference_outside_rubrics"] == pytest.approx(2 / 3)
 
 
 def test_by_length_bands_agreement_shortest_first_and_apart_from_rubrics(capsys):
