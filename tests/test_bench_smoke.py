@@ -118,6 +118,17 @@ def _args(script: str, i: dict, out: Path) -> list[str]:
             "--restyle",
             "--renotate",
         ],
+        "rule_yes_precision.py": [
+            "--logs",
+            str(i["log_a"]),
+            str(i["log_b"]),
+            "--oracle",
+            tiny,
+            "--dev",
+            "run_a",
+            "--json",
+            str(out / "yes_precision.json"),
+        ],
         "rule_fingerprint.py": [
             "--logs",
             str(i["log_a"]),
