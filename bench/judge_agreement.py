@@ -950,8 +950,8 @@ def print_tables(result: dict) -> None:
         )
         print(
             "| labels, runs | agreement | kappa | runs held to it (smaller) | "
-            "those off: rule − official [95% interval] | off were the rubric answers agreed | "
-            "met |\n|---|---:|---:|---:|---|---|---|"
+            "those off: rule − official [95% interval] | "
+            "still off were the rubric answers to agree | met |\n|---|---:|---:|---:|---|---|---|"
         )
         for name, t in result["target"].items():
             off = ", ".join(
