@@ -92,17 +92,14 @@ def preference_features(question: str, rubric: str, response: str) -> dict[str, 
     at = [i for i, t in enumerate(toks) if t in terms]
     parts = sentences(said)
     naming = sum(1 for s in parts if set(tokens(s)) & terms)
-    return {
-        "words": _bin("words", len(response.split())),
-        "first rubric term at (share of the response before it)": _bin(
-            "first rubric term at (share of the response before it)",
-            at[0] / len(toks) if at else 1.0,
-        ),
-        "sentences naming a rubric term (share)": _bin(
-            "sentences naming a rubric term (share)", naming / max(1, len(parts))
-        ),
-        "rubric-term mentions": _bin("rubric-term mentions", len(at)),
-        "draws on the user's history": "yes" if _DRAWS_ON_HISTORY.search(said) else "no",
+    values = {
+        "words": len(response.split()),
+        "first rubric term at (share of the response before it)": at[0] / len(toks) if at else 1.0,
+        "sentences naming a rubric term (share)": naming / max(1, len(parts)),
+        "rubric-term mentions": len(at),
+    }
+    return {feature: _bin(feature, value) for feature, value in values.items()} | {
+        "draws on the user's history": "yes" if _DRAWS_ON_HISTORY.search(said) else "no"
     }
 
 
