@@ -83,6 +83,7 @@ def test_a_log_the_ledger_does_not_know_is_an_error(ledger):
         ([_row("k1", "a", 20, "soon")], "first_read_round is 'soon'"),
         ([_row("k1", "a", 20, 20, manifest_name="b")], "manifest_name 'b' is not among"),
         ([_row("k1", "", 20, 20)], "needs a key and a name"),
+        ([_row("k1", "a", 20, 20) | {"answers": "many"}], "line 2: answers is 'many', not a"),
     ],
 )
 def test_a_ledger_that_contradicts_itself_is_refused(tmp_path, rows, message):

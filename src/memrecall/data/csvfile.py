@@ -9,6 +9,17 @@ from pathlib import Path
 from ..errors import InputError
 
 
+def number(row: dict[str, str], field: str, kind: type, line: int, path: str | Path):
+    """`row[field]` read as `kind` (int, float), or an error that names the file, line and
+    field."""
+    try:
+        return kind(row[field])
+    except (TypeError, ValueError):
+        raise InputError(
+            f"line {line}: {field} is {row[field]!r}, not a number", file=str(path), field=field
+        ) from None
+
+
 def read_rows(path: str | Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(line number, row) for each data row; the header must be exactly `columns`."""
     path = Path(path)

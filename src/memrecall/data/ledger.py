@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .csvfile import read_rows
+from .csvfile import number, read_rows
 
 COLUMNS = (
     "key",
@@ -107,20 +107,12 @@ def read_ledger(path: str | Path) -> list[LedgerRun]:
                 file=str(path),
                 field="first_read_round",
             )
-        try:
-            answers = int(row["answers"])
-        except ValueError:
-            raise InputError(
-                f"line {line}: answers is {row['answers']!r}, not a number",
-                file=str(path),
-                field="answers",
-            ) from None
         runs.append(
             LedgerRun(
                 key=row["key"],
                 names=names,
                 manifest_name=row["manifest_name"],
-                answers=answers,
+                answers=number(row, "answers", int, line, path),
                 judge=row["judge"],
                 first_measured_round=measured,
                 first_read_round=read_round,

@@ -29,7 +29,7 @@ from pathlib import Path
 from ..artifacts import atomic_path
 from ..errors import InputError, MemrecallError
 from ..interchange import read_eval_results, write_eval_results
-from .csvfile import read_rows
+from .csvfile import number, read_rows
 from .url import download, offline_switch
 
 RAW_BASE = "https://raw.githubusercontent.com"
@@ -83,16 +83,10 @@ def read_manifest(path: str | Path) -> list[PublishedRun]:
     path = Path(path)
     runs = []
     for line, row in read_rows(path, COLUMNS):
-        numbers = {}
-        for field, kind in (("answers", int), ("official_accuracy", float)):
-            try:
-                numbers[field] = kind(row[field])
-            except (TypeError, ValueError):
-                raise InputError(
-                    f"line {line}: {field} is {row[field]!r}, not a number",
-                    file=str(path),
-                    field=field,
-                ) from None
+        numbers = {
+            field: number(row, field, kind, line, path)
+            for field, kind in (("answers", int), ("official_accuracy", float))
+        }
         runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
