@@ -70,6 +70,14 @@ responses that answer nothing ("Insufficient information."), which runs word the
 how many of them the labels accept, and on how many questions declined in several runs the
 labels go both ways.
 
+The read-alike table groups the answers the rules read alike: those to one question whose
+verdicts give the same reason ("quantity: 3 week is off by one from 2 week"). The rules give such
+a class one verdict, so where the labels split inside it, one side disagrees whatever the
+verdict. It splits the disagreements three ways: in classes the labels split, with the rules on
+the majority's side (these stay until the rules read something their reason does not name);
+against a class's majority (a verdict per question would remove them, and would be fitted to
+those questions, not a reading); and alone in a class of one.
+
 The sampling table asks what judge=routed's calls would buy spent another way: the official
 judge labels a random sample of n answers of each run, and the sample's mean (official − rule)
 corrects the rules' accuracy (a prediction-powered estimate: unbiased, with an interval from
@@ -404,6 +412,46 @@ def judge_against_itself(rows: list[dict]) -> dict:
     return dict(sorted(out.items()))
 
 
+def read_alike(rows: list[dict]) -> dict:
+    """Where the disagreements lie among answers the rules read alike. The answers to one
+    question whose verdicts give the same reason ("quantity: 3 week is off by one from 2 week",
+    "preference: uses the user's suica") form a class, and the rules give a class one verdict.
+    - `split`: disagreements in classes where the labels split and the rules side with the
+      majority (or a tie). No verdict on the class agrees with both sides, so these stay until the
+      rules read something in the answers that their reason does not name.
+    - `against_majority`: disagreements in classes where the rules side with the minority. Giving
+      such a class the majority's verdict would be fitted to this question, not a reading.
+    - `alone`: disagreements in classes of one answer.
+    `floor`: the fewest disagreements any verdict per class leaves (each class's minority);
+    `by_type` gives the same per question type (abstention questions apart)."""
+
+    def count(sub: list[dict]) -> dict:
+        classes: dict[tuple, list[dict]] = {}
+        for r in sub:
+            classes.setdefault((r["question_id"], r["reason"]), []).append(r)
+        out = {"answers": len(sub), "disagreements": 0, "split": 0, "against_majority": 0}
+        out |= {"alone": 0, "floor": 0}
+        for members in classes.values():
+            verdict = members[0]["rule"]  # one reason, one verdict
+            agree = sum(r["official"] == verdict for r in members)
+            differ = len(members) - agree
+            out["disagreements"] += differ
+            if len(members) == 1:
+                out["alone"] += differ
+                continue
+            out["floor"] += min(agree, differ)
+            out["split" if agree >= differ else "against_majority"] += differ
+        return out
+
+    def type_of(r: dict) -> str:
+        return r["question_type"] + (" (abstention)" if is_abstention_id(r["question_id"]) else "")
+
+    types = sorted({type_of(r) for r in rows})
+    return count(rows) | {
+        "by_type": {t: count([r for r in rows if type_of(r) == t]) for t in types}
+    }
+
+
 def declines_labelled(rows: list[dict]) -> dict:
     """How the labels judge responses that answer nothing: per judge model, the answers the rules
     read as a decline ("Insufficient information.", "I can't find that in our conversations")
@@ -588,6 +636,7 @@ def measure(
                 "words": len(e["hypothesis"].split()),
                 "response": e["hypothesis"].strip(),
                 "decided_by": decided_by(v.reason),
+                "reason": v.reason,
                 "referred": _LME.rule_referral(_item(q, e["hypothesis"]), v.label) is not None,
             }
         )
@@ -601,6 +650,7 @@ def measure(
         "sampled": {},
         "routed": {},
         "itself": judge_against_itself(rows),
+        "alike": {},
         "declines": declines_labelled(rows),
         "target": {},
     }
@@ -641,6 +691,7 @@ def measure(
         )
         out["by_rule"][model] = by_rule(sub)
         out["by_length"][model] = by_length(sub)
+        out["alike"][model] = read_alike(sub)
         runs = {run: r for run, r in out["runs"].items() if r["judge_model"] == model}
         out["sampled"][model] = sampled_correction(
             {
@@ -681,6 +732,7 @@ def measure(
                     }
                 out["routed"][f"{model} {group}"] = routed(sub)
                 out["by_length"][f"{model} {group}"] = by_length(sub)
+                out["alike"][f"{model} {group}"] = read_alike(sub)
                 out["target"][f"{model} {group}"] = target(
                     res["overall"], {run: out["runs"][run] for run in runs}
                 )
@@ -1009,6 +1061,18 @@ def print_tables(result: dict) -> None:
             print(
                 f"| {model} | {m['answers']} | {m['verdicts']} | {m['discordant']} | "
                 f"{m['cross_system']} | {m['median_words']} |"
+            )
+    if result.get("alike"):
+        print("\n## disagreements among answers the rules read alike (one question, one reason)\n")
+        print(
+            "| labels, runs | answers | disagreements | where the labels split a class | "
+            "against a class's majority | alone in a class | fewest any verdict per class "
+            "leaves |\n|---|---:|---:|---:|---:|---:|---:|"
+        )
+        for name, a in result["alike"].items():
+            print(
+                f"| {name} | {a['answers']} | {a['disagreements']} | {a['split']} | "
+                f"{a['against_majority']} | {a['alone']} | {a['floor']} |"
             )
     if result.get("declines"):
         print("\n## declines: responses that answer nothing, as the labels judge them\n")

@@ -608,6 +608,52 @@ def test_the_labels_against_themselves_count_identical_answers_labelled_differen
     assert "| gpt-4o | 2 | 5 | 1 | 1 | 21.5 |" in capsys.readouterr().out
 
 
+def test_read_alike_splits_the_disagreements_by_how_the_labels_judge_one_reading(capsys):
+    def row(qid, reason, rule, official):
+        return {
+            "question_id": qid,
+            "question_type": "temporal-reasoning",
+            "reason": reason,
+            "rule": rule,
+            "official": official,
+        }
+
+    off_by_one = "quantity: 3 week is off by one from 2 week"
+    rows = [
+        # one reading of q1, accepted: the labels say yes twice and no once, so one disagreement
+        # stays whatever the verdict
+        row("q1", off_by_one, True, True),
+        row("q1", off_by_one, True, True),
+        row("q1", off_by_one, True, False),
+        # the same reason on another question is another class: here the rules side with the
+        # minority (yes once, no twice), so two disagree and a verdict per class would leave one
+        row("q2", off_by_one, True, False),
+        row("q2", off_by_one, True, False),
+        row("q2", off_by_one, True, True),
+        # a tie counts as the majority's side: one disagrees either way
+        row("q3", "quantity: 4 matched", True, True),
+        row("q3", "quantity: 4 matched", True, False),
+        # a reading given once, disagreeing
+        row("q4_abs", "abstention: says the information is missing", True, False),
+        # and one agreeing: no disagreement anywhere
+        row("q5", "contains: Luna", True, True),
+    ]
+    alike = bench.read_alike(rows)
+    counts = {k: v for k, v in alike.items() if k != "by_type"}
+    assert counts == {
+        "answers": 10,
+        "disagreements": 5,
+        "split": 2,  # q1's and q3's
+        "against_majority": 2,  # q2's
+        "alone": 1,  # q4_abs
+        "floor": 3,  # q1 1, q2 1, q3 1
+    }
+    assert alike["by_type"]["temporal-reasoning (abstention)"]["alone"] == 1
+    assert alike["by_type"]["temporal-reasoning"]["disagreements"] == 4
+    bench.print_tables({"pooled": {}, "runs": {}, "alike": {"gpt-4o held-out": alike}})
+    assert "| gpt-4o held-out | 10 | 5 | 2 | 2 | 1 | 3 |" in capsys.readouterr().out
+
+
 def test_declines_count_how_the_labels_judge_answers_that_give_none(capsys):
     def row(run, qid, official, decided_by="declines", model="gpt-4o"):
         return {
