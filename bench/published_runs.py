@@ -6,7 +6,8 @@ answers it was not developed on (memrecall.data.published).
         --logs data/published/*.jsonl
 
 `fetch` downloads every run of the manifest (bench/published_runs.csv by default; `--only NAME`
-for some) from raw.githubusercontent.com, or from a mirror laid out the same way
+for some, `--unread` for those the ledger says no round has read: the held-out set) from
+raw.githubusercontent.com, or from a mirror laid out the same way
 (`--base-url`), and keeps each one only when it holds the answers the manifest pinned; runs
 already in the folder with those answers are not downloaded again. It needs the network.
 
@@ -17,12 +18,18 @@ and whether a round read it, so a run read before under another name is not take
 A ledger that cannot be read (`--ledger`, another file) stops the pin before the manifest is
 written.
 A log that holds several runs (a sweep's harness writing every condition into one file) is
-pinned once per run, each with `--select` naming its lines by their fields.
+pinned once per run, each with `--select` naming its lines by their fields. A harness's own
+results file is pinned with `--format` (memrecall.data.run_formats), and one whose judge is named
+only by an alias with `--judge-model`, the snapshot its publisher documents; such runs are
+fetched as their answers in the official format.
 
     python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
         --path PATH/IN/REPO/hypotheses.jsonl.eval-results-gpt-4o COPY.jsonl
     python bench/published_runs.py pin --name NAME_bm25_k5 --repo OWNER/REPO --commit SHA \
         --path PATH/IN/REPO/all_conditions.jsonl --select 'strategy=bm25;k=5' COPY.jsonl
+    python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
+        --path outputs/RUN/eval_results.json --format caura --judge-model gpt-4o-2024-08-06 \
+        COPY.json
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from memrecall.data.published import (  # noqa: E402
     manifest_row,
     read_manifest,
 )
+from memrecall.data.run_formats import FORMATS  # noqa: E402
 from memrecall.errors import MemrecallError  # noqa: E402
 
 MANIFEST = Path(__file__).resolve().parent / "published_runs.csv"
@@ -53,6 +61,9 @@ LEDGER = Path(__file__).resolve().parents[1] / "docs" / "findings" / "rule-judge
 
 def _fetch(args) -> None:
     runs = read_manifest(args.manifest)
+    if args.unread:
+        unread = {r.manifest_name for r in read_ledger(args.ledger) if not r.read_by(None)}
+        runs = [r for r in runs if r.name in unread]
     if args.only:
         unknown = sorted(set(args.only) - {r.name for r in runs})
         if unknown:
@@ -69,7 +80,16 @@ def _pin(args) -> None:
     # (read first: a ledger that cannot be read stops the pin before the manifest is written)
     ledger = read_ledger(args.ledger)
     runs = read_manifest(args.manifest) if Path(args.manifest).is_file() else []
-    new = describe(args.name, args.repo, args.commit, args.path, args.log, args.select)
+    new = describe(
+        args.name,
+        args.repo,
+        args.commit,
+        args.path,
+        args.log,
+        args.select,
+        args.format,
+        args.judge_model,
+    )
     runs = [r for r in runs if r.name != new.name] + [new]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
@@ -87,7 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--manifest", default=str(MANIFEST))
     f.add_argument("--out", required=True, help="folder for the runs' logs (NAME.jsonl)")
     f.add_argument("--base-url", default=RAW_BASE, help="a mirror of the repositories' raw files")
-    f.add_argument("--only", nargs="+", metavar="NAME", help="these runs of the manifest")
+    which = f.add_mutually_exclusive_group()
+    which.add_argument("--only", nargs="+", metavar="NAME", help="these runs of the manifest")
+    which.add_argument(
+        "--unread",
+        action="store_true",
+        help="the runs no round has read (the ledger's held-out set; --ledger for another)",
+    )
+    f.add_argument("--ledger", default=str(LEDGER), help="the ledger --unread reads")
     f.set_defaults(run=_fetch)
     p = sub.add_parser("pin", help="add a run you hold a copy of to the manifest")
     p.add_argument("--manifest", default=str(MANIFEST))
@@ -100,11 +127,25 @@ def main(argv: list[str] | None = None) -> int:
         help="the run's lines in a log of several runs (a sweep's: 'strategy=hybrid_raw;k=5')",
     )
     p.add_argument(
+        "--format",
+        default="",
+        choices=FORMATS,
+        help="the harness's own format of the file (memrecall.data.run_formats); "
+        "default: an official eval-results log",
+    )
+    p.add_argument(
+        "--judge-model",
+        default="",
+        metavar="SNAPSHOT",
+        help="the snapshot behind the file's judge alias, where the publisher documents it "
+        "('gpt-4o-2024-08-06' for a file that says 'gpt-4o')",
+    )
+    p.add_argument(
         "--ledger",
         default=str(LEDGER),
         help="the runs earlier rounds measured and read: says whether this one is among them",
     )
-    p.add_argument("log", help="your copy of the published eval-results file")
+    p.add_argument("log", help="your copy of the published file")
     p.set_defaults(run=_pin)
     args = ap.parse_args(argv)
     try:

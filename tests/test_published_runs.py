@@ -13,6 +13,7 @@ import pytest
 
 from conftest import REPO
 from local_http import LocalServer, allow_downloads
+from memrecall.data.ledger import COLUMNS as LEDGER_COLUMNS
 from memrecall.data.published import (
     PublishedRun,
     answers_sha256,
@@ -179,7 +180,7 @@ def test_the_manifest_is_checked_on_reading(tmp_path):
     with pytest.raises(InputError, match="expected the columns"):
         read_manifest(bad)
     twice = tmp_path / "twice.csv"
-    row = f"r,{REPO_NAME},{COMMIT},{PATH},,2,1.0,{'0' * 64}\n"
+    row = f"r,{REPO_NAME},{COMMIT},{PATH},,,,2,1.0,{'0' * 64}\n"
     twice.write_text(",".join(bench.COLUMNS) + "\n" + row + row)
     with pytest.raises(InputError, match="given twice"):
         read_manifest(twice)
@@ -188,6 +189,12 @@ def test_the_manifest_is_checked_on_reading(tmp_path):
     with pytest.raises(InputError, match="line 2: answers is 'two', not a number") as err:
         read_manifest(uncounted)
     assert err.value.field == "answers"
+    unknown = tmp_path / "unknown.csv"
+    zep = row.replace(f"{PATH},,,,", f"{PATH},,zep,,")  # select empty, format zep
+    unknown.write_text(",".join(bench.COLUMNS) + "\n" + zep)
+    with pytest.raises(InputError, match="line 2: format 'zep' is not one of") as err:
+        read_manifest(unknown)
+    assert err.value.field == "format"
 
 
 def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, capsys):
@@ -212,6 +219,34 @@ def test_bench_pins_then_fetches_the_manifest_it_wrote(server, copy, tmp_path, c
     assert "| memsys_r1_s | 2 | 1.000 |" in capsys.readouterr().out
     assert bench.main([*argv, "--only", "nobody_s"]) == 1
     assert "not in" in capsys.readouterr().err
+
+
+def test_fetch_unread_takes_the_runs_the_ledger_says_no_round_read(server, copy, tmp_path, capsys):
+    manifest = tmp_path / "published_runs.csv"
+    pin = ["pin", "--manifest", str(manifest), "--repo", REPO_NAME, "--commit", COMMIT]
+    for name in ("memsys_read_s", "memsys_unread_s"):
+        assert bench.main([*pin, "--name", name, "--path", PATH, str(copy)]) == 0
+    capsys.readouterr()
+    ledger = tmp_path / "ledger.csv"
+    key = f"{REPO_NAME}@{COMMIT[:12]}:{PATH}"
+    rows = [
+        # (one published file measured twice under two names, for the test's sake)
+        [f"{key}#a", "memsys_read_s", "memsys_read_s", "2", "gpt-4o", "3", "3", "", "", ""],
+        [f"{key}#b", "memsys_unread_s", "memsys_unread_s", "2", "gpt-4o", "3", "never", "3"]
+        + ["", ""],
+    ]
+    ledger.write_text(
+        "\n".join(",".join(r) for r in [list(LEDGER_COLUMNS), *rows]) + "\n", encoding="utf-8"
+    )
+    out = tmp_path / "held-out"
+    argv = ["fetch", "--manifest", str(manifest), "--out", str(out), "--base-url", server.url]
+    assert bench.main([*argv, "--unread", "--ledger", str(ledger)]) == 0
+    printed = capsys.readouterr().out
+    assert "memsys_unread_s" in printed and "memsys_read_s" not in printed
+    assert [p.name for p in out.iterdir()] == ["memsys_unread_s.jsonl"]
+    # --only and --unread are two ways to choose: given both, argparse refuses
+    with pytest.raises(SystemExit):
+        bench.main([*argv, "--unread", "--only", "memsys_read_s"])
 
 
 SWEEP_PATH = "outputs/all_conditions.jsonl"
@@ -279,13 +314,60 @@ def test_a_sweep_log_is_pinned_and_fetched_one_run_at_a_time(server, tmp_path, c
         describe("all", REPO_NAME, COMMIT, SWEEP_PATH, copy)
 
 
+def test_a_harness_results_file_is_pinned_and_fetched_as_official_lines(server, tmp_path):
+    """Caura's eval_results.json: the answers and verdicts of one run in the harness's own JSON,
+    the judge named by its alias; pinned with the snapshot its publisher documents."""
+    results_path = "outputs/run-a/eval_results.json"
+    results = [
+        {"question_id": "q1", "hypothesis": "45 minutes.", "correct": True},
+        {"question_id": "q2", "hypothesis": "An hour.", "correct": False},
+    ]
+    body = {"overall_accuracy": 0.5, "results": [r | {"judge_model": "gpt-4o"} for r in results]}
+    published = json.dumps(body).encode()
+    server.files[f"/{REPO_NAME}/{COMMIT}/{results_path}"] = published
+    copy = tmp_path / "eval_results.json"
+    copy.write_bytes(published)
+    manifest = tmp_path / "published_runs.csv"
+    argv = ["pin", "--manifest", str(manifest), "--repo", REPO_NAME, "--commit", COMMIT]
+    argv += ["--name", "caura_a", "--path", results_path, "--format", "caura"]
+    argv += ["--judge-model", "gpt-4o-2024-08-06", str(copy)]
+    assert bench.main(argv) == 0
+    (run,) = read_manifest(manifest)
+    assert (run.format, run.judge_model, run.answers, run.official_accuracy) == (
+        "caura",
+        "gpt-4o-2024-08-06",
+        2,
+        0.5,
+    )
+    out = tmp_path / "published"
+    path, downloaded = fetch(run, out, server.url)
+    assert downloaded and [json.loads(line) for line in path.read_text().splitlines()] == [
+        {
+            "question_id": q,
+            "hypothesis": h,
+            "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": label},
+        }
+        for q, h, label in (("q1", "45 minutes.", True), ("q2", "An hour.", False))
+    ]
+    assert fetch(run, out, server.url)[1] is False  # the kept lines match the pin
+    # the same file read as an official log is not one
+    official = PublishedRun(**{**run.__dict__, "name": "caura_b", "format": ""})
+    with pytest.raises(MemrecallError, match="is not an eval-results log: "):
+        fetch(official, out, server.url)
+    assert not (out / "caura_b.jsonl").exists()
+
+
 def test_the_shipped_manifest_reads_and_names_each_run_once():
     runs = read_manifest(bench.MANIFEST)
     assert runs and all(len(r.commit) == 40 and len(r.answers_sha256) == 64 for r in runs)
     # the official evaluator writes <hypotheses>.eval-results-gpt-4o, a re-implementation may
     # name the snapshot (mentedb's .eval-results-gpt-4o-2024-08-06); some repositories keep the
-    # same lines under a JSON-lines name of their own (EDN's runs/<id>/judgements.jsonl)
-    assert all(re.search(r"\.eval-results-gpt-4o[\w.-]*$|\.jsonl$", r.path) for r in runs)
+    # same lines under a JSON-lines name of their own (EDN's runs/<id>/judgements.jsonl);
+    # Caura's harness writes outputs/<run>/eval_results.json (format caura)
+    official = [r for r in runs if not r.format]
+    assert all(re.search(r"\.eval-results-gpt-4o[\w.-]*$|\.jsonl$", r.path) for r in official)
+    caura = [r for r in runs if r.format == "caura"]
+    assert caura and all(r.path.endswith("/eval_results.json") for r in caura)
 
 
 def test_offline_switch_stops_before_a_request_but_keeps_what_is_there(

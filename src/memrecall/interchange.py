@@ -93,8 +93,12 @@ def read_hypotheses(path: str | Path) -> list[dict]:
 
 
 def _read_entries(path: Path, where: dict[str, str] | None = None) -> list[dict]:
+    return _entries(path, _objects(path, where))
+
+
+def _entries(path: Path, pairs: list[tuple[int, dict]]) -> list[dict]:
     out, seen = [], {}
-    for i, obj in _objects(path, where):
+    for i, obj in pairs:
         qid = obj.get("question_id")
         if not isinstance(qid, str) or not qid:
             raise InputError(
@@ -127,7 +131,15 @@ def read_eval_results(path: str | Path, where: dict[str, str] | None = None) -> 
     """[{question_id, hypothesis, label, model, line}]: an official eval-results log, one judge
     model throughout (of its lines `where` keeps, when given)."""
     path = Path(path)
-    rows = _read_entries(path, where)
+    return eval_results_of(path, _objects(path, where))
+
+
+def eval_results_of(path: str | Path, pairs: list[tuple[int, dict]]) -> list[dict]:
+    """read_eval_results's rows of (line, object) pairs in the official format: what a reader of
+    another harness's file (memrecall.data.run_formats) hands over, the line its position there,
+    checked as an official log's lines are."""
+    path = Path(path)
+    rows = _entries(path, pairs)
     models: dict[str, int] = {}
     for r in rows:
         auto = r.pop("_obj").get("autoeval_label")

@@ -3,14 +3,17 @@ developed on: a manifest of eval-results files in public repositories, each pinn
 and to the answers it held when it was measured, fetched into a folder that
 bench/judge_agreement.py reads (`--logs DIR/*.jsonl`).
 
-The manifest (CSV: name, repo, commit, path, select, answers, official_accuracy, answers_sha256)
-names each file where it was published; `name` is the run's name in the bench's tables (its family
-before the first "_"). A sweep's harness often writes every condition into one log, a line per
-condition and question: `select` (`strategy=hybrid_raw;k=5`) names the run's lines by their
-fields' values, and such a run is kept as those lines alone, in the official format; empty
-keeps the file as published. A file is downloaded from raw.githubusercontent.com (or a mirror
-given as `base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read as an official
-eval-results log, and kept only when its answers are the ones pinned. The pin is a hash of the
+The manifest (CSV: name, repo, commit, path, select, format, judge_model, answers,
+official_accuracy, answers_sha256) names each file where it was published; `name` is the run's
+name in the bench's tables (its family before the first "_"). A sweep's harness often writes
+every condition into one log, a line per condition and question: `select`
+(`strategy=hybrid_raw;k=5`) names the run's lines by their fields' values. `format` names a
+harness's own file format (memrecall.data.run_formats; empty: an official eval-results log), and
+`judge_model` the snapshot behind a file's judge alias where the publisher documents it. A run
+selected, in another format or given a snapshot is kept as its answers in the official format;
+otherwise the file is kept as published. A file is downloaded from raw.githubusercontent.com
+(or a mirror given as `base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read
+in its format, and kept only when its answers are the ones pinned. The pin is a hash of the
 answers (question id, hypothesis, judge model, label), not of the file's bytes: the same answers
 written with other JSON escapes are the same run. A file already in the folder whose answers
 match is used without a request. Nothing half-downloaded or unverified replaces a good file, and
@@ -30,6 +33,7 @@ from ..artifacts import atomic_path
 from ..errors import InputError, MemrecallError
 from ..interchange import read_eval_results, write_eval_results
 from .csvfile import number, read_rows
+from .run_formats import FORMATS, read_run
 from .url import download, offline_switch
 
 RAW_BASE = "https://raw.githubusercontent.com"
@@ -39,6 +43,8 @@ COLUMNS = (
     "commit",
     "path",
     "select",
+    "format",
+    "judge_model",
     "answers",
     "official_accuracy",
     "answers_sha256",
@@ -55,6 +61,18 @@ class PublishedRun:
     answers: int
     official_accuracy: float
     answers_sha256: str
+    format: str = ""  # memrecall.data.run_formats; "" an official eval-results log
+    judge_model: str = ""  # the snapshot behind the file's judge alias; "" as the file names it
+
+    def answers_of(self, path: str | Path) -> list[dict]:
+        """The run's answers in a copy of its published file, as eval-results rows."""
+        return read_run(path, self.format, parse_select(self.select), self.judge_model)
+
+    @property
+    def kept_as_published(self) -> bool:
+        """Whether the fetched file is the published one as it is (else its answers, rewritten
+        in the official format)."""
+        return not (self.select or self.format or self.judge_model)
 
     def url(self, base_url: str = RAW_BASE) -> str:
         return f"{base_url.rstrip('/')}/{self.repo}/{self.commit}/{self.path}"
@@ -87,6 +105,13 @@ def read_manifest(path: str | Path) -> list[PublishedRun]:
             field: number(row, field, kind, line, path)
             for field, kind in (("answers", int), ("official_accuracy", float))
         }
+        if row["format"] not in FORMATS:
+            raise InputError(
+                f"line {line}: format {row['format']!r} is not one of "
+                f"{', '.join(map(repr, FORMATS))}",
+                file=str(path),
+                field="format",
+            )
         runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
@@ -99,17 +124,27 @@ def manifest_row(run: PublishedRun) -> dict:
 
 
 def describe(
-    name: str, repo: str, commit: str, path: str, log: str | Path, select: str = ""
+    name: str,
+    repo: str,
+    commit: str,
+    path: str,
+    log: str | Path,
+    select: str = "",
+    format: str = "",
+    judge_model: str = "",
 ) -> PublishedRun:
     """A manifest entry for a log at hand (a copy of the published file): the answers of its
-    lines `select` keeps, counted, scored and pinned."""
-    rows = read_eval_results(log, parse_select(select))
+    lines `select` keeps, read in `format` and labelled as `judge_model`'s, counted, scored and
+    pinned."""
+    rows = read_run(log, format, parse_select(select), judge_model)
     return PublishedRun(
         name=name,
         repo=repo,
         commit=commit,
         path=path,
         select=select,
+        format=format,
+        judge_model=judge_model,
         answers=len(rows),
         official_accuracy=round(sum(r["label"] for r in rows) / len(rows), 4),
         answers_sha256=answers_sha256(rows),
@@ -134,11 +169,12 @@ def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> t
     with atomic_path(dest) as tmp:
         download(url, tmp, hint)
         try:
-            rows = read_eval_results(tmp, parse_select(run.select))
+            rows = run.answers_of(tmp)
         except InputError as e:
-            kind = f"an eval-results log with {run.select}" if run.select else "an eval-results log"
+            kind = f"a {run.format} results file" if run.format else "an eval-results log"
+            kind += f" with {run.select}" if run.select else ""
             raise MemrecallError(f"{url} is not {kind}: {e}") from None
-        if run.select:  # the run's own lines, as the official evaluator writes them
+        if not run.kept_as_published:  # the run's own answers, as the official evaluator writes
             write_eval_results(tmp, rows)
         got = answers_sha256(rows)
         if got != run.answers_sha256:
