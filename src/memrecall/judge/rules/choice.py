@@ -409,7 +409,8 @@ def _asked_order(question: str) -> str | None:
 
 
 def _direction(question: str) -> str:
-    return "came first" if _QUESTION_EARLY.search(question) else "came last"
+    """How a verdict's reason says which end the question asks about."""
+    return "came first" if _asked_order(question) == "early" else "came last"
 
 
 # Where a sentence's clauses part: a clause mark, or a turn ("but", "while", "whereas").
