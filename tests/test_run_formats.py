@@ -65,6 +65,11 @@ def test_a_caura_answer_without_a_verdict_or_an_answer_names_where(tmp_path):
     with pytest.raises(InputError, match="hypothesis must be a string, got nothing") as err:
         read_run(_caura(tmp_path, [silent]), "caura")
     assert err.value.question_id == "q1"
+    unjudged = _result("q1", "45 minutes.", True)
+    del unjudged["judge_model"]
+    with pytest.raises(InputError, match="no judge_model, and no judge_model_resolved") as err:
+        read_run(_caura(tmp_path, [unjudged]), "caura")
+    assert (err.value.question_id, err.value.field) == ("q1", "judge_model")
     twice = [_result("q1", "45 minutes.", True), _result("q1", "45 min.", True)]
     with pytest.raises(InputError, match="question_id given twice"):
         read_run(_caura(tmp_path, twice), "caura")

@@ -79,13 +79,14 @@ def _caura(path: Path) -> list[dict]:
             raise InputError(f"results[{i - 1}] is not a JSON object", file=str(path), line=i)
         model = resolved or r.get("judge_model")
         label = r.get("correct")
+        where = {"file": str(path), "line": i, "question_id": str(r.get("question_id"))}
+        if not isinstance(model, str) or not model:
+            raise InputError(
+                "no judge_model, and no judge_model_resolved", field="judge_model", **where
+            )
         if not isinstance(label, bool):
             raise InputError(
-                f"correct must be true or false, got {label!r}",
-                file=str(path),
-                line=i,
-                question_id=str(r.get("question_id")),
-                field="correct",
+                f"correct must be true or false, got {label!r}", field="correct", **where
             )
         auto = {"model": model, "label": label}
         fields = {k: r[k] for k in ("question_id", "hypothesis") if k in r}
