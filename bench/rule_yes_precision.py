@@ -40,9 +40,9 @@ from memrecall.judge.rules.numbers import quantities  # noqa: E402
 
 # (the rules' own readings of a rubric and of a response, so the features see what the rules see)
 from memrecall.judge.rules.preference import (  # noqa: E402
-    _DRAWS_ON_HISTORY,
-    _rubric_terms,
-    _without_questions_to_user,
+    DRAWS_ON_HISTORY,
+    rubric_terms,
+    without_questions_to_user,
 )
 from memrecall.judge.rules.response import conclusion, sentences, without_notes  # noqa: E402
 
@@ -84,10 +84,10 @@ def _bin(feature: str, value: float) -> str:
 def preference_features(question: str, rubric: str, response: str) -> dict[str, str]:
     """The bin of each preference feature for one response (its notes and its questions back
     to the user left out, as the rule reads it)."""
-    anchors, names, _, _, details, bigrams = _rubric_terms(rubric, question)
+    anchors, names, _, _, details, bigrams = rubric_terms(rubric, question)
     terms = anchors | details | {w for pair in bigrams for w in pair}
     terms |= {w for name in names for w in name.words}
-    said = _without_questions_to_user(without_notes(response))
+    said = without_questions_to_user(without_notes(response))
     toks = tokens(said)
     at = [i for i, t in enumerate(toks) if t in terms]
     parts = sentences(said)
@@ -99,7 +99,7 @@ def preference_features(question: str, rubric: str, response: str) -> dict[str, 
         "rubric-term mentions": len(at),
     }
     return {feature: _bin(feature, value) for feature, value in values.items()} | {
-        "draws on the user's history": "yes" if _DRAWS_ON_HISTORY.search(said) else "no"
+        "draws on the user's history": "yes" if DRAWS_ON_HISTORY.search(said) else "no"
     }
 
 

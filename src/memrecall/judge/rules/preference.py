@@ -126,7 +126,7 @@ _GENERIC_OPENING = re.compile(
 # previous conversations", "If I recall correctly") is a house style and names nothing of them.
 # Broader than _RECALLS_USER below, which asks of one sentence whether it tells the user a detail
 # it recalls.
-_DRAWS_ON_HISTORY = re.compile(
+DRAWS_ON_HISTORY = re.compile(
     r"\byou(?:'ve| have| had)? (?:\w+ )?(?:mentioned|said|told|shared|noted|described|asked|"
     r"expressed|indicated|brought up|talked|discussed)\b|"
     r"\b(?:as|since|because|like|now that|given that|considering) you(?:'re| are|'ve| have| had|"
@@ -198,7 +198,7 @@ _RECALLS_OR_SUGGESTS = re.compile(
 )
 
 
-def _without_questions_to_user(text: str) -> str:
+def without_questions_to_user(text: str) -> str:
     """The text, typographic apostrophes made plain, without its questions to the user."""
     return _QUESTION.sub(
         lambda m: m.group(0) if _RECALLS_OR_SUGGESTS.search(m.group(0)) else " ",
@@ -245,7 +245,7 @@ class _Name:
         ) or any(name <= set(self.words) and name & self.own for name in names)
 
 
-def _rubric_terms(rubric: str, question: str):
+def rubric_terms(rubric: str, question: str):
     """(anchors, names of several words, numbers, times of day, detail words, detail bigrams)
     from the rubric's positive sentences. A number inside a name ("Six Flags", "iPhone 13") is
     part of it, no number of the user's."""
@@ -323,14 +323,14 @@ def _recalls_a_detail(text: str, bigrams: set[tuple[str, str]]) -> bool:
 
 
 def preference_verdict(question: str, rubric: str, hypothesis: str) -> RuleVerdict:
-    anchors, names, numbers, times, details, bigrams = _rubric_terms(rubric, question)
-    hypothesis = _without_questions_to_user(without_notes(hypothesis))
+    anchors, names, numbers, times, details, bigrams = rubric_terms(rubric, question)
+    hypothesis = without_questions_to_user(without_notes(hypothesis))
     hyp = tokens(_RECORD.sub(" ", hypothesis))
     hyp_set = set(hyp)
     hyp_norm = normalize(hypothesis)
     if _SAYS_GENERAL.search(hypothesis):  # apostrophes already plain
         return RuleVerdict(False, "preference: says its advice is general, not the user's")
-    if _offers_generic(hypothesis) and not _DRAWS_ON_HISTORY.search(hypothesis):
+    if _offers_generic(hypothesis) and not DRAWS_ON_HISTORY.search(hypothesis):
         return RuleVerdict(False, "preference: offers generic options, recalls nothing of the user")
     hit_anchor = sorted(anchors & hyp_set)
     if names:  # (most rubrics name nothing of several words: the response's names go unread)
