@@ -30,6 +30,15 @@ fetched as their answers in the official format.
     python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
         --path outputs/RUN/eval_results.json --format caura --judge-model gpt-4o-2024-08-06 \
         COPY.json
+
+A run published as several files (its judge's labels apart from its reader's answers) is pinned
+with every file in `--path`, separated by ";", and a copy of each, in that order:
+
+    R=PATH/IN/REPO/RUN
+    python bench/published_runs.py pin --name NAME --repo OWNER/REPO --commit SHA \
+        --format cjchanh --path "$R/judge_gpt4o/rescored.jsonl;"\
+"$R/reader/checkpoint_answerable.jsonl;$R/reader/checkpoint_abs.jsonl" \
+        rescored.jsonl checkpoint_answerable.jsonl checkpoint_abs.jsonl
 """
 
 from __future__ import annotations
@@ -145,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
         default=str(LEDGER),
         help="the runs earlier rounds measured and read: says whether this one is among them",
     )
-    p.add_argument("log", help="your copy of the published file")
+    p.add_argument(
+        "log",
+        nargs="+",
+        help="your copy of the published file (of each of its files, in the order of --path)",
+    )
     p.set_defaults(run=_pin)
     args = ap.parse_args(argv)
     try:

@@ -120,9 +120,9 @@ def test_the_pin_is_of_the_answers_not_of_the_bytes(tmp_path):
 def test_describe_counts_scores_and_pins_a_copy(copy):
     run = _run(copy)
     assert (run.answers, run.official_accuracy) == (2, 1.0)
-    assert (
-        run.url("https://mirror.example/") == f"https://mirror.example/{REPO_NAME}/{COMMIT}/{PATH}"
-    )
+    assert run.urls("https://mirror.example/") == [
+        f"https://mirror.example/{REPO_NAME}/{COMMIT}/{PATH}"
+    ]
 
 
 def test_fetch_downloads_the_pinned_answers_and_then_uses_them_without_a_request(
@@ -355,6 +355,57 @@ def test_a_harness_results_file_is_pinned_and_fetched_as_official_lines(server, 
     with pytest.raises(MemrecallError, match="is not an eval-results log: "):
         fetch(official, out, server.url)
     assert not (out / "caura_b.jsonl").exists()
+
+
+def test_a_run_published_as_several_files_is_pinned_and_fetched_as_one_log(server, tmp_path):
+    """cjchanh's runs: the judge's labels in one file, the reader's answers in two more; `path`
+    names all three, and the fetched run is one official log. A part the mirror lacks stops the
+    fetch and leaves nothing behind."""
+    files = {
+        "run/judge_gpt4o/rescored.jsonl": [
+            {"question_id": q, "llm_judge_correct": y, "attempts": 1, "model": "gpt-4o-2024-08-06"}
+            for q, y in (("q1", True), ("q2_abs", False))
+        ],
+        "run/reader/checkpoint_answerable.jsonl": [{"question_id": "q1", "response": "An hour."}],
+        "run/reader/checkpoint_abs.jsonl": [{"question_id": "q2_abs", "response": "Two."}],
+    }
+    copies = []
+    for name, rows in files.items():
+        body = "".join(json.dumps(r) + "\n" for r in rows).encode()
+        server.files[f"/{REPO_NAME}/{COMMIT}/{name}"] = body
+        copies.append(tmp_path / name.replace("/", "_"))
+        copies[-1].write_bytes(body)
+    manifest = tmp_path / "published_runs.csv"
+    argv = ["pin", "--manifest", str(manifest), "--repo", REPO_NAME, "--commit", COMMIT]
+    argv += ["--name", "cj_run_s", "--format", "cjchanh", "--path", ";".join(files)]
+    assert bench.main([*argv, *map(str, copies[:2])]) == 1  # a copy short: nothing pinned
+    assert not manifest.exists()
+    assert bench.main([*argv, *map(str, copies)]) == 0
+    (run,) = read_manifest(manifest)
+    assert (run.files, run.answers, run.official_accuracy) == (list(files), 2, 0.5)
+    out = tmp_path / "published"
+    path, downloaded = fetch(run, out, server.url)
+    assert downloaded and [
+        (r["question_id"], r["hypothesis"], r["label"]) for r in read_eval_results(path)
+    ] == [("q1", "An hour.", True), ("q2_abs", "Two.", False)]
+    assert sorted(p.name for p in out.iterdir()) == ["cj_run_s.jsonl"]  # no part left over
+    assert fetch(run, out, server.url)[1] is False
+    del server.files[f"/{REPO_NAME}/{COMMIT}/run/reader/checkpoint_abs.jsonl"]
+    lost = PublishedRun(**{**run.__dict__, "name": "cj_lost_s"})
+    with pytest.raises(MemrecallError, match="HTTP 404 for .*checkpoint_abs.jsonl"):
+        fetch(lost, out, server.url)
+    assert sorted(p.name for p in out.iterdir()) == ["cj_run_s.jsonl"]
+
+
+def test_a_manifest_row_gives_its_format_the_files_it_takes(tmp_path):
+    manifest = tmp_path / "published_runs.csv"
+    row = dict(name="cj_s", repo=REPO_NAME, commit=COMMIT, path="run/judge/rescored.jsonl")
+    row |= dict(select="", format="cjchanh", judge_model="", answers="2")
+    row |= dict(official_accuracy="0.5", answers_sha256="0" * 64)
+    manifest.write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
+    with pytest.raises(InputError, match="line 2: a cjchanh run is at least 2 files") as err:
+        read_manifest(manifest)
+    assert err.value.field == "path"
 
 
 def test_the_shipped_manifest_reads_and_names_each_run_once():

@@ -95,3 +95,104 @@ def test_a_file_that_is_not_in_the_format_says_so(tmp_path):
         read_run(official, "zep")
     with pytest.raises(InputError, match="a caura file holds one run"):
         read_run(_caura(tmp_path, [_result("q1", "x", True)]), "caura", {"k": "5"})
+
+
+def _jsonl(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _verdict(qid, correct, attempts=1):
+    return {
+        "question_id": qid,
+        "question_type": "single-session-user",
+        "llm_judge_correct": correct,
+        "llm_judge_raw": "Yes." if correct else "No.",
+        "attempts": attempts,
+        "model": "gpt-4o-2024-08-06",
+        "resolved_snapshot": "gpt-4o-2024-08-06",
+    }
+
+
+def _cj(tmp_path, verdicts, answerable, abstention):
+    """A cjchanh run: the judge's rescored.jsonl, then the reader's two checkpoint files."""
+    reader = tmp_path / "run" / "reader"
+    return [
+        _jsonl(tmp_path / "run" / "judge_gpt4o" / "rescored.jsonl", verdicts),
+        _jsonl(reader / "checkpoint_answerable.jsonl", answerable),
+        _jsonl(reader / "checkpoint_abs.jsonl", abstention),
+    ]
+
+
+def _said(qid, response):
+    return {"question_id": qid, "question": "How long is my commute?", "response": response}
+
+
+def test_a_run_published_as_labels_and_answer_files_reads_joined_by_question(tmp_path):
+    files = _cj(
+        tmp_path,
+        [_verdict("q2_abs", True), _verdict("q1", False)],
+        [_said("q1", "Reasoning...\nAnswer: an hour")],
+        [_said("q2_abs", "Answer: I don't know.")],
+    )
+    rows = read_run(files, "cjchanh")
+    # in the labels' order, each verdict with its own answer, whichever file holds it
+    assert [
+        (r["question_id"], r["hypothesis"], r["label"], r["model"], r["line"]) for r in rows
+    ] == [
+        ("q2_abs", "Answer: I don't know.", True, "gpt-4o-2024-08-06", 1),
+        ("q1", "Reasoning...\nAnswer: an hour", False, "gpt-4o-2024-08-06", 2),
+    ]
+
+
+def test_a_split_run_never_counts_a_missing_verdict_or_answer_as_wrong(tmp_path):
+    """The harness stores a row it never judged as false (attempts 0): that, a verdict whose
+    answer is nowhere, and an answer nobody judged are errors naming the file, line and question."""
+    answers = ([_said("q1", "An hour.")], [_said("q2_abs", "I don't know.")])
+    unjudged = _cj(
+        tmp_path, [_verdict("q1", True), _verdict("q2_abs", False, attempts=0)], *answers
+    )
+    with pytest.raises(InputError, match="never judged") as err:
+        read_run(unjudged, "cjchanh")
+    assert (err.value.file, err.value.line, err.value.question_id, err.value.field) == (
+        str(unjudged[0]),
+        2,
+        "q2_abs",
+        "attempts",
+    )
+    stray = _cj(tmp_path, [_verdict("q1", True), _verdict("q3", True)], *answers)
+    with pytest.raises(InputError, match="a verdict without an answer") as err:
+        read_run(stray, "cjchanh")
+    assert (err.value.line, err.value.question_id) == (2, "q3")
+    short = _cj(tmp_path, [_verdict("q1", True)], *answers)
+    with pytest.raises(InputError, match="1 answer\\(s\\) without a verdict") as err:
+        read_run(short, "cjchanh")
+    assert (err.value.file, err.value.question_id) == (str(short[2]), "q2_abs")
+    unsure = _cj(tmp_path, [_verdict("q1", "yes"), _verdict("q2_abs", True)], *answers)
+    with pytest.raises(InputError, match="llm_judge_correct must be true or false, got 'yes'"):
+        read_run(unsure, "cjchanh")
+
+
+def test_a_question_answered_in_two_reader_files_names_both(tmp_path):
+    files = _cj(
+        tmp_path,
+        [_verdict("q1", True)],
+        [_said("q1", "An hour.")],
+        [{"question_id": "x"}, _said("q1", "Two hours.")],
+    )
+    with pytest.raises(InputError, match="response must be a string, got NoneType") as err:
+        read_run(files, "cjchanh")
+    assert (err.value.file, err.value.line, err.value.field) == (str(files[2]), 1, "response")
+    _jsonl(files[2], [_said("q1", "Two hours.")])
+    with pytest.raises(InputError, match=r"answered twice \(first in .*answerable.jsonl, line 1\)"):
+        read_run(files, "cjchanh")
+
+
+def test_each_format_takes_the_files_it_is_published_as(tmp_path):
+    files = _cj(tmp_path, [_verdict("q1", True)], [_said("q1", "An hour.")], [])
+    with pytest.raises(InputError, match="a cjchanh run is at least 2 files .*, not 1"):
+        read_run(files[0], "cjchanh")
+    with pytest.raises(InputError, match="an eval-results log is one file, not 2") as err:
+        read_run(files[:2])
+    assert err.value.field == "path"

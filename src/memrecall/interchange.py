@@ -41,7 +41,7 @@ def _text(path: Path) -> str:
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(path)) from e
 
 
-def _objects(path: Path, where: dict[str, str] | None = None) -> list[tuple[int, dict]]:
+def json_objects(path: Path, where: dict[str, str] | None = None) -> list[tuple[int, dict]]:
     """(line, object) pairs: JSON lines, or the items of one JSON list (line = position); with
     `where`, only the objects whose fields have its values (`matches`)."""
     text = _text(path)
@@ -93,7 +93,7 @@ def read_hypotheses(path: str | Path) -> list[dict]:
 
 
 def _read_entries(path: Path, where: dict[str, str] | None = None) -> list[dict]:
-    return _entries(path, _objects(path, where))
+    return _entries(path, json_objects(path, where))
 
 
 def _entries(path: Path, pairs: list[tuple[int, dict]]) -> list[dict]:
@@ -131,7 +131,7 @@ def read_eval_results(path: str | Path, where: dict[str, str] | None = None) -> 
     """[{question_id, hypothesis, label, model, line}]: an official eval-results log, one judge
     model throughout (of its lines `where` keeps, when given)."""
     path = Path(path)
-    return eval_results_of(path, _objects(path, where))
+    return eval_results_of(path, json_objects(path, where))
 
 
 def eval_results_of(path: str | Path, pairs: list[tuple[int, dict]]) -> list[dict]:

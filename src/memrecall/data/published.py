@@ -10,8 +10,10 @@ every condition into one log, a line per condition and question: `select`
 (`strategy=hybrid_raw;k=5`) names the run's lines by their fields' values. `format` names a
 harness's own file format (memrecall.data.run_formats; empty: an official eval-results log), and
 `judge_model` the snapshot behind a file's judge alias where the publisher documents it. A run
-selected, in another format or given a snapshot is kept as its answers in the official format;
-otherwise the file is kept as published. A file is downloaded from raw.githubusercontent.com
+published as several files (its labels apart from its answers) names them all in `path`,
+separated by ";", in the order its format reads them. A run selected, in another format or given
+a snapshot is kept as its answers in the official format; otherwise the file is kept as
+published. A file is downloaded from raw.githubusercontent.com
 (or a mirror given as `base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read
 in its format, and kept only when its answers are the ones pinned. The pin is a hash of the
 answers (question id, hypothesis, judge model, label), not of the file's bytes: the same answers
@@ -26,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,10 +36,11 @@ from ..artifacts import atomic_path
 from ..errors import InputError, MemrecallError
 from ..interchange import read_eval_results, write_eval_results
 from .csvfile import number, read_rows
-from .run_formats import FORMATS, read_run
+from .run_formats import FORMATS, files_error, read_run
 from .url import download, offline_switch
 
 RAW_BASE = "https://raw.githubusercontent.com"
+PATH_SEPARATOR = ";"  # between the files of a run published as several
 COLUMNS = (
     "name",
     "repo",
@@ -56,7 +60,7 @@ class PublishedRun:
     name: str
     repo: str
     commit: str
-    path: str
+    path: str  # the file in the repository; several, PATH_SEPARATOR between them
     select: str  # "field=value;field=value": the run's lines in a log of several; "" all
     answers: int
     official_accuracy: float
@@ -64,9 +68,14 @@ class PublishedRun:
     format: str = ""  # memrecall.data.run_formats; "" an official eval-results log
     judge_model: str = ""  # the snapshot behind the file's judge alias; "" as the file names it
 
-    def answers_of(self, path: str | Path) -> list[dict]:
-        """The run's answers in a copy of its published file, as eval-results rows."""
-        return read_run(path, self.format, parse_select(self.select), self.judge_model)
+    @property
+    def files(self) -> list[str]:
+        """The run's files in the repository, in the order its format reads them."""
+        return self.path.split(PATH_SEPARATOR)
+
+    def answers_of(self, copies: str | Path | list[str | Path]) -> list[dict]:
+        """The run's answers in copies of its published files, as eval-results rows."""
+        return read_run(copies, self.format, parse_select(self.select), self.judge_model)
 
     @property
     def kept_as_published(self) -> bool:
@@ -74,8 +83,9 @@ class PublishedRun:
         in the official format)."""
         return not (self.select or self.format or self.judge_model)
 
-    def url(self, base_url: str = RAW_BASE) -> str:
-        return f"{base_url.rstrip('/')}/{self.repo}/{self.commit}/{self.path}"
+    def urls(self, base_url: str = RAW_BASE) -> list[str]:
+        base = f"{base_url.rstrip('/')}/{self.repo}/{self.commit}"
+        return [f"{base}/{file}" for file in self.files]
 
 
 def parse_select(select: str) -> dict[str, str]:
@@ -112,6 +122,9 @@ def read_manifest(path: str | Path) -> list[PublishedRun]:
                 file=str(path),
                 field="format",
             )
+        wrong = files_error(row["format"], len(row["path"].split(PATH_SEPARATOR)))
+        if wrong:
+            raise InputError(f"line {line}: {wrong}", file=str(path), field="path")
         runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
@@ -128,15 +141,21 @@ def describe(
     repo: str,
     commit: str,
     path: str,
-    log: str | Path,
+    log: str | Path | list[str | Path],
     select: str = "",
     format: str = "",
     judge_model: str = "",
 ) -> PublishedRun:
-    """A manifest entry for a log at hand (a copy of the published file): the answers of its
-    lines `select` keeps, read in `format` and labelled as `judge_model`'s, counted, scored and
-    pinned."""
-    rows = read_run(log, format, parse_select(select), judge_model)
+    """A manifest entry for a log at hand (a copy of the published file, or copies of its files in
+    the order of `path`): the answers of its lines `select` keeps, read in `format` and labelled
+    as `judge_model`'s, counted, scored and pinned."""
+    copies = [log] if isinstance(log, (str, Path)) else list(log)
+    files = path.split(PATH_SEPARATOR)
+    if len(copies) != len(files):
+        raise MemrecallError(
+            f"path names {len(files)} file(s) ({path}), but {len(copies)} copies are given"
+        )
+    rows = read_run(copies, format, parse_select(select), judge_model)
     return PublishedRun(
         name=name,
         repo=repo,
@@ -153,33 +172,41 @@ def describe(
 
 def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> tuple[Path, bool]:
     """(the run's log in out_dir, whether it was downloaded now). A log already there with the
-    pinned answers is kept; otherwise the published file is downloaded and must hold them."""
+    pinned answers is kept; otherwise the published files are downloaded and must hold them."""
     dest = Path(out_dir) / f"{run.name}.jsonl"
     if dest.is_file() and _pinned(run, dest):
         return dest, False
-    url = run.url(base_url)
+    urls = run.urls(base_url)
     switch = offline_switch()
     if switch:
         raise MemrecallError(
-            f"{switch} is set, so {run.name} is not downloaded from {url}; unset it to fetch"
+            f"{switch} is set, so {run.name} is not downloaded from {', '.join(urls)}; unset it "
+            "to fetch"
         )
     hint = (
         f"The run {run.name} is published at https://github.com/{run.repo} (commit {run.commit})."
     )
-    with atomic_path(dest) as tmp:
-        download(url, tmp, hint)
+    where = " + ".join(urls)
+    with (
+        atomic_path(dest) as tmp,
+        tempfile.TemporaryDirectory(prefix=f".{run.name}.", dir=dest.parent) as parts,
+    ):
+        # one file: downloaded where it is kept; several: into `parts`, then joined into it
+        copies = [tmp] if len(urls) == 1 else [Path(parts) / str(i) for i in range(len(urls))]
+        for url, copy in zip(urls, copies):
+            download(url, copy, hint)
         try:
-            rows = run.answers_of(tmp)
+            rows = run.answers_of(copies)
         except InputError as e:
-            kind = f"a {run.format} results file" if run.format else "an eval-results log"
+            kind = f"a {run.format} run" if run.format else "an eval-results log"
             kind += f" with {run.select}" if run.select else ""
-            raise MemrecallError(f"{url} is not {kind}: {e}") from None
+            raise MemrecallError(f"{where} is not {kind}: {e}") from None
         if not run.kept_as_published:  # the run's own answers, as the official evaluator writes
             write_eval_results(tmp, rows)
         got = answers_sha256(rows)
         if got != run.answers_sha256:
             raise MemrecallError(
-                f"{url} holds other answers than the manifest pinned for {run.name} "
+                f"{where} holds other answers than the manifest pinned for {run.name} "
                 f"({len(rows)} answers, sha256 {got[:12]}; pinned {run.answers} answers, "
                 f"{run.answers_sha256[:12]}): the figures measured on it would not be reproduced"
             )

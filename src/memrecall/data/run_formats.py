@@ -1,5 +1,6 @@
 """The formats published LongMemEval runs come in, each read into official eval-results rows
-(memrecall.interchange.read_eval_results's {question_id, hypothesis, label, model, line}).
+(memrecall.interchange.read_eval_results's {question_id, hypothesis, label, model, line}). A run
+is one file, or several in the order its format names them (FILES).
 
 - "" (the default): an official eval-results log, a line per answer with `autoeval_label`;
   `select` keeps the lines of one run in a log of several.
@@ -9,6 +10,14 @@
   model that answered (`judge_model_resolved`, the snapshot behind the alias), the labels are
   that model's.
 
+- "cjchanh": cjchanh/longmemeval-evidence's runs, published as several files: first the
+  judge's `rescored.jsonl` (a line per answer: `question_id`, `llm_judge_correct`, `model` and
+  `resolved_snapshot`, `attempts`), then the reader's checkpoint files
+  (`checkpoint_answerable.jsonl`, `checkpoint_abs.jsonl`: `question_id`, `response`), joined by
+  question id. A verdict whose
+  answer is missing, an answer without a verdict and a row never judged (`attempts` 0: the
+  harness stores false there) are errors, never answers counted wrong.
+
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
 file's own name for the model with a date after it, or that name itself.
@@ -17,36 +26,63 @@ file's own name for the model with a date after it, or that name itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import orjson
 
 from ..errors import InputError
-from ..interchange import eval_results_of, model_snapshot, read_eval_results
+from ..interchange import eval_results_of, json_objects, model_snapshot, read_eval_results
 from .jsonfile import read_bytes
 
-FORMATS = ("", "caura")
+FORMATS = ("", "caura", "cjchanh")
+# How many files a run of each format is published as: (fewest, most; None for no limit).
+FILES = {"": (1, 1), "caura": (1, 1), "cjchanh": (2, None)}
+
+
+def files_error(format: str, n: int) -> str | None:
+    """What is wrong with a run of `format` given as `n` files; None when nothing is."""
+    fewest, most = FILES[format]
+    if fewest <= n and (most is None or n <= most):
+        return None
+    name = f"a {format} run" if format else "an eval-results log"
+    if most == 1:
+        return f"{name} is one file, not {n}"
+    return f"{name} is at least {fewest} files (its labels, then its answers), not {n}"
 
 
 def read_run(
-    path: str | Path, format: str = "", where: dict[str, str] | None = None, judge_model: str = ""
+    path: str | Path | Sequence[str | Path],
+    format: str = "",
+    where: dict[str, str] | None = None,
+    judge_model: str = "",
 ) -> list[dict]:
-    """The answers of a published run's file, in `format`, as official eval-results rows; with
-    `judge_model`, labelled as that snapshot's (see the module docstring)."""
-    path = Path(path)
+    """The answers of a published run's file (or files, in the order FILES says), in `format`, as
+    official eval-results rows; with `judge_model`, labelled as that snapshot's (see the module
+    docstring)."""
+    files = [Path(p) for p in ([path] if isinstance(path, (str, Path)) else path)]
+    path = files[0]
     if format not in FORMATS:
         raise InputError(
             f"unknown run format {format!r} (known: {', '.join(map(repr, FORMATS))})",
             file=str(path),
             field="format",
         )
+    wrong = files_error(format, len(files))
+    if wrong:
+        raise InputError(wrong, file=", ".join(map(str, files)), field="path")
     if where and format:
         raise InputError(
             f"a {format} file holds one run: select names lines of an official log only",
             file=str(path),
             field="select",
         )
-    rows = _caura(path) if format == "caura" else read_eval_results(path, where)
+    if format == "caura":
+        rows = _caura(path)
+    elif format == "cjchanh":
+        rows = _cjchanh(path, files[1:])
+    else:
+        rows = read_eval_results(path, where)
     if judge_model:
         named = model_snapshot(rows[0]["model"])
         # "gpt-4o-2024-08-06" is a snapshot of "gpt-4o"; "gpt-4o-mini-2024-07-18" is not
@@ -92,3 +128,74 @@ def _caura(path: Path) -> list[dict]:
         fields = {k: r[k] for k in ("question_id", "hypothesis") if k in r}
         pairs.append((i, fields | {"autoeval_label": auto}))
     return eval_results_of(path, pairs)
+
+
+def _cjchanh(labels: Path, answer_files: list[Path]) -> list[dict]:
+    said: dict[str, tuple[Path, int]] = {}  # question id -> where its answer is
+    answers: dict[str, str] = {}
+    for file in answer_files:
+        for i, obj in json_objects(file):
+            qid, response = obj.get("question_id"), obj.get("response")
+            if not isinstance(qid, str) or not qid:
+                raise InputError(
+                    "missing question_id, or not a string",
+                    file=str(file),
+                    line=i,
+                    field="question_id",
+                )
+            if qid in said:
+                first, line = said[qid]
+                raise InputError(
+                    f"question_id answered twice (first in {first}, line {line})",
+                    file=str(file),
+                    line=i,
+                    question_id=qid,
+                    field="question_id",
+                )
+            if not isinstance(response, str):
+                raise InputError(
+                    f"response must be a string, got {type(response).__name__}",
+                    file=str(file),
+                    line=i,
+                    question_id=qid,
+                    field="response",
+                )
+            said[qid], answers[qid] = (file, i), response
+    pairs, judged = [], set()
+    for i, obj in json_objects(labels):
+        qid = obj.get("question_id")
+        where = {"file": str(labels), "line": i}
+        if not isinstance(qid, str) or not qid:
+            raise InputError("missing question_id, or not a string", field="question_id", **where)
+        where["question_id"] = qid
+        if obj.get("attempts") == 0:
+            raise InputError(
+                "never judged (attempts 0): its label is no verdict", field="attempts", **where
+            )
+        if qid not in answers:
+            raise InputError(
+                f"a verdict without an answer in {', '.join(map(str, answer_files))}",
+                field="question_id",
+                **where,
+            )
+        label = obj.get("llm_judge_correct")
+        if not isinstance(label, bool):
+            raise InputError(
+                f"llm_judge_correct must be true or false, got {label!r}",
+                field="llm_judge_correct",
+                **where,
+            )
+        judged.add(qid)
+        auto = {"model": obj.get("resolved_snapshot") or obj.get("model"), "label": label}
+        pairs.append((i, {"question_id": qid, "hypothesis": answers[qid], "autoeval_label": auto}))
+    unjudged = sorted(set(answers) - judged)
+    if unjudged:
+        file, line = said[unjudged[0]]
+        raise InputError(
+            f"{len(unjudged)} answer(s) without a verdict in {labels}",
+            file=str(file),
+            line=line,
+            question_id=unjudged[0],
+            field="question_id",
+        )
+    return eval_results_of(labels, pairs)
