@@ -5,9 +5,11 @@ A held-out figure means something only while its runs are ones no round read. Na
 round calls a run `daidocs_gpt4o_s`, a later manifest `kerneta_gpt4o_s`) and copies are lost
 between machines, so a round that knows runs only by the names on its disk can take a run read
 long before for an unseen one. The ledger keys each run by what it is (repository @ commit and
-path, `#select` for one run of a log of several; a harness's run folder where the labels and
-answers are separate files), lists every name it was given, and says which round first
-measured it, which first read its disagreements ("never" if none has), and which held it out.
+path, `#select` for one run of a log of several; for a run published as several files, their
+paths as the manifest joins them; a harness's run folder for a run not in the manifest whose
+labels and answers are separate files), lists every name it was given, and says which round
+first measured it, which first read its disagreements ("never" if none has), and which held it
+out.
 
 CSV columns: key, names ("|"-separated), manifest_name (its row in the published-runs manifest,
 or empty), answers, judge, first_measured_round, first_read_round, held_in_rounds, evidence
