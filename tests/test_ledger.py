@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import re
 
 import pytest
 
@@ -133,3 +134,15 @@ def test_every_split_file_names_runs_the_ledger_says_were_read_by_then():
         names.discard("")
         assert names <= set(known), (split.name, sorted(names - set(known)))
         assert all(known[n].read_by(round_) for n in names), split.name
+
+
+def test_the_measured_runs_are_fetched_from_the_manifest_and_known_to_the_ledger():
+    """measured-runs.txt is what `fetch --only` takes to reproduce the rounds' figures: each name
+    a manifest run, once, with the ledger row that says which rounds read it."""
+    text = (LEDGER.parent / "measured-runs.txt").read_text()
+    names = [line for line in text.splitlines() if line and not line.startswith("#")]
+    said = int(re.search(r"published_runs.csv: (\d+) runs", text).group(1))
+    assert len(names) == len(set(names)) == said  # as many as its header says
+    assert set(names) <= {r.name for r in read_manifest(MANIFEST)}
+    known = run_of(read_ledger(LEDGER))
+    assert all(known[n].manifest_name == n for n in names)
