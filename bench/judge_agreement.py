@@ -140,6 +140,7 @@ import json
 import re
 import sys
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 from statistics import median
@@ -506,7 +507,6 @@ def sampled_correction(
     and 95th-percentile absolute error against the official accuracy, the share of draws more
     than TARGET_RUN_POINTS off, and how often the normal 95% interval holds the official
     accuracy; and, as n = 0, the rules alone."""
-    rng = np.random.default_rng(seed)
     held = {
         run: (np.asarray(o, dtype=float), np.asarray(r, dtype=float))
         for run, (o, r) in runs.items()
@@ -523,9 +523,11 @@ def sampled_correction(
     }
     for n in sizes:
         errors, covered = [], []
-        for o, r in held.values():
+        for run, (o, r) in held.items():
             if n >= len(o):
                 continue
+            # each run's draws of its own: the same logs in another order draw the same samples
+            rng = np.random.default_rng([seed, n, zlib.crc32(run.encode("utf-8"))])
             for _ in range(draws):
                 picked = rng.choice(len(o), n, replace=False)
                 d = o[picked] - r[picked]

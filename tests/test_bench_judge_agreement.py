@@ -712,6 +712,8 @@ def test_a_random_labelled_sample_corrects_the_rules_bias_as_it_grows(capsys):
     loose = w["sampled"][20]
     assert loose["p95_abs_error"] > near["p95_abs_error"]
     assert 0.0 < loose["share_beyond_run_points"] <= 0.5
+    # the same runs in another order (logs named in another order) draw the same samples
+    assert bench.sampled_correction(dict(reversed(runs.items())), (20, 149, 150), draws=50) == w
     bench.print_tables({"pooled": {}, "runs": {}, "sampled": {"gpt-4o": w}})
     printed = capsys.readouterr().out
     assert "| gpt-4o | 0 (the rules alone, 2 runs) | 5.00 pt | worst 10.0 pt | | |" in printed
