@@ -75,6 +75,53 @@ def test_a_caura_answer_without_a_verdict_or_an_answer_names_where(tmp_path):
         read_run(_caura(tmp_path, twice), "caura")
 
 
+def _mnimi(tmp_path, results, judge=None):
+    """A mnimi results.json as its harness writes it (indent 2, sorted keys): the judge that
+    graded it, then the rows."""
+    path = tmp_path / "results.json"
+    judge = {"judge_model": "gpt-4o-2024-08-06", "judge_prompt_version": "v3"} | (judge or {})
+    body = {"judge": judge, "pins": {"k": 10}, "provisional": [], "results": results}
+    path.write_text(json.dumps(body, indent=2, sort_keys=True))
+    return path
+
+
+def _row(qid, predicted, correct):
+    return {
+        "question_id": qid,
+        "category": "single-session-user",
+        "answer": "45 minutes",
+        "predicted": predicted,
+        "correct": correct,
+        "is_abstention": qid.endswith("_abs"),
+    }
+
+
+def test_a_mnimi_file_reads_as_official_rows_of_the_judge_it_names(tmp_path):
+    path = _mnimi(tmp_path, [_row("q1", "45 minutes.", True), _row("q2_abs", "An hour.", False)])
+    assert [
+        (r["question_id"], r["hypothesis"], r["label"], r["model"]) for r in read_run(path, "mnimi")
+    ] == [
+        ("q1", "45 minutes.", True, "gpt-4o-2024-08-06"),
+        ("q2_abs", "An hour.", False, "gpt-4o-2024-08-06"),
+    ]
+    unnamed = _mnimi(tmp_path, [_row("q1", "45 minutes.", True)], {"judge_model": ""})
+    with pytest.raises(InputError, match="no judge.judge_model") as err:
+        read_run(unnamed, "mnimi")
+    assert (err.value.line, err.value.field) == (1, "judge_model")
+    silent = _row("q2", "x", True)
+    del silent["predicted"]
+    with pytest.raises(InputError, match="predicted must be a string, got nothing") as err:
+        read_run(_mnimi(tmp_path, [_row("q1", "45 minutes.", True), silent]), "mnimi")
+    assert (err.value.line, err.value.question_id, err.value.field) == (2, "q2", "predicted")
+    # Caura's file has a results list but names its judge per row: no mnimi file
+    with pytest.raises(InputError, match="no judge.judge_model"):
+        read_run(_caura(tmp_path, [_result("q1", "x", True)]), "mnimi")
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps([_row("q1", "x", True)]))
+    with pytest.raises(InputError, match="no results list \\(a mnimi results.json\\)"):
+        read_run(rows, "mnimi")
+
+
 def test_a_file_that_is_not_in_the_format_says_so(tmp_path):
     official = tmp_path / "log.jsonl"
     official.write_text(

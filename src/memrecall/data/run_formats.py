@@ -9,14 +9,17 @@ is one file, or several in the order its format names them (FILES).
   prompts' verdict, true or false) with the `judge_model` asked for. Where the file records the
   model that answered (`judge_model_resolved`, the snapshot behind the alias), the labels are
   that model's.
-
+- "mnimi": IasonasKokkalos/mnimi's `results/published/<run>/results.json`, one JSON object: the
+  `judge` that graded the run (`judge_model`, a snapshot) and a `results` list giving each
+  answer's `question_id`, `predicted` (the reader's answer) and `correct` (the official
+  prompts' verdict).
 - "cjchanh": cjchanh/longmemeval-evidence's runs, published as several files: first the
   judge's `rescored.jsonl` (a line per answer: `question_id`, `llm_judge_correct`, `model` and
   `resolved_snapshot`, `attempts`), then the reader's checkpoint files
   (`checkpoint_answerable.jsonl`, `checkpoint_abs.jsonl`: `question_id`, `response`), joined by
-  question id. A verdict whose
-  answer is missing, an answer without a verdict and a row never judged (`attempts` 0: the
-  harness stores false there) are errors, never answers counted wrong.
+  question id. A verdict whose answer is missing, an answer without a verdict and a row never
+  judged (`attempts` 0: the harness stores false there) are errors, never answers counted
+  wrong.
 
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
@@ -26,7 +29,7 @@ file's own name for the model with a date after it, or that name itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import orjson
@@ -35,9 +38,9 @@ from ..errors import InputError
 from ..interchange import eval_results_of, json_objects, model_snapshot, read_eval_results
 from .jsonfile import read_bytes
 
-FORMATS = ("", "caura", "cjchanh")
+FORMATS = ("", "caura", "mnimi", "cjchanh")
 # How many files a run of each format is published as: (fewest, most; None for no limit).
-FILES = {"": (1, 1), "caura": (1, 1), "cjchanh": (2, None)}
+FILES = {"": (1, 1), "caura": (1, 1), "mnimi": (1, 1), "cjchanh": (2, None)}
 
 
 def files_error(format: str, n: int) -> str | None:
@@ -79,6 +82,8 @@ def read_run(
         )
     if format == "caura":
         rows = _caura(path)
+    elif format == "mnimi":
+        rows = _mnimi(path)
     elif format == "cjchanh":
         rows = _cjchanh(path, files[1:])
     else:
@@ -100,34 +105,64 @@ def read_run(
     return rows
 
 
-def _caura(path: Path) -> list[dict]:
+def _results_list(path: Path, kind: str) -> tuple[dict, list]:
+    """A harness's one JSON object per run and its `results` list (one item per answer)."""
     try:
         data = orjson.loads(read_bytes(path))
     except orjson.JSONDecodeError as e:
         raise InputError(f"malformed JSON at line {e.lineno}: {e.msg}", file=str(path)) from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list) or not results:
-        raise InputError("no results list (a Caura eval_results.json)", file=str(path))
-    resolved = data.get("judge_model_resolved")
+        raise InputError(f"no results list (a {kind})", file=str(path))
+    return data, results
+
+
+def _verdicts(
+    path: Path, results: list, answer: str, model_of: Callable[[dict], object], no_model: str
+) -> list[dict]:
+    """Official rows of a results list whose items give `question_id`, the answer (field
+    `answer`) and `correct`, each labelled by `model_of(item)` (`no_model` says what is missing
+    when it gives none)."""
     pairs = []
     for i, r in enumerate(results, 1):
         if not isinstance(r, dict):
             raise InputError(f"results[{i - 1}] is not a JSON object", file=str(path), line=i)
-        model = resolved or r.get("judge_model")
-        label = r.get("correct")
+        model, label = model_of(r), r.get("correct")
         where = {"file": str(path), "line": i, "question_id": str(r.get("question_id"))}
         if not isinstance(model, str) or not model:
-            raise InputError(
-                "no judge_model, and no judge_model_resolved", field="judge_model", **where
-            )
+            raise InputError(no_model, field="judge_model", **where)
         if not isinstance(label, bool):
             raise InputError(
                 f"correct must be true or false, got {label!r}", field="correct", **where
             )
-        auto = {"model": model, "label": label}
-        fields = {k: r[k] for k in ("question_id", "hypothesis") if k in r}
-        pairs.append((i, fields | {"autoeval_label": auto}))
+        said = r.get(answer)
+        if not isinstance(said, str):
+            got = "nothing" if answer not in r else type(said).__name__
+            raise InputError(f"{answer} must be a string, got {got}", field=answer, **where)
+        fields = {"question_id": r.get("question_id"), "hypothesis": said}
+        pairs.append((i, fields | {"autoeval_label": {"model": model, "label": label}}))
     return eval_results_of(path, pairs)
+
+
+def _caura(path: Path) -> list[dict]:
+    data, results = _results_list(path, "Caura eval_results.json")
+    resolved = data.get("judge_model_resolved")
+    return _verdicts(
+        path,
+        results,
+        "hypothesis",
+        lambda r: resolved or r.get("judge_model"),
+        "no judge_model, and no judge_model_resolved",
+    )
+
+
+def _mnimi(path: Path) -> list[dict]:
+    data, results = _results_list(path, "mnimi results.json")
+    judge = data.get("judge")
+    model = judge.get("judge_model") if isinstance(judge, dict) else None
+    return _verdicts(
+        path, results, "predicted", lambda r: model, "no judge.judge_model: no judge named"
+    )
 
 
 def _cjchanh(labels: Path, answer_files: list[Path]) -> list[dict]:
