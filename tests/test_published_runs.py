@@ -419,6 +419,19 @@ def test_the_shipped_manifest_reads_and_names_each_run_once():
     assert all(re.search(r"\.eval-results-gpt-4o[\w.-]*$|\.jsonl$", r.path) for r in official)
     caura = [r for r in runs if r.format == "caura"]
     assert caura and all(r.path.endswith("/eval_results.json") for r in caura)
+    # mnimi's harness publishes results/published/<run>/results.json; cjchanh's runs are the
+    # judge's rescored.jsonl, then the reader's checkpoints
+    mnimi = [r for r in runs if r.format == "mnimi"]
+    assert mnimi and all(
+        re.fullmatch(r"results/published/[^/]+/results\.json", r.path) for r in mnimi
+    )
+    cj = [r for r in runs if r.format == "cjchanh"]
+    assert cj and all(
+        r.files[0].endswith("/rescored.jsonl")
+        and [f.rsplit("/", 1)[1] for f in r.files[1:]]
+        == ["checkpoint_answerable.jsonl", "checkpoint_abs.jsonl"]
+        for r in cj
+    )
 
 
 def test_offline_switch_stops_before_a_request_but_keeps_what_is_there(
