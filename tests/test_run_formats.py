@@ -243,3 +243,12 @@ def test_each_format_takes_the_files_it_is_published_as(tmp_path):
     with pytest.raises(InputError, match="an eval-results log is one file, not 2") as err:
         read_run(files[:2])
     assert err.value.field == "path"
+
+
+def test_every_format_has_its_reader_and_its_file_count():
+    from memrecall.data import run_formats
+
+    assert set(run_formats._READERS) == set(run_formats.FORMATS) == set(run_formats.FILES)
+    assert all(
+        run_formats.files_error(f, run_formats.FILES[f][0]) is None for f in run_formats.FILES
+    )

@@ -38,9 +38,9 @@ from ..errors import InputError
 from ..interchange import eval_results_of, json_objects, model_snapshot, read_eval_results
 from .jsonfile import read_bytes
 
-FORMATS = ("", "caura", "mnimi", "cjchanh")
 # How many files a run of each format is published as: (fewest, most; None for no limit).
 FILES = {"": (1, 1), "caura": (1, 1), "mnimi": (1, 1), "cjchanh": (2, None)}
+FORMATS = tuple(FILES)
 
 
 def files_error(format: str, n: int) -> str | None:
@@ -80,14 +80,7 @@ def read_run(
             file=str(path),
             field="select",
         )
-    if format == "caura":
-        rows = _caura(path)
-    elif format == "mnimi":
-        rows = _mnimi(path)
-    elif format == "cjchanh":
-        rows = _cjchanh(path, files[1:])
-    else:
-        rows = read_eval_results(path, where)
+    rows = _READERS[format](files, where)
     if judge_model:
         named = model_snapshot(rows[0]["model"])
         # "gpt-4o-2024-08-06" is a snapshot of "gpt-4o"; "gpt-4o-mini-2024-07-18" is not
@@ -234,3 +227,12 @@ def _cjchanh(labels: Path, answer_files: list[Path]) -> list[dict]:
             field="question_id",
         )
     return eval_results_of(labels, pairs)
+
+
+# format -> (its files, `select`'s fields) -> official rows
+_READERS: dict[str, Callable[[list[Path], dict | None], list[dict]]] = {
+    "": lambda files, where: read_eval_results(files[0], where),
+    "caura": lambda files, _: _caura(files[0]),
+    "mnimi": lambda files, _: _mnimi(files[0]),
+    "cjchanh": lambda files, _: _cjchanh(files[0], files[1:]),
+}
