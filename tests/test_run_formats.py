@@ -228,7 +228,7 @@ def test_a_question_answered_in_two_reader_files_names_both(tmp_path):
         [_said("q1", "An hour.")],
         [{"question_id": "x"}, _said("q1", "Two hours.")],
     )
-    with pytest.raises(InputError, match="response must be a string, got NoneType") as err:
+    with pytest.raises(InputError, match="response must be a string, got nothing") as err:
         read_run(files, "cjchanh")
     assert (err.value.file, err.value.line, err.value.field) == (str(files[2]), 1, "response")
     _jsonl(files[2], [_said("q1", "Two hours.")])
@@ -252,3 +252,32 @@ def test_every_format_has_its_reader_and_its_file_count():
     assert all(
         run_formats.files_error(f, run_formats.FILES[f][0]) is None for f in run_formats.FILES
     )
+
+
+def test_labels_that_name_no_judge_take_the_snapshot_the_run_is_given(tmp_path):
+    """engrava's judge_labels.jsonl says only which answers are correct; its hypotheses.jsonl
+    holds the answers. Without the run's judge_model there is no saying whose labels they are."""
+    labels = _jsonl(
+        tmp_path / "judge_labels.jsonl",
+        [
+            {"question_id": q, "correct": y, "question_type": "single-session-user"}
+            for q, y in (("q1", True), ("q2_abs", False))
+        ],
+    )
+    answers = _jsonl(
+        tmp_path / "hypotheses.jsonl",
+        [
+            {"question_id": "q2_abs", "hypothesis": "Two."},
+            {"question_id": "q1", "hypothesis": "One."},
+        ],
+    )
+    rows = read_run([labels, answers], "engrava", judge_model="gpt-4o-2024-08-06")
+    assert [(r["question_id"], r["hypothesis"], r["label"], r["model"]) for r in rows] == [
+        ("q1", "One.", True, "gpt-4o-2024-08-06"),
+        ("q2_abs", "Two.", False, "gpt-4o-2024-08-06"),
+    ]
+    with pytest.raises(InputError, match="the labels name no judge") as err:
+        read_run([labels, answers], "engrava")
+    assert (err.value.file, err.value.line, err.value.field) == (str(labels), 1, "judge_model")
+    with pytest.raises(InputError, match="an engrava run is 2 files"):
+        read_run([labels, answers, answers], "engrava", judge_model="gpt-4o-2024-08-06")

@@ -20,6 +20,10 @@ is one file, or several in the order its format names them (FILES).
   question id. A verdict whose answer is missing, an answer without a verdict and a row never
   judged (`attempts` 0: the harness stores false there) are errors, never answers counted
   wrong.
+- "engrava": sovantica/engrava-benchmark's runs, two files: the judge's `judge_labels.jsonl`
+  (`question_id`, `correct`), then the reader's `hypotheses.jsonl` (`question_id`,
+  `hypothesis`), joined as cjchanh's are. The labels name no judge, so the run's `judge_model`
+  must (the run's summary file gives the snapshot).
 
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -39,7 +44,7 @@ from ..interchange import eval_results_of, json_objects, model_snapshot, read_ev
 from .jsonfile import read_bytes
 
 # How many files a run of each format is published as: (fewest, most; None for no limit).
-FILES = {"": (1, 1), "caura": (1, 1), "mnimi": (1, 1), "cjchanh": (2, None)}
+FILES = {"": (1, 1), "caura": (1, 1), "mnimi": (1, 1), "cjchanh": (2, None), "engrava": (2, 2)}
 FORMATS = tuple(FILES)
 
 
@@ -48,9 +53,13 @@ def files_error(format: str, n: int) -> str | None:
     fewest, most = FILES[format]
     if fewest <= n and (most is None or n <= most):
         return None
-    name = f"a {format} run" if format else "an eval-results log"
+    name = (
+        f"a{'n' if format[:1] in 'aeiou' else ''} {format} run" if format else "an eval-results log"
+    )
     if most == 1:
         return f"{name} is one file, not {n}"
+    if most == fewest:
+        return f"{name} is {most} files (its labels, then its answers), not {n}"
     return f"{name} is at least {fewest} files (its labels, then its answers), not {n}"
 
 
@@ -80,7 +89,7 @@ def read_run(
             file=str(path),
             field="select",
         )
-    rows = _READERS[format](files, where)
+    rows = _READERS[format](files, where, judge_model)
     if judge_model:
         named = model_snapshot(rows[0]["model"])
         # "gpt-4o-2024-08-06" is a snapshot of "gpt-4o"; "gpt-4o-mini-2024-07-18" is not
@@ -158,37 +167,42 @@ def _mnimi(path: Path) -> list[dict]:
     )
 
 
-def _cjchanh(labels: Path, answer_files: list[Path]) -> list[dict]:
+@dataclass(frozen=True)
+class Split:
+    """A run whose judge's labels and reader's answers are separate files, joined by question id:
+    the field of a label's verdict, the field of an answer's text, and the judge's model of a
+    label (None where the labels name none: the run's judge_model must)."""
+
+    verdict: str
+    answer: str
+    model_of: Callable[[dict], str | None]
+
+
+def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: str) -> list[dict]:
     said: dict[str, tuple[Path, int]] = {}  # question id -> where its answer is
     answers: dict[str, str] = {}
     for file in answer_files:
         for i, obj in json_objects(file):
-            qid, response = obj.get("question_id"), obj.get("response")
+            qid, text = obj.get("question_id"), obj.get(split.answer)
+            where = {"file": str(file), "line": i}
             if not isinstance(qid, str) or not qid:
                 raise InputError(
-                    "missing question_id, or not a string",
-                    file=str(file),
-                    line=i,
-                    field="question_id",
+                    "missing question_id, or not a string", field="question_id", **where
                 )
+            where["question_id"] = qid
             if qid in said:
                 first, line = said[qid]
                 raise InputError(
                     f"question_id answered twice (first in {first}, line {line})",
-                    file=str(file),
-                    line=i,
-                    question_id=qid,
                     field="question_id",
+                    **where,
                 )
-            if not isinstance(response, str):
+            if not isinstance(text, str):
+                got = "nothing" if split.answer not in obj else type(text).__name__
                 raise InputError(
-                    f"response must be a string, got {type(response).__name__}",
-                    file=str(file),
-                    line=i,
-                    question_id=qid,
-                    field="response",
+                    f"{split.answer} must be a string, got {got}", field=split.answer, **where
                 )
-            said[qid], answers[qid] = (file, i), response
+            said[qid], answers[qid] = (file, i), text
     pairs, judged = [], set()
     for i, obj in json_objects(labels):
         qid = obj.get("question_id")
@@ -206,15 +220,23 @@ def _cjchanh(labels: Path, answer_files: list[Path]) -> list[dict]:
                 field="question_id",
                 **where,
             )
-        label = obj.get("llm_judge_correct")
+        label = obj.get(split.verdict)
         if not isinstance(label, bool):
             raise InputError(
-                f"llm_judge_correct must be true or false, got {label!r}",
-                field="llm_judge_correct",
+                f"{split.verdict} must be true or false, got {label!r}",
+                field=split.verdict,
+                **where,
+            )
+        model = split.model_of(obj) or judge_model
+        if not model:
+            raise InputError(
+                "the labels name no judge: give the run's judge_model, the snapshot its "
+                "publisher documents",
+                field="judge_model",
                 **where,
             )
         judged.add(qid)
-        auto = {"model": obj.get("resolved_snapshot") or obj.get("model"), "label": label}
+        auto = {"model": model, "label": label}
         pairs.append((i, {"question_id": qid, "hypothesis": answers[qid], "autoeval_label": auto}))
     unjudged = sorted(set(answers) - judged)
     if unjudged:
@@ -229,10 +251,17 @@ def _cjchanh(labels: Path, answer_files: list[Path]) -> list[dict]:
     return eval_results_of(labels, pairs)
 
 
-# format -> (its files, `select`'s fields) -> official rows
-_READERS: dict[str, Callable[[list[Path], dict | None], list[dict]]] = {
-    "": lambda files, where: read_eval_results(files[0], where),
-    "caura": lambda files, _: _caura(files[0]),
-    "mnimi": lambda files, _: _mnimi(files[0]),
-    "cjchanh": lambda files, _: _cjchanh(files[0], files[1:]),
+CJCHANH = Split(
+    "llm_judge_correct", "response", lambda r: r.get("resolved_snapshot") or r.get("model")
+)
+ENGRAVA = Split("correct", "hypothesis", lambda r: None)
+
+
+# format -> (its files, `select`'s fields, the run's judge_model) -> official rows
+_READERS: dict[str, Callable[[list[Path], dict | None, str], list[dict]]] = {
+    "": lambda files, where, _: read_eval_results(files[0], where),
+    "caura": lambda files, _, __: _caura(files[0]),
+    "mnimi": lambda files, _, __: _mnimi(files[0]),
+    "cjchanh": lambda files, _, model: _joined(CJCHANH, files[0], files[1:], model),
+    "engrava": lambda files, _, model: _joined(ENGRAVA, files[0], files[1:], model),
 }
