@@ -127,8 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     f.set_defaults(run=_fetch)
     p = sub.add_parser("pin", help="add a run you hold a copy of to the manifest")
     p.add_argument("--manifest", default=str(MANIFEST))
-    for field in ("name", "repo", "commit", "path"):
+    for field in ("name", "repo", "path"):
         p.add_argument(f"--{field}", required=True)
+    p.add_argument(
+        "--commit",
+        required=True,
+        help="the commit of its files; for files committed apart, one per file of --path, "
+        "';' between them",
+    )
     p.add_argument(
         "--select",
         default="",
@@ -146,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         "--judge-model",
         default="",
         metavar="SNAPSHOT",
-        help="the snapshot behind the file's judge alias, where the publisher documents it "
-        "('gpt-4o-2024-08-06' for a file that says 'gpt-4o')",
+        help="the snapshot behind the file's judge alias, or that judged labels naming none, "
+        "where the publisher documents it ('gpt-4o-2024-08-06' for a file that says 'gpt-4o')",
     )
     p.add_argument(
         "--ledger",

@@ -397,6 +397,50 @@ def test_a_run_published_as_several_files_is_pinned_and_fetched_as_one_log(serve
     assert sorted(p.name for p in out.iterdir()) == ["cj_run_s.jsonl"]
 
 
+def test_files_committed_apart_are_fetched_each_from_its_own_commit(server, tmp_path):
+    """engrava's labels were committed after its answers, in another folder: `commit` gives one
+    commit per file, and the labels, which name no judge, take the run's judge_model."""
+    labels_commit, answers_commit = "b" * 40, "c" * 40
+    files = {
+        (labels_commit, "old/run/judge_labels.jsonl"): [
+            {"question_id": "q1", "correct": True},
+            {"question_id": "q2_abs", "correct": False},
+        ],
+        (answers_commit, "official/run/hypotheses.jsonl"): [
+            {"question_id": "q1", "hypothesis": "One."},
+            {"question_id": "q2_abs", "hypothesis": "Two."},
+        ],
+    }
+    copies = []
+    for (commit, name), rows in files.items():
+        body = "".join(json.dumps(r) + "\n" for r in rows).encode()
+        server.files[f"/{REPO_NAME}/{commit}/{name}"] = body
+        copies.append(tmp_path / name.replace("/", "_"))
+        copies[-1].write_bytes(body)
+    path = "old/run/judge_labels.jsonl;official/run/hypotheses.jsonl"
+    with pytest.raises(MemrecallError, match="3 commits for 2 files"):
+        describe("e_s", REPO_NAME, ";".join([labels_commit] * 3), path, copies, format="engrava")
+    run = describe(
+        "engrava_run_s",
+        REPO_NAME,
+        f"{labels_commit};{answers_commit}",
+        path,
+        copies,
+        format="engrava",
+        judge_model="gpt-4o-2024-08-06",
+    )
+    assert run.commits == [labels_commit, answers_commit]
+    fetched, downloaded = fetch(run, tmp_path / "published", server.url)
+    assert downloaded and [(r["hypothesis"], r["model"]) for r in read_eval_results(fetched)] == [
+        ("One.", "gpt-4o-2024-08-06"),
+        ("Two.", "gpt-4o-2024-08-06"),
+    ]
+    assert server.requests[-2:] == [
+        f"/{REPO_NAME}/{labels_commit}/old/run/judge_labels.jsonl",
+        f"/{REPO_NAME}/{answers_commit}/official/run/hypotheses.jsonl",
+    ]
+
+
 def test_a_manifest_row_gives_its_format_the_files_it_takes(tmp_path):
     manifest = tmp_path / "published_runs.csv"
     row = dict(name="cj_s", repo=REPO_NAME, commit=COMMIT, path="run/judge/rescored.jsonl")
@@ -406,11 +450,18 @@ def test_a_manifest_row_gives_its_format_the_files_it_takes(tmp_path):
     with pytest.raises(InputError, match="line 2: a cjchanh run is at least 2 files") as err:
         read_manifest(manifest)
     assert err.value.field == "path"
+    row["path"] = "run/judge/rescored.jsonl;run/reader/answers.jsonl"
+    row["commit"] = f"{COMMIT};abc123"
+    manifest.write_text(",".join(row) + "\n" + ",".join(row.values()) + "\n")
+    with pytest.raises(InputError, match="line 2: not a full commit .*'abc123'") as err:
+        read_manifest(manifest)
+    assert err.value.field == "commit"
 
 
 def test_the_shipped_manifest_reads_and_names_each_run_once():
     runs = read_manifest(bench.MANIFEST)
-    assert runs and all(len(r.commit) == 40 and len(r.answers_sha256) == 64 for r in runs)
+    assert runs and all(len(r.answers_sha256) == 64 for r in runs)
+    assert all(len(r.commits) == len(r.files) for r in runs)
     # the official evaluator writes <hypotheses>.eval-results-gpt-4o, a re-implementation may
     # name the snapshot (mentedb's .eval-results-gpt-4o-2024-08-06); some repositories keep the
     # same lines under a JSON-lines name of their own (EDN's runs/<id>/judgements.jsonl);

@@ -60,8 +60,10 @@ class LedgerRun:
 
 def manifest_key(repo: str, commit: str, path: str, select: str = "") -> str:
     """The ledger key of a run published as a file (a manifest row): repo@commit:path, the
-    commit cut to 12 hex digits, `#select` for one run of a log of several."""
-    return f"{repo}@{commit[:12]}:{path}" + (f"#{select}" if select else "")
+    commit cut to 12 hex digits (each of them, for a run whose files were committed apart),
+    `#select` for one run of a log of several."""
+    cut = ";".join(c[:12] for c in commit.split(";"))
+    return f"{repo}@{cut}:{path}" + (f"#{select}" if select else "")
 
 
 def _round(value: str, field: str, line: int, path: Path) -> int:

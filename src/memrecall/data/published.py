@@ -9,11 +9,13 @@ name in the bench's tables (its family before the first "_"). A sweep's harness 
 every condition into one log, a line per condition and question: `select`
 (`strategy=hybrid_raw;k=5`) names the run's lines by their fields' values. `format` names a
 harness's own file format (memrecall.data.run_formats; empty: an official eval-results log), and
-`judge_model` the snapshot behind a file's judge alias where the publisher documents it. A run
+`judge_model` the snapshot behind a file's judge alias (or that judged labels naming none)
+where the publisher documents it. A run
 published as several files (its labels apart from its answers) names them all in `path`,
-separated by ";", in the order its format reads them. A run selected, in another format or given
-a snapshot is kept as its answers in the official format; otherwise the file is kept as
-published. A file is downloaded from raw.githubusercontent.com
+separated by ";", in the order its format reads them, and in `commit` one commit for all or one
+per file (files committed apart: its labels added after its answers). A run selected, in
+another format or given a snapshot is kept as its answers in the official format; otherwise the
+file is kept as published. A file is downloaded from raw.githubusercontent.com
 (or a mirror given as `base_url`, laid out the same way: <base>/<repo>/<commit>/<path>), read
 in its format, and kept only when its answers are the ones pinned. The pin is a hash of the
 answers (question id, hypothesis, judge model, label), not of the file's bytes: the same answers
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -59,7 +62,7 @@ COLUMNS = (
 class PublishedRun:
     name: str
     repo: str
-    commit: str
+    commit: str  # one for all its files, or one per file, PATH_SEPARATOR between them
     path: str  # the file in the repository; several, PATH_SEPARATOR between them
     select: str  # "field=value;field=value": the run's lines in a log of several; "" all
     answers: int
@@ -83,9 +86,25 @@ class PublishedRun:
         in the official format)."""
         return not (self.select or self.format or self.judge_model)
 
+    @property
+    def commits(self) -> list[str]:
+        """The commit of each of its files."""
+        commits = self.commit.split(PATH_SEPARATOR)
+        return commits * len(self.files) if len(commits) == 1 else commits
+
     def urls(self, base_url: str = RAW_BASE) -> list[str]:
-        base = f"{base_url.rstrip('/')}/{self.repo}/{self.commit}"
-        return [f"{base}/{file}" for file in self.files]
+        base = f"{base_url.rstrip('/')}/{self.repo}"
+        return [f"{base}/{commit}/{file}" for commit, file in zip(self.commits, self.files)]
+
+
+def commits_error(commit: str, path: str) -> str | None:
+    """What is wrong with a run's `commit` for its `path`: one full commit for all its files, or
+    one per file; None when nothing is."""
+    commits, files = commit.split(PATH_SEPARATOR), path.split(PATH_SEPARATOR)
+    if len(commits) not in (1, len(files)):
+        return f"{len(commits)} commits for {len(files)} files: give one, or one per file"
+    bad = [c for c in commits if not re.fullmatch(r"[0-9a-f]{40}", c)]
+    return f"not a full commit (40 hex digits): {bad[0]!r}" if bad else None
 
 
 def parse_select(select: str) -> dict[str, str]:
@@ -125,6 +144,9 @@ def read_manifest(path: str | Path) -> list[PublishedRun]:
         wrong = files_error(row["format"], len(row["path"].split(PATH_SEPARATOR)))
         if wrong:
             raise InputError(f"line {line}: {wrong}", file=str(path), field="path")
+        wrong = commits_error(row["commit"], row["path"])
+        if wrong:
+            raise InputError(f"line {line}: {wrong}", file=str(path), field="commit")
         runs.append(PublishedRun(**{k: row[k] for k in COLUMNS if k not in numbers}, **numbers))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
@@ -155,6 +177,9 @@ def describe(
         raise MemrecallError(
             f"path names {len(files)} file(s) ({path}), but {len(copies)} copies are given"
         )
+    wrong = commits_error(commit, path)
+    if wrong:
+        raise MemrecallError(wrong)
     rows = read_run(copies, format, parse_select(select), judge_model)
     return PublishedRun(
         name=name,
@@ -184,7 +209,8 @@ def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> t
             "to fetch"
         )
     hint = (
-        f"The run {run.name} is published at https://github.com/{run.repo} (commit {run.commit})."
+        f"The run {run.name} is published at https://github.com/{run.repo} "
+        f"(commit {', '.join(dict.fromkeys(run.commits))})."
     )
     where = " + ".join(urls)
     with (
