@@ -32,13 +32,16 @@ def _result(qid, hypothesis, correct, judge_model="gpt-4o"):
     }
 
 
+def _seen(rows):
+    """What a reader made of each answer: (question, answer, verdict, judge, line)."""
+    return [(r["question_id"], r["hypothesis"], r["label"], r["model"], r["line"]) for r in rows]
+
+
 def test_a_caura_file_reads_as_official_rows_under_the_snapshot_it_records(tmp_path):
     results = [_result("q1", "45 minutes each way.", True), _result("q2_abs", "An hour.", False)]
     path = _caura(tmp_path, results, judge_model_resolved="gpt-4o-2024-08-06")
     rows = read_run(path, "caura")
-    assert [
-        (r["question_id"], r["hypothesis"], r["label"], r["model"], r["line"]) for r in rows
-    ] == [
+    assert _seen(rows) == [
         ("q1", "45 minutes each way.", True, "gpt-4o-2024-08-06", 1),
         ("q2_abs", "An hour.", False, "gpt-4o-2024-08-06", 2),
     ]
@@ -98,11 +101,9 @@ def _row(qid, predicted, correct):
 
 def test_a_mnimi_file_reads_as_official_rows_of_the_judge_it_names(tmp_path):
     path = _mnimi(tmp_path, [_row("q1", "45 minutes.", True), _row("q2_abs", "An hour.", False)])
-    assert [
-        (r["question_id"], r["hypothesis"], r["label"], r["model"]) for r in read_run(path, "mnimi")
-    ] == [
-        ("q1", "45 minutes.", True, "gpt-4o-2024-08-06"),
-        ("q2_abs", "An hour.", False, "gpt-4o-2024-08-06"),
+    assert _seen(read_run(path, "mnimi")) == [
+        ("q1", "45 minutes.", True, "gpt-4o-2024-08-06", 1),
+        ("q2_abs", "An hour.", False, "gpt-4o-2024-08-06", 2),
     ]
     unnamed = _mnimi(tmp_path, [_row("q1", "45 minutes.", True)], {"judge_model": ""})
     with pytest.raises(InputError, match="no judge.judge_model") as err:
@@ -185,9 +186,7 @@ def test_a_run_published_as_labels_and_answer_files_reads_joined_by_question(tmp
     )
     rows = read_run(files, "cjchanh")
     # in the labels' order, each verdict with its own answer, whichever file holds it
-    assert [
-        (r["question_id"], r["hypothesis"], r["label"], r["model"], r["line"]) for r in rows
-    ] == [
+    assert _seen(rows) == [
         ("q2_abs", "Answer: I don't know.", True, "gpt-4o-2024-08-06", 1),
         ("q1", "Reasoning...\nAnswer: an hour", False, "gpt-4o-2024-08-06", 2),
     ]
@@ -272,9 +271,9 @@ def test_labels_that_name_no_judge_take_the_snapshot_the_run_is_given(tmp_path):
         ],
     )
     rows = read_run([labels, answers], "engrava", judge_model="gpt-4o-2024-08-06")
-    assert [(r["question_id"], r["hypothesis"], r["label"], r["model"]) for r in rows] == [
-        ("q1", "One.", True, "gpt-4o-2024-08-06"),
-        ("q2_abs", "Two.", False, "gpt-4o-2024-08-06"),
+    assert _seen(rows) == [
+        ("q1", "One.", True, "gpt-4o-2024-08-06", 1),
+        ("q2_abs", "Two.", False, "gpt-4o-2024-08-06", 2),
     ]
     with pytest.raises(InputError, match="the labels name no judge") as err:
         read_run([labels, answers], "engrava")

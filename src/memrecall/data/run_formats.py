@@ -119,6 +119,32 @@ def _results_list(path: Path, kind: str) -> tuple[dict, list]:
     return data, results
 
 
+def _verdict(obj: dict, field: str, where: dict) -> bool:
+    """A harness's verdict on one answer, true or false; anything else names where it is."""
+    label = obj.get(field)
+    if not isinstance(label, bool):
+        raise InputError(f"{field} must be true or false, got {label!r}", field=field, **where)
+    return label
+
+
+def _answer(obj: dict, field: str, where: dict) -> str:
+    """The text of one answer; a missing or non-string one names where it is."""
+    text = obj.get(field)
+    if not isinstance(text, str):
+        got = "nothing" if field not in obj else type(text).__name__
+        raise InputError(f"{field} must be a string, got {got}", field=field, **where)
+    return text
+
+
+def _question_id(obj: dict, where: dict) -> str:
+    """An item's question id, added to `where`; a missing or non-string one names its line."""
+    qid = obj.get("question_id")
+    if not isinstance(qid, str) or not qid:
+        raise InputError("missing question_id, or not a string", field="question_id", **where)
+    where["question_id"] = qid
+    return qid
+
+
 def _verdicts(
     path: Path, results: list, answer: str, model_of: Callable[[dict], object], no_model: str
 ) -> list[dict]:
@@ -129,18 +155,11 @@ def _verdicts(
     for i, r in enumerate(results, 1):
         if not isinstance(r, dict):
             raise InputError(f"results[{i - 1}] is not a JSON object", file=str(path), line=i)
-        model, label = model_of(r), r.get("correct")
+        model = model_of(r)
         where = {"file": str(path), "line": i, "question_id": str(r.get("question_id"))}
         if not isinstance(model, str) or not model:
             raise InputError(no_model, field="judge_model", **where)
-        if not isinstance(label, bool):
-            raise InputError(
-                f"correct must be true or false, got {label!r}", field="correct", **where
-            )
-        said = r.get(answer)
-        if not isinstance(said, str):
-            got = "nothing" if answer not in r else type(said).__name__
-            raise InputError(f"{answer} must be a string, got {got}", field=answer, **where)
+        label, said = _verdict(r, "correct", where), _answer(r, answer, where)
         fields = {"question_id": r.get("question_id"), "hypothesis": said}
         pairs.append((i, fields | {"autoeval_label": {"model": model, "label": label}}))
     return eval_results_of(path, pairs)
@@ -183,13 +202,8 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
     answers: dict[str, str] = {}
     for file in answer_files:
         for i, obj in json_objects(file):
-            qid, text = obj.get("question_id"), obj.get(split.answer)
             where = {"file": str(file), "line": i}
-            if not isinstance(qid, str) or not qid:
-                raise InputError(
-                    "missing question_id, or not a string", field="question_id", **where
-                )
-            where["question_id"] = qid
+            qid = _question_id(obj, where)
             if qid in said:
                 first, line = said[qid]
                 raise InputError(
@@ -197,19 +211,11 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
                     field="question_id",
                     **where,
                 )
-            if not isinstance(text, str):
-                got = "nothing" if split.answer not in obj else type(text).__name__
-                raise InputError(
-                    f"{split.answer} must be a string, got {got}", field=split.answer, **where
-                )
-            said[qid], answers[qid] = (file, i), text
+            said[qid], answers[qid] = (file, i), _answer(obj, split.answer, where)
     pairs, judged = [], set()
     for i, obj in json_objects(labels):
-        qid = obj.get("question_id")
         where = {"file": str(labels), "line": i}
-        if not isinstance(qid, str) or not qid:
-            raise InputError("missing question_id, or not a string", field="question_id", **where)
-        where["question_id"] = qid
+        qid = _question_id(obj, where)
         if obj.get("attempts") == 0:
             raise InputError(
                 "never judged (attempts 0): its label is no verdict", field="attempts", **where
@@ -220,13 +226,7 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
                 field="question_id",
                 **where,
             )
-        label = obj.get(split.verdict)
-        if not isinstance(label, bool):
-            raise InputError(
-                f"{split.verdict} must be true or false, got {label!r}",
-                field=split.verdict,
-                **where,
-            )
+        label = _verdict(obj, split.verdict, where)
         model = split.model_of(obj) or judge_model
         if not model:
             raise InputError(
