@@ -32,7 +32,8 @@ import json
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..artifacts import atomic_path
@@ -172,16 +173,10 @@ def describe(
     the order of `path`): the answers of its lines `select` keeps, read in `format` and labelled
     as `judge_model`'s, counted, scored and pinned."""
     copies = [log] if isinstance(log, (str, Path)) else list(log)
-    files = path.split(PATH_SEPARATOR)
-    if len(copies) != len(files):
-        raise MemrecallError(
-            f"path names {len(files)} file(s) ({path}), but {len(copies)} copies are given"
-        )
     wrong = commits_error(commit, path)
     if wrong:
         raise MemrecallError(wrong)
-    rows = read_run(copies, format, parse_select(select), judge_model)
-    return PublishedRun(
+    where = PublishedRun(  # the run but for what its answers give
         name=name,
         repo=repo,
         commit=commit,
@@ -189,6 +184,17 @@ def describe(
         select=select,
         format=format,
         judge_model=judge_model,
+        answers=0,
+        official_accuracy=0.0,
+        answers_sha256="",
+    )
+    if len(copies) != len(where.files):
+        raise MemrecallError(
+            f"path names {len(where.files)} file(s) ({path}), but {len(copies)} copies are given"
+        )
+    rows = where.answers_of(copies)
+    return replace(
+        where,
         answers=len(rows),
         official_accuracy=round(sum(r["label"] for r in rows) / len(rows), 4),
         answers_sha256=answers_sha256(rows),
@@ -213,12 +219,15 @@ def fetch(run: PublishedRun, out_dir: str | Path, base_url: str = RAW_BASE) -> t
         f"(commit {', '.join(dict.fromkeys(run.commits))})."
     )
     where = " + ".join(urls)
-    with (
-        atomic_path(dest) as tmp,
-        tempfile.TemporaryDirectory(prefix=f".{run.name}.", dir=dest.parent) as parts,
-    ):
-        # one file: downloaded where it is kept; several: into `parts`, then joined into it
-        copies = [tmp] if len(urls) == 1 else [Path(parts) / str(i) for i in range(len(urls))]
+    with atomic_path(dest) as tmp, ExitStack() as stack:
+        # one file: downloaded where it is kept; several: into a folder of parts, then joined
+        if len(urls) == 1:
+            copies = [tmp]
+        else:
+            parts = stack.enter_context(
+                tempfile.TemporaryDirectory(prefix=f".{run.name}.", dir=dest.parent)
+            )
+            copies = [Path(parts) / str(i) for i in range(len(urls))]
         for url, copy in zip(urls, copies):
             download(url, copy, hint)
         try:
