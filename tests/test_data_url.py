@@ -151,6 +151,12 @@ def test_unreachable_host_and_http_errors(server, tmp_path):
         url_dl.fetch(cfg(server.url.replace("locomo10", "nope")), tmp_path)
 
 
+def test_a_missing_file_of_a_local_mirror_is_named_without_a_host(tmp_path):
+    missing = (tmp_path / "mirror" / "run.jsonl").as_uri()
+    with pytest.raises(MemrecallError, match=r"^cannot read file://\S+/mirror/run\.jsonl \("):
+        url_dl.download(missing, tmp_path / "part", "hint")
+
+
 def test_config_checks(tmp_path):
     with pytest.raises(ConfigError, match="dataset.sha256"):
         url_dl.fetch(cfg("http://x/y.json", sha=None), tmp_path)

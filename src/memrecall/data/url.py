@@ -145,10 +145,9 @@ def download(url: str, part: Path, hint: str, *, retry_416: bool = True) -> None
         ) from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
-        raise MemrecallError(
-            f"cannot reach {urlparse(url).netloc} to download {url} "
-            f"({type(e).__name__}: {reason}). {hint}"
-        ) from None
+        host = urlparse(url).netloc  # none for a mirror on this machine (file://)
+        failed = f"cannot reach {host} to download {url}" if host else f"cannot read {url}"
+        raise MemrecallError(f"{failed} ({type(e).__name__}: {reason}). {hint}") from None
     with resp:
         if resume and resp.status != 206:  # the server ignored the Range: start over
             resume = 0
