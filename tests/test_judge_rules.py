@@ -243,9 +243,19 @@ def test_abstention_phrases():
         "Korea wasn't mentioned.",
         "There isn't a record of it.",
         "I can’t tell from our chats.",
+        # what the history holds instead, said elliptically or as the only thing recorded
+        "You mentioned practicing guitar every day, but never the violin.",
+        "Only Alex's adoption is mentioned; Tom's isn't, so I can't compare.",
+        "Only the guitar lessons were discussed.",
     ):
         assert abstains(text), text
-    for text in ("You stayed in Korea for two weeks.", "It was Sarah.", "Yes, definitely."):
+    for text in (
+        "You stayed in Korea for two weeks.",
+        "It was Sarah.",
+        "Yes, definitely.",
+        "Only Alex became a parent: he adopted in January.",
+        "You only ever practice guitar in the evenings.",
+    ):
         assert not abstains(text), text
 
 

@@ -59,7 +59,7 @@ PHRASES = [
     # the official judge accepts both for `_abs` (the refusal classifier still flags the latter)
     r"\b(?:i|we) (?:don't|do not) (?:have|know|see|possess)\b",
     rf"\b{UNABLE} (?:\w+ )?(?:answer|"
-    r"determine|tell|say|find|know|confirm|calculate|compute|identify|infer|work out)",
+    r"determine|tell|say|find|know|confirm|calculate|compute|identify|infer|work out|compare)",
     r"\bcannot be (?:determined|answered|found|inferred|calculated|identified|known)\b",
     r"\b(?:not enough|insufficient|incomplete|missing|lack of|lacks?|lacking) (?:any )?(?:\w+ )?"
     r"(?:information|info|details|data|context)\b",
@@ -145,8 +145,12 @@ PHRASES = [
 INSTEAD_PHRASES = [
     r"\bonly (?:mentioned|talked about|told me about|said|mentions|refers? to|covers?|"
     r"(?:have|has) (?:information|info|details|records?) (?:about|on|of))\b",
-    # (", not \"Software Engineer Manager\"": the name it was not, quoted or in bold)
-    r"\bbut not\b|\brather than\b|[,—–] not [\"'*_]*\w",
+    # (", not \"Software Engineer Manager\"": the name it was not, quoted or in bold; "but
+    # never the violin")
+    r"\bbut (?:not|never)\b|\brather than\b|[,—–] not [\"'*_]*\w",
+    # "only Alex's adoption is mentioned", "only the guitar lessons were discussed"
+    r"\bonly (?:[\w']+ ){1,3}(?:is|are|was|were|(?:has|have) been) (?:mentioned|recorded|"
+    r"discussed|noted|covered|stated|given)\b",
 ]
 
 
