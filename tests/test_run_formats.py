@@ -280,3 +280,55 @@ def test_labels_that_name_no_judge_take_the_snapshot_the_run_is_given(tmp_path):
     assert (err.value.file, err.value.line, err.value.field) == (str(labels), 1, "judge_model")
     with pytest.raises(InputError, match="an engrava run is 2 files"):
         read_run([labels, answers, answers], "engrava", judge_model="gpt-4o-2024-08-06")
+
+
+def _bettermemory(tmp_path, rows):
+    """A bettermemory results file: its protocol and summary, then a row per answer whose
+    `verdicts` holds every judge's verdict, keyed by the judge's model."""
+    path = tmp_path / "l1-official-s.json"
+    judges = {"google/gemini-3.8-flash": "its own", "openai/gpt-4o-2024-08-06": "official"}
+    body = {"protocol": {"judges": judges}, "summary": {}, "disagreements": [], "rows": rows}
+    path.write_text(json.dumps(body, indent=2))
+    return path
+
+
+def _graded(qid, hypothesis, gpt4o, gemini=True, **more):
+    verdicts = {"continuity": gemini, "google/gemini-3.8-flash": gemini}
+    verdicts |= {"openai/gpt-4o-2024-08-06": gpt4o}
+    return {"question_id": qid, "split": "dev", "verdicts": verdicts, "hypothesis": hypothesis}
+
+
+def test_a_file_of_several_judges_reads_the_verdicts_of_the_judge_the_run_names(tmp_path):
+    path = _bettermemory(
+        tmp_path, [_graded("q1", "45 minutes.", True), _graded("q2_abs", "An hour.", False)]
+    )
+    assert _seen(read_run(path, "bettermemory", judge_model="gpt-4o-2024-08-06")) == [
+        ("q1", "45 minutes.", True, "gpt-4o-2024-08-06", 1),
+        ("q2_abs", "An hour.", False, "gpt-4o-2024-08-06", 2),
+    ]
+    # gemini's verdicts are other labels of the same answers
+    gemini = read_run(path, "bettermemory", judge_model="gemini-3.8-flash")
+    assert [r["label"] for r in gemini] == [True, True]
+    with pytest.raises(InputError, match="holds several judges' verdicts") as err:
+        read_run(path, "bettermemory")
+    assert err.value.field == "judge_model"
+
+
+def test_a_bettermemory_row_without_its_judges_verdict_is_an_error_not_a_wrong_answer(tmp_path):
+    unjudged = _graded("q2", "An hour.", True)
+    del unjudged["verdicts"]["openai/gpt-4o-2024-08-06"]
+    path = _bettermemory(tmp_path, [_graded("q1", "45 minutes.", True), unjudged])
+    with pytest.raises(InputError, match="no single verdict of gpt-4o-2024-08-06") as err:
+        read_run(path, "bettermemory", judge_model="gpt-4o-2024-08-06")
+    assert (err.value.line, err.value.question_id, err.value.field) == (2, "q2", "verdicts")
+    failed = _graded("q2", "An hour.", None)
+    path = _bettermemory(tmp_path, [_graded("q1", "45 minutes.", True), failed])
+    with pytest.raises(InputError, match="must be true or false, got None") as err:
+        read_run(path, "bettermemory", judge_model="gpt-4o-2024-08-06")
+    assert (err.value.line, err.value.question_id) == (2, "q2")
+    silent = _graded("q1", "", True)
+    del silent["hypothesis"]
+    with pytest.raises(InputError, match="hypothesis must be a string, got nothing"):
+        read_run(_bettermemory(tmp_path, [silent]), "bettermemory", judge_model="gpt-4o-2024-08-06")
+    with pytest.raises(InputError, match="no rows list"):
+        read_run(_mnimi(tmp_path, [_row("q1", "x", True)]), "bettermemory", judge_model="gpt-4o")

@@ -25,6 +25,11 @@ is one file, or several in the order its format names them (FILES).
   `hypothesis`), joined as cjchanh's are. The labels name no judge, so the run's `judge_model`
   must (the run's summary file gives the snapshot).
 
+- "bettermemory": 0Mattias/bettermemory's `bench/longmemeval/results/<run>.json`, one JSON
+  object whose `rows` list gives each answer's `question_id`, `hypothesis` and `verdicts`: one
+  verdict per judge, keyed by its model ("openai/gpt-4o-2024-08-06"). The run's `judge_model`
+  names the judge whose verdicts are read.
+
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
 file's own name for the model with a date after it, or that name itself.
@@ -44,7 +49,14 @@ from ..interchange import eval_results_of, json_objects, model_snapshot, read_ev
 from .jsonfile import read_bytes
 
 # How many files a run of each format is published as: (fewest, most; None for no limit).
-FILES = {"": (1, 1), "caura": (1, 1), "mnimi": (1, 1), "cjchanh": (2, None), "engrava": (2, 2)}
+FILES = {
+    "": (1, 1),
+    "caura": (1, 1),
+    "mnimi": (1, 1),
+    "cjchanh": (2, None),
+    "engrava": (2, 2),
+    "bettermemory": (1, 1),
+}
 FORMATS = tuple(FILES)
 
 
@@ -107,15 +119,15 @@ def read_run(
     return rows
 
 
-def _results_list(path: Path, kind: str) -> tuple[dict, list]:
-    """A harness's one JSON object per run and its `results` list (one item per answer)."""
+def _results_list(path: Path, kind: str, key: str = "results") -> tuple[dict, list]:
+    """A harness's one JSON object per run and its list of answers (`key`, one item each)."""
     try:
         data = orjson.loads(read_bytes(path))
     except orjson.JSONDecodeError as e:
         raise InputError(f"malformed JSON at line {e.lineno}: {e.msg}", file=str(path)) from None
-    results = data.get("results") if isinstance(data, dict) else None
+    results = data.get(key) if isinstance(data, dict) else None
     if not isinstance(results, list) or not results:
-        raise InputError(f"no results list (a {kind})", file=str(path))
+        raise InputError(f"no {key} list (a {kind})", file=str(path))
     return data, results
 
 
@@ -184,6 +196,46 @@ def _mnimi(path: Path) -> list[dict]:
     return _verdicts(
         path, results, "predicted", lambda r: model, "no judge.judge_model: no judge named"
     )
+
+
+def _bettermemory(path: Path, judge_model: str) -> list[dict]:
+    """0Mattias/bettermemory's results file: a `rows` list whose items give `question_id`,
+    `hypothesis` and `verdicts`, one verdict per judge keyed by the judge's model
+    ("openai/gpt-4o-2024-08-06"). Several judges graded the same answers, so the run's
+    `judge_model` says whose verdicts these are; a row without that judge's verdict is an
+    error, never an answer counted wrong."""
+    if not judge_model:
+        raise InputError(
+            "a bettermemory file holds several judges' verdicts: give the run's judge_model "
+            "(the snapshot whose verdicts to read)",
+            file=str(path),
+            field="judge_model",
+        )
+    _, rows = _results_list(path, "bettermemory results file", key="rows")
+    pairs = []
+    for i, r in enumerate(rows, 1):
+        where = {"file": str(path), "line": i}
+        if not isinstance(r, dict):
+            raise InputError(f"rows[{i - 1}] is not a JSON object", **where)
+        qid = _question_id(r, where)
+        verdicts = r.get("verdicts")
+        named = (
+            [k for k in verdicts if model_snapshot(k) == judge_model]
+            if isinstance(verdicts, dict)
+            else []
+        )
+        if len(named) != 1:
+            judges = ", ".join(map(repr, verdicts)) if isinstance(verdicts, dict) else "none"
+            raise InputError(
+                f"no single verdict of {judge_model} (its verdicts: {judges})",
+                field="verdicts",
+                **where,
+            )
+        label = _verdict(verdicts, named[0], where)
+        auto = {"model": judge_model, "label": label}
+        said = _answer(r, "hypothesis", where)
+        pairs.append((i, {"question_id": qid, "hypothesis": said, "autoeval_label": auto}))
+    return eval_results_of(path, pairs)
 
 
 @dataclass(frozen=True)
@@ -264,4 +316,5 @@ _READERS: dict[str, Callable[[list[Path], dict | None, str], list[dict]]] = {
     "mnimi": lambda files, _, __: _mnimi(files[0]),
     "cjchanh": lambda files, _, model: _joined(CJCHANH, files[0], files[1:], model),
     "engrava": lambda files, _, model: _joined(ENGRAVA, files[0], files[1:], model),
+    "bettermemory": lambda files, _, model: _bettermemory(files[0], model),
 }
