@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         "--select",
         default="",
         metavar="FIELD=VALUE;...",
-        help="the run's lines in a log of several runs (a sweep's: 'strategy=hybrid_raw;k=5')",
+        help="the run's lines in a log of several runs (a sweep's: 'strategy=hybrid_raw;k=5'), "
+        "or the arm of a bettermemory file of several systems ('arm=NAME')",
     )
     p.add_argument(
         "--format",

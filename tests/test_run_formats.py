@@ -332,3 +332,38 @@ def test_a_bettermemory_row_without_its_judges_verdict_is_an_error_not_a_wrong_a
         read_run(_bettermemory(tmp_path, [silent]), "bettermemory", judge_model="gpt-4o-2024-08-06")
     with pytest.raises(InputError, match="no rows list"):
         read_run(_mnimi(tmp_path, [_row("q1", "x", True)]), "bettermemory", judge_model="gpt-4o")
+
+
+def test_a_file_of_several_arms_reads_the_verdicts_of_the_arm_its_answers_are(tmp_path):
+    """bettermemory's H1 file sets three systems side by side: the verdicts are keyed by arm,
+    then by judge, and each row's hypothesis is one arm's answer (the run's select names it)."""
+
+    def row(qid, hypothesis, ours, theirs):
+        arms = {
+            "hindsight_own_answers": {"openai/gpt-4o-2024-08-06": theirs},
+            "hindsight_read_by_claude": {"openai/gpt-4o-2024-08-06": ours},
+            "bettermemory": {"openai/gpt-4o-2024-08-06": not ours},
+        }
+        return {"question_id": qid, "verdicts": arms, "hypothesis": hypothesis}
+
+    path = _bettermemory(
+        tmp_path, [row("q1", "Tokyo.", True, False), row("q2", "Two.", False, True)]
+    )
+    read = read_run(
+        path, "bettermemory", {"arm": "hindsight_read_by_claude"}, judge_model="gpt-4o-2024-08-06"
+    )
+    assert _seen(read) == [
+        ("q1", "Tokyo.", True, "gpt-4o-2024-08-06", 1),
+        ("q2", "Two.", False, "gpt-4o-2024-08-06", 2),
+    ]
+    with pytest.raises(InputError, match="verdicts by arm .*'bettermemory'.*select the arm") as e:
+        read_run(path, "bettermemory", judge_model="gpt-4o-2024-08-06")
+    assert (e.value.line, e.value.question_id, e.value.field) == (1, "q1", "select")
+    with pytest.raises(InputError, match="no single verdict of gpt-4o-2024-08-06") as e:
+        read_run(path, "bettermemory", {"arm": "mem0"}, judge_model="gpt-4o-2024-08-06")
+    assert e.value.field == "verdicts.mem0"
+    flat = _bettermemory(tmp_path, [_graded("q1", "45 minutes.", True)])
+    with pytest.raises(InputError, match="select names an arm, arm='x', of a file whose arms"):
+        read_run(flat, "bettermemory", {"arm": "x"}, judge_model="gpt-4o-2024-08-06")
+    with pytest.raises(InputError, match="a bettermemory file's select names its arm only"):
+        read_run(path, "bettermemory", {"split": "dev"}, judge_model="gpt-4o-2024-08-06")

@@ -7,7 +7,8 @@ The manifest (CSV: name, repo, commit, path, select, format, judge_model, answer
 official_accuracy, answers_sha256) names each file where it was published; `name` is the run's
 name in the bench's tables (its family before the first "_"). A sweep's harness often writes
 every condition into one log, a line per condition and question: `select`
-(`strategy=hybrid_raw;k=5`) names the run's lines by their fields' values. `format` names a
+(`strategy=hybrid_raw;k=5`) names the run's lines by their fields' values (in a harness's
+file of several systems, the field its format takes: bettermemory's `arm`). `format` names a
 harness's own file format (memrecall.data.run_formats; empty: an official eval-results log), and
 `judge_model` the snapshot behind a file's judge alias (or that judged labels naming none)
 where the publisher documents it. A run

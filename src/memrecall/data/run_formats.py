@@ -28,7 +28,8 @@ is one file, or several in the order its format names them (FILES).
 - "bettermemory": 0Mattias/bettermemory's `bench/longmemeval/results/<run>.json`, one JSON
   object whose `rows` list gives each answer's `question_id`, `hypothesis` and `verdicts`: one
   verdict per judge, keyed by its model ("openai/gpt-4o-2024-08-06"). The run's `judge_model`
-  names the judge whose verdicts are read.
+  names the judge whose verdicts are read. A file that sets several systems side by side keys
+  the verdicts by arm first, and its answers are one arm's: `select` names it (`arm=NAME`).
 
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
@@ -58,6 +59,9 @@ FILES = {
     "bettermemory": (1, 1),
 }
 FORMATS = tuple(FILES)
+# The fields a harness's file of several runs takes in `select` (an official log: any field of
+# its lines; the other formats hold one run each).
+SELECTS = {"bettermemory": ("arm",)}
 
 
 def files_error(format: str, n: int) -> str | None:
@@ -95,9 +99,12 @@ def read_run(
     wrong = files_error(format, len(files))
     if wrong:
         raise InputError(wrong, file=", ".join(map(str, files)), field="path")
-    if where and format:
+    if where and format and not set(where) <= set(SELECTS.get(format, ())):
+        fields = SELECTS.get(format)
         raise InputError(
-            f"a {format} file holds one run: select names lines of an official log only",
+            f"a {format} file's select names its {', '.join(fields)} only"
+            if fields
+            else f"a {format} file holds one run: select names lines of an official log only",
             file=str(path),
             field="select",
         )
@@ -198,12 +205,14 @@ def _mnimi(path: Path) -> list[dict]:
     )
 
 
-def _bettermemory(path: Path, judge_model: str) -> list[dict]:
+def _bettermemory(path: Path, arm: str | None, judge_model: str) -> list[dict]:
     """0Mattias/bettermemory's results file: a `rows` list whose items give `question_id`,
     `hypothesis` and `verdicts`, one verdict per judge keyed by the judge's model
-    ("openai/gpt-4o-2024-08-06"). Several judges graded the same answers, so the run's
-    `judge_model` says whose verdicts these are; a row without that judge's verdict is an
-    error, never an answer counted wrong."""
+    ("openai/gpt-4o-2024-08-06"). A file that sets several systems side by side keys the verdicts
+    by arm first (`verdicts[arm][judge]`), and its `hypothesis` is one arm's answer: the run's
+    `select` (`arm=NAME`) names that arm. Several judges graded the same answers, so the run's
+    `judge_model` says whose verdicts are read. A row without that judge's verdict is an error,
+    never an answer counted wrong."""
     if not judge_model:
         raise InputError(
             "a bettermemory file holds several judges' verdicts: give the run's judge_model "
@@ -218,7 +227,19 @@ def _bettermemory(path: Path, judge_model: str) -> list[dict]:
         if not isinstance(r, dict):
             raise InputError(f"rows[{i - 1}] is not a JSON object", **where)
         qid = _question_id(r, where)
-        verdicts = r.get("verdicts")
+        verdicts, field = r.get("verdicts"), "verdicts"
+        by_arm = isinstance(verdicts, dict) and any(isinstance(v, dict) for v in verdicts.values())
+        if by_arm != bool(arm):
+            arms = ", ".join(map(repr, verdicts)) if by_arm else "none: one system's run"
+            raise InputError(
+                f"select names an arm, arm={arm!r}, of a file whose arms are {arms}"
+                if arm
+                else f"verdicts by arm ({arms}): select the arm of the answers ('arm=NAME')",
+                field="select",
+                **where,
+            )
+        if arm:
+            verdicts, field = verdicts.get(arm), f"verdicts.{arm}"
         named = (
             [k for k in verdicts if model_snapshot(k) == judge_model]
             if isinstance(verdicts, dict)
@@ -228,7 +249,7 @@ def _bettermemory(path: Path, judge_model: str) -> list[dict]:
             judges = ", ".join(map(repr, verdicts)) if isinstance(verdicts, dict) else "none"
             raise InputError(
                 f"no single verdict of {judge_model} (its verdicts: {judges})",
-                field="verdicts",
+                field=field,
                 **where,
             )
         label = _verdict(verdicts, named[0], where)
@@ -316,5 +337,7 @@ _READERS: dict[str, Callable[[list[Path], dict | None, str], list[dict]]] = {
     "mnimi": lambda files, _, __: _mnimi(files[0]),
     "cjchanh": lambda files, _, model: _joined(CJCHANH, files[0], files[1:], model),
     "engrava": lambda files, _, model: _joined(ENGRAVA, files[0], files[1:], model),
-    "bettermemory": lambda files, _, model: _bettermemory(files[0], model),
+    "bettermemory": lambda files, where, model: _bettermemory(
+        files[0], (where or {}).get("arm"), model
+    ),
 }
