@@ -359,11 +359,17 @@ def test_a_file_of_several_arms_reads_the_verdicts_of_the_arm_its_answers_are(tm
     with pytest.raises(InputError, match="verdicts by arm .*'bettermemory'.*select the arm") as e:
         read_run(path, "bettermemory", judge_model="gpt-4o-2024-08-06")
     assert (e.value.line, e.value.question_id, e.value.field) == (1, "q1", "select")
-    with pytest.raises(InputError, match="no single verdict of gpt-4o-2024-08-06") as e:
+    with pytest.raises(InputError, match="no arm 'mem0' \\(its arms: 'hindsight_own") as e:
         read_run(path, "bettermemory", {"arm": "mem0"}, judge_model="gpt-4o-2024-08-06")
-    assert e.value.field == "verdicts.mem0"
+    assert (e.value.line, e.value.field) == (1, "select")
+    # an arm without gpt-4o's verdict names the arm's verdicts
+    with pytest.raises(InputError, match="no single verdict of gpt-4o-mini-2024-07-18") as e:
+        read_run(
+            path, "bettermemory", {"arm": "bettermemory"}, judge_model="gpt-4o-mini-2024-07-18"
+        )
+    assert e.value.field == "verdicts.bettermemory"
     flat = _bettermemory(tmp_path, [_graded("q1", "45 minutes.", True)])
-    with pytest.raises(InputError, match="select names an arm, arm='x', of a file whose arms"):
+    with pytest.raises(InputError, match="select names arm 'x', but the verdicts are one system"):
         read_run(flat, "bettermemory", {"arm": "x"}, judge_model="gpt-4o-2024-08-06")
     with pytest.raises(InputError, match="a bettermemory file's select names its arm only"):
         read_run(path, "bettermemory", {"split": "dev"}, judge_model="gpt-4o-2024-08-06")

@@ -229,17 +229,20 @@ def _bettermemory(path: Path, arm: str | None, judge_model: str) -> list[dict]:
         qid = _question_id(r, where)
         verdicts, field = r.get("verdicts"), "verdicts"
         by_arm = isinstance(verdicts, dict) and any(isinstance(v, dict) for v in verdicts.values())
-        if by_arm != bool(arm):
-            arms = ", ".join(map(repr, verdicts)) if by_arm else "none: one system's run"
-            raise InputError(
-                f"select names an arm, arm={arm!r}, of a file whose arms are {arms}"
+        wrong = None
+        if by_arm and arm not in verdicts:
+            arms = ", ".join(map(repr, verdicts))
+            wrong = (
+                f"no arm {arm!r} (its arms: {arms})"
                 if arm
-                else f"verdicts by arm ({arms}): select the arm of the answers ('arm=NAME')",
-                field="select",
-                **where,
+                else f"verdicts by arm ({arms}): select the arm of the answers ('arm=NAME')"
             )
+        elif arm and not by_arm:
+            wrong = f"select names arm {arm!r}, but the verdicts are one system's, not by arm"
+        if wrong:
+            raise InputError(wrong, field="select", **where)
         if arm:
-            verdicts, field = verdicts.get(arm), f"verdicts.{arm}"
+            verdicts, field = verdicts[arm], f"verdicts.{arm}"
         named = (
             [k for k in verdicts if model_snapshot(k) == judge_model]
             if isinstance(verdicts, dict)
