@@ -205,15 +205,21 @@ def write_hypotheses(path: str | Path, rows: list[dict]) -> Path:
     return atomic_write_text(path, text)
 
 
+def eval_results_line(question_id, hypothesis, model, label) -> dict:
+    """One answer as the official eval-results log writes it: question_id, hypothesis,
+    autoeval_label {model, label}."""
+    return {
+        "question_id": question_id,
+        "hypothesis": hypothesis,
+        "autoeval_label": {"model": model, "label": label},
+    }
+
+
 def write_eval_results(path: str | Path, rows: list[dict]) -> Path:
-    """The official eval-results lines: question_id, hypothesis, autoeval_label {model, label}."""
+    """The official eval-results lines (eval_results_line) of read_eval_results rows."""
     text = "".join(
         json.dumps(
-            {
-                "question_id": r["question_id"],
-                "hypothesis": r["hypothesis"],
-                "autoeval_label": {"model": r["model"], "label": bool(r["label"])},
-            },
+            eval_results_line(r["question_id"], r["hypothesis"], r["model"], bool(r["label"])),
             ensure_ascii=False,
         )
         + "\n"

@@ -46,7 +46,13 @@ from pathlib import Path
 import orjson
 
 from ..errors import InputError
-from ..interchange import eval_results_of, json_objects, model_snapshot, read_eval_results
+from ..interchange import (
+    eval_results_line,
+    eval_results_of,
+    json_objects,
+    model_snapshot,
+    read_eval_results,
+)
 from .jsonfile import read_bytes
 
 # How many files a run of each format is published as: (fewest, most; None for no limit).
@@ -179,8 +185,7 @@ def _verdicts(
         if not isinstance(model, str) or not model:
             raise InputError(no_model, field="judge_model", **where)
         label, said = _verdict(r, "correct", where), _answer(r, answer, where)
-        fields = {"question_id": r.get("question_id"), "hypothesis": said}
-        pairs.append((i, fields | {"autoeval_label": {"model": model, "label": label}}))
+        pairs.append((i, eval_results_line(r.get("question_id"), said, model, label)))
     return eval_results_of(path, pairs)
 
 
@@ -256,9 +261,8 @@ def _bettermemory(path: Path, arm: str | None, judge_model: str) -> list[dict]:
                 **where,
             )
         label = _verdict(verdicts, named[0], where)
-        auto = {"model": judge_model, "label": label}
         said = _answer(r, "hypothesis", where)
-        pairs.append((i, {"question_id": qid, "hypothesis": said, "autoeval_label": auto}))
+        pairs.append((i, eval_results_line(qid, said, judge_model, label)))
     return eval_results_of(path, pairs)
 
 
@@ -312,8 +316,7 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
                 **where,
             )
         judged.add(qid)
-        auto = {"model": model, "label": label}
-        pairs.append((i, {"question_id": qid, "hypothesis": answers[qid], "autoeval_label": auto}))
+        pairs.append((i, eval_results_line(qid, answers[qid], model, label)))
     unjudged = sorted(set(answers) - judged)
     if unjudged:
         file, line = said[unjudged[0]]
