@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .csvfile import number, read_rows
+from .published import PATH_SEPARATOR
 
 COLUMNS = (
     "key",
@@ -62,7 +63,7 @@ def manifest_key(repo: str, commit: str, path: str, select: str = "") -> str:
     """The ledger key of a run published as a file (a manifest row): repo@commit:path, the
     commit cut to 12 hex digits (each of them, for a run whose files were committed apart),
     `#select` for one run of a log of several."""
-    cut = ";".join(c[:12] for c in commit.split(";"))
+    cut = PATH_SEPARATOR.join(c[:12] for c in commit.split(PATH_SEPARATOR))
     return f"{repo}@{cut}:{path}" + (f"#{select}" if select else "")
 
 
