@@ -17,7 +17,8 @@ from confs import composed
 from conftest import REPO
 from memrecall.config import RUNTIME, identity, identity_keys
 from repo_copy import compose, copy_repo, dvc_status, pipeline_env
-from test_layout import STAGES, _memrecall_imports
+from stage_modules import stage_modules
+from test_layout import STAGES
 
 # Values that are mappings of their own, not config nodes: a subset spec, a plug-in's options.
 OPAQUE = {"stratified", "options", "routes"}
@@ -172,9 +173,8 @@ def config_reads(path: Path) -> tuple[set[str], list[str]]:
 def _stage_modules(stage: str) -> set[Path]:
     """The stage script and every memrecall module it imports; a stage that asks the benchmark
     registry also runs the registered benchmarks' modules (loaded by name, not imported)."""
-    mods = _memrecall_imports(REPO / "stages" / f"{stage}.py", set()) | {
-        REPO / "stages" / f"{stage}.py"
-    }
+    script = REPO / "stages" / f"{stage}.py"
+    mods = stage_modules(script, REPO / "src") | {script}
     registry = REPO / "src" / "memrecall" / "benchmarks" / "__init__.py"
     if registry in mods:
         from memrecall.benchmarks import BUILTIN
@@ -182,7 +182,7 @@ def _stage_modules(stage: str) -> set[Path]:
         for target in BUILTIN.values():
             package = REPO / "src" / Path(*target.split(":")[0].split("."))
             for mod in sorted(package.rglob("*.py")):
-                mods |= _memrecall_imports(mod, set()) | {mod}
+                mods |= stage_modules(mod, REPO / "src") | {mod}
     return mods
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import shutil
@@ -16,6 +17,7 @@ from memrecall.compose import compose_params
 from memrecall.config import choice, load_params
 from memrecall.errors import ConfigError, MemrecallError
 from repo_copy import ALL_STAGES
+from stage_modules import stage_modules
 
 STAGES = ALL_STAGES  # dvc.yaml's stages, in order
 GROUPS = {
@@ -179,63 +181,72 @@ def test_malformed_params_file(tmp_path):
 
 
 # Modules that cannot change a stage's result (error text, param reading, paths, the stage
-# frame and its timings): a change to them need not rerun the pipeline. Everything else a stage
-# imports must be one of its DVC deps, or DVC would keep a stale artifact after the code changed.
-NOT_RESULT_AFFECTING = {"errors", "config", "stage", "paths", "timings", "__init__"}
+# frame and its timings, a package's marker __init__): a change to them need not rerun the
+# pipeline. Everything else a stage can run must be one of its DVC deps, or DVC would keep a
+# stale artifact after the code changed; and every src/ dep must hold code the stage can run, or
+# an edit there (a judge rule before judge, a reader prompt before read) reruns stages for nothing.
+NOT_RESULT_AFFECTING = {"errors", "config", "stage", "paths", "timings"}
+
+
+def result_affecting(module: Path) -> bool:
+    if module.name == "__init__.py":  # a package marker, unless it defines code
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        return any(isinstance(n, ast.FunctionDef | ast.ClassDef) for n in ast.walk(tree))
+    return module.stem not in NOT_RESULT_AFFECTING
 
 
 @functools.lru_cache(maxsize=None)
-def _direct_memrecall_imports(path: Path) -> tuple[Path, ...]:
-    """The memrecall modules `path` imports itself (lazy imports inside functions too); parsed
-    once per file, however many stages reach it."""
-    import ast
-
-    src = REPO / "src"
-    tree = ast.parse(path.read_text())
-    pkg = path.relative_to(src).with_suffix("").parts[:-1] if path.is_relative_to(src) else ()
-    out = []
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = list(pkg[: len(pkg) - node.level + 1]) if node.level else []
-            mod = ".".join(base + ([node.module] if node.module else []))
-            names = [mod] + [f"{mod}.{a.name}" for a in node.names]
-        for name in names:
-            if not name.startswith("memrecall"):
-                continue
-            parts = name.split(".")
-            for cand in (
-                src.joinpath(*parts).with_suffix(".py"),
-                src.joinpath(*parts, "__init__.py"),
-            ):
-                if cand.exists():
-                    out.append(cand)
-    return tuple(dict.fromkeys(out))
+def stage_code(stage: str) -> tuple[str, ...]:
+    """The result-affecting memrecall modules `stage` can run, relative to the repository."""
+    modules = stage_modules(REPO / "stages" / f"{stage}.py", REPO / "src")
+    return tuple(sorted(str(m.relative_to(REPO)) for m in modules if result_affecting(m)))
 
 
-def _memrecall_imports(path, seen):
-    """Every memrecall module `path` imports, transitively, added to `seen`."""
-    for cand in _direct_memrecall_imports(path):
-        if cand not in seen:
-            seen.add(cand)
-            _memrecall_imports(cand, seen)
-    return seen
+def src_deps(stage: str) -> list[str]:
+    return [d for d in _dvc_yaml()["stages"][stage]["deps"] if d.startswith("src/")]
+
+
+def uncovered(modules, deps) -> list[str]:
+    return sorted(m for m in modules if not any(m == d or m.startswith(d + "/") for d in deps))
 
 
 @pytest.mark.parametrize("stage", STAGES)
-def test_every_result_affecting_module_is_a_stage_dep(stage):
-    spec = _dvc_yaml()["stages"][stage]
-    deps = [d for d in spec["deps"] if d.startswith("src/")]
-    modules = _memrecall_imports(REPO / "stages" / f"{stage}.py", set())
-    missing = sorted(
-        str(m.relative_to(REPO))
-        for m in modules
-        if m.stem not in NOT_RESULT_AFFECTING
-        and not any(str(m.relative_to(REPO)).startswith(d) for d in deps)
+def test_everyresult_affecting_module_is_a_stage_dep(stage):
+    missing = uncovered(stage_code(stage), src_deps(stage))
+    assert not missing, f"stage {stage} can run {missing} but does not list them as deps"
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_every_code_dep_holds_code_the_stage_runs(stage):
+    code = stage_code(stage)
+    idle = [d for d in src_deps(stage) if not any(m == d or m.startswith(d + "/") for m in code)]
+    assert not idle, f"stage {stage} lists {idle} as deps but runs none of their code"
+
+
+def test_stage_modules_follow_only_code_that_can_run(tmp_path):
+    """A method's lazy import counts once something names the method; module-level imports
+    and registry strings always count; TYPE_CHECKING imports never do."""
+    src = tmp_path / "src"
+    pkg = src / "memrecall"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    for leaf in ("loading", "judging", "typing_only", "registered", "plain"):
+        (pkg / f"{leaf}.py").write_text("X = 1\n")
+    (pkg / "unit.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from memrecall import plain\n"
+        "if TYPE_CHECKING:\n    from memrecall import typing_only\n"
+        "TARGET = 'memrecall.registered:THING'\n"
+        "class Unit:\n"
+        "    def load(self):\n        from memrecall import loading\n"
+        "    def judge(self):\n        from memrecall import judging\n"
     )
-    assert not missing, f"stage {stage} imports {missing} but does not list them as deps"
+    loads, judges = tmp_path / "loads.py", tmp_path / "judges.py"
+    loads.write_text("from memrecall.unit import Unit\nUnit().load()\n")
+    judges.write_text("from memrecall.unit import Unit\nfor u in [Unit()]:\n    u.judge()\n")
+    common = {"__init__", "unit", "plain", "registered"}
+    assert {p.stem for p in stage_modules(loads, src)} == common | {"loading"}
+    assert {p.stem for p in stage_modules(judges, src)} == common | {"judging"}
 
 
 def test_check_int_rejects_bools_floats_and_small_values():
