@@ -162,6 +162,12 @@ class SeededProject(Project):
     seeding: subprocess.CompletedProcess  # the `dvc repro` that computed the whole DAG
 
 
+def module_log(repo: Path) -> Path:
+    """Where the seeding `dvc repro` logs the memrecall modules each stage loaded (beside the
+    repo, so clones do not copy it)."""
+    return repo.parent / "modules.jsonl"
+
+
 def seed_project(root: Path) -> SeededProject:
     """copy_repo, params.yaml composed with SEED_OVERRIDES (as `dvc exp run -S` composes it),
     `dvc repro` of the whole DAG, and a commit of the result (dvc.lock, params.yaml, reports)."""
@@ -170,7 +176,7 @@ def seed_project(root: Path) -> SeededProject:
     env = pipeline_env(cache)
     set_conf_keys(repo / "conf/reader/local.yaml", SEED_READER_CONF)
     compose(repo, env, *SEED_OVERRIDES)
-    proc = dvc(repo, env, "repro")
+    proc = dvc(repo, {**env, "MEMRECALL_MODULE_LOG": str(module_log(repo))}, "repro")
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "seeded")
     return SeededProject(repo, cache, proc)

@@ -72,3 +72,38 @@ def test_dag_reruns_only_what_changed(project):
     assert set(changed_stages(repo)) == {"judge", "errata"}  # aggregate follows their outputs
     assert repro() == ALWAYS + ["judge", "errata", "aggregate"]
     assert len(project.llm_calls()) == 4
+
+
+def test_each_stage_loads_only_code_it_lists_as_deps(seeded_project):
+    """At run time, not only as read from the code: every result-affecting memrecall module a
+    stage loaded in the seeding repro is one of its DVC deps (stage_modules can miss a call it
+    cannot see, such as a getattr on a computed name; this would not)."""
+    from repo_copy import module_log
+    from test_layout import result_affecting, src_deps, uncovered
+
+    logged = [json.loads(line) for line in module_log(seeded_project.repo).read_text().splitlines()]
+    assert [entry["stage"] for entry in logged] == ALL_STAGES
+    for entry in logged:
+        code = [m for m in entry["modules"] if result_affecting(seeded_project.repo / m)]
+        assert code, entry["stage"]
+        missing = uncovered(code, src_deps(entry["stage"]))
+        assert not missing, f"stage {entry['stage']} loaded {missing}, not among its deps"
+
+
+# An edit to code only a later stage runs leaves the earlier stages' artifacts alone.
+CODE_EDITS = {
+    "src/memrecall/judge/rules/phrases.py": "judge",  # the rule judge
+    "src/memrecall/benchmarks/longmemeval/judge.py": "judge",  # LongMemEval's own-wording judge
+    "src/memrecall/benchmarks/longmemeval/prompts.py": "read",  # its reader prompts
+    "src/memrecall/read/prompts.py": "read",
+}
+
+
+@pytest.mark.parametrize("path", sorted(CODE_EDITS))
+def test_a_code_edit_reruns_its_stage_and_none_before(project, path):
+    with open(project.repo / path, "a", encoding="utf-8") as f:
+        f.write("\n# edited\n")
+    changed = changed_stages(project.repo)
+    first = ALL_STAGES.index(CODE_EDITS[path])
+    assert CODE_EDITS[path] in changed
+    assert not set(changed) & set(ALL_STAGES[:first]), changed
