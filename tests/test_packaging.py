@@ -46,16 +46,8 @@ def pins() -> dict[str, str]:
 
 def imported_distributions(*folders: str) -> dict[str, set[str]]:
     """{distribution: files importing it} for every third-party import under `folders`."""
-    own = {
-        "memrecall",
-        "_bootstrap",
-        "conftest",
-        "confs",
-        "repo_copy",
-        "fake_openai_server",
-        "local_http",
-        "tables",
-    }
+    # ours: the package, the stages' bootstrap and the tests' own helper modules
+    own = {"memrecall", "_bootstrap"} | {p.stem for p in (REPO / "tests").glob("*.py")}
     mods: dict[str, set[str]] = {}
     for folder in folders:
         for path in (REPO / folder).rglob("*.py"):
