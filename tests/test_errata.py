@@ -11,7 +11,8 @@ import pytest
 
 from memrecall.benchmarks.locomo.errata import read_locomo_audit
 from memrecall.benchmarks.longmemeval.errata import diff_releases
-from memrecall.errata import errata_scores, load_errata, main, write_errata
+from memrecall.errata import errata_scores, load_errata, write_errata
+from memrecall.errata.cli import main
 from memrecall.errata.overlay import Correction, Errata, apply_errata
 from memrecall.errors import InputError
 

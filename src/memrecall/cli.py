@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     own_parsers = {
         "audit-judge": "memrecall.audit.leniency",
         "rejudge": "memrecall.rejudge",
-        "errata": "memrecall.errata",
+        "errata": "memrecall.errata.cli",
     }
     if argv[:1] and argv[0] in own_parsers:  # commands with their own argparse
         import importlib
