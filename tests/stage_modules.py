@@ -4,9 +4,10 @@ A lazy import inside a function runs only when the function is called, so a func
 count only once something the stage can run names it: a call `f(...)`, an attribute `x.f` (a
 benchmark's `bench.judge_prompt`), or a string `"f"` (a getattr). Module-level code always runs;
 `if TYPE_CHECKING:` blocks never do; a string "memrecall.pkg.module:NAME" (a registry entry,
-loaded with importlib) imports that module and names NAME. Dunder methods count as named, since
-Python calls them. This is what lets a rule-judge edit leave download → read alone: their
-benchmark methods never call the judging ones, which import the rules.
+loaded with importlib) imports that module and names NAME. Importing a module runs each package
+__init__ above it. Dunder methods count as named, since Python calls them. This is what lets a
+rule-judge edit leave download → read alone: their benchmark methods never call the judging
+ones, which import the rules.
 """
 
 from __future__ import annotations
@@ -33,12 +34,10 @@ class _Module:
 
 
 def _resolve(src: Path, dotted: str) -> list[Path]:
+    """The files importing `dotted` runs: the module, and first each package above it."""
     parts = dotted.split(".")
-    return [
-        c
-        for c in (src.joinpath(*parts).with_suffix(".py"), src.joinpath(*parts, "__init__.py"))
-        if c.exists()
-    ]
+    packages = [src.joinpath(*parts[:n], "__init__.py") for n in range(1, len(parts) + 1)]
+    return [c for c in (*packages, src.joinpath(*parts).with_suffix(".py")) if c.exists()]
 
 
 def _code(nodes: list[ast.AST], src: Path, package: tuple[str, ...]) -> _Code:
