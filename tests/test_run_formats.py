@@ -373,3 +373,56 @@ def test_a_file_of_several_arms_reads_the_verdicts_of_the_arm_its_answers_are(tm
         read_run(flat, "bettermemory", {"arm": "x"}, judge_model="gpt-4o-2024-08-06")
     with pytest.raises(InputError, match="a bettermemory file's select names its arm only"):
         read_run(path, "bettermemory", {"split": "dev"}, judge_model="gpt-4o-2024-08-06")
+
+
+def _groundfloor(tmp_path, rows):
+    """A groundfloor-lore results file: its run's settings, then one instance per answer."""
+    path = tmp_path / "subset-n2.json"
+    body = {"generatedAt": "2026-09-20", "subsetSize": len(rows), "ks": [5], "perInstance": rows}
+    path.write_text(json.dumps(body, indent=2))
+    return path
+
+
+def _instance(qid, text, label, judge_model="gpt-4o-2024-08-06", **errors):
+    return {
+        "questionId": qid,
+        "questionType": "single-session-user",
+        "isAbstention": qid.endswith("_abs"),
+        "expectedAnswer": "45 minutes",
+        "answer": {"provider": "openai", "model": "gpt-4o-mini", "text": text},
+        "answerError": errors.get("answer"),
+        "judge": {"model": judge_model, "label": label, "rawResponse": "yes" if label else "no"},
+        "judgeError": errors.get("judge"),
+    }
+
+
+def test_a_groundfloor_file_reads_as_official_rows_of_the_snapshot_each_verdict_names(tmp_path):
+    path = _groundfloor(
+        tmp_path, [_instance("q1", "45 minutes.", True), _instance("q2_abs", "An hour.", False)]
+    )
+    assert _seen(read_run(path, "groundfloor")) == [
+        ("q1", "45 minutes.", True, "gpt-4o-2024-08-06", 1),
+        ("q2_abs", "An hour.", False, "gpt-4o-2024-08-06", 2),
+    ]
+
+
+def test_a_groundfloor_row_whose_call_failed_is_an_error_not_a_wrong_answer(tmp_path):
+    ok = _instance("q1", "45 minutes.", True)
+    cases = [
+        (
+            _instance("q2", "", False, judge="HTTP 429"),
+            "the call failed .'HTTP 429'.",
+            "judgeError",
+        ),
+        (_instance("q2", "", False, answer="timeout"), "the call failed", "answerError"),
+        (_instance("q2", "An hour.", None), "label must be true or false, got None", "label"),
+        (_instance("q2", "An hour.", True, judge_model=""), "no judge named", "judge.model"),
+        ({**_instance("q2", "x", True), "judge": None}, "judge must be a JSON object", "judge"),
+        ({**_instance("q2", "x", True), "questionId": 7}, "missing questionId", "questionId"),
+    ]
+    for bad, message, field in cases:
+        with pytest.raises(InputError, match=message) as err:
+            read_run(_groundfloor(tmp_path, [ok, bad]), "groundfloor")
+        assert (err.value.line, err.value.field) == (2, field)
+    with pytest.raises(InputError, match="no perInstance list"):
+        read_run(_mnimi(tmp_path, [_row("q1", "x", True)]), "groundfloor")

@@ -31,6 +31,12 @@ is one file, or several in the order its format names them (FILES).
   names the judge whose verdicts are read. A file that sets several systems side by side keys
   the verdicts by arm first, and its answers are one arm's: `select` names it (`arm=NAME`).
 
+- "groundfloor": rafidowla/groundfloor-lore's `benchmarks/longmemeval/results/<run>.json`, one
+  JSON object whose `perInstance` list gives each answer's `questionId`, the reader's `answer`
+  (`text`) and the judge's `judge` (`model`, a snapshot, and `label`: the official prompts'
+  verdict). A row whose reader or judge call failed (`answerError`, `judgeError`) is an error,
+  never an answer counted wrong.
+
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
 file's own name for the model with a date after it, or that name itself.
@@ -63,6 +69,7 @@ FILES = {
     "cjchanh": (2, None),
     "engrava": (2, 2),
     "bettermemory": (1, 1),
+    "groundfloor": (1, 1),
 }
 FORMATS = tuple(FILES)
 # The fields a harness's file of several runs takes in `select` (an official log: any field of
@@ -161,11 +168,12 @@ def _answer(obj: dict, field: str, where: dict) -> str:
     return text
 
 
-def _question_id(obj: dict, where: dict) -> str:
-    """An item's question id, added to `where`; a missing or non-string one names its line."""
-    qid = obj.get("question_id")
+def _question_id(obj: dict, where: dict, field: str = "question_id") -> str:
+    """An item's question id (`field`), added to `where`; a missing or non-string one names its
+    line."""
+    qid = obj.get(field)
     if not isinstance(qid, str) or not qid:
-        raise InputError("missing question_id, or not a string", field="question_id", **where)
+        raise InputError(f"missing {field}, or not a string", field=field, **where)
     where["question_id"] = qid
     return qid
 
@@ -266,6 +274,33 @@ def _bettermemory(path: Path, arm: str | None, judge_model: str) -> list[dict]:
     return eval_results_of(path, pairs)
 
 
+def _groundfloor(path: Path) -> list[dict]:
+    """rafidowla/groundfloor-lore's results file: a `perInstance` list whose items give
+    `questionId`, `answer` ({model, text}: the reader's) and `judge` ({model, label}: the
+    official prompts' verdict and the snapshot that gave it). A failed reader or judge call
+    (`answerError`, `judgeError`) is an error, never an answer counted wrong."""
+    _, rows = _results_list(path, "groundfloor-lore results file", key="perInstance")
+    pairs = []
+    for i, r in enumerate(rows, 1):
+        where = {"file": str(path), "line": i}
+        if not isinstance(r, dict):
+            raise InputError(f"perInstance[{i - 1}] is not a JSON object", **where)
+        qid = _question_id(r, where, "questionId")
+        for failed in ("answerError", "judgeError"):
+            if r.get(failed) is not None:
+                raise InputError(f"the call failed ({r[failed]!r})", field=failed, **where)
+        for part in ("answer", "judge"):
+            if not isinstance(r.get(part), dict):
+                raise InputError(f"{part} must be a JSON object", field=part, **where)
+        model = r["judge"].get("model")
+        if not isinstance(model, str) or not model:
+            raise InputError("no judge.model: no judge named", field="judge.model", **where)
+        label = _verdict(r["judge"], "label", where)
+        said = _answer(r["answer"], "text", where)
+        pairs.append((i, eval_results_line(qid, said, model, label)))
+    return eval_results_of(path, pairs)
+
+
 @dataclass(frozen=True)
 class Split:
     """A run whose judge's labels and reader's answers are separate files, joined by question id:
@@ -346,4 +381,5 @@ _READERS: dict[str, Callable[[list[Path], dict | None, str], list[dict]]] = {
     "bettermemory": lambda files, where, model: _bettermemory(
         files[0], (where or {}).get("arm"), model
     ),
+    "groundfloor": lambda files, _, __: _groundfloor(files[0]),
 }
