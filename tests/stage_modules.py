@@ -58,7 +58,8 @@ def _code(nodes: list[ast.AST], src: Path, package: tuple[str, ...]) -> _Code:
             target = TARGET.fullmatch(node.value)
             if target:
                 dotted = [target.group(1)]
-                names.add(target.group(2) or "")
+                if target.group(2):  # the object the registry entry names
+                    names.add(target.group(2))
             elif node.value.isidentifier():
                 names.add(node.value)
         for d in dotted:
@@ -103,22 +104,14 @@ def stage_modules(start: Path, src: Path) -> set[Path]:
     """Every memrecall module file under `src` that `start` (a stage script) can run, itself
     excluded: the fixpoint of module-level imports and the imports of functions named by code
     already included."""
-    modules, names, called = {start}, set(), set()
+    modules, names = {start}, set()
     grew = True
     while grew:
         grew = False
         for path in list(modules):
             mod = _module(path, src)
-            codes = [mod.always] + [
-                code
-                for name, code in mod.functions
-                if name in names and (path, name, code) not in called
-            ]
-            for name, code in mod.functions:
-                if name in names:
-                    called.add((path, name, code))
-            for code in codes:
-                if not code.imports <= modules or not code.names <= names:
+            for code in [mod.always, *(code for name, code in mod.functions if name in names)]:
+                if not (code.imports <= modules and code.names <= names):
                     modules |= code.imports
                     names |= code.names
                     grew = True

@@ -206,12 +206,17 @@ def src_deps(stage: str) -> list[str]:
     return [d for d in _dvc_yaml()["stages"][stage]["deps"] if d.startswith("src/")]
 
 
+def covers(dep: str, module: str) -> bool:
+    """Whether a DVC dep (a file or a folder) holds the module."""
+    return module == dep or module.startswith(dep + "/")
+
+
 def uncovered(modules, deps) -> list[str]:
-    return sorted(m for m in modules if not any(m == d or m.startswith(d + "/") for d in deps))
+    return sorted(m for m in modules if not any(covers(d, m) for d in deps))
 
 
 @pytest.mark.parametrize("stage", STAGES)
-def test_everyresult_affecting_module_is_a_stage_dep(stage):
+def test_every_result_affecting_module_is_a_stage_dep(stage):
     missing = uncovered(stage_code(stage), src_deps(stage))
     assert not missing, f"stage {stage} can run {missing} but does not list them as deps"
 
@@ -219,7 +224,7 @@ def test_everyresult_affecting_module_is_a_stage_dep(stage):
 @pytest.mark.parametrize("stage", STAGES)
 def test_every_code_dep_holds_code_the_stage_runs(stage):
     code = stage_code(stage)
-    idle = [d for d in src_deps(stage) if not any(m == d or m.startswith(d + "/") for m in code)]
+    idle = [d for d in src_deps(stage) if not any(covers(d, m) for m in code)]
     assert not idle, f"stage {stage} lists {idle} as deps but runs none of their code"
 
 
