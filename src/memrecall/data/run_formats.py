@@ -45,7 +45,7 @@ file's own name for the model with a date after it, or that name itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,6 +151,16 @@ def _results_list(path: Path, kind: str, key: str = "results") -> tuple[dict, li
     return data, results
 
 
+def _items(path: Path, items: list, key: str) -> Iterator[tuple[int, dict, dict]]:
+    """Each answer of a harness's list (`key`), counted from 1, with where it is (file, line);
+    an item that is not a JSON object names its position."""
+    for i, item in enumerate(items, 1):
+        where = {"file": str(path), "line": i}
+        if not isinstance(item, dict):
+            raise InputError(f"{key}[{i - 1}] is not a JSON object", **where)
+        yield i, item, where
+
+
 def _verdict(obj: dict, field: str, where: dict) -> bool:
     """A harness's verdict on one answer, true or false; anything else names where it is."""
     label = obj.get(field)
@@ -185,11 +195,9 @@ def _verdicts(
     `answer`) and `correct`, each labelled by `model_of(item)` (`no_model` says what is missing
     when it gives none)."""
     pairs = []
-    for i, r in enumerate(results, 1):
-        if not isinstance(r, dict):
-            raise InputError(f"results[{i - 1}] is not a JSON object", file=str(path), line=i)
+    for i, r, where in _items(path, results, "results"):
         model = model_of(r)
-        where = {"file": str(path), "line": i, "question_id": str(r.get("question_id"))}
+        where["question_id"] = str(r.get("question_id"))
         if not isinstance(model, str) or not model:
             raise InputError(no_model, field="judge_model", **where)
         label, said = _verdict(r, "correct", where), _answer(r, answer, where)
@@ -235,10 +243,7 @@ def _bettermemory(path: Path, arm: str | None, judge_model: str) -> list[dict]:
         )
     _, rows = _results_list(path, "bettermemory results file", key="rows")
     pairs = []
-    for i, r in enumerate(rows, 1):
-        where = {"file": str(path), "line": i}
-        if not isinstance(r, dict):
-            raise InputError(f"rows[{i - 1}] is not a JSON object", **where)
+    for i, r, where in _items(path, rows, "rows"):
         qid = _question_id(r, where)
         verdicts, field = r.get("verdicts"), "verdicts"
         by_arm = isinstance(verdicts, dict) and any(isinstance(v, dict) for v in verdicts.values())
@@ -281,10 +286,7 @@ def _groundfloor(path: Path) -> list[dict]:
     (`answerError`, `judgeError`) is an error, never an answer counted wrong."""
     _, rows = _results_list(path, "groundfloor-lore results file", key="perInstance")
     pairs = []
-    for i, r in enumerate(rows, 1):
-        where = {"file": str(path), "line": i}
-        if not isinstance(r, dict):
-            raise InputError(f"perInstance[{i - 1}] is not a JSON object", **where)
+    for i, r, where in _items(path, rows, "perInstance"):
         qid = _question_id(r, where, "questionId")
         for failed in ("answerError", "judgeError"):
             if r.get(failed) is not None:
