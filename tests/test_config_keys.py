@@ -171,8 +171,9 @@ def config_reads(path: Path) -> tuple[set[str], list[str]]:
 
 
 def _stage_modules(stage: str) -> set[Path]:
-    """The stage script and every memrecall module it imports; a stage that asks the benchmark
-    registry also runs the registered benchmarks' modules (loaded by name, not imported)."""
+    """The stage script and every memrecall module it can run (stage_modules); where it asks
+    the benchmark registry, also every module of each registered benchmark and what they can
+    run, so that a config key any benchmark reads counts, whether or not the stage calls it."""
     script = REPO / "stages" / f"{stage}.py"
     mods = stage_modules(script, REPO / "src") | {script}
     registry = REPO / "src" / "memrecall" / "benchmarks" / "__init__.py"
