@@ -188,6 +188,13 @@ def _question_id(obj: dict, where: dict, field: str = "question_id") -> str:
     return qid
 
 
+def _judge_named(model: object, missing: str, field: str, where: dict) -> str:
+    """The judge's model an item names; none (`missing` says what is absent) names its line."""
+    if not isinstance(model, str) or not model:
+        raise InputError(missing, field=field, **where)
+    return model
+
+
 def _verdicts(
     path: Path, results: list, answer: str, model_of: Callable[[dict], object], no_model: str
 ) -> list[dict]:
@@ -196,10 +203,8 @@ def _verdicts(
     when it gives none)."""
     pairs = []
     for i, r, where in _items(path, results, "results"):
-        model = model_of(r)
         where["question_id"] = str(r.get("question_id"))
-        if not isinstance(model, str) or not model:
-            raise InputError(no_model, field="judge_model", **where)
+        model = _judge_named(model_of(r), no_model, "judge_model", where)
         label, said = _verdict(r, "correct", where), _answer(r, answer, where)
         pairs.append((i, eval_results_line(r.get("question_id"), said, model, label)))
     return eval_results_of(path, pairs)
@@ -294,9 +299,9 @@ def _groundfloor(path: Path) -> list[dict]:
         for part in ("answer", "judge"):
             if not isinstance(r.get(part), dict):
                 raise InputError(f"{part} must be a JSON object", field=part, **where)
-        model = r["judge"].get("model")
-        if not isinstance(model, str) or not model:
-            raise InputError("no judge.model: no judge named", field="judge.model", **where)
+        model = _judge_named(
+            r["judge"].get("model"), "no judge.model: no judge named", "judge.model", where
+        )
         label = _verdict(r["judge"], "label", where)
         said = _answer(r["answer"], "text", where)
         pairs.append((i, eval_results_line(qid, said, model, label)))
