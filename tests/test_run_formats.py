@@ -426,3 +426,67 @@ def test_a_groundfloor_row_whose_call_failed_is_an_error_not_a_wrong_answer(tmp_
         assert (err.value.line, err.value.field) == (2, field)
     with pytest.raises(InputError, match="no perInstance list"):
         read_run(_mnimi(tmp_path, [_row("q1", "x", True)]), "groundfloor")
+
+
+def _c137(tmp_path, grading: str, results: list[dict]):
+    """A c137-runner run: its grading.json (written as given: an object keyed by question id),
+    then its results.json (a list of answers)."""
+    labels, answers = tmp_path / "gpt4o.grading.json", tmp_path / "gpt4o.results.json"
+    labels.write_text(grading)
+    answers.write_text(json.dumps(results, indent=2))
+    return [labels, answers]
+
+
+def _graded_c137(**labels):
+    return json.dumps(
+        {
+            q: {"label": y, "type": "single-session-user", "abstention": q.endswith("_abs")}
+            for q, y in labels.items()
+        }
+    )
+
+
+def _answered(qid, text):
+    return {
+        "question_id": qid,
+        "question_type": "single-session-user",
+        "question": "How long is my commute?",
+        "ground_truth": "45 minutes",
+        "c137_answer": text,
+    }
+
+
+def test_a_c137_run_reads_its_labels_by_question_id_under_the_snapshot_it_is_given(tmp_path):
+    files = _c137(
+        tmp_path,
+        _graded_c137(q1=True, q2_abs=False),
+        [_answered("q2_abs", "Two."), _answered("q1", "One.")],
+    )
+    assert _seen(read_run(files, "c137", judge_model="gpt-4o-2024-08-06")) == [
+        ("q1", "One.", True, "gpt-4o-2024-08-06", 1),
+        ("q2_abs", "Two.", False, "gpt-4o-2024-08-06", 2),
+    ]
+    with pytest.raises(InputError, match="the labels name no judge"):
+        read_run(files, "c137")
+
+
+def test_a_c137_label_given_twice_or_not_a_verdict_is_an_error_not_a_wrong_answer(tmp_path):
+    answers = [_answered("q1", "One."), _answered("q2", "Two.")]
+    twice = '{"q1": {"label": true}, "q2": {"label": false}, "q1": {"label": false}}'
+    cases = [
+        (twice, "a key given twice", ("q1", "question_id", None)),
+        ('{"q1": {"label": true}, "q2": true}', "expected a JSON object", ("q2", None, 2)),
+        ('{"q1": {"label": true}, "q2": {"label": "yes"}}', "label must be", ("q2", "label", 2)),
+        ('{"q1": {"label": true}}', "1 answer.s. without a verdict", ("q2", "question_id", 2)),
+        ('{"q1": {"label": true}, "q2": {"label": false', "malformed JSON", (None, None, None)),
+        ("[]", "not a JSON object keyed by question_id", (None, None, None)),
+    ]
+    for grading, message, (qid, field, line) in cases:
+        files = _c137(tmp_path, grading, answers)
+        with pytest.raises(InputError, match=message) as err:
+            read_run(files, "c137", judge_model="gpt-4o-2024-08-06")
+        assert (err.value.question_id, err.value.field, err.value.line) == (qid, field, line)
+    files = _c137(tmp_path, _graded_c137(q1=True, q2=False), [*answers[:1], {"question_id": "q2"}])
+    with pytest.raises(InputError, match="c137_answer must be a string, got nothing") as err:
+        read_run(files, "c137", judge_model="gpt-4o-2024-08-06")
+    assert (err.value.file, err.value.line) == (str(files[1]), 2)

@@ -37,6 +37,12 @@ is one file, or several in the order its format names them (FILES).
   verdict). A row whose reader or judge call failed (`answerError`, `judgeError`) is an error,
   never an answer counted wrong.
 
+- "c137": ra1ngod/c137-runner's runs, two files joined by question id: the judge's
+  `published/<run>.grading.json` (one JSON object keyed by question id, each entry's `label` the
+  official prompts' verdict), then the reader's `published/<run>.results.json` (a JSON list of
+  `question_id`, `c137_answer`). The labels name no judge, so the run's `judge_model` must (the
+  README's `evaluate_qa.py gpt-4o`, which the official script runs as gpt-4o-2024-08-06).
+
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
 file's own name for the model with a date after it, or that name itself.
@@ -44,6 +50,7 @@ file's own name for the model with a date after it, or that name itself.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -70,6 +77,7 @@ FILES = {
     "engrava": (2, 2),
     "bettermemory": (1, 1),
     "groundfloor": (1, 1),
+    "c137": (2, 2),
 }
 FORMATS = tuple(FILES)
 # The fields a harness's file of several runs takes in `select` (an official log: any field of
@@ -139,12 +147,19 @@ def read_run(
     return rows
 
 
+def _json_of(path: Path, object_pairs_hook: Callable[[list], dict] | None = None) -> object:
+    """A file's one JSON document; malformed JSON names its line."""
+    try:
+        if object_pairs_hook is None:
+            return orjson.loads(read_bytes(path))
+        return json.loads(read_bytes(path), object_pairs_hook=object_pairs_hook)
+    except json.JSONDecodeError as e:  # (orjson's error is one too)
+        raise InputError(f"malformed JSON at line {e.lineno}: {e.msg}", file=str(path)) from None
+
+
 def _results_list(path: Path, kind: str, key: str = "results") -> tuple[dict, list]:
     """A harness's one JSON object per run and its list of answers (`key`, one item each)."""
-    try:
-        data = orjson.loads(read_bytes(path))
-    except orjson.JSONDecodeError as e:
-        raise InputError(f"malformed JSON at line {e.lineno}: {e.msg}", file=str(path)) from None
+    data = _json_of(path)
     results = data.get(key) if isinstance(data, dict) else None
     if not isinstance(results, list) or not results:
         raise InputError(f"no {key} list (a {kind})", file=str(path))
@@ -308,15 +323,52 @@ def _groundfloor(path: Path) -> list[dict]:
     return eval_results_of(path, pairs)
 
 
+class _KeyTwice(ValueError):
+    """A JSON object that gives one key twice (the JSON parser would keep the last silently)."""
+
+
+def _once(pairs: list[tuple[str, object]]) -> dict:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _KeyTwice(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def keyed_by_question(path: Path) -> list[tuple[int, dict]]:
+    """(position, entry) pairs of one JSON object keyed by question id, each entry given its key
+    as `question_id`. A key given twice is an error: one of its two verdicts would go unread."""
+    try:
+        data = _json_of(path, _once)
+    except _KeyTwice as e:
+        raise InputError(
+            "a key given twice", file=str(path), question_id=e.args[0], field="question_id"
+        ) from None
+    if not isinstance(data, dict) or not data:
+        raise InputError("not a JSON object keyed by question_id", file=str(path))
+    entries = []
+    for i, (qid, entry) in enumerate(data.items(), 1):
+        if not isinstance(entry, dict):
+            got = type(entry).__name__
+            raise InputError(
+                f"expected a JSON object, got {got}", file=str(path), line=i, question_id=qid
+            )
+        entries.append((i, {**entry, "question_id": qid}))
+    return entries
+
+
 @dataclass(frozen=True)
 class Split:
     """A run whose judge's labels and reader's answers are separate files, joined by question id:
-    the field of a label's verdict, the field of an answer's text, and the judge's model of a
-    label (None where the labels name none: the run's judge_model must)."""
+    the field of a label's verdict, the field of an answer's text, the judge's model of a label
+    (None where the labels name none: the run's judge_model must), and how the labels file is
+    read into (position, entry) pairs (JSON lines or a JSON list, unless the run says otherwise)."""
 
     verdict: str
     answer: str
     model_of: Callable[[dict], str | None]
+    labels_of: Callable[[Path], list[tuple[int, dict]]] = json_objects
 
 
 def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: str) -> list[dict]:
@@ -335,7 +387,7 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
                 )
             said[qid], answers[qid] = (file, i), _answer(obj, split.answer, where)
     pairs, judged = [], set()
-    for i, obj in json_objects(labels):
+    for i, obj in split.labels_of(labels):
         where = {"file": str(labels), "line": i}
         qid = _question_id(obj, where)
         if obj.get("attempts") == 0:
@@ -376,6 +428,7 @@ CJCHANH = Split(
     "llm_judge_correct", "response", lambda r: r.get("resolved_snapshot") or r.get("model")
 )
 ENGRAVA = Split("correct", "hypothesis", lambda r: None)
+C137 = Split("label", "c137_answer", lambda r: None, keyed_by_question)
 
 
 # format -> (its files, `select`'s fields, the run's judge_model) -> official rows
@@ -389,4 +442,5 @@ _READERS: dict[str, Callable[[list[Path], dict | None, str], list[dict]]] = {
         files[0], (where or {}).get("arm"), model
     ),
     "groundfloor": lambda files, _, __: _groundfloor(files[0]),
+    "c137": lambda files, _, model: _joined(C137, files[0], files[1:], model),
 }
