@@ -336,7 +336,7 @@ def _once(pairs: list[tuple[str, object]]) -> dict:
     return dict(pairs)
 
 
-def keyed_by_question(path: Path) -> list[tuple[int, dict]]:
+def _keyed_by_question(path: Path) -> list[tuple[int, dict]]:
     """(position, entry) pairs of one JSON object keyed by question id, each entry given its key
     as `question_id`. A key given twice is an error: one of its two verdicts would go unread."""
     try:
@@ -428,7 +428,7 @@ CJCHANH = Split(
     "llm_judge_correct", "response", lambda r: r.get("resolved_snapshot") or r.get("model")
 )
 ENGRAVA = Split("correct", "hypothesis", lambda r: None)
-C137 = Split("label", "c137_answer", lambda r: None, keyed_by_question)
+C137 = Split("label", "c137_answer", lambda r: None, _keyed_by_question)
 
 
 # format -> (its files, `select`'s fields, the run's judge_model) -> official rows
