@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         metavar="FIELD=VALUE;...",
         help="the run's lines in a log of several runs (a sweep's: 'strategy=hybrid_raw;k=5'), "
-        "or the arm of a bettermemory file of several systems ('arm=NAME')",
+        "the arm of a bettermemory file of several systems ('arm=NAME'), or the judged lines "
+        "of a graphnosis run whose reader failed on some ('judgeModel=gpt-4o-2024-08-06')",
     )
     p.add_argument(
         "--format",

@@ -490,3 +490,66 @@ def test_a_c137_label_given_twice_or_not_a_verdict_is_an_error_not_a_wrong_answe
     with pytest.raises(InputError, match="c137_answer must be a string, got nothing") as err:
         read_run(files, "c137", judge_model="gpt-4o-2024-08-06")
     assert (err.value.file, err.value.line) == (str(files[1]), 2)
+
+
+def _graphnosis(tmp_path, rows):
+    """A Graphnosis evidence file: a JSON line per answer, as its harness writes them."""
+    path = tmp_path / "on-device-41.6.jsonl"
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    return path
+
+
+def _scored(qid, predicted, correct, judge_model="gpt-4o-2024-08-06"):
+    return {
+        "question_id": qid,
+        "question_type": "single-session-user",
+        "abstention": qid.endswith("_abs"),
+        "predicted": predicted,
+        "correct": correct,
+        "judgeRaw": ("yes" if correct else "no") if judge_model else "",
+        "judgeModel": judge_model,
+        "answerModel": "llama3.2:3b",
+    }
+
+
+def test_a_graphnosis_file_reads_as_official_rows_and_select_keeps_the_judged_lines(tmp_path):
+    failed = _scored("q2", "", False, judge_model="")  # the reader's call failed: never judged
+    path = _graphnosis(
+        tmp_path, [_scored("q1", "45 minutes.", True), failed, _scored("q3_abs", "", False)]
+    )
+    with pytest.raises(InputError, match="no judgeModel: never judged") as err:
+        read_run(path, "graphnosis")
+    assert (err.value.file, err.value.line, err.value.question_id, err.value.field) == (
+        str(path),
+        2,
+        "q2",
+        "judgeModel",
+    )
+    # the judged lines keep their own line numbers; an empty answer gpt-4o judged is an answer
+    assert _seen(read_run(path, "graphnosis", {"judgeModel": "gpt-4o-2024-08-06"})) == [
+        ("q1", "45 minutes.", True, "gpt-4o-2024-08-06", 1),
+        ("q3_abs", "", False, "gpt-4o-2024-08-06", 3),
+    ]
+    with pytest.raises(InputError, match="a graphnosis file's select names its judgeModel only"):
+        read_run(path, "graphnosis", {"answerModel": "llama3.2:3b"})
+
+
+def test_a_graphnosis_line_without_a_verdict_or_an_answer_names_where(tmp_path):
+    ok = _scored("q1", "45 minutes.", True)
+    cases = [
+        (_scored("q2", "An hour.", None), "correct must be true or false, got None", "correct"),
+        (
+            {**_scored("q2", "x", True), "predicted": None},
+            "predicted must be a string",
+            "predicted",
+        ),
+        (
+            {k: v for k, v in _scored("q2", "x", True).items() if k != "judgeModel"},
+            "no judgeModel",
+            "judgeModel",
+        ),
+    ]
+    for bad, message, field in cases:
+        with pytest.raises(InputError, match=message) as err:
+            read_run(_graphnosis(tmp_path, [ok, bad]), "graphnosis")
+        assert (err.value.line, err.value.question_id, err.value.field) == (2, "q2", field)

@@ -43,6 +43,12 @@ is one file, or several in the order its format names them (FILES).
   `question_id`, `c137_answer`). The labels name no judge, so the run's `judge_model` must (the
   README's `evaluate_qa.py gpt-4o`, which the official script runs as gpt-4o-2024-08-06).
 
+- "graphnosis": nehloo/Graphnosis's `benchmarks/evidence/<run>.jsonl`, a line per answer:
+  `question_id`, the reader's `predicted`, the official prompts' verdict `correct` and the
+  snapshot that gave it, `judgeModel`. A line whose reader call failed names no judge (its
+  publisher counts it wrong): an error, unless `select` keeps the judged lines
+  (`judgeModel=SNAPSHOT`), which leaves it out of the run.
+
 A run's `judge_model` (the manifest's column) names the snapshot for files that give only an
 alias ("gpt-4o"), where the publisher says elsewhere which snapshot answered: it must be the
 file's own name for the model with a date after it, or that name itself.
@@ -52,7 +58,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,11 +84,14 @@ FILES = {
     "bettermemory": (1, 1),
     "groundfloor": (1, 1),
     "c137": (2, 2),
+    "graphnosis": (1, 1),
 }
 FORMATS = tuple(FILES)
-# The fields a harness's file of several runs takes in `select` (an official log: any field of
-# its lines; the other formats hold one run each).
-SELECTS = {"bettermemory": ("arm",)}
+# The fields `select` takes in a harness's file: its lines of one run in a file of several (an
+# official log: any field of its lines; bettermemory's arm), or its judged lines (graphnosis's,
+# leaving out those whose reader's call failed). The other formats hold one run each, all of it
+# judged.
+SELECTS = {"bettermemory": ("arm",), "graphnosis": ("judgeModel",)}
 
 
 def files_error(format: str, n: int) -> str | None:
@@ -211,15 +220,20 @@ def _judge_named(model: object, missing: str, field: str, where: dict) -> str:
 
 
 def _verdicts(
-    path: Path, results: list, answer: str, model_of: Callable[[dict], object], no_model: str
+    path: Path,
+    items: Iterable[tuple[int, dict, dict]],
+    answer: str,
+    model_of: Callable[[dict], object],
+    no_model: str,
+    judge_field: str = "judge_model",
 ) -> list[dict]:
-    """Official rows of a results list whose items give `question_id`, the answer (field
-    `answer`) and `correct`, each labelled by `model_of(item)` (`no_model` says what is missing
-    when it gives none)."""
+    """Official rows of a harness's answers (`items`: position, item, where it is) whose items
+    give `question_id`, the answer (field `answer`) and `correct`, each labelled by
+    `model_of(item)` (`no_model` says what is missing, at `judge_field`, when it gives none)."""
     pairs = []
-    for i, r, where in _items(path, results, "results"):
+    for i, r, where in items:
         where["question_id"] = str(r.get("question_id"))
-        model = _judge_named(model_of(r), no_model, "judge_model", where)
+        model = _judge_named(model_of(r), no_model, judge_field, where)
         label, said = _verdict(r, "correct", where), _answer(r, answer, where)
         pairs.append((i, eval_results_line(r.get("question_id"), said, model, label)))
     return eval_results_of(path, pairs)
@@ -230,7 +244,7 @@ def _caura(path: Path) -> list[dict]:
     resolved = data.get("judge_model_resolved")
     return _verdicts(
         path,
-        results,
+        _items(path, results, "results"),
         "hypothesis",
         lambda r: resolved or r.get("judge_model"),
         "no judge_model, and no judge_model_resolved",
@@ -242,7 +256,29 @@ def _mnimi(path: Path) -> list[dict]:
     judge = data.get("judge")
     model = judge.get("judge_model") if isinstance(judge, dict) else None
     return _verdicts(
-        path, results, "predicted", lambda r: model, "no judge.judge_model: no judge named"
+        path,
+        _items(path, results, "results"),
+        "predicted",
+        lambda r: model,
+        "no judge.judge_model: no judge named",
+    )
+
+
+def _graphnosis(path: Path, where: dict[str, str] | None) -> list[dict]:
+    """nehloo/Graphnosis's `benchmarks/evidence/<run>.jsonl`: a line per answer giving
+    `question_id`, `predicted` (the reader's answer), `correct` (the official prompts' verdict)
+    and `judgeModel` (the snapshot that gave it). A line whose reader call failed holds no
+    answer and names no judge: it was never judged (its publisher counts it wrong), so it is an
+    error, never an answer counted wrong. `select` (judgeModel=SNAPSHOT) keeps the judged lines,
+    and so measures the rest."""
+    return _verdicts(
+        path,
+        ((i, obj, {"file": str(path), "line": i}) for i, obj in json_objects(path, where)),
+        "predicted",
+        lambda r: r.get("judgeModel"),
+        "no judgeModel: never judged (its reader's call failed); select "
+        "judgeModel=SNAPSHOT to read the judged answers only",
+        "judgeModel",
     )
 
 
@@ -443,4 +479,5 @@ _READERS: dict[str, Callable[[list[Path], dict | None, str], list[dict]]] = {
     ),
     "groundfloor": lambda files, _, __: _groundfloor(files[0]),
     "c137": lambda files, _, model: _joined(C137, files[0], files[1:], model),
+    "graphnosis": lambda files, where, _: _graphnosis(files[0], where),
 }
