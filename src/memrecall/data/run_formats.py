@@ -175,11 +175,16 @@ def _results_list(path: Path, kind: str, key: str = "results") -> tuple[dict, li
     return data, results
 
 
+def _located(path: Path, pairs: Iterable[tuple[int, object]]) -> Iterator[tuple[int, object, dict]]:
+    """Each (position, item) of a file with where it is: the `where` its errors name."""
+    for i, item in pairs:
+        yield i, item, {"file": str(path), "line": i}
+
+
 def _items(path: Path, items: list, key: str) -> Iterator[tuple[int, dict, dict]]:
     """Each answer of a harness's list (`key`), counted from 1, with where it is (file, line);
     an item that is not a JSON object names its position."""
-    for i, item in enumerate(items, 1):
-        where = {"file": str(path), "line": i}
+    for i, item, where in _located(path, enumerate(items, 1)):
         if not isinstance(item, dict):
             raise InputError(f"{key}[{i - 1}] is not a JSON object", **where)
         yield i, item, where
@@ -273,7 +278,7 @@ def _graphnosis(path: Path, where: dict[str, str] | None) -> list[dict]:
     and so measures the rest."""
     return _verdicts(
         path,
-        ((i, obj, {"file": str(path), "line": i}) for i, obj in json_objects(path, where)),
+        _located(path, json_objects(path, where)),
         "predicted",
         lambda r: r.get("judgeModel"),
         "no judgeModel: never judged (its reader's call failed); select "
@@ -411,8 +416,7 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
     said: dict[str, tuple[Path, int]] = {}  # question id -> where its answer is
     answers: dict[str, str] = {}
     for file in answer_files:
-        for i, obj in json_objects(file):
-            where = {"file": str(file), "line": i}
+        for i, obj, where in _located(file, json_objects(file)):
             qid = _question_id(obj, where)
             if qid in said:
                 first, line = said[qid]
@@ -423,8 +427,7 @@ def _joined(split: Split, labels: Path, answer_files: list[Path], judge_model: s
                 )
             said[qid], answers[qid] = (file, i), _answer(obj, split.answer, where)
     pairs, judged = [], set()
-    for i, obj in split.labels_of(labels):
-        where = {"file": str(labels), "line": i}
+    for i, obj, where in _located(labels, split.labels_of(labels)):
         qid = _question_id(obj, where)
         if obj.get("attempts") == 0:
             raise InputError(
